@@ -1,0 +1,10 @@
+import { packageVersion } from '../../shared/version.js';
+import type { CommandRun } from '../program.js';
+
+/** `svc openapi`: the document is built from the route table, so no server is needed. */
+const openapi: CommandRun = async (cmd) => {
+  const { openApiDocument } = await import('../../server/routes/index.js');
+  cmd.io.out(`${JSON.stringify(openApiDocument(packageVersion()), null, 2)}\n`);
+};
+
+export default openapi;

@@ -1,0 +1,160 @@
+import type { Command } from 'commander';
+
+/** One node of the command tree, flattened for the script generators. */
+interface CompletionNode {
+  /** Space-separated path of command names below `svc` ("" for the root). */
+  path: string;
+  commands: Array<{ name: string; description: string }>;
+  options: Array<{ flags: string[]; description: string; takesValue: boolean }>;
+  /** Values of a first argument that has fixed choices. */
+  choices: string[];
+}
+
+function collect(command: Command, path: string, nodes: CompletionNode[]): void {
+  const visible = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  nodes.push({
+    path,
+    commands: visible.map((c) => ({ name: c.name(), description: c.description() })),
+    options: [...command.options, ...(path === '' ? [] : [])]
+      .filter((o) => !o.hidden)
+      .map((o) => ({ flags: [o.short, o.long].filter((f): f is string => Boolean(f)), description: o.description, takesValue: o.required || o.optional })),
+    choices: command.registeredArguments[0]?.argChoices ?? [],
+  });
+  for (const sub of visible) collect(sub, path ? `${path} ${sub.name()}` : sub.name(), nodes);
+}
+
+export function completionTree(program: Command): CompletionNode[] {
+  const nodes: CompletionNode[] = [];
+  collect(program, '', nodes);
+  return nodes;
+}
+
+const valueFlags = (nodes: CompletionNode[]) => [...new Set(nodes.flatMap((n) => n.options.filter((o) => o.takesValue).flatMap((o) => o.flags)))];
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+export function bashCompletion(program: Command): string {
+  const nodes = completionTree(program);
+  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
+  const cases = nodes
+    .map((n) => {
+      const words = [...n.commands.map((c) => c.name), ...n.choices, ...n.options.flatMap((o) => o.flags), '--help'];
+      return `    "${n.path}") words=${shellQuote(words.join(' '))} ;;`;
+    })
+    .join('\n');
+  return `# bash completion for svc. Generated from the command tree by \`svc completion bash\`.
+# Install: svc completion bash > ~/.local/share/bash-completion/completions/svc
+_svc() {
+  local cur path="" i w candidate words
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    case "$w" in
+      ${valueFlags(nodes).join('|')}) ((i++)); continue ;;
+      -*) continue ;;
+    esac
+    candidate="\${path:+$path }$w"
+    case "$candidate" in
+      ${paths.join('|')}) path="$candidate" ;;
+    esac
+  done
+  case "$path" in
+${cases}
+    *) words="" ;;
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -F _svc svc
+`;
+}
+
+export function zshCompletion(program: Command): string {
+  const nodes = completionTree(program);
+  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
+  const escape = (text: string) => text.replace(/\\/g, '\\\\').replace(/:/g, '\\:').replace(/'/g, `'\\''`);
+  const cases = nodes
+    .map((n) => {
+      const entries = [
+        ...n.commands.map((c) => `'${escape(c.name)}:${escape(c.description)}'`),
+        ...n.choices.map((c) => `'${escape(c)}'`),
+        ...n.options.flatMap((o) => o.flags.map((f) => `'${escape(f)}:${escape(o.description)}'`)),
+      ];
+      return `    "${n.path}") entries=(${entries.join(' ')}) ;;`;
+    })
+    .join('\n');
+  return `#compdef svc
+# zsh completion for svc. Generated from the command tree by \`svc completion zsh\`.
+# Install: svc completion zsh > "\${fpath[1]}/_svc"   (or: source <(svc completion zsh))
+_svc() {
+  local path="" w candidate i
+  local -a entries
+  for ((i = 2; i < CURRENT; i++)); do
+    w="\${words[i]}"
+    case "$w" in
+      ${valueFlags(nodes).join('|')}) ((i++)); continue ;;
+      -*) continue ;;
+    esac
+    candidate="\${path:+$path }$w"
+    case "$candidate" in
+      ${paths.join('|')}) path="$candidate" ;;
+    esac
+  done
+  case "$path" in
+${cases}
+    *) entries=() ;;
+  esac
+  _describe -t commands 'svc' entries
+}
+if [[ "\${funcstack[1]}" == "_svc" ]]; then
+  _svc "$@"
+else
+  compdef _svc svc
+fi
+`;
+}
+
+export function fishCompletion(program: Command): string {
+  const nodes = completionTree(program);
+  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
+  const lines: string[] = [];
+  for (const n of nodes) {
+    const condition = `-n '__svc_path_is ${shellQuote(n.path).replace(/^'|'$/g, '')}'`;
+    for (const c of n.commands) lines.push(`complete -c svc ${condition} -a ${shellQuote(c.name)} -d ${shellQuote(c.description)}`);
+    for (const choice of n.choices) lines.push(`complete -c svc ${condition} -a ${shellQuote(choice)}`);
+    for (const o of n.options) {
+      const flags = o.flags.map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`)).join(' ');
+      lines.push(`complete -c svc ${condition} ${flags}${o.takesValue ? ' -r' : ''} -d ${shellQuote(o.description)}`);
+    }
+  }
+  return `# fish completion for svc. Generated from the command tree by \`svc completion fish\`.
+# Install: svc completion fish > ~/.config/fish/completions/svc.fish
+function __svc_path_is
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l path ""
+    set -l skip 0
+    for w in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case ${valueFlags(nodes).join(' ')}
+                set skip 1
+                continue
+            case '-*'
+                continue
+        end
+        set -l candidate (string trim -- "$path $w")
+        if contains -- $candidate ${paths.join(' ')}
+            set path $candidate
+        end
+    end
+    test "$path" = "$argv"
+end
+complete -c svc -f
+${lines.join('\n')}
+`;
+}
+
+export const SHELLS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion } as const;
+export type Shell = keyof typeof SHELLS;

@@ -1,0 +1,32 @@
+/** Exit codes (CONTRACT §13); `svc help exit-codes` prints this table. */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  cancelled: 3,
+  paused: 4,
+  unreachable: 5,
+} as const;
+
+export const EXIT_CODE_HELP = `Exit codes:
+  0  success; the run completed
+  1  failure: the command or the run failed
+  2  usage error: unknown command, bad flag or argument
+  3  the run was cancelled, abandoned or rejected
+  4  the run is paused at an approval gate (with --wait)
+  5  a server is required but none is reachable (start one with \`svc serve\`)
+`;
+
+/** An error the CLI reports as a message (no stack) and an exit code. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT.failed) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}

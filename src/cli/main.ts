@@ -1,0 +1,29 @@
+import { CommanderError } from 'commander';
+import { packageVersion } from '../shared/version.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { buildProgram } from './program.js';
+
+/** Prints an error the way users expect from a CLI: one line, no stack, and the right exit code. */
+function report(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (and the help, when asked for).
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(`svc: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`svc: unexpected error: ${message}\n`);
+  if (process.env.SVC_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  return EXIT.failed;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram(packageVersion());
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = report(error);
+  }
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { badRequest } from '../shared/errors.js';
+import type { Collection, Store } from '../store/index.js';
+
+/** The agents svc knows how to drive (CONTRACT §9). */
+export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
+export type AssistantName = (typeof ASSISTANT_NAMES)[number];
+
+export const AssistantConfigSchema = z.object({
+  model: z.string().nullable().describe('Model passed as --model; null means the agent\'s own default.'),
+});
+
+export const AssistantsConfigSchema = z.object({
+  defaultAssistant: z.enum(ASSISTANT_NAMES),
+  assistants: z.object({ claude: AssistantConfigSchema, codex: AssistantConfigSchema }),
+});
+export type AssistantsConfig = z.infer<typeof AssistantsConfigSchema>;
+
+/** `PATCH /api/config/assistants` body: only known names, each with a non-empty model. */
+export const AssistantsPatchSchema = z
+  .record(z.string(), z.strictObject({ model: z.string().trim().min(1, 'model must be a non-empty string') }))
+  .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
+export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;
+
+interface StoredAssistants extends AssistantsConfig {
+  id: 'assistants';
+}
+
+const DEFAULTS: AssistantsConfig = {
+  defaultAssistant: 'claude',
+  assistants: { claude: { model: null }, codex: { model: null } },
+};
+
+/** Reads and updates assistant settings, persisted in the store's `config` collection. */
+export class AssistantsConfigService {
+  private constructor(private readonly collection: Collection<StoredAssistants>) {}
+
+  static async open(store: Store): Promise<AssistantsConfigService> {
+    return new AssistantsConfigService(await store.collection<StoredAssistants>('config'));
+  }
+
+  get(): AssistantsConfig {
+    const stored = this.collection.get('assistants');
+    return {
+      defaultAssistant: stored?.defaultAssistant ?? DEFAULTS.defaultAssistant,
+      assistants: { ...DEFAULTS.assistants, ...stored?.assistants },
+    };
+  }
+
+  modelOf(name: AssistantName): string | null {
+    return this.get().assistants[name].model;
+  }
+
+  async update(patch: AssistantsPatch): Promise<AssistantsConfig> {
+    const unknown = Object.keys(patch).filter((name) => !(ASSISTANT_NAMES as readonly string[]).includes(name));
+    if (unknown.length > 0) {
+      throw badRequest(
+        'invalid_request',
+        `Unknown assistant ${unknown.map((n) => `'${n}'`).join(', ')}; known assistants are ${ASSISTANT_NAMES.join(', ')}.`,
+        unknown.map((name) => ({ path: name, message: 'unknown assistant' })),
+      );
+    }
+    const current = this.get();
+    const next: AssistantsConfig = { ...current, assistants: { ...current.assistants } };
+    for (const [name, value] of Object.entries(patch)) next.assistants[name as AssistantName] = { model: value.model };
+    await this.collection.put({ id: 'assistants', ...next });
+    return next;
+  }
+}

@@ -1,0 +1,67 @@
+import { assertBodySize, type H3Event } from 'h3';
+import type { z } from 'zod';
+import { ApiError, badRequest } from '../shared/errors.js';
+
+/** API JSON bodies are capped at 1 MiB (CONTRACT §4); webhooks set their own, smaller cap. */
+export const API_BODY_LIMIT = 1024 * 1024;
+
+function hasBody(event: H3Event): boolean {
+  const length = event.req.headers.get('content-length');
+  if (length !== null) return Number(length) > 0;
+  return event.req.headers.has('transfer-encoding') && event.req.body !== null;
+}
+
+/**
+ * Reads the body as bytes without ever buffering past `limit` (h3 checks Content-Length up front
+ * and cuts chunked bodies off mid-stream).
+ */
+export async function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
+  try {
+    assertBodySize(event, limit);
+    return new Uint8Array(await event.req.arrayBuffer());
+  } catch (error) {
+    if ((error as { status?: number }).status === 413) {
+      throw new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+    }
+    throw error;
+  }
+}
+
+export async function readJsonBody(event: H3Event, limit: number): Promise<unknown> {
+  if (!hasBody(event)) return undefined;
+  const type = event.req.headers.get('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  const bytes = await readRawBody(event, limit);
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/** Turns zod issues into the `details` of a 400 `invalid_request`. */
+export function validationError(where: string, issues: readonly z.core.$ZodIssue[]): ApiError {
+  const details = issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || where,
+    message: issue.message,
+  }));
+  const first = details[0];
+  const summary = first ? `${first.path === where ? where : `${where} ${first.path}`}: ${first.message}` : where;
+  return badRequest('invalid_request', `Invalid ${summary}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
+}
+
+export function validate<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(where, result.error.issues);
+  return result.data;
+}
+
+export function queryObject(event: H3Event): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [key, value] of event.url.searchParams) query[key] = value;
+  return query;
+}

@@ -1,0 +1,115 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { toNodeHandler } from 'h3';
+import { closeContext, createContext, type AppContext } from '../app/context.js';
+import type { Settings } from '../shared/settings.js';
+import { createApp } from './app.js';
+import { planPort, type PortPlan } from './port.js';
+import { routes } from './routes/index.js';
+
+export class ListenError extends Error {}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  ctx: AppContext;
+  server: Server;
+  /** Stops accepting, ends open streams, flushes the store and releases its lock. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  settings: Settings;
+  /** Where the port rules look for a git worktree; the server's working directory. */
+  cwd: string;
+  /** Readable log lines (the terminal's stderr); omitted in tests. */
+  stderr?: { write(text: string): unknown };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * listhen wraps its server with http-shutdown, whose `finish` listener writes to `req.socket`.
+ * Node clears `req.socket` when a request is destroyed mid-body (our 413 on an oversized chunked
+ * upload), and that listener then throws and kills the process. Our `finish` listener is added
+ * first (the handler runs before http-shutdown's `request` listener), so it puts the socket back.
+ */
+function keepSocketForShutdown(handler: (req: IncomingMessage, res: ServerResponse) => unknown) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    res.once('finish', () => {
+      if (!req.socket) (req as { socket: Socket }).socket = socket;
+    });
+    return handler(req, res);
+  };
+}
+
+/** get-port-please options that never silently move to another port (listhen's dev default). */
+function portOptions(plan: PortPlan) {
+  const strict = { alternativePortRange: [] as number[], random: plan.port === 0, verbose: false };
+  return plan.kind === 'worktree' ? { port: plan.port, ports: plan.fallbacks, ...strict } : { port: plan.port, ...strict };
+}
+
+function describeBusy(plan: PortPlan, host: string): string {
+  if (plan.kind === 'worktree') return `No free port in 3190-4089 on ${host} for this worktree.`;
+  const hint = plan.kind === 'default' ? ' Set PORT to use another one, or stop the process using it.' : '';
+  return `Port ${plan.port} on ${host} is already in use.${hint}`;
+}
+
+/**
+ * Opens the store (taking its writer lock), builds the app and listens through listhen, with its
+ * conveniences that do not fit a local service turned off: no silent port switching, no signal
+ * handlers of its own (ours flush the store first), no tunnel, no banner on stdout.
+ */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { settings } = options;
+  const plan = await planPort(settings.port, options.cwd);
+  const ctx = await createContext({ settings, stderr: options.stderr, lock: 'server' });
+  let listener;
+  try {
+    const { listen } = await import('listhen');
+    listener = await listen(keepSocketForShutdown(toNodeHandler(createApp(ctx, routes))), {
+      hostname: settings.host,
+      // listhen spreads an object `port` into get-port-please's options.
+      port: portOptions(plan) as unknown as number,
+      public: !LOOPBACK.has(settings.host),
+      showURL: false,
+      autoClose: false,
+      qr: false,
+      tunnel: false,
+      open: false,
+      clipboard: false,
+    });
+  } catch (error) {
+    await closeContext(ctx);
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = (error as Error).message ?? '';
+    if (code === 'EADDRINUSE' || /available port|Unable to find/i.test(message)) throw new ListenError(describeBusy(plan, settings.host));
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`Cannot listen on host '${settings.host}' (${code}).`);
+    throw error;
+  }
+  const address = listener.address as { port: number };
+  const urlHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const url = `http://${urlHost}:${address.port}`;
+  ctx.listening = { host: settings.host, port: address.port, url };
+  ctx.store.lock?.update({ url });
+  ctx.logger.info('server.listening', { url, home: settings.home, pid: process.pid });
+  if (!LOOPBACK.has(settings.host)) {
+    ctx.logger.warn('server.exposed', { host: settings.host, message: 'the API has no authentication; protect it with a firewall or reverse proxy' });
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      ctx.logger.info('server.stopping', {});
+      for (const closer of [...ctx.closers].reverse()) await Promise.resolve(closer()).catch(() => {});
+      const server = listener.server as Server;
+      // Streams were ended above; anything still open after a grace period is cut.
+      const force = setTimeout(() => server.closeAllConnections?.(), 3000);
+      force.unref();
+      await listener.close().catch(() => {});
+      clearTimeout(force);
+      await closeContext(ctx);
+    })());
+  return { url, port: address.port, ctx, server: listener.server as Server, close };
+}

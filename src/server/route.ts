@@ -1,0 +1,64 @@
+import type { H3Event } from 'h3';
+import type { z } from 'zod';
+import type { AppContext } from '../app/context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json; SSE routes say text/event-stream. */
+  contentType?: string;
+}
+
+export interface HandlerInput<TBody, TQuery, TParams> {
+  ctx: AppContext;
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  /** Raw request bytes, only for routes with `rawBody` (the webhook HMAC needs the exact bytes). */
+  raw: Uint8Array | undefined;
+  event: H3Event;
+}
+
+/**
+ * One API route: its schemas validate the request at the edge AND generate the OpenAPI document,
+ * so the two cannot drift. Handlers receive typed, validated input and return a plain object
+ * (h3's fast path), a `Reply` for a non-200 status, or a stream.
+ */
+export interface RouteSpec<TBody = unknown, TQuery = unknown, TParams = unknown> {
+  method: HttpMethod;
+  /** OpenAPI style: `/api/workflows/{name}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  params?: z.ZodType<TParams>;
+  query?: z.ZodType<TQuery>;
+  body?: z.ZodType<TBody>;
+  /** A missing body is allowed and validated as `undefined`. */
+  bodyOptional?: boolean;
+  /** Keep the exact bytes and skip JSON parsing (webhooks). */
+  rawBody?: boolean;
+  /** Body cap in bytes; defaults to the API's 1 MiB. */
+  bodyLimit?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Error statuses this route can answer (documented with the shared error body). */
+  errors?: number[];
+  handle(input: HandlerInput<TBody, TQuery, TParams>): unknown;
+}
+
+export function defineRoute<TBody = undefined, TQuery = undefined, TParams = undefined>(
+  spec: RouteSpec<TBody, TQuery, TParams>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** A response with an explicit status (202 on start, 201 on create, …). */
+export class Reply {
+  constructor(readonly status: number, readonly body: unknown) {}
+}
+
+export const reply = (status: number, body: unknown) => new Reply(status, body);
+
+/** `/api/workflows/{name}` → `/api/workflows/:name` for the router. */
+export const toRouterPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');

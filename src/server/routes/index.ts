@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { buildOpenApiDocument } from '../openapi.js';
+import { defineRoute, type RouteSpec } from '../route.js';
+import { configRoutes } from './config.js';
+import { healthRoutes } from './health.js';
+import { systemRoutes } from './system.js';
+
+const openApiRoute = defineRoute({
+  method: 'GET',
+  path: '/api/openapi.json',
+  summary: 'OpenAPI 3.0 description of this API',
+  tag: 'system',
+  responses: { 200: { description: 'The OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
+  handle: ({ ctx }) => openApiDocument(ctx.version),
+});
+
+/** Every route the server answers. Adding a route here is what puts it in the OpenAPI document. */
+export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, openApiRoute];
+
+let cachedDocument: { version: string; document: Record<string, unknown> } | undefined;
+
+export function openApiDocument(version: string): Record<string, unknown> {
+  if (cachedDocument?.version !== version) cachedDocument = { version, document: buildOpenApiDocument(routes, version) };
+  return cachedDocument.document;
+}

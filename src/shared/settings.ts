@@ -1,0 +1,67 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Log levels in increasing severity; `SVC_LOG_LEVEL` picks the lowest one written. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Every environment variable svc reads, resolved once. Nothing else reads `process.env.SVC_*`,
+ * so this file is the single place that documents them (CONTRACT §2).
+ */
+export interface Settings {
+  /** All state: store, clones, worktrees, artifacts, logs. @default `SVC_HOME` || `~/.svc` */
+  home: string;
+  /** Bind address. The API has no auth, so anything beyond loopback is opt-in. @default `SVC_HOST` || `127.0.0.1` */
+  host: string;
+  /** Explicit port; `undefined` means "choose by the rules of CONTRACT §3". @default `PORT` */
+  port: number | undefined;
+  /** Runs executing at once; others wait as `pending`. @default `SVC_MAX_CONCURRENT_RUNS` || 4 */
+  maxConcurrentRuns: number;
+  /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
+  agentFirstEventTimeoutMs: number;
+  /** Claude Code executable. @default `SVC_CLAUDE_BIN` || `claude` */
+  claudeBin: string;
+  /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
+  codexBin: string;
+  /** @default `SVC_LOG_LEVEL` || `info` */
+  logLevel: LogLevel;
+}
+
+export class SettingsError extends Error {}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new SettingsError(`${name} must be an integer of at least ${min} (got '${raw}').`);
+  }
+  return value;
+}
+
+/** Parses a port: an integer 0–65535 (0 asks the OS for any free port). */
+export function parsePort(raw: string, source = 'PORT'): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value > 65535) {
+    throw new SettingsError(`${source} must be a port number from 0 to 65535 (got '${raw}').`);
+  }
+  return value;
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const level = (env.SVC_LOG_LEVEL || 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new SettingsError(`SVC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${env.SVC_LOG_LEVEL}').`);
+  }
+  return {
+    home: resolve(env.SVC_HOME || join(homedir(), '.svc')),
+    host: env.SVC_HOST || '127.0.0.1',
+    port: env.PORT ? parsePort(env.PORT) : undefined,
+    maxConcurrentRuns: positiveInt(env, 'SVC_MAX_CONCURRENT_RUNS', 4),
+    agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
+    claudeBin: env.SVC_CLAUDE_BIN || 'claude',
+    codexBin: env.SVC_CODEX_BIN || 'codex',
+    logLevel: level as LogLevel,
+  };
+}

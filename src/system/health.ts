@@ -1,0 +1,71 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { AppContext } from '../app/context.js';
+
+/** Whether an executable can be found: an absolute/relative path, or a name on PATH. */
+export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const candidates = isAbsolute(bin) || bin.includes('/') ? [bin] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, bin));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Agent availability changes rarely; probing PATH on every health call would be wasted work. */
+const AVAILABILITY_TTL_MS = 30_000;
+let availabilityCache: { bin: string; at: number; available: boolean } | undefined;
+
+function adapterAvailable(bin: string): boolean {
+  const now = Date.now();
+  if (!availabilityCache || availabilityCache.bin !== bin || now - availabilityCache.at > AVAILABILITY_TTL_MS) {
+    availabilityCache = { bin, at: now, available: isExecutableAvailable(bin) };
+  }
+  return availabilityCache.available;
+}
+
+export interface RunCounts {
+  running: number;
+  queued: number;
+}
+
+/** `GET /api/health`: the default agent, run concurrency, version and uptime. */
+export function healthReport(ctx: AppContext, counts: RunCounts) {
+  const { defaultAssistant, assistants } = ctx.assistants.get();
+  const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
+  return {
+    status: 'ok' as const,
+    adapter: { name: defaultAssistant, available: adapterAvailable(bin), model: assistants[defaultAssistant].model },
+    concurrency: { max: ctx.settings.maxConcurrentRuns, running: counts.running, queued: counts.queued },
+    runningWorkflows: counts.running,
+    version: ctx.version,
+    uptimeMs: Date.now() - ctx.startedAt,
+  };
+}
+
+/** `GET /health/db`: proves the store both writes and reads. */
+export async function databaseReport(ctx: AppContext) {
+  try {
+    await ctx.store.check();
+    return { ok: true as const, body: { status: 'ok' as const, database: 'connected' as const } };
+  } catch (error) {
+    ctx.logger.error('health.db_unavailable', { error: (error as Error).message });
+    return {
+      ok: false as const,
+      body: { status: 'error' as const, database: 'disconnected' as const, message: `The store cannot be written: ${(error as Error).message}` },
+    };
+  }
+}
+
+export const RELEASES_URL = 'https://www.npmjs.com/package/svc';
+
+/**
+ * `GET /api/update-check`. svc runs from source (an npm checkout), never a binary build, so by the
+ * spec it answers `updateAvailable: false` and makes no network request.
+ */
+export function updateCheck(version: string) {
+  return { updateAvailable: false, currentVersion: version, latestVersion: version, releaseUrl: RELEASES_URL };
+}

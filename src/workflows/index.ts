@@ -1,0 +1,59 @@
+/**
+ * Workflow definitions: the YAML schema, its validation, and the pure helpers the run engine
+ * needs (execution order, `when` evaluation, variable substitution). No I/O here.
+ */
+
+export { validateWorkflowSource } from './validate.js';
+export type { ValidateOptions, WorkflowValidation } from './validate.js';
+
+export { toWorkflow } from './normalize.js';
+export {
+  ASSISTANTS,
+  COMMAND_NAME_PATTERN,
+  DEFAULT_DEDUPE_WINDOW_SEC,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_TRIGGER_RULE,
+  MAX_DURATION_MS,
+  MAX_RETRY_ATTEMPTS,
+  NODE_ACTIONS,
+  NODE_ID_PATTERN,
+  RawWorkflowSchema,
+  RawNodeSchema,
+  RawWebhookTriggerSchema,
+  SECRET_ENV_PATTERN,
+  TRIGGER_RULES,
+  WEBHOOK_SLUG_PATTERN,
+  WORKFLOW_NAME_PATTERN,
+} from './schema.js';
+export type {
+  Assistant,
+  FilterValue,
+  NodeAction,
+  NodeActionKind,
+  RawNode,
+  RawWebhookTrigger,
+  RawWorkflow,
+  RetryPolicy,
+  TriggerRule,
+  WebhookTrigger,
+  WorkflowDefinition,
+  WorkflowNode,
+} from './schema.js';
+
+export { formatDuration, parseDuration } from './duration.js';
+export { evaluateWhen, parseWhen } from './when.js';
+export type { WhenExpr, WhenParseResult } from './when.js';
+
+export {
+  findBashOutputRefs,
+  findOutputRefs,
+  PROMPT_VARIABLES,
+  renderBash,
+  renderPrompt,
+  shellQuote,
+} from './references.js';
+export type { BashOutputRef, OutputRef, PromptVariable } from './references.js';
+export type { ShellContext } from './shell-context.js';
+
+export { DependencyGraph, findDependencyProblems, formatCycle, topologicalOrder } from './graph.js';
+export type { DependencyProblem, GraphNode } from './graph.js';

@@ -1,0 +1,87 @@
+/**
+ * Raw (validated) workflow → normalized `WorkflowDefinition`: defaults applied, durations in
+ * milliseconds, `when` parsed, the one action as a discriminated union.
+ *
+ * Trusts its input: call it only on a raw workflow that passed `validateWorkflowSource`. What
+ * validation rules out (a `when` that does not parse, a bad duration, no action) throws here as a
+ * programming error.
+ */
+
+import { parseDuration } from './duration.js';
+import {
+  DEFAULT_DEDUPE_WINDOW_SEC,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_TRIGGER_RULE,
+} from './schema.js';
+import type {
+  NodeAction,
+  RawNode,
+  RawWebhookTrigger,
+  RawWorkflow,
+  WebhookTrigger,
+  WorkflowDefinition,
+  WorkflowNode,
+} from './schema.js';
+import { parseWhen } from './when.js';
+
+function durationMs(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = parseDuration(value);
+  if (ms === null) throw new Error(`toWorkflow: unvalidated duration ${String(value)}`);
+  return ms;
+}
+
+function actionOf(node: RawNode): NodeAction {
+  if (node.prompt !== undefined) return { kind: 'prompt', prompt: node.prompt };
+  if (node.bash !== undefined) return { kind: 'bash', bash: node.bash };
+  if (node.approval !== undefined) return { kind: 'approval', message: node.approval.message };
+  if (node.command !== undefined) return { kind: 'command', command: node.command };
+  throw new Error(`toWorkflow: node '${node.id}' has no action`);
+}
+
+function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
+  let when: WorkflowNode['when'];
+  if (node.when !== undefined) {
+    const parsed = parseWhen(node.when);
+    if (!parsed.ok) throw new Error(`toWorkflow: node '${node.id}' has an unvalidated when: ${parsed.error}`);
+    when = parsed.ast;
+  }
+  return {
+    id: node.id,
+    action: actionOf(node),
+    dependsOn: [...new Set(node.depends_on ?? [])],
+    when,
+    whenSource: node.when,
+    triggerRule: node.trigger_rule ?? DEFAULT_TRIGGER_RULE,
+    timeoutMs: durationMs(node.timeout, DEFAULT_TIMEOUT_MS),
+    retry: {
+      maxAttempts: node.retry?.max_attempts ?? 1,
+      delayMs: durationMs(node.retry?.delay, 0),
+    },
+    assistant: node.assistant ?? workflow.assistant,
+    model: node.model ?? workflow.model,
+  };
+}
+
+function toWebhookTrigger(trigger: RawWebhookTrigger): WebhookTrigger {
+  return {
+    event: trigger.event,
+    slug: trigger.slug,
+    secretEnv: trigger.secret_env,
+    idempotencyKey: trigger.idempotency_key,
+    dedupeWindowSec: trigger.dedupe_window_sec ?? DEFAULT_DEDUPE_WINDOW_SEC,
+    filter: { ...trigger.filter },
+  };
+}
+
+/** The normalized form of a validated raw workflow. */
+export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
+  return {
+    name: raw.name,
+    description: raw.description,
+    assistant: raw.assistant,
+    model: raw.model,
+    nodes: raw.nodes.map((node) => toNode(node, raw)),
+    triggers: { webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger) },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * `$<id>.output` references and run variables in node text (CONTRACT §6), and the two ways the run
+ * engine substitutes them:
+ * - prompts are text for an agent, so everything is substituted as plain text;
+ * - bash scripts are code, so only `$<id>.output` is substituted, as a single-quoted shell word;
+ *   user-controlled values (`$ARGUMENTS`, webhook variables) reach the script as environment
+ *   variables and are left for the shell to expand.
+ * Both substitute in one pass over the original text, so a substituted value is never scanned
+ * again: a message containing `$RUN_ID` or `$secret.output` stays literally that.
+ */
+
+import { shellContextsAt, unsafeContextAdvice, UNSAFE_SHELL_CONTEXTS } from './shell-context.js';
+import type { ShellContext } from './shell-context.js';
+
+/**
+ * A reference: `$`, a node id, `.output`, and no further word character (so `$a.outputs` or
+ * `$FILE.output_dir` are not references).
+ */
+const OUTPUT_REF_SOURCE = String.raw`\$([A-Za-z_][A-Za-z0-9_-]*)\.output(?![A-Za-z0-9_])`;
+
+export interface OutputRef {
+  /** The referenced node id. */
+  readonly id: string;
+  /** Offset of the `$`. */
+  readonly start: number;
+  /** Offset just past `.output`. */
+  readonly end: number;
+}
+
+export interface BashOutputRef extends OutputRef {
+  /** Where the reference sits in the script's quoting; see shell-context.ts. */
+  readonly context: ShellContext;
+}
+
+/** The variables a prompt may use besides `$<id>.output`. */
+export const PROMPT_VARIABLES = [
+  'ARGUMENTS',
+  'USER_MESSAGE',
+  'RUN_ID',
+  'WORKFLOW_NAME',
+  'ARTIFACTS_DIR',
+  'WORKSPACE_DIR',
+  'TRIGGER_TYPE',
+  'TRIGGER_PAYLOAD',
+  'WEBHOOK_EVENT',
+  'WEBHOOK_IDEMPOTENCY_KEY',
+  'WEBHOOK_RECEIVED_AT',
+] as const;
+export type PromptVariable = (typeof PROMPT_VARIABLES)[number];
+const PROMPT_VARIABLE_SET: ReadonlySet<string> = new Set(PROMPT_VARIABLES);
+
+/** Every `$<id>.output` in `text`, in order. */
+export function findOutputRefs(text: string): OutputRef[] {
+  const refs: OutputRef[] = [];
+  for (const match of text.matchAll(new RegExp(OUTPUT_REF_SOURCE, 'g'))) {
+    refs.push({ id: match[1] as string, start: match.index, end: match.index + match[0].length });
+  }
+  return refs;
+}
+
+/** Every `$<id>.output` in a bash script, with its quoting context. */
+export function findBashOutputRefs(script: string): BashOutputRef[] {
+  const refs = findOutputRefs(script);
+  if (refs.length === 0) return [];
+  const contexts = shellContextsAt(
+    script,
+    refs.map((ref) => ref.start),
+  );
+  return refs.map((ref, k) => ({ ...ref, context: contexts[k] as ShellContext }));
+}
+
+/**
+ * Substitutes run variables and outputs into a prompt, as plain text. Only the names of
+ * PROMPT_VARIABLES that are present in `vars` are replaced; a name is matched whole, so
+ * `$ARGUMENTS_X` or `$RUN_IDS` are left alone. A referenced node without output (skipped) reads as "".
+ */
+export function renderPrompt(
+  text: string,
+  vars: Readonly<Partial<Record<PromptVariable, string>>> | Readonly<Record<string, string>>,
+  outputs: Readonly<Record<string, string>>,
+): string {
+  const values = vars as Readonly<Record<string, string | undefined>>;
+  const pattern = new RegExp(`${OUTPUT_REF_SOURCE}|\\$([A-Za-z_][A-Za-z0-9_]*)`, 'g');
+  return text.replace(pattern, (whole, nodeId: string | undefined, name: string | undefined) => {
+    if (nodeId !== undefined) return outputs[nodeId] ?? '';
+    if (name !== undefined && PROMPT_VARIABLE_SET.has(name) && Object.hasOwn(values, name)) {
+      return values[name] ?? whole;
+    }
+    return whole;
+  });
+}
+
+/** A value as one single-quoted shell word: `it's` → `'it'\''s'`. NUL cannot be passed to bash and is dropped. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll('\0', '').replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Substitutes `$<id>.output` in a bash script by a single-quoted shell word, and nothing else.
+ * Inside "…" or '…' the quotes are closed around the word and reopened, so the value still
+ * arrives verbatim; references in comments and after a backslash are left as written.
+ * Throws for a reference where no splice is safe (validation refuses such scripts beforehand).
+ */
+export function renderBash(script: string, outputs: Readonly<Record<string, string>>): string {
+  let rendered = '';
+  let copied = 0;
+  for (const ref of findBashOutputRefs(script)) {
+    let word: string;
+    const quoted = (): string => shellQuote(outputs[ref.id] ?? '');
+    switch (ref.context) {
+      case 'word':
+        word = quoted();
+        break;
+      case 'double-quoted':
+        word = `"${quoted()}"`;
+        break;
+      case 'single-quoted':
+        word = `'${quoted()}'`;
+        break;
+      case 'comment':
+      case 'escaped':
+        continue;
+      default:
+        throw new Error(unsafeContextAdvice(ref.context, `$${ref.id}.output`));
+    }
+    rendered += script.slice(copied, ref.start) + word;
+    copied = ref.end;
+  }
+  return rendered + script.slice(copied);
+}
+
+/** True when a bash reference is one that gets substituted (not commented out or escaped). */
+export function isLiveBashRef(ref: BashOutputRef): boolean {
+  return ref.context !== 'comment' && ref.context !== 'escaped';
+}
+
+/** True when a bash reference sits where no substitution is safe. */
+export function isUnsafeBashRef(ref: BashOutputRef): boolean {
+  return UNSAFE_SHELL_CONTEXTS.has(ref.context);
+}

@@ -1,0 +1,258 @@
+/**
+ * The workflow YAML of CONTRACT §6, in two shapes kept apart on purpose:
+ *
+ * 1. The RAW shape — zod schemas of exactly what a person writes (snake_case, optional fields,
+ *    durations as written). Strict objects: an unknown key is an error, because it is almost
+ *    always a typo that would otherwise be silently ignored.
+ * 2. The NORMALIZED shape — `WorkflowDefinition` and friends: what the rest of svc works with
+ *    (camelCase, defaults applied, durations in ms, `when` parsed, one discriminated `action`).
+ *    Built by `toWorkflow` (normalize.ts) from a raw workflow that passed validation.
+ *
+ * Field-level rules (types, patterns, ranges, durations) live here; rules that relate fields or
+ * nodes to each other (exactly one action, unique ids, dependencies, references, unique slugs)
+ * live in semantic-checks.ts. `validateWorkflowSource` (validate.ts) runs both.
+ *
+ * A complete example:
+ *
+ * ```yaml
+ * name: fix-and-test
+ * description: Plan a fix, apply it, test it, ask before shipping
+ * assistant: claude                 # default for every agent node
+ * nodes:
+ *   - id: plan
+ *     prompt: "Plan a fix for: $ARGUMENTS"
+ *     model: opus                    # overrides the workflow default for this node
+ *   - id: implement
+ *     command: implement             # the prompt in .svc/commands/implement.md
+ *     depends_on: [plan]
+ *     timeout: 30m
+ *   - id: test
+ *     bash: npm test -- --reporter=dot
+ *     depends_on: [implement]
+ *     timeout: 600                   # seconds
+ *     retry: { max_attempts: 2, delay: 5s }
+ *   - id: gate
+ *     approval: { message: "Tests say: $test.output — ship it?" }
+ *     depends_on: [test]
+ *     when: "$test.output != 'skip'"
+ *     trigger_rule: all_success
+ * triggers:
+ *   webhook:
+ *     - event: push
+ *       slug: on-push
+ *       secret_env: PUSH_SECRET
+ *       idempotency_key: delivery_id
+ *       dedupe_window_sec: 3600
+ *       filter: { ref: refs/heads/main }
+ * ```
+ */
+
+import { z } from 'zod';
+import type { AssistantName } from '../config/assistants.js';
+import { DURATION_HINT, parseDuration } from './duration.js';
+import { describeValue, quoteValue } from './problems.js';
+import type { WhenExpr } from './when.js';
+
+// ---------------------------------------------------------------------------------------------
+// Names, enumerations and defaults
+// ---------------------------------------------------------------------------------------------
+
+export const WORKFLOW_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const NODE_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+export const WEBHOOK_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const SECRET_ENV_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
+/** A command is a file stem in a commands directory: no separators, no leading dot, so never a path. */
+export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+export const ASSISTANTS = ['claude', 'codex'] as const;
+export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
+/** The keys that make a node do something; a node has exactly one of them. */
+export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command'] as const;
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+export const DEFAULT_TRIGGER_RULE: TriggerRule = 'all_success';
+export const DEFAULT_DEDUPE_WINDOW_SEC = 3600;
+export const MAX_RETRY_ATTEMPTS = 10;
+/** Node.js timers fire at once beyond 2^31-1 ms (~24.8 days); longer durations would not wait at all. */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+// ---------------------------------------------------------------------------------------------
+// Raw shape (what the YAML says)
+// ---------------------------------------------------------------------------------------------
+
+const nonEmptyText = z.string().min(1, { error: 'must not be empty' });
+
+function durationSchema(kind: 'timeout' | 'delay') {
+  return z
+    .union([z.number(), z.string()], { error: (issue) => `expected a duration (${DURATION_HINT}), got ${describeValue(issue.input)}` })
+    .superRefine((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `invalid duration ${quoteValue(value)} (use ${DURATION_HINT})` });
+      } else if (kind === 'timeout' && ms === 0) {
+        ctx.addIssue({ code: 'custom', message: 'a timeout must be longer than 0' });
+      } else if (ms > MAX_DURATION_MS) {
+        ctx.addIssue({ code: 'custom', message: `${quoteValue(value)} is too long (at most 596h)` });
+      }
+    });
+}
+
+export const RawApprovalSchema = z.strictObject({
+  message: nonEmptyText,
+});
+
+export const RawRetrySchema = z.strictObject({
+  max_attempts: z
+    .int()
+    .min(1, { error: `must be from 1 to ${MAX_RETRY_ATTEMPTS} (the total number of attempts)` })
+    .max(MAX_RETRY_ATTEMPTS, { error: `must be from 1 to ${MAX_RETRY_ATTEMPTS} (the total number of attempts)` }),
+  delay: durationSchema('delay').optional(),
+});
+
+export const RawNodeSchema = z.strictObject({
+  id: z.string().regex(NODE_ID_PATTERN, {
+    error: (issue) =>
+      `invalid node id ${quoteValue(issue.input)}: start with a letter or '_', then letters, digits, '_' or '-'`,
+  }),
+  prompt: nonEmptyText.optional(),
+  bash: nonEmptyText.optional(),
+  approval: RawApprovalSchema.optional(),
+  command: z
+    .string()
+    .regex(COMMAND_NAME_PATTERN, {
+      error: (issue) => `invalid command name ${quoteValue(issue.input)}: the stem of a .md file in a commands folder, e.g. 'review'`,
+    })
+    .optional(),
+  depends_on: z.array(z.string()).optional(),
+  when: z.string().optional(),
+  trigger_rule: z.enum(TRIGGER_RULES).optional(),
+  timeout: durationSchema('timeout').optional(),
+  retry: RawRetrySchema.optional(),
+  assistant: z.enum(ASSISTANTS).optional(),
+  model: nonEmptyText.optional(),
+});
+
+export const RawWebhookTriggerSchema = z.strictObject({
+  event: nonEmptyText,
+  slug: z.string().regex(WEBHOOK_SLUG_PATTERN, {
+    error: (issue) =>
+      `invalid slug ${quoteValue(issue.input)}: lowercase letters, digits and '-', starting with a letter or digit, at most 64 characters`,
+  }),
+  // The value is deliberately not echoed: a malformed "name" is often the secret itself.
+  secret_env: z.string().regex(SECRET_ENV_PATTERN, {
+    error: 'must be the NAME of the environment variable holding the secret (A-Z, 0-9, _; not starting with a digit), never the secret itself',
+  }),
+  idempotency_key: nonEmptyText,
+  dedupe_window_sec: z
+    .int()
+    .min(1, { error: 'must be at least 1 (second)' })
+    .optional(),
+  filter: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }))
+    .optional(),
+});
+
+export const RawTriggersSchema = z.strictObject({
+  webhook: z.array(RawWebhookTriggerSchema).optional(),
+});
+
+export const RawWorkflowSchema = z.strictObject({
+  name: z.string().regex(WORKFLOW_NAME_PATTERN, {
+    error: (issue) =>
+      `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
+  }),
+  description: z.string(),
+  assistant: z.enum(ASSISTANTS).optional(),
+  model: nonEmptyText.optional(),
+  nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
+  triggers: RawTriggersSchema.optional(),
+});
+
+export type RawWorkflow = z.infer<typeof RawWorkflowSchema>;
+export type RawNode = z.infer<typeof RawNodeSchema>;
+export type RawWebhookTrigger = z.infer<typeof RawWebhookTriggerSchema>;
+
+/**
+ * The keys allowed in the mapping at `path` of a raw workflow (for "did you mean" on unknown
+ * keys), or [] where any key goes (`filter`).
+ */
+export function knownKeysAt(path: readonly (string | number)[]): readonly string[] {
+  const shape = (schema: { shape: object }): string[] => Object.keys(schema.shape);
+  const [first, second, third] = path;
+  if (path.length === 0) return shape(RawWorkflowSchema);
+  if (first === 'nodes' && path.length === 2) return shape(RawNodeSchema);
+  if (first === 'nodes' && path.length === 3 && third === 'retry') return shape(RawRetrySchema);
+  if (first === 'nodes' && path.length === 3 && third === 'approval') return shape(RawApprovalSchema);
+  if (first === 'triggers' && path.length === 1) return shape(RawTriggersSchema);
+  if (first === 'triggers' && second === 'webhook' && path.length === 3) return shape(RawWebhookTriggerSchema);
+  return [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalized shape (what svc runs)
+// ---------------------------------------------------------------------------------------------
+
+export type Assistant = (typeof ASSISTANTS)[number];
+export type TriggerRule = (typeof TRIGGER_RULES)[number];
+export type NodeActionKind = (typeof NODE_ACTIONS)[number];
+export type FilterValue = string | number | boolean;
+
+// The assistants here and in the server's configuration must be the same set.
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const assistantsMatchConfig: SameSet<Assistant, AssistantName> = true;
+void assistantsMatchConfig;
+
+/** What a node does. `approval` pauses the run until a person approves or rejects. */
+export type NodeAction =
+  | { readonly kind: 'prompt'; readonly prompt: string }
+  | { readonly kind: 'bash'; readonly bash: string }
+  | { readonly kind: 'approval'; readonly message: string }
+  | { readonly kind: 'command'; readonly command: string };
+
+export interface RetryPolicy {
+  /** Total attempts, the first included: 1 means no retry. */
+  readonly maxAttempts: number;
+  readonly delayMs: number;
+}
+
+export interface WorkflowNode {
+  readonly id: string;
+  readonly action: NodeAction;
+  /** Ids of the nodes this one waits for (duplicates removed). */
+  readonly dependsOn: readonly string[];
+  /** The parsed `when` condition; undefined means "always". */
+  readonly when: WhenExpr | undefined;
+  /** `when` as written, for logs and skip reasons. */
+  readonly whenSource: string | undefined;
+  readonly triggerRule: TriggerRule;
+  /** Limit on one execution attempt of the node's action. */
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  /** The node's assistant, else the workflow's; undefined leaves the choice to the server's configuration. */
+  readonly assistant: Assistant | undefined;
+  /** The node's model, else the workflow's; undefined means the assistant's configured model. */
+  readonly model: string | undefined;
+}
+
+export interface WebhookTrigger {
+  readonly event: string;
+  readonly slug: string;
+  /** Name of the environment variable holding the signing secret. */
+  readonly secretEnv: string;
+  /** Name of the payload field whose value is the idempotency key. */
+  readonly idempotencyKey: string;
+  readonly dedupeWindowSec: number;
+  /** Payload field → expected value; empty means "every event". */
+  readonly filter: Readonly<Record<string, FilterValue>>;
+}
+
+export interface WorkflowDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** Workflow-wide defaults, already applied to each node. */
+  readonly assistant: Assistant | undefined;
+  readonly model: string | undefined;
+  /** In the order written; see `topologicalOrder` for an execution order. */
+  readonly nodes: readonly WorkflowNode[];
+  readonly triggers: { readonly webhook: readonly WebhookTrigger[] };
+}
