@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { AssistantsConfigService } from '../config/assistants.js';
+import { createDiscoveryResolver } from '../engine/discovery-resolver.js';
+import { RunEngine } from '../engine/engine.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -22,6 +24,7 @@ export interface AppContext {
   assistants: AssistantsConfigService;
   /** Run in reverse order on shutdown (end SSE streams, stop the scheduler, …). */
   closers: Set<() => unknown>;
+  engine: RunEngine;
 }
 
 export interface ContextOptions {
@@ -36,7 +39,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const logger = createLogger({ level: settings.logLevel, file: join(settings.home, 'logs', 'svc.log'), stderr: options.stderr });
   const store = await openFileStore({ home: settings.home, logger, lock: options.lock });
   try {
-    return {
+    const ctx = {
       settings,
       logger,
       store,
@@ -45,7 +48,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
       closers: new Set(),
-    };
+    } as Omit<AppContext, 'engine'> as AppContext;
+    // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
+    ctx.engine = await RunEngine.open(ctx, createDiscoveryResolver(store), { recover: options.lock !== false });
+    return ctx;
   } catch (error) {
     await store.close();
     throw error;
@@ -53,5 +59,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
+  await context.engine.close();
   await context.store.close();
 }

@@ -7,7 +7,7 @@ export interface StreamEvent {
   type: string;
   at: string;
   runId?: string;
-  conversationId?: string;
+  conversationId?: string | null;
   nodeId?: string;
   seq?: number;
   [key: string]: unknown;

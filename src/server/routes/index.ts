@@ -3,6 +3,8 @@ import { buildOpenApiDocument } from '../openapi.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { configRoutes } from './config.js';
 import { healthRoutes } from './health.js';
+import { runRoutes } from './runs.js';
+import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
 
 const openApiRoute = defineRoute({
@@ -15,7 +17,7 @@ const openApiRoute = defineRoute({
 });
 
 /** Every route the server answers. Adding a route here is what puts it in the OpenAPI document. */
-export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, openApiRoute];
+export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, ...runRoutes, ...streamRoutes, openApiRoute];
 
 let cachedDocument: { version: string; document: Record<string, unknown> } | undefined;
 

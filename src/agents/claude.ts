@@ -1,0 +1,62 @@
+import { runJsonlProcess } from './run-jsonl-process.js';
+import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
+
+type Json = Record<string, unknown>;
+const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
+ * [--resume S]`, prompt on stdin (CONTRACT §9). `--verbose` is required by stream-json output.
+ */
+export function createClaudeAgent(bin: string): Agent {
+  return {
+    name: 'claude',
+    async run(request: AgentRequest): Promise<AgentResult> {
+      const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+      if (request.model) args.push('--model', request.model);
+      if (request.resumeSession) args.push('--resume', request.resumeSession);
+      let sessionId: string | null = null;
+      let model: string | null = request.model;
+      let streamed = '';
+      let result: Json | undefined;
+      const outcome = await runJsonlProcess({
+        agent: 'claude',
+        bin,
+        args,
+        request,
+        onLine(line) {
+          if (typeof line.session_id === 'string') sessionId = line.session_id;
+          if (line.type === 'system' && typeof line.model === 'string') model = line.model;
+          if (line.type === 'assistant') {
+            const content = (line.message as Json | undefined)?.content;
+            for (const part of Array.isArray(content) ? (content as Json[]) : []) {
+              if (part.type === 'text' && typeof part.text === 'string') {
+                streamed += part.text;
+                request.onText(part.text);
+              }
+            }
+          }
+          if (line.type === 'result') result = line;
+        },
+      });
+      if (!result) {
+        const why = outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`;
+        throw new AgentError('agent_failed', `claude ended without a result: ${why}`);
+      }
+      if (result.is_error === true || outcome.code !== 0) {
+        const text = typeof result.result === 'string' ? result.result : String(result.subtype ?? 'error');
+        throw new AgentError('agent_failed', `claude failed (${result.subtype ?? `exit ${outcome.code}`}): ${text}`);
+      }
+      const usage = result.usage as Json | undefined;
+      const input = num(usage?.input_tokens);
+      const output = num(usage?.output_tokens);
+      return {
+        text: typeof result.result === 'string' ? result.result : streamed,
+        costUsd: num(result.total_cost_usd),
+        tokens: input === null && output === null ? null : { input: input ?? 0, output: output ?? 0 },
+        sessionId,
+        model,
+      };
+    },
+  };
+}

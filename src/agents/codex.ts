@@ -1,0 +1,49 @@
+import { runJsonlProcess } from './run-jsonl-process.js';
+import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * OpenAI Codex CLI: `codex exec --json [--model M] -`, prompt on stdin. It reports tokens but no
+ * cost, so cost stays null rather than a misleading 0 (CONTRACT §9).
+ */
+export function createCodexAgent(bin: string): Agent {
+  return {
+    name: 'codex',
+    async run(request: AgentRequest): Promise<AgentResult> {
+      const args = ['exec', '--json'];
+      if (request.model) args.push('--model', request.model);
+      args.push('-');
+      let text = '';
+      let sessionId: string | null = null;
+      let tokens: AgentResult['tokens'] = null;
+      let failure: string | undefined;
+      const outcome = await runJsonlProcess({
+        agent: 'codex',
+        bin,
+        args,
+        request,
+        onLine(line) {
+          if (line.type === 'thread.started' && typeof line.thread_id === 'string') sessionId = line.thread_id;
+          const item = line.item as Json | undefined;
+          if (line.type === 'item.completed' && item?.type === 'agent_message' && typeof item.text === 'string') {
+            text = item.text;
+            request.onText(item.text);
+          }
+          if (line.type === 'turn.completed') {
+            const usage = line.usage as Json | undefined;
+            tokens = { input: Number(usage?.input_tokens ?? 0), output: Number(usage?.output_tokens ?? 0) };
+          }
+          if (line.type === 'turn.failed' || line.type === 'error') {
+            const error = line.error as Json | undefined;
+            failure = String(error?.message ?? line.message ?? 'codex reported an error');
+          }
+        },
+      });
+      if (failure || outcome.code !== 0) {
+        throw new AgentError('agent_failed', `codex failed: ${failure ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`)}`);
+      }
+      return { text, costUsd: null, tokens, sessionId, model: request.model };
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { AssistantName } from '../config/assistants.js';
+import type { Settings } from '../shared/settings.js';
+import { createClaudeAgent } from './claude.js';
+import { createCodexAgent } from './codex.js';
+import type { Agent } from './types.js';
+
+export { agentEnvironment, NESTED_AGENT_MARKERS } from './agent-env.js';
+export { AgentError, type Agent, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
+
+/** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */
+export function createAgents(settings: Settings): Record<AssistantName, Agent> {
+  return { claude: createClaudeAgent(settings.claudeBin), codex: createCodexAgent(settings.codexBin) };
+}

@@ -1,0 +1,99 @@
+import { createInterface } from 'node:readline';
+import { spawnGroup } from '../engine/process-group.js';
+import { AgentError, type AgentRequest } from './types.js';
+
+export interface JsonlProcessSpec {
+  agent: string;
+  bin: string;
+  args: string[];
+  request: AgentRequest;
+  /** Called for each parsed stdout line; non-JSON lines are ignored (agents print banners). */
+  onLine(value: Record<string, unknown>): void;
+}
+
+export interface JsonlProcessOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderrTail: string;
+}
+
+const STDERR_TAIL = 4000;
+
+/**
+ * Runs an agent that speaks JSON lines on stdout, prompt on stdin, in its own process group.
+ * Enforces the first-event timeout (logging `agent.first_event_timeout`), the call timeout and
+ * cancellation, each by killing the whole group.
+ */
+export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProcessOutcome> {
+  const { request } = spec;
+  if (request.signal.aborted) throw new AgentError('agent_cancelled', `${spec.agent} call cancelled before it started`);
+  const proc = spawnGroup(spec.bin, spec.args, { cwd: request.cwd, env: request.env, stdin: request.prompt });
+  let stderrTail = '';
+  proc.child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+  });
+
+  let failure: AgentError | undefined;
+  const stop = (error: AgentError) => {
+    failure ??= error;
+    void proc.terminate();
+  };
+  let sawLine = false;
+  const firstEventTimer = setTimeout(() => {
+    if (sawLine) return;
+    request.logger.warn('agent.first_event_timeout', {
+      agent: spec.agent,
+      timeoutMs: request.firstEventTimeoutMs,
+      // Key names only: values can be credentials.
+      parentEnvKeys: Object.keys(process.env).sort(),
+      model: request.model,
+      uid: process.getuid?.() ?? null,
+      stdoutIsTTY: Boolean(process.stdout.isTTY),
+      stdinIsTTY: Boolean(process.stdin.isTTY),
+    });
+    stop(new AgentError('agent_first_event_timeout', `${spec.agent} produced no output within ${request.firstEventTimeoutMs} ms`));
+  }, request.firstEventTimeoutMs);
+  const callTimer =
+    request.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => stop(new AgentError('agent_timeout', `${spec.agent} did not finish within ${request.timeoutMs} ms`)), request.timeoutMs);
+  const onAbort = () => stop(new AgentError('agent_cancelled', `${spec.agent} call cancelled`));
+  request.signal.addEventListener('abort', onAbort, { once: true });
+
+  const lines = createInterface({ input: proc.child.stdout!, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    sawLine = true;
+    clearTimeout(firstEventTimer);
+    if (failure) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (value && typeof value === 'object') {
+      try {
+        spec.onLine(value as Record<string, unknown>);
+      } catch (error) {
+        stop(new AgentError('agent_protocol_error', `${spec.agent}: ${(error as Error).message}`));
+      }
+    }
+  });
+
+  try {
+    const { code, signal } = await proc.done;
+    if (failure) throw failure;
+    return { code, signal, stderrTail: stderrTail.trim() };
+  } catch (error) {
+    if (error instanceof AgentError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new AgentError('agent_not_found', `${spec.agent} executable '${spec.bin}' was not found (set SVC_${spec.agent.toUpperCase()}_BIN or install it)`);
+    }
+    throw new AgentError('agent_failed', `${spec.agent} could not be started: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(firstEventTimer);
+    if (callTimer) clearTimeout(callTimer);
+    request.signal.removeEventListener('abort', onAbort);
+    lines.close();
+  }
+}

@@ -1,0 +1,49 @@
+import type { Logger } from '../shared/logger.js';
+
+export interface AgentRequest {
+  prompt: string;
+  cwd: string;
+  model: string | null;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  /** No stdout line within this time → the process group is killed (`agent_first_event_timeout`). */
+  firstEventTimeoutMs: number;
+  /** Whole-call limit (the node's timeout); undefined → none. */
+  timeoutMs?: number;
+  /** Assistant text as it streams. */
+  onText(text: string): void;
+  /** Continue an earlier agent session (conversations). */
+  resumeSession?: string;
+  logger: Logger;
+}
+
+export interface AgentResult {
+  text: string;
+  /** Reported cost in USD; null when the agent reports none (codex), never a made-up 0. */
+  costUsd: number | null;
+  tokens: { input: number; output: number } | null;
+  sessionId: string | null;
+  model: string | null;
+}
+
+/** Why an agent call failed, as a stable code for node errors and messages. */
+export type AgentErrorCode =
+  | 'agent_first_event_timeout'
+  | 'agent_timeout'
+  | 'agent_failed'
+  | 'agent_not_found'
+  | 'agent_cancelled'
+  | 'agent_protocol_error';
+
+export class AgentError extends Error {
+  constructor(readonly code: AgentErrorCode, message: string) {
+    super(message);
+    this.name = 'AgentError';
+  }
+}
+
+/** One coding agent driven as a subprocess. Adding an agent = one file implementing this. */
+export interface Agent {
+  readonly name: string;
+  run(request: AgentRequest): Promise<AgentResult>;
+}

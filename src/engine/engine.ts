@@ -1,0 +1,350 @@
+import type { AppContext } from '../app/context.js';
+import { createAgents, type Agent } from '../agents/index.js';
+import type { AssistantName } from '../config/assistants.js';
+import { createWorkerConversation } from '../conversations/records.js';
+import { notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { validateWorkflowSource } from '../workflows/index.js';
+import { settledStatus } from './dag-rules.js';
+import { executeRun } from './executor.js';
+import { freshNodeState, sumCost } from './node-state.js';
+import { RunStore } from './run-store.js';
+import { assertOperationAllowed } from './transitions.js';
+import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
+import type { WorkflowResolver } from './workflow-resolver.js';
+
+export interface StartRunRequest {
+  workflow: string;
+  message: string;
+  conversationId?: string | null;
+  cwd?: string;
+  trigger: TriggerKind;
+  /** Extra variables (webhook runs). */
+  variables?: Record<string, string>;
+  workspaceId?: string | null;
+}
+
+export interface RunFilter {
+  status?: RunStatus[];
+  workflow?: string;
+  conversationId?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Why an executing run was stopped from outside. */
+type StopReason = 'cancel' | 'abandon' | 'shutdown';
+
+/** Nodes of one run executing at once; more wait for a free place, in definition order. */
+export const RUN_PARALLELISM = 8;
+
+const now = () => new Date().toISOString();
+const isSettled = (status: RunStatus) => isTerminal(status) || status === 'paused';
+
+/**
+ * The run engine: starts runs, queues them FIFO behind `SVC_MAX_CONCURRENT_RUNS`, drives the
+ * executor, and applies every user operation through the transition table. The server and the
+ * CLI's offline mode both use this one class.
+ */
+export class RunEngine {
+  #queue: string[] = [];
+  #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  #waiters = new Map<string, Set<(run: RunRecord) => void>>();
+  #closed = false;
+
+  private constructor(
+    readonly ctx: AppContext,
+    readonly runs: RunStore,
+    private readonly resolver: WorkflowResolver,
+    private readonly agents: Record<AssistantName, Agent>,
+  ) {}
+
+  static async open(
+    ctx: AppContext,
+    resolver: WorkflowResolver,
+    options: { recover: boolean; agents?: Record<AssistantName, Agent> },
+  ): Promise<RunEngine> {
+    const engine = new RunEngine(ctx, await RunStore.open(ctx.store, ctx.bus), resolver, options.agents ?? createAgents(ctx.settings));
+    if (options.recover) await engine.#recover();
+    else engine.#closed = true;
+    return engine;
+  }
+
+  get stats() {
+    return { running: this.#active.size, queued: this.#queue.length, max: this.ctx.settings.maxConcurrentRuns };
+  }
+
+  /** Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused` stay. */
+  async #recover(): Promise<void> {
+    const runs = this.runs.all().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    for (const run of runs) {
+      if (run.status === 'running') {
+        for (const state of Object.values(run.nodes)) {
+          if (state.status === 'running') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now() });
+        }
+        Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) });
+        await this.runs.save(run);
+        await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
+        this.ctx.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+      } else if (run.status === 'pending') {
+        this.#queue.push(run.id);
+      }
+    }
+    this.#pump();
+  }
+
+  async start(request: StartRunRequest): Promise<RunRecord> {
+    const cwd = request.cwd ?? process.cwd();
+    const resolved = await this.resolver.resolve(request.workflow, cwd);
+    if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
+    const conversationId = request.conversationId ?? null;
+    const resumable = conversationId
+      ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
+      : undefined;
+    if (resumable) return this.#continue(resumable, resolved.definition);
+
+    const id = newId('run');
+    const workspaceId = request.workspaceId ?? resolved.workspaceId;
+    const worker = await createWorkerConversation(this.ctx.store, id, request.workflow, workspaceId);
+    const at = now();
+    const run: RunRecord = {
+      id,
+      workflow: request.workflow,
+      status: 'pending',
+      message: request.message,
+      conversationId,
+      platformId: worker.platform_conversation_id,
+      workspaceId,
+      cwd,
+      trigger: request.trigger,
+      createdAt: at,
+      startedAt: null,
+      finishedAt: null,
+      updatedAt: at,
+      error: null,
+      costUsd: null,
+      nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
+      resumePending: false,
+      variables: request.variables ?? {},
+      definition: resolved.definition,
+    };
+    await this.runs.save(run);
+    await this.runs.emit(run, 'run_created', { trigger: run.trigger, message: run.message });
+    this.#enqueue(run);
+    return run;
+  }
+
+  /** Resume: same run id; completed nodes keep their outputs, everything else runs again. */
+  async #continue(run: RunRecord, definition: unknown): Promise<RunRecord> {
+    for (const [id, state] of Object.entries(run.nodes)) if (state.status !== 'completed') run.nodes[id] = freshNodeState();
+    Object.assign(run, { resumePending: false, status: 'pending', error: null, finishedAt: null, definition });
+    await this.runs.save(run);
+    await this.runs.emit(run, 'run_resumed', { skipped: Object.keys(run.nodes).filter((id) => run.nodes[id]!.status === 'completed') });
+    this.#enqueue(run);
+    return run;
+  }
+
+  #enqueue(run: RunRecord, front = false): void {
+    if (front) this.#queue.unshift(run.id);
+    else this.#queue.push(run.id);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns && this.#queue.length > 0) {
+      const run = this.runs.get(this.#queue.shift()!);
+      if (run && run.status === 'pending') this.#launch(run);
+    }
+  }
+
+  #launch(run: RunRecord): void {
+    const controller = new AbortController();
+    const done = (async () => {
+      let failure: string | null = null;
+      try {
+        const validation = validateWorkflowSource(run.definition);
+        if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
+        Object.assign(run, { status: 'running', startedAt: run.startedAt ?? now() });
+        await this.runs.save(run);
+        await this.runs.emit(run, 'run_started', {});
+        await executeRun(
+          { ctx: this.ctx, runs: this.runs, agents: this.agents, loadCommand: (n, c) => this.resolver.loadCommand(n, c), parallelism: RUN_PARALLELISM },
+          run,
+          validation.workflow,
+          controller.signal,
+        );
+      } catch (error) {
+        failure = (error as Error).message;
+        this.ctx.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
+      }
+      await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
+    })();
+    this.#active.set(run.id, { controller, done });
+    void done.finally(() => {
+      this.#active.delete(run.id);
+      this.#pump();
+    });
+  }
+
+  /** The one place a run reaches its resulting state after execution or an outside stop. */
+  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
+    const at = now();
+    const closeOpenNodes = (status: 'cancelled' | 'failed', error: string) => {
+      for (const state of Object.values(run.nodes)) {
+        if (!isNodeDone(state.status)) Object.assign(state, { status, error, finishedAt: state.startedAt ? at : null });
+      }
+    };
+    run.costUsd = sumCost(Object.values(run.nodes));
+    if (reason === 'cancel' || reason === 'abandon') {
+      closeOpenNodes('cancelled', reason === 'cancel' ? 'cancelled' : 'abandoned');
+      Object.assign(run, { status: reason === 'cancel' ? 'cancelled' : 'abandoned', finishedAt: at });
+      await this.runs.save(run);
+      await this.runs.emit(run, reason === 'cancel' ? 'run_cancelled' : 'run_abandoned', {});
+    } else if (reason === 'shutdown') {
+      for (const state of Object.values(run.nodes)) if (state.status === 'running') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: at });
+      Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: at });
+      await this.runs.save(run);
+      await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
+    } else {
+      const status = failure ? 'failed' : settledStatus(run.nodes);
+      if (status === 'paused') {
+        const gate = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')![0];
+        const node = validateWorkflowSource(run.definition);
+        const message = node.ok ? node.workflow.nodes.find((n) => n.id === gate)?.action : undefined;
+        run.status = 'paused';
+        await this.runs.save(run);
+        await this.runs.emit(run, 'run_paused', { nodeId: gate, message: message?.kind === 'approval' ? message.message : '' });
+      } else if (status === 'failed') {
+        const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
+        run.error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
+        closeOpenNodes('cancelled', 'not run');
+        Object.assign(run, { status: 'failed', finishedAt: at });
+        await this.runs.save(run);
+        await this.runs.emit(run, 'run_failed', { error: run.error });
+      } else {
+        Object.assign(run, { status: 'completed', finishedAt: at, error: null });
+        await this.runs.save(run);
+        await this.runs.emit(run, 'run_completed', { costUsd: run.costUsd });
+      }
+    }
+    this.#notifySettled(run);
+  }
+
+  #notifySettled(run: RunRecord): void {
+    if (!isSettled(run.status)) return;
+    const waiters = this.#waiters.get(run.id);
+    this.#waiters.delete(run.id);
+    for (const resolve of waiters ?? []) resolve(run);
+  }
+
+  /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
+  waitUntilSettled(runId: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    if (isSettled(run.status) && !this.#active.has(run.id)) return Promise.resolve(run);
+    return new Promise((resolve) => {
+      const set = this.#waiters.get(run.id) ?? new Set();
+      set.add(resolve);
+      this.#waiters.set(run.id, set);
+    });
+  }
+
+  /** Stops a pending or executing run from outside and waits until its processes are gone. */
+  async #stop(run: RunRecord, reason: 'cancel' | 'abandon'): Promise<RunRecord> {
+    const active = this.#active.get(run.id);
+    if (active) {
+      active.controller.abort(reason);
+      await active.done;
+      return run;
+    }
+    this.#queue = this.#queue.filter((id) => id !== run.id);
+    await this.#finish(run, reason, null);
+    return run;
+  }
+
+  cancel(runId: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('cancel', run.status);
+    return this.#stop(run, 'cancel');
+  }
+
+  abandon(runId: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('abandon', run.status);
+    return this.#stop(run, 'abandon');
+  }
+
+  /** The first waiting gate (definition order) completes with the comment as its output. */
+  async approve(runId: string, comment?: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('approve', run.status);
+    const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
+    const at = now();
+    Object.assign(gate, { status: 'completed', output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
+    run.status = 'pending';
+    await this.runs.save(run);
+    await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
+    await this.runs.emit(run, 'node_completed', { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs });
+    this.#enqueue(run, true);
+    return run;
+  }
+
+  async reject(runId: string, reason?: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('reject', run.status);
+    const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
+    const at = now();
+    const why = reason ?? '';
+    Object.assign(gate, { status: 'cancelled', error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
+    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) Object.assign(state, { status: 'cancelled', error: 'rejected' });
+    Object.assign(run, { status: 'cancelled', rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) });
+    await this.runs.save(run);
+    await this.runs.emit(run, 'run_rejected', { nodeId: gateId, reason: why });
+    await this.runs.emit(run, 'run_cancelled', { reason: 'rejected' });
+    this.#notifySettled(run);
+    return run;
+  }
+
+  async resume(runId: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('resume', run.status);
+    run.resumePending = true;
+    await this.runs.save(run);
+    return run;
+  }
+
+  async delete(runId: string): Promise<RunRecord> {
+    const run = this.runs.resolve(runId);
+    assertOperationAllowed('delete', run.status);
+    // Published, not persisted: the log it would go to is being removed with the run.
+    this.ctx.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
+    await this.runs.delete(run);
+    return run;
+  }
+
+  get(runId: string): RunRecord {
+    return this.runs.resolve(runId);
+  }
+
+  byWorker(platformId: string): RunRecord {
+    const run = this.runs.find((r) => r.platformId === platformId);
+    if (!run) throw notFound('run_not_found', `No run has the worker conversation '${platformId}'.`);
+    return run;
+  }
+
+  list(filter: RunFilter = {}): { runs: RunRecord[]; total: number } {
+    const matches = this.runs
+      .all()
+      .filter((r) => (!filter.status?.length || filter.status.includes(r.status)) && (!filter.workflow || r.workflow === filter.workflow) && (!filter.conversationId || r.conversationId === filter.conversationId))
+      .sort((a, b) => (a.id < b.id ? 1 : -1));
+    const offset = filter.offset ?? 0;
+    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
+  }
+
+  /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const active = [...this.#active.values()];
+    for (const { controller } of active) controller.abort('shutdown');
+    await Promise.allSettled(active.map((a) => a.done));
+  }
+}

@@ -1,0 +1,181 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppContext } from '../app/context.js';
+import type { Agent } from '../agents/index.js';
+import type { AssistantName } from '../config/assistants.js';
+import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
+import { decideNode } from './dag-rules.js';
+import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
+import { runBashNode } from './nodes/bash.js';
+import { runPromptNode } from './nodes/prompt.js';
+import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner } from './nodes/types.js';
+import type { RunStore } from './run-store.js';
+import type { NodeState, RunRecord } from './types.js';
+
+export interface ExecutorDeps {
+  ctx: AppContext;
+  runs: RunStore;
+  agents: Record<AssistantName, Agent>;
+  loadCommand(name: string, cwd: string): Promise<string | undefined>;
+  /** Nodes of one run executing at once. */
+  parallelism: number;
+}
+
+const RUNNERS: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPromptNode, command: runPromptNode };
+
+const now = () => new Date().toISOString();
+
+const abortableDelay = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** The variables of CONTRACT §6 that every node sees (as text in prompts, as env in bash). */
+export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
+  return {
+    ARGUMENTS: run.message,
+    USER_MESSAGE: run.message,
+    RUN_ID: run.id,
+    WORKFLOW_NAME: run.workflow,
+    ARTIFACTS_DIR: artifactsDir,
+    WORKSPACE_DIR: run.cwd,
+    ...run.variables,
+  };
+}
+
+/** Outputs of nodes completed earlier (resume, approval after a restart), read back in full. */
+async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Record<string, string>> {
+  const outputs: Record<string, string> = {};
+  for (const [id, state] of Object.entries(run.nodes)) {
+    if (state.status !== 'completed') continue;
+    outputs[id] = state.outputTruncated
+      ? await readFile(join(artifactsDir, `${id}.out`), 'utf8').catch(() => state.output ?? '')
+      : (state.output ?? '');
+  }
+  return outputs;
+}
+
+/**
+ * Executes a run's DAG until nothing more can start: a ready queue, not layer by layer — a node
+ * starts as soon as its dependencies are done, up to the parallelism limit. Returns when every
+ * started node has finished; the caller decides the run's resulting state.
+ */
+export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, signal: AbortSignal): Promise<void> {
+  const { runs } = deps;
+  const artifactsDir = runs.artifactsDir(run.id);
+  const variables = runVariables(run, artifactsDir);
+  const outputs = await restoreOutputs(run, artifactsDir);
+  for (const node of workflow.nodes) run.nodes[node.id] ??= freshNodeState();
+  const running = new Map<string, Promise<void>>();
+
+  const runNode = async (node: WorkflowNode, state: NodeState) => {
+    Object.assign(state, { ...freshNodeState(), status: 'running', startedAt: now() });
+    await runs.save(run);
+    await runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
+    const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
+    log.on('error', () => {});
+    let streamedBytes = 0;
+    const onOutput = (stream: string, text: string) => {
+      log.write(text);
+      if (streamedBytes >= OUTPUT_CAP_BYTES) return;
+      const { text: part, truncated } = capUtf8(text, OUTPUT_CAP_BYTES - streamedBytes);
+      streamedBytes += Buffer.byteLength(part);
+      if (truncated) streamedBytes = OUTPUT_CAP_BYTES;
+      void runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) });
+    };
+    let outcome: NodeOutcome | undefined;
+    let failure: NodeFailure | undefined;
+    let cancelled = false;
+    const started = Date.now();
+    for (let attempt = 1; attempt <= node.retry.maxAttempts; attempt++) {
+      state.attempts = attempt;
+      try {
+        outcome = await RUNNERS[node.action.kind as 'bash' | 'prompt' | 'command']({
+          ctx: deps.ctx, run, workflow, node, outputs, variables, signal, onOutput, agents: deps.agents, loadCommand: deps.loadCommand,
+        });
+        failure = undefined;
+        break;
+      } catch (error) {
+        if (error instanceof NodeCancelled || signal.aborted) {
+          cancelled = true;
+          break;
+        }
+        failure = error instanceof NodeFailure ? error : new NodeFailure('internal_error', (error as Error).message);
+        if (attempt < node.retry.maxAttempts) {
+          onOutput('system', `attempt ${attempt} failed: ${failure.message}; retrying${node.retry.delayMs ? ` in ${node.retry.delayMs} ms` : ''}\n`);
+          await abortableDelay(node.retry.delayMs, signal);
+          if (signal.aborted) {
+            cancelled = true;
+            break;
+          }
+        }
+      }
+    }
+    await new Promise<void>((resolve) => log.end(resolve));
+    state.finishedAt = now();
+    state.durationMs = Date.now() - started;
+    if (cancelled) {
+      state.status = 'cancelled';
+      state.error = 'cancelled';
+    } else if (outcome) {
+      await writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
+      outputs[node.id] = outcome.output;
+      const capped = capUtf8(outcome.output);
+      Object.assign(state, {
+        status: 'completed',
+        output: capped.text,
+        outputTruncated: capped.truncated,
+        costUsd: outcome.costUsd ?? null,
+        tokens: outcome.tokens ?? null,
+        model: outcome.model ?? null,
+      });
+      await runs.emit(run, 'node_completed', {
+        nodeId: node.id, durationMs: state.durationMs, costUsd: state.costUsd, output: capped.text, attempts: state.attempts,
+      });
+    } else {
+      state.status = 'failed';
+      state.error = failure?.message ?? 'failed';
+      await runs.emit(run, 'node_failed', { nodeId: node.id, error: state.error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
+    }
+    await runs.save(run);
+  };
+
+  // Start everything that can start; skips can unblock further skips, so repeat until stable.
+  const schedule = async () => {
+    let changed = true;
+    while (changed && !signal.aborted) {
+      changed = false;
+      for (const node of workflow.nodes) {
+        const state = run.nodes[node.id]!;
+        if (state.status !== 'pending' || running.has(node.id)) continue;
+        const decision = decideNode(node, run.nodes, outputs);
+        if (decision.kind === 'wait') continue;
+        if (decision.kind === 'skip') {
+          Object.assign(state, { status: 'skipped', reason: decision.reason, finishedAt: now() });
+          await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
+          await runs.save(run);
+          changed = true;
+        } else if (node.action.kind === 'approval') {
+          Object.assign(state, { status: 'waiting_approval', startedAt: now() });
+          await runs.save(run);
+        } else if (running.size < deps.parallelism) {
+          running.set(node.id, runNode(node, state).finally(() => running.delete(node.id)));
+        }
+      }
+    }
+  };
+
+  await schedule();
+  while (running.size > 0) {
+    await Promise.race(running.values());
+    if (!signal.aborted) await schedule();
+  }
+}

@@ -1,0 +1,46 @@
+import type { AppContext } from '../../app/context.js';
+import type { Agent } from '../../agents/index.js';
+import type { AssistantName } from '../../config/assistants.js';
+import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
+import type { RunRecord } from '../types.js';
+
+/** What a node runner gets: the node, the run, upstream outputs, and where to stream output. */
+export interface NodeRunContext {
+  ctx: AppContext;
+  run: RunRecord;
+  workflow: WorkflowDefinition;
+  node: WorkflowNode;
+  /** Outputs of completed nodes, full length. */
+  outputs: Readonly<Record<string, string>>;
+  /** The run variables of CONTRACT §6 (ARGUMENTS, RUN_ID, …) plus trigger variables. */
+  variables: Readonly<Record<string, string>>;
+  signal: AbortSignal;
+  onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
+  agents: Record<AssistantName, Agent>;
+  loadCommand(name: string, cwd: string): Promise<string | undefined>;
+}
+
+export interface NodeOutcome {
+  output: string;
+  costUsd?: number | null;
+  tokens?: { input: number; output: number } | null;
+  model?: string | null;
+}
+
+/** A node attempt that failed; `code` is a stable reason (`timeout`, `exit_code`, an agent code…). */
+export class NodeFailure extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'NodeFailure';
+  }
+}
+
+/** The attempt stopped because the run was cancelled, abandoned or the server is stopping. */
+export class NodeCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'NodeCancelled';
+  }
+}
+
+export type NodeRunner = (run: NodeRunContext) => Promise<NodeOutcome>;

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Grace between SIGTERM and SIGKILL when stopping a node's processes (CONTRACT §5). */
+export const KILL_GRACE_MS = 5000;
+
+export interface GroupProcess {
+  child: ChildProcess;
+  /** Resolves when the leader exits and its output is drained (or abandoned to stray holders). */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM to the whole group, SIGKILL after the grace period if anything is left. */
+  terminate(graceMs?: number): Promise<void>;
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // the group is gone
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  return signalGroup(pid, 0 as unknown as NodeJS.Signals);
+}
+
+/**
+ * Spawns a command as the leader of its own process group, so cancelling kills what it started
+ * too (`sleep 100 &` included) — a plain `child.kill()` reaches only the leader.
+ */
+export function spawnGroup(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
+): GroupProcess {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    // bash treats a socket on stdin as a remote shell and reads ~/.bashrc: give it none unless needed.
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (options.stdin !== undefined && child.stdin) {
+    child.stdin.on('error', () => {}); // the process may exit before reading its input
+    child.stdin.end(options.stdin);
+  }
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      // A background grandchild can hold stdout open forever; wait briefly for the pipes, then move on.
+      let settled = false;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ code, signal });
+      };
+      const timer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, 500);
+      child.once('close', finish);
+    });
+  });
+  done.catch(() => {});
+
+  const terminate = async (graceMs = KILL_GRACE_MS) => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    if (!signalGroup(pid, 'SIGTERM')) return;
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && groupAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+    if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+  };
+  return { child, done, terminate };
+}

@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import type { EventBus } from '../events/bus.js';
+import { ApiError, notFound } from '../shared/errors.js';
+import type { AppendLog, Collection, Store } from '../store/index.js';
+import type { RunEvent, RunRecord } from './types.js';
+
+/**
+ * Runs and their events on the store: one record file per run (a state change costs the same
+ * however many runs exist) and an append-only `events.jsonl` beside it. Every event gets the
+ * run's next `seq` and a global `pos`, is persisted, and only then published — so a client that
+ * reconnects with Last-Event-ID finds on disk everything it may have seen live.
+ */
+export class RunStore {
+  #seq = new Map<string, number>();
+  #seqLoading = new Map<string, Promise<void>>();
+  #lastPos = 0;
+
+  private constructor(
+    private readonly runs: Collection<RunRecord>,
+    private readonly events: AppendLog<RunEvent>,
+    private readonly store: Store,
+    private readonly bus: EventBus,
+  ) {}
+
+  static async open(store: Store, bus: EventBus): Promise<RunStore> {
+    return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
+  }
+
+  all(): RunRecord[] {
+    return this.runs.all();
+  }
+
+  get(id: string): RunRecord | undefined {
+    return this.runs.get(id);
+  }
+
+  find(predicate: (run: RunRecord) => boolean): RunRecord | undefined {
+    return this.runs.find(predicate);
+  }
+
+  /** An exact id, or an unambiguous prefix of one (the CLI accepts short ids). */
+  resolve(idOrPrefix: string): RunRecord {
+    const exact = this.runs.get(idOrPrefix);
+    if (exact) return exact;
+    const matches = idOrPrefix.length >= 4 ? this.runs.filter((run) => run.id.startsWith(idOrPrefix)) : [];
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      throw new ApiError(400, 'ambiguous_run_id', `'${idOrPrefix}' matches ${matches.length} runs; give more of the id.`, {
+        matches: matches.slice(0, 10).map((run) => run.id),
+      });
+    }
+    throw notFound('run_not_found', `No run '${idOrPrefix}'.`);
+  }
+
+  save(run: RunRecord): Promise<void> {
+    run.updatedAt = new Date().toISOString();
+    return this.runs.put(run);
+  }
+
+  async delete(run: RunRecord): Promise<void> {
+    await this.runs.delete(run.id);
+    this.#seq.delete(run.id);
+  }
+
+  readEvents(runId: string): Promise<RunEvent[]> {
+    return this.events.read(`${runId}/events`);
+  }
+
+  artifactsDir(runId: string): string {
+    return this.store.dataDir('runs', runId, 'artifacts');
+  }
+
+  /** Hybrid clock: microseconds of wall time, bumped so positions never repeat or go back. */
+  #nextPos(): number {
+    this.#lastPos = Math.max(this.#lastPos + 1, Date.now() * 1000);
+    return this.#lastPos;
+  }
+
+  /** A run loaded from disk (paused, resumed, recovered) continues its numbering. */
+  #loadSeq(runId: string): Promise<void> {
+    let loading = this.#seqLoading.get(runId);
+    if (!loading) {
+      loading = this.readEvents(runId).then((events) => {
+        if (!this.#seq.has(runId)) this.#seq.set(runId, events.reduce((max, event) => Math.max(max, event.seq), 0));
+        this.#seqLoading.delete(runId);
+      });
+      this.#seqLoading.set(runId, loading);
+    }
+    return loading;
+  }
+
+  /**
+   * Persists then publishes. Seq assignment and the append call happen in one synchronous step,
+   * and appends of a run are serialized, so file order, seq order and publish order agree.
+   */
+  async emit(run: RunRecord, type: string, fields: Record<string, unknown> = {}): Promise<RunEvent> {
+    if (!this.#seq.has(run.id)) await this.#loadSeq(run.id);
+    const seq = this.#seq.get(run.id)! + 1;
+    this.#seq.set(run.id, seq);
+    const event: RunEvent = {
+      type,
+      at: new Date().toISOString(),
+      runId: run.id,
+      seq,
+      pos: this.#nextPos(),
+      conversationId: run.conversationId,
+      platformId: run.platformId,
+      workflow: run.workflow,
+      ...fields,
+    };
+    await this.events.append(`${run.id}/events`, event);
+    this.bus.publish(event);
+    return event;
+  }
+
+  eventsPath(runId: string): string {
+    return join(this.store.home, 'data', 'runs', runId, 'events.jsonl');
+  }
+}

@@ -1,0 +1,185 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { toRunView } from '../../engine/run-view.js';
+import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
+import { badRequest } from '../../shared/errors.js';
+import { defineRoute, reply } from '../route.js';
+
+const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
+
+const NodeStateSchema = z.object({
+  status: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  output: z.string().nullable(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+});
+
+const RunSchema = z
+  .object({
+    id: z.string(),
+    workflow: z.string(),
+    status: z.enum(RUN_STATUSES),
+    message: z.string(),
+    conversationId: z.string().nullable(),
+    platformId: z.string(),
+    workspaceId: z.string().nullable(),
+    cwd: z.string(),
+    trigger: z.enum(['api', 'cli', 'webhook']),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    error: z.string().nullable(),
+    costUsd: z.number().nullable(),
+    resumePending: z.boolean(),
+    nodes: z.record(z.string(), NodeStateSchema),
+  })
+  .passthrough();
+
+const RunDetailSchema = RunSchema.extend({ events: z.array(z.record(z.string(), z.unknown())) });
+
+const StartBody = z.strictObject({
+  message: z.string().max(256 * 1024).describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow'),
+  conversationId: z.string().min(1).max(200).nullish().describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
+  cwd: z.string().optional().describe('absolute working directory (default: the server\'s); project workflows are found under it'),
+  trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
+});
+
+const StatusList = z
+  .string()
+  .transform((value, issue) => {
+    const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
+    if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
+    return parts as RunStatus[];
+  });
+
+const ListQuery = z.object({
+  status: StatusList.optional().describe('comma-separated run states'),
+  workflow: z.string().optional(),
+  conversationId: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const WorkflowParams = z.object({ name: z.string().min(1) });
+
+function checkCwd(cwd: string | undefined): string | undefined {
+  if (cwd === undefined) return undefined;
+  if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw badRequest('invalid_request', `cwd must be an existing absolute directory (got '${cwd}').`, [{ path: 'cwd', message: 'not an existing absolute directory' }]);
+  }
+  return cwd;
+}
+
+const operation = (op: 'cancel' | 'resume' | 'abandon', summary: string) =>
+  defineRoute({
+    method: 'POST',
+    path: `/api/workflows/runs/{runId}/${op}`,
+    summary,
+    tag: 'runs',
+    params: RunIdParams,
+    errors: [400, 404, 409],
+    responses: { 200: { description: 'The run after the operation', schema: RunSchema } },
+    handle: async ({ ctx, params }) => toRunView(await ctx.engine[op](params.runId)),
+  });
+
+export const runRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/{name}/run',
+    summary: 'Start a run (or continue a resumable one of the same conversation)',
+    tag: 'runs',
+    params: WorkflowParams,
+    body: StartBody,
+    errors: [400, 404, 413, 415],
+    responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES) }) } },
+    handle: async ({ ctx, params, body }) => {
+      const run = await ctx.engine.start({
+        workflow: params.name,
+        message: body.message,
+        conversationId: body.conversationId ?? null,
+        cwd: checkCwd(body.cwd),
+        trigger: body.trigger ?? 'api',
+      });
+      return reply(202, { runId: run.id, status: run.status });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/runs',
+    summary: 'List runs, newest first',
+    tag: 'runs',
+    query: ListQuery,
+    errors: [400],
+    responses: { 200: { description: 'Runs', schema: z.object({ runs: z.array(RunSchema), total: z.number().int() }) } },
+    handle: ({ ctx, query }) => {
+      const { runs, total } = ctx.engine.list(query);
+      return { runs: runs.map((run) => toRunView(run)), total };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/runs/by-worker/{platformId}',
+    summary: 'Find a run by its worker conversation id',
+    tag: 'runs',
+    params: z.object({ platformId: z.string().min(1) }),
+    errors: [404],
+    responses: { 200: { description: 'The run', schema: RunSchema } },
+    handle: ({ ctx, params }) => toRunView(ctx.engine.byWorker(params.platformId)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/runs/{runId}',
+    summary: 'Run details with events',
+    tag: 'runs',
+    params: RunIdParams,
+    errors: [400, 404],
+    responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
+    handle: async ({ ctx, params }) => {
+      const run = ctx.engine.get(params.runId);
+      return toRunView(run, { detail: true, events: await ctx.engine.runs.readEvents(run.id) });
+    },
+  }),
+  operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),
+  operation('resume', 'Mark a failed run to be continued by the next start of its workflow in its conversation'),
+  operation('abandon', 'Abandon a non-terminal run'),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/approve',
+    summary: 'Approve a paused run (the waiting gate completes with the comment as its output)',
+    tag: 'runs',
+    params: RunIdParams,
+    body: z.strictObject({ comment: z.string().max(64 * 1024).optional() }),
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The run', schema: RunSchema } },
+    handle: async ({ ctx, params, body }) => toRunView(await ctx.engine.approve(params.runId, body?.comment)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/reject',
+    summary: 'Reject a paused run (it ends cancelled, the reason recorded)',
+    tag: 'runs',
+    params: RunIdParams,
+    body: z.strictObject({ reason: z.string().max(64 * 1024).optional() }),
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The run', schema: RunSchema } },
+    handle: async ({ ctx, params, body }) => toRunView(await ctx.engine.reject(params.runId, body?.reason)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/workflows/runs/{runId}',
+    summary: 'Delete a terminal run with its events and artifacts',
+    tag: 'runs',
+    params: RunIdParams,
+    errors: [400, 404, 409],
+    responses: { 200: { description: 'Deleted', schema: z.object({ deleted: z.literal(true), runId: z.string() }) } },
+    handle: async ({ ctx, params }) => ({ deleted: true, runId: (await ctx.engine.delete(params.runId)).id }),
+  }),
+];
