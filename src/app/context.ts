@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
+import { WorkflowCatalog } from '../workflows/catalog.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -22,6 +23,8 @@ export interface AppContext {
   /** The address the server listens on, once it does. */
   listening?: { host: string; port: number; url: string };
   assistants: AssistantsConfigService;
+  /** Workflow discovery, project-file CRUD, commands and the webhook trigger registry. */
+  workflows: WorkflowCatalog;
   /** Run in reverse order on shutdown (end SSE streams, stop the scheduler, …). */
   closers: Set<() => unknown>;
   engine: RunEngine;
@@ -47,10 +50,16 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
+      // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
+      // The server registers the webhook triggers it can see before its first request.
+      workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
     } as Omit<AppContext, 'engine'> as AppContext;
     // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-    ctx.engine = await RunEngine.open(ctx, createDiscoveryResolver(store), { recover: options.lock !== false });
+    ctx.engine = await RunEngine.open(ctx, createDiscoveryResolver(store), {
+      recover: options.lock !== false,
+      requeuePending: options.lock === 'server',
+    });
     return ctx;
   } catch (error) {
     await store.close();

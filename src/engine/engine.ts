@@ -62,10 +62,10 @@ export class RunEngine {
   static async open(
     ctx: AppContext,
     resolver: WorkflowResolver,
-    options: { recover: boolean; agents?: Record<AssistantName, Agent> },
+    options: { recover: boolean; requeuePending?: boolean; agents?: Record<AssistantName, Agent> },
   ): Promise<RunEngine> {
     const engine = new RunEngine(ctx, await RunStore.open(ctx.store, ctx.bus), resolver, options.agents ?? createAgents(ctx.settings));
-    if (options.recover) await engine.#recover();
+    if (options.recover) await engine.#recover(options.requeuePending ?? true);
     else engine.#closed = true;
     return engine;
   }
@@ -74,8 +74,11 @@ export class RunEngine {
     return { running: this.#active.size, queued: this.#queue.length, max: this.ctx.settings.maxConcurrentRuns };
   }
 
-  /** Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused` stay. */
-  async #recover(): Promise<void> {
+  /**
+   * Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused`
+   * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
+   */
+  async #recover(requeuePending: boolean): Promise<void> {
     const runs = this.runs.all().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     for (const run of runs) {
       if (run.status === 'running') {
@@ -86,7 +89,7 @@ export class RunEngine {
         await this.runs.save(run);
         await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
         this.ctx.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
-      } else if (run.status === 'pending') {
+      } else if (run.status === 'pending' && requeuePending) {
         this.#queue.push(run.id);
       }
     }
@@ -98,7 +101,7 @@ export class RunEngine {
     const resolved = await this.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
-    const resumable = conversationId
+    const resumable = conversationId !== null
       ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
       : undefined;
     if (resumable) return this.#continue(resumable, resolved.definition);
@@ -112,7 +115,9 @@ export class RunEngine {
       workflow: request.workflow,
       status: 'pending',
       message: request.message,
-      conversationId,
+      // Without a conversation of its own, a run belongs to its worker conversation: starting the
+      // workflow again with that id is how such a run is resumed.
+      conversationId: conversationId ?? worker.platform_conversation_id,
       platformId: worker.platform_conversation_id,
       workspaceId,
       cwd,

@@ -1,0 +1,126 @@
+import type { StreamEvent } from '../../events/bus.js';
+import type { RunView } from '../../engine/run-view.js';
+import type { IO } from '../io.js';
+import { styler, type Styler } from '../output.js';
+import { formatCost, formatMs } from './outcome.js';
+
+export interface PrinterOptions {
+  /** Stream node output (prefixed by node id). */
+  verbose: boolean;
+  /** Print nothing while following (`--json`, `--wait`). */
+  quiet: boolean;
+}
+
+interface Spinner {
+  text: string;
+  start(): Spinner;
+  stop(): Spinner;
+  isSpinning: boolean;
+}
+
+/**
+ * Progress of a followed run. On a TTY: one spinner naming the nodes running now, and a line per
+ * node as it ends; piped: plain lines, no colour, no spinner. The same printer serves live
+ * streams (SSE) and the offline foreground mode (the in-process bus).
+ */
+export class RunPrinter {
+  #running = new Map<string, number>();
+  #spinner: Spinner | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #paint: Styler | undefined;
+
+  private constructor(private readonly io: IO, private readonly options: PrinterOptions) {}
+
+  static async create(io: IO, options: PrinterOptions): Promise<RunPrinter> {
+    const printer = new RunPrinter(io, options);
+    printer.#paint = await styler(io);
+    if (io.canSpin && !options.quiet) {
+      const { default: ora } = await import('ora');
+      printer.#spinner = ora({ stream: io.stderr as NodeJS.WriteStream, discardStdin: false }) as unknown as Spinner;
+    }
+    return printer;
+  }
+
+  #line(text: string): void {
+    if (this.options.quiet) return;
+    const spinning = this.#spinner?.isSpinning;
+    if (spinning) this.#spinner!.stop();
+    this.io.out(`${text}\n`);
+    if (spinning) this.#spinner!.start();
+  }
+
+  #refreshSpinner(): void {
+    if (!this.#spinner) return;
+    if (this.#running.size === 0) {
+      this.#spinner.stop();
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    const names = [...this.#running.entries()].map(([id, since]) => `${id} ${formatMs(Date.now() - since)}`);
+    this.#spinner.text = `running ${names.join(', ')}`;
+    if (!this.#spinner.isSpinning) this.#spinner.start();
+    this.#timer ??= setInterval(() => this.#refreshSpinner(), 500);
+  }
+
+  handle(event: StreamEvent): void {
+    const p = this.#paint!;
+    const node = event.nodeId ?? '';
+    switch (event.type) {
+      case 'run_created':
+        this.#line(p.dim(`run ${event.runId} of ${String(event.workflow)} created`));
+        break;
+      case 'run_resumed':
+        this.#line(p.dim(`run ${event.runId} resumed; completed nodes are skipped`));
+        break;
+      case 'node_started':
+        this.#running.set(node, Date.now());
+        if (!this.#spinner) this.#line(`${node} started`);
+        break;
+      case 'node_output':
+        if (this.options.verbose && typeof event.text === 'string') {
+          const prefix = p.dim(`[${node}] `);
+          const text = event.text.replace(/\n$/, '');
+          if (text) this.#line(text.split('\n').map((l) => prefix + l).join('\n'));
+        }
+        break;
+      case 'node_completed':
+        this.#running.delete(node);
+        this.#line(`${p.green('✔')} ${node} ${p.dim(formatMs(event.durationMs as number))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`);
+        break;
+      case 'node_failed':
+        this.#running.delete(node);
+        this.#line(`${p.red('✖')} ${node} ${String(event.error)}`);
+        break;
+      case 'node_skipped':
+        this.#line(`${p.yellow('↷')} ${node} skipped: ${String(event.reason)}`);
+        break;
+      case 'run_paused':
+        this.#line(`${p.yellow('⏸')} paused at ${node}: ${String(event.message)}\n  approve: svc approve ${event.runId}   reject: svc reject ${event.runId}`);
+        break;
+      case 'run_approved':
+        this.#line(`${p.green('✔')} ${node} approved${event.comment ? `: ${String(event.comment)}` : ''}`);
+        break;
+      case 'run_rejected':
+        this.#line(`${p.red('✖')} ${node} rejected${event.reason ? `: ${String(event.reason)}` : ''}`);
+        break;
+    }
+    this.#refreshSpinner();
+  }
+
+  /** The closing summary once the run settled; printed even when progress was quiet (`--wait`). */
+  finish(run: RunView): void {
+    this.#running.clear();
+    this.#refreshSpinner();
+    const p = this.#paint!;
+    const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '';
+    const cost = run.costUsd === null ? '' : ` ${formatCost(run.costUsd)}`;
+    const colour = run.status === 'completed' ? p.green : run.status === 'paused' ? p.yellow : p.red;
+    this.io.out(`${colour(run.status)} ${run.workflow} ${run.id}${duration ? ` in ${duration}` : ''}${cost}${run.error ? `: ${run.error}` : ''}\n`);
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#spinner?.stop();
+  }
+}
