@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { AssistantsConfigService } from '../config/assistants.js';
-import { createDiscoveryResolver } from '../engine/discovery-resolver.js';
+import { catalogResolver } from '../engine/catalog-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -56,7 +56,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       closers: new Set(),
     } as Omit<AppContext, 'engine'> as AppContext;
     // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-    ctx.engine = await RunEngine.open(ctx, createDiscoveryResolver(store), {
+    ctx.engine = await RunEngine.open(ctx, catalogResolver(ctx.workflows), {
       recover: options.lock !== false,
       requeuePending: options.lock === 'server',
     });

@@ -4,14 +4,14 @@ import type { AssistantName } from '../config/assistants.js';
 import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { validateWorkflowSource } from '../workflows/index.js';
+import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
 import { settledStatus } from './dag-rules.js';
-import { executeRun } from './executor.js';
+import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { RunStore } from './run-store.js';
 import { assertOperationAllowed } from './transitions.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
-import type { WorkflowResolver } from './workflow-resolver.js';
+import type { ResolvedWorkflow, WorkflowResolver } from './workflow-resolver.js';
 
 export interface StartRunRequest {
   workflow: string;
@@ -104,7 +104,7 @@ export class RunEngine {
     const resumable = conversationId !== null
       ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
       : undefined;
-    if (resumable) return this.#continue(resumable, resolved.definition);
+    if (resumable) return this.#continue(resumable, resolved);
 
     const id = newId('run');
     const workspaceId = request.workspaceId ?? resolved.workspaceId;
@@ -139,10 +139,18 @@ export class RunEngine {
     return run;
   }
 
-  /** Resume: same run id; completed nodes keep their outputs, everything else runs again. */
-  async #continue(run: RunRecord, definition: unknown): Promise<RunRecord> {
-    for (const [id, state] of Object.entries(run.nodes)) if (state.status !== 'completed') run.nodes[id] = freshNodeState();
-    Object.assign(run, { resumePending: false, status: 'pending', error: null, finishedAt: null, definition });
+  /**
+   * Resume: same run id; completed nodes keep their outputs, everything else runs again. The nodes
+   * are those of the definition as it is now (a node removed to fix the workflow is gone).
+   */
+  async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
+    run.nodes = Object.fromEntries(
+      resolved.workflow.nodes.map((node) => {
+        const state = run.nodes[node.id];
+        return [node.id, state?.status === 'completed' ? state : freshNodeState()];
+      }),
+    );
+    Object.assign(run, { resumePending: false, status: 'pending', error: null, finishedAt: null, definition: resolved.definition });
     await this.runs.save(run);
     await this.runs.emit(run, 'run_resumed', { skipped: Object.keys(run.nodes).filter((id) => run.nodes[id]!.status === 'completed') });
     this.#enqueue(run);
@@ -206,7 +214,11 @@ export class RunEngine {
       await this.runs.save(run);
       await this.runs.emit(run, reason === 'cancel' ? 'run_cancelled' : 'run_abandoned', {});
     } else if (reason === 'shutdown') {
-      for (const state of Object.values(run.nodes)) if (state.status === 'running') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: at });
+      // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
+      // have done that, and those nodes were interrupted like the run (as after a crash).
+      for (const state of Object.values(run.nodes)) {
+        if (state.status === 'running' || state.status === 'cancelled') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: state.finishedAt ?? at });
+      }
       Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: at });
       await this.runs.save(run);
       await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
@@ -214,11 +226,9 @@ export class RunEngine {
       const status = failure ? 'failed' : settledStatus(run.nodes);
       if (status === 'paused') {
         const gate = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')![0];
-        const node = validateWorkflowSource(run.definition);
-        const message = node.ok ? node.workflow.nodes.find((n) => n.id === gate)?.action : undefined;
         run.status = 'paused';
         await this.runs.save(run);
-        await this.runs.emit(run, 'run_paused', { nodeId: gate, message: message?.kind === 'approval' ? message.message : '' });
+        await this.runs.emit(run, 'run_paused', { nodeId: gate, message: this.#gateMessage(run, gate) });
       } else if (status === 'failed') {
         const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
         run.error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
@@ -233,6 +243,15 @@ export class RunEngine {
       }
     }
     this.#notifySettled(run);
+  }
+
+  /** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */
+  #gateMessage(run: RunRecord, gateId: string): string {
+    const validation = validateWorkflowSource(run.definition);
+    const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
+    if (action?.kind !== 'approval') return '';
+    const outputs = Object.fromEntries(Object.entries(run.nodes).flatMap(([id, s]) => (s.status === 'completed' ? [[id, s.output ?? '']] : [])));
+    return renderPrompt(action.message, runVariables(run, this.runs.artifactsDir(run.id)), outputs);
   }
 
   #notifySettled(run: RunRecord): void {

@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { commandRoutes, workflowRoutes } from './workflows.js';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -17,7 +18,7 @@ const openApiRoute = defineRoute({
 });
 
 /** Every route the server answers. Adding a route here is what puts it in the OpenAPI document. */
-export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, ...runRoutes, ...streamRoutes, openApiRoute];
+export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, ...workflowRoutes, ...commandRoutes, ...runRoutes, ...streamRoutes, openApiRoute];
 
 let cachedDocument: { version: string; document: Record<string, unknown> } | undefined;
 

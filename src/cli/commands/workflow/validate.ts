@@ -1,0 +1,61 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { validateWorkflowSource } from '../../../workflows/validate.js';
+import { checkWorkflowFile, isWorkflowFileName } from '../../../workflows/workflow-file.js';
+import { UsageError } from '../../exit-codes.js';
+import type { CommandRun } from '../../program.js';
+import { printJson } from '../../output.js';
+
+interface FileReport {
+  file: string;
+  valid: boolean;
+  errors: string[];
+}
+
+/** A directory argument stands for the workflow files directly inside it. */
+async function expand(arg: string): Promise<string[]> {
+  const info = await stat(arg).catch(() => undefined);
+  if (!info?.isDirectory()) return [arg];
+  const names = (await readdir(arg)).filter(isWorkflowFileName).sort();
+  if (names.length === 0) throw new UsageError(`${arg}: no .yaml or .yml files in this directory`);
+  return names.map((name) => join(arg, name));
+}
+
+/** Inside `.svc/workflows/` discovery also requires the file stem to equal `name`; elsewhere (drafts) it does not. */
+const inWorkflowsFolder = (file: string) => basename(dirname(file)) === 'workflows' && basename(dirname(dirname(file))) === '.svc';
+
+async function check(file: string): Promise<FileReport> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return { file, valid: false, errors: [`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`] };
+  }
+  const result = inWorkflowsFolder(file) ? checkWorkflowFile(text, file) : validateWorkflowSource(text, { filename: file });
+  return result.ok ? { file, valid: true, errors: [] } : { file, valid: false, errors: result.errors };
+}
+
+/**
+ * `svc workflow validate <file|dir...>`: offline — no server, no store — so it runs in CI and
+ * pre-commit hooks. Prints each problem as `file:line:col: message` (the form editors and CI
+ * annotators parse); exit 1 when any file is invalid, else 0 with one OK line.
+ */
+const validate: CommandRun = async (cmd, args) => {
+  const files = (await Promise.all(args.map(expand))).flat();
+  const reports = await Promise.all(files.map(check));
+  const invalid = reports.filter((r) => !r.valid);
+  if (cmd.globals.json) {
+    printJson(cmd.io, { valid: invalid.length === 0, files: reports });
+  } else {
+    for (const report of invalid) for (const error of report.errors) cmd.io.out(`${error}\n`);
+    const count = (n: number) => `${n} workflow file${n === 1 ? '' : 's'}`;
+    if (invalid.length === 0) cmd.io.out(`ok: ${count(reports.length)} valid\n`);
+    else {
+      const errors = invalid.reduce((n, r) => n + r.errors.length, 0);
+      cmd.io.err(`${invalid.length} of ${count(reports.length)} invalid (${errors} error${errors === 1 ? '' : 's'})\n`);
+    }
+  }
+  return invalid.length === 0 ? 0 : 1;
+};
+
+export default validate;

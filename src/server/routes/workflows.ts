@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { defineRoute, reply } from '../route.js';
+import {
+  RawWorkflowSchema,
+  toSavedDocument,
+  toWorkflowDocument,
+  toWorkflowListing,
+  validateWorkflowSource,
+  WORKFLOW_NAME_PATTERN,
+} from '../../workflows/index.js';
+
+/**
+ * Workflow definitions (spec "Workflow definitions"; CONTRACT §6). `workflow` in every answer is
+ * the definition as the user wrote it (snake_case keys, durations as written), not svc's
+ * normalized form: it is what they edit and what PUT takes back.
+ */
+
+const CwdQuery = z.object({
+  cwd: z
+    .string()
+    .optional()
+    .describe("An existing absolute directory whose .svc/workflows/ is read (and written by PUT); default: the server's working directory."),
+});
+
+const NameParams = z.object({
+  name: z.string().regex(WORKFLOW_NAME_PATTERN, {
+    error: "a workflow name: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters",
+  }),
+});
+
+const DefinitionBody = z.object({
+  definition: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .describe('The workflow as YAML text or as an object (CONTRACT §6).'),
+});
+
+const SourceSchema = z.enum(['project', 'bundled']);
+
+const SummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  source: SourceSchema,
+  filename: z.string().describe('Absolute path of the file.'),
+  nodes: z.int().describe('Number of nodes.'),
+  triggers: z.array(z.object({ kind: z.literal('webhook'), event: z.string(), slug: z.string() })),
+  workspaceId: z.string().nullable().describe('The registered workspace the file was found in, if any.'),
+});
+
+const DiscoveryErrorSchema = z.object({
+  filename: z.string(),
+  error: z.string().describe('One `file:line:col: message` line.'),
+});
+
+const DocumentSchema = z.object({
+  workflow: RawWorkflowSchema.describe('The definition as written (snake_case keys).'),
+  filename: z.string(),
+  source: SourceSchema,
+  workspaceId: z.string().nullable(),
+});
+
+const SavedSchema = DocumentSchema.extend({
+  errors: z.array(z.string()).optional().describe('What discovery reports about the saved file (e.g. a slug taken elsewhere); the file is saved.'),
+});
+
+export const workflowRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows',
+    summary: 'Discover workflows: bundled, then project (.svc/workflows/ under cwd and every workspace)',
+    tag: 'workflows',
+    query: CwdQuery,
+    errors: [400],
+    responses: {
+      200: {
+        description: 'Workflows by name; files that failed to load are in errors and hide nothing else',
+        schema: z.object({ workflows: z.array(SummarySchema), errors: z.array(DiscoveryErrorSchema).optional() }),
+      },
+    },
+    handle: async ({ ctx, query }) => toWorkflowListing(await ctx.workflows.discover(query.cwd)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/validate',
+    summary: 'Validate a definition without saving it',
+    tag: 'workflows',
+    body: DefinitionBody,
+    errors: [400, 413, 415],
+    responses: {
+      200: {
+        description: 'Every problem found, each naming its place',
+        schema: z.object({ valid: z.boolean(), errors: z.array(z.string()).optional() }),
+      },
+    },
+    handle: ({ body }) => {
+      const result = validateWorkflowSource(body.definition);
+      return result.ok ? { valid: true } : { valid: false, errors: result.errors };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/{name}',
+    summary: 'One workflow definition as written',
+    tag: 'workflows',
+    params: NameParams,
+    query: CwdQuery,
+    errors: [400, 404],
+    responses: { 200: { description: 'The workflow', schema: DocumentSchema } },
+    handle: async ({ ctx, params, query }) => toWorkflowDocument(await ctx.workflows.get(params.name, query.cwd)),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/workflows/{name}',
+    summary: 'Create or replace a project workflow: <cwd>/.svc/workflows/<name>.yaml',
+    tag: 'workflows',
+    params: NameParams,
+    query: CwdQuery,
+    body: DefinitionBody,
+    errors: [400, 413, 415, 422],
+    responses: {
+      200: { description: 'Replaced', schema: SavedSchema },
+      201: { description: 'Created', schema: SavedSchema },
+    },
+    handle: async ({ ctx, params, query, body }) => {
+      const saved = await ctx.workflows.save(params.name, body.definition, query.cwd);
+      return reply(saved.created ? 201 : 200, toSavedDocument(saved));
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/workflows/{name}',
+    summary: 'Delete a project workflow (bundled ones are read-only)',
+    tag: 'workflows',
+    params: NameParams,
+    query: CwdQuery,
+    errors: [400, 403, 404],
+    responses: {
+      200: { description: 'The files removed', schema: z.object({ name: z.string(), deleted: z.array(z.string()) }) },
+    },
+    handle: ({ ctx, params, query }) => ctx.workflows.remove(params.name, query.cwd),
+  }),
+];
+
+export const commandRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/commands',
+    summary: 'Commands (markdown prompts): bundled and <cwd>/.svc/commands/*.md',
+    tag: 'workflows',
+    query: CwdQuery,
+    errors: [400],
+    responses: {
+      200: {
+        description: 'Commands by name; a project command overrides a bundled one',
+        schema: z.object({
+          commands: z.array(z.object({ name: z.string(), source: SourceSchema, filename: z.string(), description: z.string() })),
+        }),
+      },
+    },
+    handle: async ({ ctx, query }) => ({ commands: await ctx.workflows.commands(query.cwd) }),
+  }),
+];

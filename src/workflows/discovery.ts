@@ -1,0 +1,143 @@
+/**
+ * Discovery: which workflows exist for a working directory. Bundled workflows ship with svc;
+ * project workflows are `.svc/workflows/*.yaml|yml` under the cwd and every registered workspace
+ * (CONTRACT §6). The rules, in the order they apply:
+ * - every file is validated on its own; a broken file is reported in `errors` and never hides
+ *   the others;
+ * - a file's stem must equal its `name` (workflow-file.ts);
+ * - two project files with one name are both errors, and neither is used;
+ * - a project workflow overrides the bundled one of the same name — and so does a broken or
+ *   duplicated project file of that name: the user meant to override it, and silently running the
+ *   bundled one instead would be the worse surprise.
+ */
+
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BUNDLED_WORKFLOWS_DIR, PROJECT_WORKFLOWS_DIR } from './bundled.js';
+import { WorkflowFileCache } from './file-cache.js';
+import { projectRoots, type ProjectRoot, type WorkspaceRef } from './project-roots.js';
+import type { RawWorkflow, WorkflowDefinition } from './schema.js';
+import { fileStem, isWorkflowFileName, placeIn } from './workflow-file.js';
+
+export type WorkflowSource = 'bundled' | 'project';
+
+export interface DiscoveredWorkflow {
+  readonly name: string;
+  readonly source: WorkflowSource;
+  /** Absolute path of the file. */
+  readonly filename: string;
+  /** The project root the file was found under (cwd or workspace); null for bundled workflows. */
+  readonly root: string | null;
+  readonly workspaceId: string | null;
+  /** The definition as written (snake_case), validated. */
+  readonly raw: RawWorkflow;
+  readonly workflow: WorkflowDefinition;
+  /** The file's text, to point error messages at a line. */
+  readonly text: string;
+}
+
+/** One problem with one file; `error` is a complete `file:line:col: message` line. */
+export interface DiscoveryError {
+  readonly filename: string;
+  readonly error: string;
+}
+
+export interface Discovery {
+  /** Sorted by name. */
+  readonly workflows: DiscoveredWorkflow[];
+  readonly errors: DiscoveryError[];
+  /** The project roots that were read (for the trigger registry's refresh). */
+  readonly roots: ProjectRoot[];
+}
+
+export interface DiscoverOptions {
+  /** An existing absolute directory. */
+  readonly cwd: string;
+  readonly workspaces?: readonly WorkspaceRef[];
+  /** Reuse one across calls: unchanged files are then not parsed again. */
+  readonly cache?: WorkflowFileCache;
+  readonly bundledDir?: string;
+}
+
+/** Workflow files of one folder, by name; a missing folder has none. */
+async function listFolder(dir: string, errors: DiscoveryError[]): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isWorkflowFileName(entry.name))
+      .map((entry) => join(dir, entry.name))
+      .sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') errors.push({ filename: dir, error: `${dir}: cannot list: ${(error as Error).message}` });
+    return [];
+  }
+}
+
+async function readFolder(
+  dir: string,
+  origin: { source: WorkflowSource; root: ProjectRoot | null },
+  cache: WorkflowFileCache,
+  errors: DiscoveryError[],
+): Promise<{ found: DiscoveredWorkflow[]; brokenStems: string[] }> {
+  const files = await listFolder(dir, errors);
+  cache.prune(dir, new Set(files));
+  const checks = await Promise.all(files.map((file) => cache.check(file)));
+  const found: DiscoveredWorkflow[] = [];
+  const brokenStems: string[] = [];
+  checks.forEach((check, index) => {
+    const filename = files[index] as string;
+    if (check === undefined) return;
+    if (!check.ok) {
+      for (const error of check.errors) errors.push({ filename, error });
+      brokenStems.push(fileStem(filename));
+      return;
+    }
+    found.push({
+      name: check.raw.name,
+      source: origin.source,
+      filename,
+      root: origin.root?.dir ?? null,
+      workspaceId: origin.root?.workspaceId ?? null,
+      raw: check.raw,
+      workflow: check.workflow,
+      text: check.text,
+    });
+  });
+  return { found, brokenStems };
+}
+
+export async function discoverWorkflows(options: DiscoverOptions): Promise<Discovery> {
+  const cache = options.cache ?? new WorkflowFileCache();
+  const errors: DiscoveryError[] = [];
+  const roots = await projectRoots(options.cwd, options.workspaces ?? []);
+  const [bundled, ...projects] = await Promise.all([
+    readFolder(options.bundledDir ?? BUNDLED_WORKFLOWS_DIR, { source: 'bundled', root: null }, cache, errors),
+    ...roots.map((root) => readFolder(join(root.dir, PROJECT_WORKFLOWS_DIR), { source: 'project', root }, cache, errors)),
+  ]);
+
+  const byName = new Map<string, DiscoveredWorkflow[]>();
+  for (const workflow of projects.flatMap((p) => p.found)) byName.set(workflow.name, [...(byName.get(workflow.name) ?? []), workflow]);
+  const claimed = new Set([...byName.keys(), ...projects.flatMap((p) => p.brokenStems)]);
+
+  const workflows: DiscoveredWorkflow[] = [];
+  for (const [name, group] of byName) {
+    if (group.length === 1) {
+      workflows.push(group[0] as DiscoveredWorkflow);
+      continue;
+    }
+    for (const workflow of group) {
+      const others = group.filter((other) => other !== workflow).map((other) => other.filename);
+      errors.push({
+        filename: workflow.filename,
+        error: `${placeIn(workflow.text, workflow.filename, ['name'])}name: workflow '${name}' is defined more than once (also in ${others.join(', ')}); keep one of them`,
+      });
+    }
+  }
+  for (const workflow of bundled?.found ?? []) if (!claimed.has(workflow.name)) workflows.push(workflow);
+
+  workflows.sort((a, b) => a.name.localeCompare(b.name));
+  // Folders are read concurrently; sort so the same files always give the same report.
+  errors.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+  return { workflows, errors, roots };
+}

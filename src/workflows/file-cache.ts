@@ -1,0 +1,72 @@
+/**
+ * Parsed workflow files, cached per path and kept while the file's (mtime, size) stay the same,
+ * so a listing costs a `stat` per unchanged file instead of a read and a full validation.
+ */
+
+import { readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { checkWorkflowFile, type WorkflowFileCheck } from './workflow-file.js';
+
+/** Larger files are refused unread: a workflow is a page of YAML, and the API caps bodies at 1 MiB. */
+export const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;
+
+interface Entry {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly check: WorkflowFileCheck;
+}
+
+export class WorkflowFileCache {
+  private readonly entries = new Map<string, Entry>();
+  /** How many files were read and validated (not answered from the cache); for tests and the bench. */
+  parses = 0;
+
+  /**
+   * The check of the file at `path`, or `undefined` when it vanished (a race with a delete is
+   * not an error). Unreadable files become errors like invalid ones.
+   */
+  async check(path: string): Promise<WorkflowFileCheck | undefined> {
+    let info;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      this.entries.delete(path);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      return { ok: false, errors: [`${path}: cannot read: ${(error as Error).message}`] };
+    }
+    if (!info.isFile()) return undefined;
+    const cached = this.entries.get(path);
+    if (cached !== undefined && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.check;
+
+    let check: WorkflowFileCheck;
+    if (info.size > MAX_WORKFLOW_FILE_BYTES) {
+      check = { ok: false, errors: [`${path}: the file is ${info.size} bytes; a workflow file may have at most ${MAX_WORKFLOW_FILE_BYTES}`] };
+    } else {
+      try {
+        check = checkWorkflowFile(await readFile(path, 'utf8'), path);
+        this.parses++;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        check = { ok: false, errors: [`${path}: cannot read: ${(error as Error).message}`] };
+      }
+    }
+    this.entries.set(path, { mtimeMs: info.mtimeMs, size: info.size, check });
+    return check;
+  }
+
+  /** Forgets one file: after we write or delete it ourselves, never trust a same-size, same-ms stat. */
+  forget(path: string): void {
+    this.entries.delete(path);
+  }
+
+  /** Drops entries of files in `dir` that are no longer there, so the cache never outgrows the disk. */
+  prune(dir: string, present: ReadonlySet<string>): void {
+    for (const path of this.entries.keys()) {
+      if (dirname(path) === dir && !present.has(path)) this.entries.delete(path);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
