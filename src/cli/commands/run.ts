@@ -26,11 +26,11 @@ interface StartBody {
 }
 
 /** Follows a started run to its end (or pause) and maps the outcome to an exit code. */
-async function followOnline(cmd: CommandContext, runId: string, options: RunOptions): Promise<number> {
+async function followOnline(cmd: CommandContext, runId: string, options: RunOptions, after: number): Promise<number> {
   const printer = await RunPrinter.create(cmd.io, { verbose: Boolean(options.verbose), quiet: Boolean(cmd.globals.json || options.wait) });
   let run: RunView;
   try {
-    run = await followRunOverSse(cmd, runId, (event) => printer.handle(event));
+    run = await followRunOverSse(cmd, runId, (event) => printer.handle(event), after);
   } finally {
     printer.close();
   }
@@ -76,7 +76,7 @@ async function runInForeground(cmd: CommandContext, workflow: string, body: Star
 }
 
 /** Starts a run through the server, or in the foreground when none runs, then follows it. */
-export async function startAndFollow(cmd: CommandContext, workflow: string, body: StartBody, options: RunOptions): Promise<number> {
+export async function startAndFollow(cmd: CommandContext, workflow: string, body: StartBody, options: RunOptions, after = 0): Promise<number> {
   let started: { runId: string; status: string };
   try {
     started = await cmd.client.request('POST', `/api/workflows/${encodeURIComponent(workflow)}/run`, body);
@@ -89,7 +89,7 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, body
     else cmd.io.out(`${started.runId}\n`);
     return EXIT.ok;
   }
-  return followOnline(cmd, started.runId, options);
+  return followOnline(cmd, started.runId, options, after);
 }
 
 /** `svc run <workflow> [message...]` (also `svc workflow run`). */
