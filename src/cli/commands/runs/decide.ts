@@ -1,5 +1,6 @@
 import type { RunView } from '../../../engine/run-view.js';
-import type { CommandContext } from '../../command-context.js';
+import { toRunView } from '../../../engine/run-view.js';
+import { viaServerOrStore, type CommandContext } from '../../command-context.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import type { CommandRun } from '../../program.js';
 import { applyOperation, printOutcome } from './operations.js';
@@ -7,7 +8,10 @@ import { applyOperation, printOutcome } from './operations.js';
 /** With no run id on a TTY, offer the paused runs (gh-style: prompts only where someone can answer). */
 async function pickPausedRun(cmd: CommandContext, verb: string): Promise<string> {
   if (!cmd.io.canPrompt) throw new UsageError(`give the run id to ${verb} (prompts need a terminal)`);
-  const { runs } = await cmd.client.request<{ runs: RunView[] }>('GET', '/api/workflows/runs?status=paused&limit=50');
+  const runs = await viaServerOrStore<RunView[]>(cmd, {
+    online: async (client) => (await client.request<{ runs: RunView[] }>('GET', '/api/workflows/runs?status=paused&limit=50')).runs,
+    offline: async (ctx) => ctx.engine.list({ status: ['paused'], limit: 50 }).runs.map((run) => toRunView(run)),
+  });
   if (runs.length === 0) throw new CliError('No run is paused for approval.', EXIT.failed);
   const prompts = await import('@clack/prompts');
   const choice = await prompts.select({
