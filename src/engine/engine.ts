@@ -209,7 +209,10 @@ export class RunEngine {
     };
     run.costUsd = sumCost(Object.values(run.nodes));
     if (reason === 'cancel' || reason === 'abandon') {
-      closeOpenNodes('cancelled', reason === 'cancel' ? 'cancelled' : 'abandoned');
+      const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
+      // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
+      for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
+      closeOpenNodes('cancelled', why);
       Object.assign(run, { status: reason === 'cancel' ? 'cancelled' : 'abandoned', finishedAt: at });
       await this.runs.save(run);
       await this.runs.emit(run, reason === 'cancel' ? 'run_cancelled' : 'run_abandoned', {});
@@ -291,15 +294,26 @@ export class RunEngine {
     return this.#stop(run, 'cancel');
   }
 
-  abandon(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+  async abandon(runId: string): Promise<RunRecord> {
+    const run = await this.#settledRun(runId);
     assertOperationAllowed('abandon', run.status);
     return this.#stop(run, 'abandon');
   }
 
   /** The first waiting gate (definition order) completes with the comment as its output. */
-  async approve(runId: string, comment?: string): Promise<RunRecord> {
+  /**
+   * A run's status turns `paused` a moment before its `run_paused` event is written; an operation
+   * arriving in between waits for the executor to finish, so events stay in causal order.
+   */
+  async #settledRun(runId: string): Promise<RunRecord> {
     const run = this.runs.resolve(runId);
+    const active = this.#active.get(run.id);
+    if (active && run.status === 'paused') await active.done;
+    return run;
+  }
+
+  async approve(runId: string, comment?: string): Promise<RunRecord> {
+    const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
     const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
     const at = now();
@@ -313,7 +327,7 @@ export class RunEngine {
   }
 
   async reject(runId: string, reason?: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.#settledRun(runId);
     assertOperationAllowed('reject', run.status);
     const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
     const at = now();

@@ -75,11 +75,16 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   const outputs = await restoreOutputs(run, artifactsDir);
   for (const node of workflow.nodes) run.nodes[node.id] ??= freshNodeState();
   const running = new Map<string, Promise<void>>();
+  // Node state changed in memory since the record was last written. Each scheduling round writes
+  // it once (see `schedule`) instead of every node writing it on start and again on end: the record
+  // is rewritten whole with an fsync, and two of those per node dominated the cost of a chain.
+  let unsaved = false;
 
+  /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
-    Object.assign(state, { ...freshNodeState(), status: 'running', startedAt: now() });
-    await runs.save(run);
-    await runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
+    // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
+    const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
+    announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
     const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
     log.on('error', () => {});
     let streamedBytes = 0;
@@ -119,14 +124,14 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
-    await new Promise<void>((resolve) => log.end(resolve));
+    await Promise.all([new Promise<void>((resolve) => log.end(resolve)), announced]);
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
     if (cancelled) {
       state.status = 'cancelled';
       state.error = 'cancelled';
     } else if (outcome) {
-      await writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
+      const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
       const capped = capUtf8(outcome.output);
       Object.assign(state, {
@@ -137,45 +142,93 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         tokens: outcome.tokens ?? null,
         model: outcome.model ?? null,
       });
-      await runs.emit(run, 'node_completed', {
-        nodeId: node.id, durationMs: state.durationMs, costUsd: state.costUsd, output: capped.text, attempts: state.attempts,
-      });
+      // Both are on disk before the record says `completed` (next round's save), which dependents wait for.
+      await Promise.all([
+        written,
+        runs.emit(run, 'node_completed', {
+          nodeId: node.id, durationMs: state.durationMs, costUsd: state.costUsd, output: capped.text, attempts: state.attempts,
+        }),
+      ]);
     } else {
       state.status = 'failed';
       state.error = failure?.message ?? 'failed';
       await runs.emit(run, 'node_failed', { nodeId: node.id, error: state.error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
     }
-    await runs.save(run);
+    unsaved = true;
+  };
+
+  // The nodes worth deciding on: at first all of them, then the dependents of each node that ends.
+  // Re-deciding every waiting node after every step made a step O(nodes), a long chain O(nodes²).
+  const order = new Map(workflow.nodes.map((node, index) => [node.id, index]));
+  const dependents = new Map<string, WorkflowNode[]>();
+  for (const node of workflow.nodes) {
+    for (const dep of node.dependsOn) {
+      const list = dependents.get(dep);
+      if (list) list.push(node);
+      else dependents.set(dep, [node]);
+    }
+  }
+  const candidates = new Set<WorkflowNode>(workflow.nodes);
+  const ended = (node: WorkflowNode) => {
+    for (const dependent of dependents.get(node.id) ?? []) candidates.add(dependent);
   };
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
+    const starting: Array<[WorkflowNode, NodeState]> = [];
     let changed = true;
     while (changed && !signal.aborted) {
       changed = false;
-      for (const node of workflow.nodes) {
+      // Definition order: when the parallelism limit is reached, earlier nodes get the free places.
+      const ready = [...candidates].sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+      for (const node of ready) {
         const state = run.nodes[node.id]!;
-        if (state.status !== 'pending' || running.has(node.id)) continue;
-        const decision = decideNode(node, run.nodes, outputs);
-        if (decision.kind === 'wait') continue;
+        const decision = state.status !== 'pending' || running.has(node.id) ? undefined : decideNode(node, run.nodes, outputs);
+        // Not pending, or a dependency still open: looked at again when a dependency ends.
+        if (!decision || decision.kind === 'wait') {
+          candidates.delete(node);
+          continue;
+        }
         if (decision.kind === 'skip') {
+          candidates.delete(node);
           Object.assign(state, { status: 'skipped', reason: decision.reason, finishedAt: now() });
           await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
-          await runs.save(run);
+          unsaved = true;
+          ended(node);
           changed = true;
         } else if (node.action.kind === 'approval') {
+          candidates.delete(node);
           Object.assign(state, { status: 'waiting_approval', startedAt: now() });
-          await runs.save(run);
-        } else if (running.size < deps.parallelism) {
-          running.set(node.id, runNode(node, state).finally(() => running.delete(node.id)));
+          unsaved = true;
+        } else if (running.size + starting.length < deps.parallelism) {
+          candidates.delete(node);
+          Object.assign(state, { ...freshNodeState(), status: 'running', startedAt: now() });
+          starting.push([node, state]);
+          unsaved = true;
         }
       }
+    }
+    // One write for the round, before any process starts: on disk a node is `running` before its
+    // process exists, and its dependencies are `completed` before it can see their outputs.
+    if (unsaved) {
+      unsaved = false;
+      await runs.save(run);
+    }
+    for (const [node, state] of starting) {
+      running.set(node.id, runNode(node, state).finally(() => {
+        running.delete(node.id);
+        ended(node);
+      }));
     }
   };
 
   await schedule();
-  while (running.size > 0) {
-    await Promise.race(running.values());
+  // A node can end while a round awaits its save: its dependents are then candidates that no round
+  // has seen yet, possibly with nothing left running to wake the loop.
+  while (running.size > 0 || (!signal.aborted && candidates.size > 0)) {
+    if (running.size > 0) await Promise.race(running.values());
     if (!signal.aborted) await schedule();
   }
+  // The last nodes' outcomes (or those of nodes an abort stopped).
+  if (unsaved) await runs.save(run);
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatDuration, renderBash } from '../../workflows/index.js';
 import { spawnGroup } from '../process-group.js';
 import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
@@ -6,14 +9,38 @@ import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
 const MAX_CAPTURED_STDOUT = 16 * 1024 * 1024;
 
 /**
+ * Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN), and a script with a large
+ * `$id.output` spliced in passes that easily; such a script is run from a temporary file instead.
+ */
+const MAX_INLINE_SCRIPT_BYTES = 100 * 1024;
+
+async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Promise<void> }> {
+  if (Buffer.byteLength(script) <= MAX_INLINE_SCRIPT_BYTES) return { args: ['-c', script], cleanup: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'svc-script-'));
+  const file = join(dir, 'script.sh');
+  await writeFile(file, script, { mode: 0o600 });
+  return { args: [file], cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
  * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
  * arrive only as environment variables; `$id.output` is spliced as a quoted shell word.
  */
 export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, signal, onOutput }) => {
   if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
-  if (signal.aborted) throw new NodeCancelled();
-  const script = renderBash(node.action.bash, outputs);
-  const proc = spawnGroup('bash', ['-c', script], { cwd: run.cwd, env: { ...process.env, ...variables } });
+  const script = await bashArgs(renderBash(node.action.bash, outputs));
+  if (signal.aborted) {
+    await script.cleanup();
+    throw new NodeCancelled();
+  }
+  let proc: ReturnType<typeof spawnGroup>;
+  try {
+    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...variables } });
+  } catch (error) {
+    // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.
+    await script.cleanup();
+    throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
+  }
   let stdout = '';
   proc.child.stdout?.setEncoding('utf8');
   proc.child.stderr?.setEncoding('utf8');
@@ -45,5 +72,6 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, s
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
+    await script.cleanup();
   }
 };

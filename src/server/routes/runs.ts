@@ -6,6 +6,8 @@ import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
 import { badRequest } from '../../shared/errors.js';
 import { defineRoute, reply } from '../route.js';
 
+export const MAX_MESSAGE_BYTES = 96 * 1024;
+
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
 
 const NodeStateSchema = z.object({
@@ -43,7 +45,11 @@ const RunSchema = z
 const RunDetailSchema = RunSchema.extend({ events: z.array(z.record(z.string(), z.unknown())) });
 
 const StartBody = z.strictObject({
-  message: z.string().max(256 * 1024).describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow'),
+  // The message reaches bash nodes as environment variables, and Linux refuses any single one over 128 KiB.
+  message: z
+    .string()
+    .refine((text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES, `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`)
+    .describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow; at most 96 KiB'),
   conversationId: z.string().min(1).max(200).nullish().describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
   cwd: z.string().optional().describe('absolute working directory (default: the server\'s); project workflows are found under it'),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),

@@ -1,0 +1,292 @@
+// Shared helpers of the run-engine tests: project folders with workflow files, a real server,
+// polling for run states, and checks that processes are really gone.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+export const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude', import.meta.url));
+
+export type Json = Record<string, any>;
+export type Workflow = { name: string; description?: string; nodes: Json[]; [key: string]: unknown };
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+
+/** Registers something to undo in `cleanupAll` (call that from afterEach/afterAll). */
+export function onCleanup(fn: () => Promise<unknown> | unknown): void {
+  cleanups.push(fn);
+}
+
+/** Runs the registered cleanups, newest first; failures do not stop the others. */
+export async function cleanupAll(): Promise<void> {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop()!;
+    try {
+      await fn();
+    } catch {
+      // best effort
+    }
+  }
+}
+
+/** A temporary directory removed by `cleanupAll`. */
+export async function tempDir(prefix = 'svc-engine-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes `.svc/workflows/<name>.yaml` for each workflow into `dir`. */
+export async function writeWorkflows(dir: string, workflows: Workflow[]): Promise<void> {
+  const folder = join(dir, '.svc', 'workflows');
+  await mkdir(folder, { recursive: true });
+  for (const workflow of workflows) {
+    const full = { description: `test workflow ${workflow.name}`, ...workflow };
+    await writeFile(join(folder, `${workflow.name}.yaml`), stringify(full));
+  }
+}
+
+/** A temporary project directory holding the given workflows. */
+export async function makeProject(workflows: Workflow[]): Promise<string> {
+  const dir = await tempDir('svc-project-');
+  await writeWorkflows(dir, workflows);
+  return dir;
+}
+
+/** The real in-process server with its own SVC_HOME; stopped (and the home removed) by `cleanupAll`. */
+export async function startServer(options: { env?: Record<string, string>; home?: string } = {}): Promise<TestServer> {
+  const server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, ...options.env }, home: options.home });
+  let stopped = false;
+  const stop = server.stop.bind(server);
+  server.stop = async (stopOptions) => {
+    if (stopped) return;
+    stopped = true;
+    await stop(stopOptions);
+  };
+  onCleanup(() => server.stop());
+  return server;
+}
+
+/** Anything with a base URL: the in-process server or a spawned `svc serve`. */
+export interface Target {
+  url: string;
+}
+
+export async function api<T = any>(target: Target, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${target.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Starts a run and asserts the 202; returns the run id. */
+export async function startRun(target: Target, workflow: string, body: Json): Promise<string> {
+  const { status, body: answer } = await api(target, 'POST', `/api/workflows/${workflow}/run`, body);
+  if (status !== 202) throw new Error(`start ${workflow} answered ${status}: ${JSON.stringify(answer)}`);
+  return answer.runId as string;
+}
+
+export async function getRun(target: Target, id: string): Promise<Json> {
+  const { status, body } = await api(target, 'GET', `/api/workflows/runs/${id}`);
+  if (status !== 200) throw new Error(`GET run ${id} answered ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a truthy value; throws with `describe()` after `timeoutMs`. */
+export async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 20_000, describe: () => string = () => ''): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting ${describe()}`);
+    await sleep(50);
+  }
+}
+
+/** The event each resting state ends with; the status changes a moment before it is appended. */
+const FINAL_EVENT: Record<string, string> = {
+  completed: 'run_completed',
+  failed: 'run_failed',
+  cancelled: 'run_cancelled',
+  abandoned: 'run_abandoned',
+  paused: 'run_paused',
+};
+
+/** Terminal or paused, with its final event persisted. */
+const isSettled = (run: Json) => FINAL_EVENT[run.status] !== undefined && (run.events as Json[]).at(-1)?.type === FINAL_EVENT[run.status];
+
+/** Polls the run until `predicate` holds (default: settled); returns the run with events. */
+export async function waitForRun(target: Target, id: string, predicate: (run: Json) => boolean = isSettled, timeoutMs = 25_000): Promise<Json> {
+  let last: Json | undefined;
+  await waitFor(
+    async () => {
+      last = await getRun(target, id);
+      return predicate(last);
+    },
+    timeoutMs,
+    () => `for run ${id}; last seen: ${JSON.stringify(last && { status: last.status, error: last.error, nodes: last.nodes, events: eventTypes(last) })}`,
+  );
+  return last!;
+}
+
+/** Until the run is in `status` (a resting state: with its final event persisted). */
+export const waitForStatus = (target: Target, id: string, status: string, timeoutMs?: number) =>
+  waitForRun(target, id, (run) => run.status === status && (FINAL_EVENT[status] === undefined || isSettled(run)), timeoutMs);
+
+export const eventTypes = (run: Json) => (run.events as Json[]).map((e) => e.type as string);
+
+/** `/proc/<pid>/stat` fields after the command name: state, ppid, pgrp, … */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process counts as alive unless it is gone or a zombie (dead, waiting to be reaped). */
+export function isAlive(pid: number): boolean {
+  if (existsSync('/proc')) {
+    const stat = procStat(pid);
+    return stat !== undefined && stat[0] !== 'Z';
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) members of process group `pgid`. */
+export function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat && Number(stat[2]) === pgid && stat[0] !== 'Z') members.push(Number(entry));
+  }
+  return members;
+}
+
+/** Waits until `pid` is dead; the kill grace is 5 s, so allow well beyond it. */
+export const waitForDeath = (pid: number, timeoutMs = 15_000) => waitFor(() => !isAlive(pid), timeoutMs, () => `for pid ${pid} to die`);
+
+/** Reads a pid written by a node (`echo $! > file`) once it is there. */
+export async function readPidFile(file: string, timeoutMs = 20_000): Promise<number> {
+  const text = await waitFor(() => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined), timeoutMs, () => `for ${file}`);
+  return Number(text);
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Kills a leftover process of a test (best effort), only if it is alive and still runs `command`:
+ * its pid may have been reused by then, and other work shares this machine.
+ */
+export function killQuietly(pid: number | undefined, command: string): void {
+  if (!pid || !isAlive(pid) || !commandLine(pid).includes(command)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
+/** Parsed JSON lines of `$SVC_HOME/logs/svc.log`. */
+export function readLog(home: string): Json[] {
+  const file = join(home, 'logs', 'svc.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Json);
+}
+
+/** Sets environment variables of this (test) process; `cleanupAll` restores them. */
+export function setProcessEnv(values: Record<string, string>): void {
+  const saved = Object.fromEntries(Object.keys(values).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, values);
+  onCleanup(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+}
+
+export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
+
+export interface ServeProcess {
+  url: string;
+  pid: number;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` and waits for the process to exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Spawns the built CLI's `svc serve` (PORT=0, the given SVC_HOME, cwd = the project) and resolves
+ * once it prints `listening on <url>`. Killed by `cleanupAll` if still running.
+ */
+export function spawnServe(options: { home: string; cwd: string; env?: Record<string, string> }): Promise<ServeProcess> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...process.env, SVC_URL: undefined, NODE_ENV: undefined })) if (value !== undefined) env[key] = value;
+  const child = spawn(process.execPath, [SVC_BIN, 'serve'], {
+    cwd: options.cwd,
+    env: { ...env, SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_LOG_LEVEL: 'warn', ...options.env, PORT: '0', SVC_HOME: options.home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  onCleanup(() => stop('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc serve did not start in time:\n${output}`));
+    }, 30_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({ url: match[1]!, pid: child.pid!, output: () => output, exited, stop });
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`svc serve exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** SIGKILLs what is left of a node's process group (best effort): what a crashed server leaves behind. */
+export function killGroupQuietly(pgid: number | undefined): void {
+  if (!pgid) return;
+  for (const pid of liveGroupMembers(pgid)) {
+    const command = commandLine(pid);
+    if (command.startsWith('bash') || command.startsWith('sleep')) killQuietly(pid, command);
+  }
+}
