@@ -28,6 +28,7 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
   const { request } = spec;
   if (request.signal.aborted) throw new AgentError('agent_cancelled', `${spec.agent} call cancelled before it started`);
   const proc = spawnGroup(spec.bin, spec.args, { cwd: request.cwd, env: request.env, stdin: request.prompt });
+  if (proc.child.pid !== undefined) request.onProcess?.(proc.child.pid);
   let stderrTail = '';
   proc.child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL);

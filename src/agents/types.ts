@@ -12,6 +12,8 @@ export interface AgentRequest {
   timeoutMs?: number;
   /** Assistant text as it streams. */
   onText(text: string): void;
+  /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
+  onProcess?(pid: number): void;
   /** Continue an earlier agent session (conversations). */
   resumeSession?: string;
   logger: Logger;

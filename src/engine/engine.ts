@@ -8,6 +8,7 @@ import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
 import { settledStatus } from './dag-rules.js';
 import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
+import { killOrphanGroup } from './process-identity.js';
 import { RunStore } from './run-store.js';
 import { assertOperationAllowed } from './transitions.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
@@ -82,8 +83,13 @@ export class RunEngine {
     const runs = this.runs.all().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     for (const run of runs) {
       if (run.status === 'running') {
-        for (const state of Object.values(run.nodes)) {
-          if (state.status === 'running') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now() });
+        for (const [nodeId, state] of Object.entries(run.nodes)) {
+          if (state.status !== 'running') continue;
+          // Its processes outlived the server (they lead their own groups): stop them, or a resume would run the node twice.
+          if (state.process && killOrphanGroup(state.process.pid, state.process.startTime)) {
+            this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: state.process.pid });
+          }
+          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now(), process: null });
         }
         Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) });
         await this.runs.save(run);

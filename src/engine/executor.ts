@@ -8,6 +8,7 @@ import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
+import { processStartTime } from './process-identity.js';
 import { runPromptNode } from './nodes/prompt.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
@@ -88,6 +89,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
     log.on('error', () => {});
     let streamedBytes = 0;
+    const onProcess = (pid: number) => {
+      state.process = { pid, startTime: processStartTime(pid) };
+      void runs.save(run).catch(() => {});
+    };
     const onOutput = (stream: string, text: string) => {
       log.write(text);
       if (streamedBytes >= OUTPUT_CAP_BYTES) return;
@@ -104,7 +109,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       state.attempts = attempt;
       try {
         outcome = await RUNNERS[node.action.kind as 'bash' | 'prompt' | 'command']({
-          ctx: deps.ctx, run, workflow, node, outputs, variables, signal, onOutput, agents: deps.agents, loadCommand: deps.loadCommand,
+          ctx: deps.ctx, run, workflow, node, outputs, variables, signal, onOutput, onProcess, agents: deps.agents, loadCommand: deps.loadCommand,
         });
         failure = undefined;
         break;
@@ -127,6 +132,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     await Promise.all([new Promise<void>((resolve) => log.end(resolve)), announced]);
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
+    state.process = null;
     if (cancelled) {
       state.status = 'cancelled';
       state.error = 'cancelled';

@@ -20,6 +20,7 @@ import {
   startRun,
   startServer,
   tempDir,
+  waitFor,
   waitForDeath,
   waitForStatus,
 } from './helpers.js';
@@ -60,6 +61,8 @@ afterEach(async () => {
 });
 afterAll(cleanupAll);
 
+const readRecord = (home: string, runId: string): Json => JSON.parse(readFileSync(join(home, 'data', 'runs', runId, 'record.json'), 'utf8'));
+
 const artifact = (home: string, runId: string, name: string) => join(home, 'data', 'runs', runId, 'artifacts', name);
 
 async function sleeperStarted(home: string, runId: string): Promise<{ leader: number; sleep: number }> {
@@ -75,12 +78,19 @@ describe('kill -9 of the server mid-run', () => {
     const project = await makeCrashProject();
     const first = await spawnServe({ home, cwd: project });
     const runId = await startRun(first, 'crashable', { message: 'crash me', conversationId: 'conv-crash' });
-    await sleeperStarted(home, runId);
+    const { leader, sleep } = await sleeperStarted(home, runId);
     expect((await getRun(first, runId)).status).toBe('running');
+    // The node's process group is on record before the crash.
+    await waitFor(() => (readRecord(home, runId).nodes.sleeper.process?.pid === leader ? true : undefined));
 
     expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    // The node's processes lead their own group, so they outlive the server…
+    expect(liveGroupMembers(leader)).toContain(sleep);
 
     const second = await spawnServe({ home, cwd: project });
+    // …until the next server recovers the run: otherwise a resume would run the node twice.
+    await waitForDeath(sleep);
+    await waitForDeath(leader);
     const run = await getRun(second, runId);
     expect(run.status).toBe('failed');
     expect(run.error).toBe('interrupted');

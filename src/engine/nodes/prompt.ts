@@ -6,7 +6,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
  * variables substituted, sent to the node's agent. Model: node → workflow → configuration.
  */
-export const runPromptNode: NodeRunner = async ({ ctx, run, node, outputs, variables, signal, onOutput, agents, loadCommand }) => {
+export const runPromptNode: NodeRunner = async ({ ctx, run, node, outputs, variables, signal, onOutput, onProcess, agents, loadCommand }) => {
   const { action } = node;
   let text: string;
   if (action.kind === 'prompt') text = action.prompt;
@@ -28,6 +28,7 @@ export const runPromptNode: NodeRunner = async ({ ctx, run, node, outputs, varia
       firstEventTimeoutMs: ctx.settings.agentFirstEventTimeoutMs,
       timeoutMs: node.timeoutMs,
       onText: (chunk) => onOutput('assistant', chunk),
+      onProcess,
       logger: ctx.logger,
     });
     return { output: result.text, costUsd: result.costUsd, tokens: result.tokens, model: result.model };

@@ -16,6 +16,8 @@ export interface NodeRunContext {
   variables: Readonly<Record<string, string>>;
   signal: AbortSignal;
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
+  /** Called with the leader of each process group the node starts. */
+  onProcess(pid: number): void;
   agents: Record<AssistantName, Agent>;
   loadCommand(name: string, cwd: string): Promise<string | undefined>;
 }
