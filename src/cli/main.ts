@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { isApiError } from '../shared/errors.js';
 import { packageVersion } from '../shared/version.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { buildProgram } from './program.js';
@@ -12,6 +13,12 @@ function report(error: unknown): number {
   if (error instanceof CliError) {
     process.stderr.write(`svc: ${error.message}\n`);
     return error.exitCode;
+  }
+  // The domain's expected failures, met offline on the store: reported as the server's answer
+  // would be online (ApiResponseError), not as a crash.
+  if (isApiError(error)) {
+    process.stderr.write(`svc: ${error.message}\n`);
+    return EXIT.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`svc: unexpected error: ${message}\n`);

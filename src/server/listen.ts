@@ -4,6 +4,7 @@ import { toNodeHandler } from 'h3';
 import { closeContext, createContext, type AppContext } from '../app/context.js';
 import type { Settings } from '../shared/settings.js';
 import { createApp } from './app.js';
+import { answerParserErrorsAsJson } from './client-error.js';
 import { planPort, type PortPlan } from './port.js';
 import { routes } from './routes/index.js';
 
@@ -88,6 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`Cannot listen on host '${settings.host}' (${code}).`);
     throw error;
   }
+  answerParserErrorsAsJson(listener.server as Server);
   const address = listener.address as { port: number };
   const urlHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${urlHost}:${address.port}`;

@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile, readFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import { acquireLock, type LockInfo, type StoreLock } from './lock.js';
 import { openJsonlLog } from './jsonl-log.js';
@@ -82,8 +83,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       return dir;
     },
     async check() {
-      const probe = join(dataRoot, '.health-probe');
-      const token = String(Date.now());
+      // A probe file of its own per check: concurrent checks must not read or remove each other's.
+      const token = randomBytes(8).toString('hex');
+      const probe = join(dataRoot, `.health-probe-${token}`);
       await writeFile(probe, token);
       const back = await readFile(probe, 'utf8');
       await rm(probe, { force: true });

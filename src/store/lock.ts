@@ -41,6 +41,12 @@ export function readLock(home: string): LockInfo | undefined {
   }
 }
 
+/**
+ * Lock files this process holds. A lock naming our own pid is ours only if it is in here;
+ * otherwise it was left by an earlier process that had the same pid (a restarted container).
+ */
+const held = new Set<string>();
+
 export interface StoreLock {
   update(patch: Partial<LockInfo>): void;
   release(): void;
@@ -58,10 +64,12 @@ export function acquireLock(home: string, kind: LockInfo['kind']): StoreLock {
       const fd = openSync(path, 'wx');
       writeSync(fd, JSON.stringify(info));
       closeSync(fd);
+      held.add(path);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        held.delete(path);
         process.off('exit', release);
         try {
           const current = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
@@ -83,7 +91,7 @@ export function acquireLock(home: string, kind: LockInfo['kind']): StoreLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readLock(home);
-      if (holder && holder.pid !== process.pid) throw new StoreLockedError(holder, path);
+      if (holder && (holder.pid !== process.pid || held.has(path))) throw new StoreLockedError(holder, path);
       try {
         unlinkSync(path); // stale: its owner died without cleaning up
       } catch {

@@ -1,0 +1,356 @@
+#!/usr/bin/env node
+// `npm run bench` (build, then this): one table of numbers measured in this run, each set against
+// a reference measured in the same run, so the ratios mean the same on a laptop and a CI box
+// (STYLE.md: benchmarks report ratios and never gate CI on an absolute time). Not a test.
+//
+// Core rows (issue 2): GET /health and GET /api/health throughput ÷ a raw node:http hello-JSON
+// server (autocannon, each server in its own child process); `svc --version` wall time ÷ `node -e 0`;
+// server start to the first /health 200 ÷ `node -e 0`; idle server RSS.
+//
+// Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`) or
+// `bench/engine.mjs` (export `benchEngine()`) exist they are imported and their rows join the table.
+// A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
+// '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
+// `value` (a bare number means "equal to"). Rows with a target get PASS or MISS.
+//
+// Bounded: every wait has a time limit, a watchdog ends the whole run, and every child process is
+// killed on the way out. Flags: --no-modules (core rows only), --json (rows as JSON too).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SVC_BIN = join(ROOT, 'bin', 'svc.mjs');
+const args = new Set(process.argv.slice(2));
+
+const LOAD_SECONDS = 3;
+const WARMUP_SECONDS = 3;
+const ROUNDS = 3;
+const CONNECTIONS = 50;
+const SPAWN_REPS = 15;
+const START_REPS = 7;
+const MODULE_TIMEOUT_MS = 240_000;
+const WATCHDOG_MS = 9 * 60_000;
+
+// ---- process hygiene ---------------------------------------------------------------------------
+
+const children = new Set();
+const tempDirs = new Set();
+
+function cleanup() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', cleanup);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping\n`);
+    process.exit(130);
+  });
+}
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: gave up after ${WATCHDOG_MS / 60_000} minutes\n`);
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const round = (value, digits = 2) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// ---- servers in child processes ----------------------------------------------------------------
+
+const HELLO_SERVER = `
+import { createServer } from 'node:http';
+const body = JSON.stringify({ status: 'ok' });
+const server = createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+/** Spawns a server process and resolves with its URL once it prints `listening on <url>`. */
+function startServerProcess(command, commandArgs, env = {}) {
+  const startedAt = performance.now();
+  const child = spawn(command, commandArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk) => (err += chunk));
+  const ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${err.trim()}`)));
+    child.once('error', reject);
+  });
+  return withTimeout(ready, 20_000, `${commandArgs.join(' ')} start`).then((url) => ({ child, url, startedAt }));
+}
+
+const startHello = () => startServerProcess(process.execPath, ['--input-type=module', '-e', HELLO_SERVER]);
+
+function startSvc() {
+  const home = tempDir('svc-bench-');
+  return startServerProcess(process.execPath, [SVC_BIN, 'serve'], { PORT: '0', SVC_HOME: home, SVC_LOG_LEVEL: 'warn' });
+}
+
+async function stopServer({ child }) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await withTimeout(exited, 10_000, 'server stop').catch(() => child.kill('SIGKILL'));
+}
+
+/** One GET; resolves with the status code (0 when the connection failed). */
+function get(url, timeoutMs = 2000) {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'GET', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+// ---- measurements ------------------------------------------------------------------------------
+
+function loadOnce(autocannon, url, seconds) {
+  return withTimeout(
+    new Promise((resolve, reject) => autocannon({ url, connections: CONNECTIONS, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)))),
+    (seconds + 15) * 1000,
+    `autocannon ${url}`,
+  );
+}
+
+/**
+ * Requests per second of /health and /api/health against the hello server. Both servers run at
+ * once (an idle one costs nothing), are warmed up first (the JIT needs a few seconds of traffic),
+ * then measured in interleaved rounds so drift on a shared machine hits all three alike.
+ */
+async function measureThroughput() {
+  const { default: autocannon } = await import('autocannon');
+  const hello = await startHello();
+  const svc = await startSvc();
+  try {
+    const targets = { reference: `${hello.url}/`, health: `${svc.url}/health`, apiHealth: `${svc.url}/api/health` };
+    for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS);
+    const rates = { reference: [], health: [], apiHealth: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [key, url] of Object.entries(targets)) {
+        const result = await loadOnce(autocannon, url, LOAD_SECONDS);
+        if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+        rates[key].push(result.requests.average);
+      }
+    }
+    const ref = median(rates.reference);
+    const row = (path, values) => ({
+      name: `GET ${path} throughput ÷ raw node:http`,
+      value: Math.round(median(values)),
+      unit: 'req/s',
+      reference: Math.round(ref),
+      ratio: round(median(values) / ref),
+      target: '≥ 0.85',
+    });
+    return [row('/health', rates.health), row('/api/health', rates.apiHealth)];
+  } finally {
+    await stopServer(hello);
+    await stopServer(svc);
+  }
+}
+
+function wallMs(command, commandArgs) {
+  const t0 = performance.now();
+  const result = spawnSync(command, commandArgs, { stdio: 'ignore', timeout: 15_000, env: { ...process.env, NO_COLOR: '1' } });
+  const ms = performance.now() - t0;
+  if (result.status !== 0) throw new Error(`${commandArgs.join(' ')} exited ${result.status ?? result.signal}`);
+  return ms;
+}
+
+/** Median wall time of `svc --version` and of bare `node -e 0`, spawned alternately. */
+function measureStartupReference() {
+  const node = [];
+  const version = [];
+  wallMs(process.execPath, ['-e', '0']);
+  wallMs(process.execPath, [SVC_BIN, '--version']);
+  for (let i = 0; i < SPAWN_REPS; i++) {
+    node.push(wallMs(process.execPath, ['-e', '0']));
+    version.push(wallMs(process.execPath, [SVC_BIN, '--version']));
+  }
+  return { nodeMs: median(node), versionMs: median(version) };
+}
+
+/** Spawn → the first 200 from /health, median of several starts. */
+async function measureServerStart(nodeMs) {
+  const times = [];
+  for (let i = 0; i < START_REPS; i++) {
+    const server = await startSvc();
+    const deadline = performance.now() + 10_000;
+    let status = 0;
+    while (status !== 200 && performance.now() < deadline) {
+      status = await get(`${server.url}/health`);
+      if (status !== 200) await sleep(5);
+    }
+    if (status !== 200) throw new Error('/health never answered 200');
+    times.push(performance.now() - server.startedAt);
+    await stopServer(server);
+  }
+  const ms = median(times);
+  return { name: 'server start → first GET /health 200 ÷ node -e 0', value: round(ms, 1), unit: 'ms', reference: round(nodeMs, 1), ratio: round(ms / nodeMs), target: '≤ 4' };
+}
+
+/** VmRSS of a server that started, answered a few requests, and sat idle for a moment. */
+async function measureIdleRss() {
+  const server = await startSvc();
+  try {
+    for (let i = 0; i < 10; i++) for (const path of ['/health', '/api/health', '/health/db', '/api/config']) await get(`${server.url}${path}`);
+    await sleep(1500);
+    const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+    const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+    if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/<pid>/status');
+    return { name: 'idle server RSS', value: round(kib / 1024, 1), unit: 'MiB', target: '≤ 80' };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+// ---- the table ---------------------------------------------------------------------------------
+
+/** PASS / MISS against a target string ('≥ 0.85', '<= 4', '100%', '0'), or '' when there is none. */
+function judge(row) {
+  if (row.target === undefined || row.target === null || row.target === '') return '';
+  const subject = typeof row.ratio === 'number' && Number.isFinite(row.ratio) ? row.ratio : row.value;
+  if (typeof subject !== 'number' || !Number.isFinite(subject)) return 'MISS';
+  const match = /^\s*(≥|>=|>|≤|<=|<|=)?\s*(-?[\d.]+)\s*%?\s*$/.exec(String(row.target));
+  if (!match) return '?';
+  const limit = Number(match[2]);
+  switch (match[1]) {
+    case '≥':
+    case '>=':
+      return subject >= limit ? 'PASS' : 'MISS';
+    case '>':
+      return subject > limit ? 'PASS' : 'MISS';
+    case '≤':
+    case '<=':
+      return subject <= limit ? 'PASS' : 'MISS';
+    case '<':
+      return subject < limit ? 'PASS' : 'MISS';
+    default:
+      return subject === limit ? 'PASS' : 'MISS';
+  }
+}
+
+function printTable(rows) {
+  const header = ['metric', 'value', 'unit', 'reference', 'ratio', 'target', 'result'];
+  const cells = rows.map((row) => [
+    row.name,
+    row.value ?? '',
+    row.unit ?? '',
+    row.reference ?? '',
+    row.ratio ?? '',
+    row.target ?? '',
+    row.error ? 'ERROR' : judge(row),
+  ].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const numeric = new Set([1, 3, 4]);
+  const line = (values) => values.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+  for (const row of rows.filter((r) => r.error)) console.log(`ERROR ${row.name}: ${row.error}`);
+}
+
+/** Runs a measurement; a failure becomes an ERROR row instead of ending the run. */
+async function attempt(name, work) {
+  try {
+    const result = await work();
+    return Array.isArray(result) ? result : [result];
+  } catch (error) {
+    process.stderr.write(`bench: ${name}: ${error.message}\n`);
+    return [{ name, error: error.message }];
+  }
+}
+
+async function moduleRows(file, exportName) {
+  const url = new URL(`./${file}`, import.meta.url);
+  if (!existsSync(url)) return [];
+  process.stderr.write(`bench: ${file}…\n`);
+  return attempt(`${file} ${exportName}()`, async () => {
+    const module = await import(url.href);
+    if (typeof module[exportName] !== 'function') throw new Error(`${file} does not export ${exportName}()`);
+    return withTimeout(Promise.resolve(module[exportName]({})), MODULE_TIMEOUT_MS, `${file} ${exportName}()`);
+  });
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+    process.stderr.write('bench: dist/ is missing; run `npm run bench` (it builds first).\n');
+    process.exit(1);
+  }
+  const started = performance.now();
+  console.log(`svc bench — node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, ${new Date().toISOString()}`);
+  const rows = [];
+  process.stderr.write('bench: throughput…\n');
+  rows.push(...(await attempt('throughput', measureThroughput)));
+  process.stderr.write('bench: start-up…\n');
+  let nodeMs;
+  rows.push(
+    ...(await attempt('svc --version', () => {
+      const measured = measureStartupReference();
+      nodeMs = measured.nodeMs;
+      return { name: 'svc --version wall ÷ node -e 0', value: round(measured.versionMs, 1), unit: 'ms', reference: round(measured.nodeMs, 1), ratio: round(measured.versionMs / measured.nodeMs), target: '≤ 1.6' };
+    })),
+  );
+  rows.push(...(await attempt('server start', () => measureServerStart(nodeMs ?? wallMs(process.execPath, ['-e', '0'])))));
+  rows.push(...(await attempt('idle RSS', measureIdleRss)));
+  if (!args.has('--no-modules')) {
+    rows.push(...(await moduleRows('workflows.mjs', 'benchWorkflows')));
+    rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
+  }
+  console.log('');
+  printTable(rows);
+  const judged = rows.map((row) => (row.error ? 'ERROR' : judge(row))).filter(Boolean);
+  const count = (word) => judged.filter((j) => j === word).length;
+  console.log(`\n${count('PASS')} PASS, ${count('MISS')} MISS${count('ERROR') ? `, ${count('ERROR')} ERROR` : ''} — ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  if (args.has('--json')) console.log(JSON.stringify(rows, null, 2));
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error.stack ?? error}\n`);
+  process.exitCode = 1;
+}
+// Modules may leave servers or timers behind; the run is over, so is the process.
+process.exit();

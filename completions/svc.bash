@@ -1,0 +1,52 @@
+# bash completion for svc. Generated from the command tree by `svc completion bash`.
+# Install: svc completion bash > ~/.local/share/bash-completion/completions/svc
+_svc() {
+  local cur path="" i w candidate words
+  cur="${COMP_WORDS[COMP_CWORD]}"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="${COMP_WORDS[i]}"
+    case "$w" in
+      --url|-p|--port|--host|--cwd|-c|--conversation|-s|--status|--workflow|-L|--limit|-m|--comment|-r|--reason) ((i++)); continue ;;
+      -*) continue ;;
+    esac
+    candidate="${path:+$path }$w"
+    case "$candidate" in
+      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") path="$candidate" ;;
+    esac
+  done
+  case "$path" in
+    "") words='serve status openapi update-check config workflow commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "serve") words='-p --port --host --help' ;;
+    "status") words='--help' ;;
+    "openapi") words='--help' ;;
+    "update-check") words='--help' ;;
+    "config") words='show set-model --help' ;;
+    "config show") words='--help' ;;
+    "config set-model") words='--help' ;;
+    "workflow") words='list show graph validate save delete run --help' ;;
+    "workflow list") words='--cwd --help' ;;
+    "workflow show") words='--cwd --help' ;;
+    "workflow graph") words='--mermaid --ascii --cwd --help' ;;
+    "workflow validate") words='--help' ;;
+    "workflow save") words='--cwd --help' ;;
+    "workflow delete") words='--cwd --help' ;;
+    "workflow run") words='-c --conversation --cwd -d --detach -w --wait --verbose --help' ;;
+    "commands") words='--cwd --help' ;;
+    "run") words='-c --conversation --cwd -d --detach -w --wait --verbose --help' ;;
+    "runs") words='list show --help' ;;
+    "runs list") words='-s --status --workflow -L --limit --help' ;;
+    "runs show") words='--help' ;;
+    "watch") words='-c --conversation -a --all --exit-status --verbose --help' ;;
+    "cancel") words='--help' ;;
+    "abandon") words='--help' ;;
+    "delete") words='--help' ;;
+    "resume") words='--mark-only -d --detach -w --wait --verbose --help' ;;
+    "approve") words='-m --comment --help' ;;
+    "reject") words='-r --reason --help' ;;
+    "completion") words='bash zsh fish --help' ;;
+    "help") words='--help' ;;
+    *) words="" ;;
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -F _svc svc

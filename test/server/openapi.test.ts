@@ -1,0 +1,72 @@
+// GET /api/openapi.json: a valid OpenAPI 3.0 document that lists EVERY route of the route table,
+// so a route added later cannot be served without being documented.
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../src/server/routes/index.js';
+import { packageVersion } from '../../src/shared/version.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components?: any };
+
+let server: TestServer;
+let doc: Doc;
+beforeAll(async () => {
+  server = await startTestServer();
+  const response = await server.fetch('/api/openapi.json');
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  doc = (await response.json()) as Doc;
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.0.x document (swagger-parser)', async () => {
+    expect(doc.openapi).toMatch(/^3\.0\.\d+$/);
+    expect(doc.info.version).toBe(packageVersion());
+    // validate() dereferences in place: give it a copy so `doc` keeps its $refs for the other tests.
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('documents every route of the route table, with its method', () => {
+    expect(routes.length).toBeGreaterThan(0);
+    const missing = routes.filter((route) => !doc.paths[route.path]?.[route.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('documents nothing that is not a route, and no route twice', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+    const served = routes.map((route) => `${route.method} ${route.path}`);
+    expect(new Set(served).size).toBe(served.length);
+    expect(documented.sort()).toEqual([...served].sort());
+  });
+
+  it('gives each operation a unique operationId, a summary and documented responses', () => {
+    const ids = new Set<string>();
+    for (const route of routes) {
+      const operation = doc.paths[route.path]![route.method.toLowerCase()];
+      expect(operation.operationId, `${route.method} ${route.path}`).toBeTypeOf('string');
+      expect(ids.has(operation.operationId), `duplicate operationId ${operation.operationId}`).toBe(false);
+      ids.add(operation.operationId);
+      expect(operation.summary).toBe(route.summary);
+      for (const status of Object.keys(route.responses)) expect(operation.responses[status], `${route.path} ${status}`).toBeDefined();
+      for (const status of route.errors ?? []) expect(operation.responses[String(status)]).toBeDefined();
+      // Path parameters named in the path are declared.
+      for (const [, name] of route.path.matchAll(/\{([^}]+)\}/g)) {
+        expect(operation.parameters.some((p: any) => p.in === 'path' && p.name === name), `${route.path} {${name}}`).toBe(true);
+      }
+    }
+  });
+
+  it('describes the foundation routes with their schemas', () => {
+    expect(doc.paths['/health']!.get.responses['200'].content['application/json'].schema.properties.status).toBeDefined();
+    const health = doc.paths['/api/health']!.get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(health.properties).sort()).toEqual(['adapter', 'concurrency', 'runningWorkflows', 'status', 'uptimeMs', 'version']);
+    expect(doc.paths['/health/db']!.get.responses['503']).toBeDefined();
+    const patch = doc.paths['/api/config/assistants']!.patch;
+    expect(patch.requestBody.content['application/json'].schema).toBeDefined();
+    for (const status of ['400', '413', '415']) expect(patch.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    expect(Object.keys(doc.components.schemas.Error.properties).sort()).toEqual(['details', 'error', 'message']);
+  });
+});
