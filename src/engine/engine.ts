@@ -8,7 +8,7 @@ import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
 import { settledStatus } from './dag-rules.js';
 import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
-import { killOrphanGroup } from './process-identity.js';
+import { killOrphanGroup, readProcessFile } from './process-identity.js';
 import { RunStore } from './run-store.js';
 import { assertOperationAllowed } from './transitions.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
@@ -86,10 +86,11 @@ export class RunEngine {
         for (const [nodeId, state] of Object.entries(run.nodes)) {
           if (state.status !== 'running') continue;
           // Its processes outlived the server (they lead their own groups): stop them, or a resume would run the node twice.
-          if (state.process && killOrphanGroup(state.process.pid, state.process.startTime)) {
-            this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: state.process.pid });
+          const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
+          if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
+            this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
           }
-          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now(), process: null });
+          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now() });
         }
         Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) });
         await this.runs.save(run);

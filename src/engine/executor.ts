@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../app/context.js';
@@ -89,9 +89,13 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
     log.on('error', () => {});
     let streamedBytes = 0;
+    const processFile = runs.processFile(run.id, node.id);
     const onProcess = (pid: number) => {
-      state.process = { pid, startTime: processStartTime(pid) };
-      void runs.save(run).catch(() => {});
+      try {
+        writeFileSync(processFile, JSON.stringify({ pid, startTime: processStartTime(pid) }));
+      } catch {
+        // Only crash clean-up depends on it; the node itself runs on.
+      }
     };
     const onOutput = (stream: string, text: string) => {
       log.write(text);
@@ -132,7 +136,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     await Promise.all([new Promise<void>((resolve) => log.end(resolve)), announced]);
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
-    state.process = null;
+    rmSync(processFile, { force: true });
     if (cancelled) {
       state.status = 'cancelled';
       state.error = 'cancelled';

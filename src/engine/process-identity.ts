@@ -1,4 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+
+/** Reads (and removes) a node's process note written by the executor. */
+export function readProcessFile(file: string): { pid: number; startTime: number | null } | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; startTime: number | null };
+    rmSync(file, { force: true });
+    return Number.isInteger(value.pid) && value.pid > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat). Together with

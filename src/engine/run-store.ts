@@ -113,6 +113,15 @@ export class RunStore {
     return event;
   }
 
+  /**
+   * Where a running node's process-group leader is noted, so the next server can stop what a
+   * crashed one left running. A small file of its own: rewriting (and fsyncing) the whole run
+   * record for it would double the cost of every node.
+   */
+  processFile(runId: string, nodeId: string): string {
+    return join(this.store.dataDir('runs', runId, 'processes'), `${nodeId}.json`);
+  }
+
   eventsPath(runId: string): string {
     return join(this.store.home, 'data', 'runs', runId, 'events.jsonl');
   }

@@ -25,8 +25,6 @@ export interface NodeState {
   tokens?: { input: number; output: number } | null;
   /** Why a node was skipped (trigger rule, `when`). */
   reason?: string;
-  /** Leader of the node's process group while it runs, to kill what a crashed server left behind. */
-  process?: { pid: number; startTime: number | null } | null;
   model?: string | null;
 }
 

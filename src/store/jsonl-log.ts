@@ -9,7 +9,6 @@ import type { AppendLog } from './types.js';
  * lines never interleave.
  */
 export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger): AppendLog<T> {
-  const tails = new Map<string, Promise<void>>();
   // Keys whose file was checked for a torn last line in this process.
   const checked = new Set<string>();
 
@@ -32,27 +31,51 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
     }
   };
 
-  return {
-    append(key, entry) {
-      const path = pathOf(key);
-      const line = `${JSON.stringify(entry)}\n`;
-      const previous = tails.get(key) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(async () => {
+  // Group commit: lines queued while a write of their key is in flight go out together in the
+  // next single append. Under a burst of events this turns thousands of open-write-close cycles
+  // into a few, which is most of an SSE client's delivery latency.
+  const pending = new Map<string, { lines: string[]; waiters: Array<{ resolve(): void; reject(error: unknown): void }> }>();
+  const writing = new Map<string, Promise<void>>();
+
+  const drain = async (key: string): Promise<void> => {
+    const path = pathOf(key);
+    for (;;) {
+      const batch = pending.get(key);
+      if (!batch) {
+        writing.delete(key);
+        return;
+      }
+      pending.delete(key);
+      try {
         if (!checked.has(key)) {
           await mkdir(dirname(path), { recursive: true });
           await repairTail(path);
           checked.add(key);
         }
-        await appendFile(path, line);
+        await appendFile(path, batch.lines.join(''));
+        for (const waiter of batch.waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of batch.waiters) waiter.reject(error);
+      }
+    }
+  };
+
+  return {
+    append(key, entry) {
+      const line = `${JSON.stringify(entry)}\n`;
+      return new Promise<void>((resolve, reject) => {
+        const batch = pending.get(key);
+        if (batch) {
+          batch.lines.push(line);
+          batch.waiters.push({ resolve, reject });
+        } else {
+          pending.set(key, { lines: [line], waiters: [{ resolve, reject }] });
+        }
+        if (!writing.has(key)) writing.set(key, drain(key));
       });
-      tails.set(key, next);
-      void next.finally(() => {
-        if (tails.get(key) === next) tails.delete(key);
-      }).catch(() => {});
-      return next;
     },
     async read(key) {
-      await tails.get(key)?.catch(() => {});
+      await writing.get(key);
       let text: string;
       try {
         text = await readFile(pathOf(key), 'utf8');
@@ -73,7 +96,7 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
       return entries;
     },
     async remove(key) {
-      await tails.get(key)?.catch(() => {});
+      await writing.get(key);
       checked.delete(key);
       await rm(pathOf(key), { force: true });
     },

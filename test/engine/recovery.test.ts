@@ -61,7 +61,10 @@ afterEach(async () => {
 });
 afterAll(cleanupAll);
 
-const readRecord = (home: string, runId: string): Json => JSON.parse(readFileSync(join(home, 'data', 'runs', runId, 'record.json'), 'utf8'));
+const readProcessNote = (home: string, runId: string, nodeId: string): Json | undefined => {
+  const file = join(home, 'data', 'runs', runId, 'processes', `${nodeId}.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+};
 
 const artifact = (home: string, runId: string, name: string) => join(home, 'data', 'runs', runId, 'artifacts', name);
 
@@ -81,7 +84,7 @@ describe('kill -9 of the server mid-run', () => {
     const { leader, sleep } = await sleeperStarted(home, runId);
     expect((await getRun(first, runId)).status).toBe('running');
     // The node's process group is on record before the crash.
-    await waitFor(() => (readRecord(home, runId).nodes.sleeper.process?.pid === leader ? true : undefined));
+    await waitFor(() => (readProcessNote(home, runId, 'sleeper')?.pid === leader ? true : undefined));
 
     expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
     // The node's processes lead their own group, so they outlive the server…
