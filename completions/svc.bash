@@ -1,7 +1,7 @@
 # bash completion for svc. Generated from the command tree by `svc completion bash`.
 # Install: svc completion bash > ~/.local/share/bash-completion/completions/svc
 _svc() {
-  local cur path="" i w candidate words
+  local cur cmdpath="" i w candidate words
   cur="${COMP_WORDS[COMP_CWORD]}"
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
@@ -9,12 +9,12 @@ _svc() {
       --url|-p|--port|--host|--cwd|-c|--conversation|-s|--status|--workflow|-L|--limit|-m|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
-    candidate="${path:+$path }$w"
+    candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") path="$candidate" ;;
+      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
-  case "$path" in
+  case "$cmdpath" in
     "") words='serve status openapi update-check config workflow commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
     "serve") words='-p --port --host --help' ;;
     "status") words='--help' ;;

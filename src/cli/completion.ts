@@ -29,12 +29,32 @@ export function completionTree(program: Command): CompletionNode[] {
   return nodes;
 }
 
+const commandPaths = (nodes: CompletionNode[]) => nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
 const valueFlags = (nodes: CompletionNode[]) => [...new Set(nodes.flatMap((n) => n.options.filter((o) => o.takesValue).flatMap((o) => o.flags)))];
+/**
+ * The shell loop (the same in bash and zsh) that walks the words typed so far and finds the
+ * deepest command path they name, skipping options and option values. The variable is `cmdpath`:
+ * in zsh `path` is tied to $PATH.
+ */
+function walkCommandPath(nodes: CompletionNode[], first: number, count: string, words: string): string {
+  const paths = commandPaths(nodes);
+  return `  for ((i = ${first}; i < ${count}; i++)); do
+    w="\${${words}[i]}"
+    case "$w" in
+      ${valueFlags(nodes).join('|')}) ((i++)); continue ;;
+      -*) continue ;;
+    esac
+    candidate="\${cmdpath:+$cmdpath }$w"
+    case "$candidate" in
+      ${paths.join('|')}) cmdpath="$candidate" ;;
+    esac
+  done`;
+}
+
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 export function bashCompletion(program: Command): string {
   const nodes = completionTree(program);
-  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
   const cases = nodes
     .map((n) => {
       const words = [...n.commands.map((c) => c.name), ...n.choices, ...n.options.flatMap((o) => o.flags), '--help'];
@@ -44,20 +64,10 @@ export function bashCompletion(program: Command): string {
   return `# bash completion for svc. Generated from the command tree by \`svc completion bash\`.
 # Install: svc completion bash > ~/.local/share/bash-completion/completions/svc
 _svc() {
-  local cur path="" i w candidate words
+  local cur cmdpath="" i w candidate words
   cur="\${COMP_WORDS[COMP_CWORD]}"
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    case "$w" in
-      ${valueFlags(nodes).join('|')}) ((i++)); continue ;;
-      -*) continue ;;
-    esac
-    candidate="\${path:+$path }$w"
-    case "$candidate" in
-      ${paths.join('|')}) path="$candidate" ;;
-    esac
-  done
-  case "$path" in
+${walkCommandPath(nodes, 1, 'COMP_CWORD', 'COMP_WORDS')}
+  case "$cmdpath" in
 ${cases}
     *) words="" ;;
   esac
@@ -69,7 +79,6 @@ complete -F _svc svc
 
 export function zshCompletion(program: Command): string {
   const nodes = completionTree(program);
-  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
   const escape = (text: string) => text.replace(/\\/g, '\\\\').replace(/:/g, '\\:').replace(/'/g, `'\\''`);
   const cases = nodes
     .map((n) => {
@@ -85,20 +94,10 @@ export function zshCompletion(program: Command): string {
 # zsh completion for svc. Generated from the command tree by \`svc completion zsh\`.
 # Install: svc completion zsh > "\${fpath[1]}/_svc"   (or: source <(svc completion zsh))
 _svc() {
-  local path="" w candidate i
+  local cmdpath="" w candidate i
   local -a entries
-  for ((i = 2; i < CURRENT; i++)); do
-    w="\${words[i]}"
-    case "$w" in
-      ${valueFlags(nodes).join('|')}) ((i++)); continue ;;
-      -*) continue ;;
-    esac
-    candidate="\${path:+$path }$w"
-    case "$candidate" in
-      ${paths.join('|')}) path="$candidate" ;;
-    esac
-  done
-  case "$path" in
+${walkCommandPath(nodes, 2, 'CURRENT', 'words')}
+  case "$cmdpath" in
 ${cases}
     *) entries=() ;;
   esac
@@ -114,7 +113,7 @@ fi
 
 export function fishCompletion(program: Command): string {
   const nodes = completionTree(program);
-  const paths = nodes.filter((n) => n.path).map((n) => `"${n.path}"`);
+  const paths = commandPaths(nodes);
   const lines: string[] = [];
   for (const n of nodes) {
     const condition = `-n '__svc_path_is ${shellQuote(n.path).replace(/^'|'$/g, '')}'`;

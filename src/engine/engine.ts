@@ -40,6 +40,9 @@ type StopReason = 'cancel' | 'abandon' | 'shutdown';
 export const RUN_PARALLELISM = 8;
 
 const now = () => new Date().toISOString();
+
+/** The gate an approve or reject acts on: the first one waiting, in definition order. */
+const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
 const isSettled = (status: RunStatus) => isTerminal(status) || status === 'paused';
 
 /**
@@ -235,7 +238,7 @@ export class RunEngine {
     } else {
       const status = failure ? 'failed' : settledStatus(run.nodes);
       if (status === 'paused') {
-        const gate = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')![0];
+        const [gate] = waitingGate(run);
         run.status = 'paused';
         await this.runs.save(run);
         await this.runs.emit(run, 'run_paused', { nodeId: gate, message: this.#gateMessage(run, gate) });
@@ -307,7 +310,6 @@ export class RunEngine {
     return this.#stop(run, 'abandon');
   }
 
-  /** The first waiting gate (definition order) completes with the comment as its output. */
   /**
    * A run's status turns `paused` a moment before its `run_paused` event is written; an operation
    * arriving in between waits for the executor to finish, so events stay in causal order.
@@ -319,10 +321,11 @@ export class RunEngine {
     return run;
   }
 
+  /** The first waiting gate (definition order) completes with the comment as its output. */
   async approve(runId: string, comment?: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
-    const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
+    const [gateId, gate] = waitingGate(run);
     const at = now();
     Object.assign(gate, { status: 'completed', output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
     run.status = 'pending';
@@ -336,7 +339,7 @@ export class RunEngine {
   async reject(runId: string, reason?: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('reject', run.status);
-    const [gateId, gate] = Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
+    const [gateId, gate] = waitingGate(run);
     const at = now();
     const why = reason ?? '';
     Object.assign(gate, { status: 'cancelled', error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import type { Logger } from '../shared/logger.js';
+import { mapReads } from './_map-reads.js';
 import type { Collection, Identified } from './types.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -30,14 +31,12 @@ export async function openPerRecordCollection<T extends Identified>(dir: string,
     }
   }
 
+  const reads = mapReads(items);
   return {
-    all: () => [...items.values()],
-    get: (id) => items.get(id),
-    find: (predicate) => {
-      for (const item of items.values()) if (predicate(item)) return item;
-      return undefined;
+    ...reads,
+    get size() {
+      return reads.size;
     },
-    filter: (predicate) => [...items.values()].filter(predicate),
     put: (item) => {
       items.set(item.id, item);
       return queue.enqueue(item.id, () => writeFileAtomic(join(dir, item.id, RECORD_FILE), JSON.stringify(item)));
@@ -46,9 +45,6 @@ export async function openPerRecordCollection<T extends Identified>(dir: string,
       const existed = items.delete(id);
       await queue.enqueue(id, () => rm(join(dir, id), { recursive: true, force: true }));
       return existed;
-    },
-    get size() {
-      return items.size;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
+import { mapReads } from './_map-reads.js';
 import type { Collection, Identified } from './types.js';
 
 interface FileShape<T> {
@@ -27,14 +28,12 @@ export async function openSingleFileCollection<T extends Identified>(path: strin
     return db.write();
   };
 
+  const reads = mapReads(items);
   return {
-    all: () => [...items.values()],
-    get: (id) => items.get(id),
-    find: (predicate) => {
-      for (const item of items.values()) if (predicate(item)) return item;
-      return undefined;
+    ...reads,
+    get size() {
+      return reads.size;
     },
-    filter: (predicate) => [...items.values()].filter(predicate),
     put: async (item) => {
       items.set(item.id, item);
       await persist();
@@ -43,9 +42,6 @@ export async function openSingleFileCollection<T extends Identified>(path: strin
       const existed = items.delete(id);
       if (existed) await persist();
       return existed;
-    },
-    get size() {
-      return items.size;
     },
   };
 }
