@@ -10,7 +10,7 @@ import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from './process-identity.js';
 import { RunStore } from './run-store.js';
-import { assertOperationAllowed } from './transitions.js';
+import { assertOperationAllowed, RUN_OPERATIONS } from './transitions.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
 import type { ResolvedWorkflow, WorkflowResolver } from './workflow-resolver.js';
 
@@ -200,7 +200,13 @@ export class RunEngine {
         failure = (error as Error).message;
         this.ctx.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
-      await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
+      try {
+        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
+      } catch (error) {
+        // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
+        this.ctx.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
+        this.#notifySettled(run);
+      }
     })();
     this.#active.set(run.id, { controller, done });
     void done.finally(() => {
@@ -285,12 +291,17 @@ export class RunEngine {
     });
   }
 
-  /** Stops a pending or executing run from outside and waits until its processes are gone. */
+  /**
+   * Stops a pending or executing run from outside and waits until its processes are gone. If the
+   * run ended otherwise meanwhile (it completed, or another stop got there first), the caller is
+   * told so with the same 409 a late request would get.
+   */
   async #stop(run: RunRecord, reason: 'cancel' | 'abandon'): Promise<RunRecord> {
     const active = this.#active.get(run.id);
     if (active) {
-      active.controller.abort(reason);
+      if (!active.controller.signal.aborted) active.controller.abort(reason);
       await active.done;
+      if (run.status !== RUN_OPERATIONS[reason].to) assertOperationAllowed(reason, run.status);
       return run;
     }
     this.#queue = this.#queue.filter((id) => id !== run.id);

@@ -69,8 +69,12 @@ async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Rec
  * starts as soon as its dependencies are done, up to the parallelism limit. Returns when every
  * started node has finished; the caller decides the run's resulting state.
  */
-export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, signal: AbortSignal): Promise<void> {
+export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<void> {
   const { runs } = deps;
+  // Nodes stop when the run is stopped from outside, or when the executor itself fails: nothing
+  // may keep running unsupervised under a run that has already ended.
+  const internal = new AbortController();
+  const signal = AbortSignal.any([outerSignal, internal.signal]);
   const artifactsDir = runs.artifactsDir(run.id);
   const variables = runVariables(run, artifactsDir);
   const outputs = await restoreOutputs(run, artifactsDir);
@@ -103,7 +107,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       const { text: part, truncated } = capUtf8(text, OUTPUT_CAP_BYTES - streamedBytes);
       streamedBytes += Buffer.byteLength(part);
       if (truncated) streamedBytes = OUTPUT_CAP_BYTES;
-      void runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) });
+      runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) }).catch((error: unknown) => {
+        deps.ctx.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
+      });
     };
     let outcome: NodeOutcome | undefined;
     let failure: NodeFailure | undefined;
@@ -232,12 +238,18 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     }
   };
 
-  await schedule();
-  // A node can end while a round awaits its save: its dependents are then candidates that no round
-  // has seen yet, possibly with nothing left running to wake the loop.
-  while (running.size > 0 || (!signal.aborted && candidates.size > 0)) {
-    if (running.size > 0) await Promise.race(running.values());
-    if (!signal.aborted) await schedule();
+  try {
+    await schedule();
+    // A node can end while a round awaits its save: its dependents are then candidates that no round
+    // has seen yet, possibly with nothing left running to wake the loop.
+    while (running.size > 0 || (!signal.aborted && candidates.size > 0)) {
+      if (running.size > 0) await Promise.race(running.values());
+      if (!signal.aborted) await schedule();
+    }
+  } catch (error) {
+    internal.abort('executor_failed');
+    await Promise.allSettled(running.values());
+    throw error;
   }
   // The last nodes' outcomes (or those of nodes an abort stopped).
   if (unsaved) await runs.save(run);

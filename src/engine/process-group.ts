@@ -70,8 +70,23 @@ export function spawnGroup(
     if (pid === undefined) return;
     if (!signalGroup(pid, 'SIGTERM')) return;
     const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && groupAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+    // Unref'd: zombies (reaped late, or never, by a container's init) count as alive to kill(2),
+    // and waiting on them must not hold a finished CLI process open.
+    while (Date.now() < deadline && groupAlive(pid)) await new Promise((r) => setTimeout(r, 50).unref());
     if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
   };
-  return { child, done, terminate };
+  // What the leader left running in its group (`server &`) ends with it: nothing a node starts
+  // may outlive the node, where cancel and recovery could no longer reach it.
+  const settled = done.then(
+    (result) => {
+      void terminate();
+      return result;
+    },
+    (error: unknown) => {
+      void terminate();
+      throw error;
+    },
+  );
+  settled.catch(() => {});
+  return { child, done: settled, terminate };
 }

@@ -13,6 +13,7 @@ import type { RunEvent, RunRecord } from './types.js';
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
+  #publishTail: Promise<void> = Promise.resolve();
   #lastPos = 0;
 
   private constructor(
@@ -90,8 +91,10 @@ export class RunStore {
   }
 
   /**
-   * Persists then publishes. Seq assignment and the append call happen in one synchronous step,
-   * and appends of a run are serialized, so file order, seq order and publish order agree.
+   * Persists then publishes. Seq, pos and the append call happen in one synchronous step; appends
+   * of one run are serialized, but appends of different runs finish in any order — so publishing
+   * goes through one chain for all runs: an event is published only after every event with a lower
+   * position. Streams can then trust that positions only grow.
    */
   async emit(run: RunRecord, type: string, fields: Record<string, unknown> = {}): Promise<RunEvent> {
     if (!this.#seq.has(run.id)) await this.#loadSeq(run.id);
@@ -108,8 +111,11 @@ export class RunStore {
       workflow: run.workflow,
       ...fields,
     };
-    await this.events.append(`${run.id}/events`, event);
-    this.bus.publish(event);
+    const appended = this.events.append(`${run.id}/events`, event);
+    this.#publishTail = this.#publishTail.then(
+      () => appended.then(() => this.bus.publish(event), () => undefined),
+    );
+    await appended;
     return event;
   }
 

@@ -17,8 +17,15 @@ export type Listener = (event: StreamEvent) => void;
 
 export class EventBus {
   #listeners = new Set<Listener>();
+  #lastPosition = 0;
+
+  /** The highest stream position published so far: every event up to it is already persisted. */
+  get lastPosition(): number {
+    return this.#lastPosition;
+  }
 
   publish(event: StreamEvent): void {
+    if (typeof event.pos === 'number' && event.pos > this.#lastPosition) this.#lastPosition = event.pos;
     for (const listener of this.#listeners) {
       try {
         listener(event);

@@ -59,6 +59,8 @@ export function openEventStream(ctx: AppContext, event: H3Event, source: StreamS
     if (replaying) buffered.push(item);
     else send(item);
   });
+  // Everything published before we subscribed is on disk; everything after reaches the buffer.
+  const replayUpTo = ctx.bus.lastPosition;
   const heartbeat = setInterval(() => void stream.pushComment('heartbeat'), HEARTBEAT_MS);
   heartbeat.unref();
   const close = async () => {
@@ -79,7 +81,14 @@ export function openEventStream(ctx: AppContext, event: H3Event, source: StreamS
     const after = lastEventIdOf(event);
     if (after !== undefined) {
       try {
-        for (const item of await source.replay(after)) send(item);
+        // Replay is paced by the client (awaited writes), so a long history is no "slow client".
+        for (const item of await source.replay(after)) {
+          if (closed) break;
+          const pos = positionOf(item);
+          if (pos > replayUpTo || pos <= lastSent) continue;
+          lastSent = pos;
+          await stream.push(frame(item));
+        }
       } catch (error) {
         ctx.logger.error('stream.replay_failed', { error: (error as Error).message });
       }
