@@ -54,13 +54,25 @@ async function runInForeground(cmd: CommandContext, workflow: string, body: Star
       if (runId === undefined) early.push(event);
       else if (event.runId === runId) printer.handle(event);
     });
+    // Ctrl-C (or SIGTERM/SIGHUP) cancels the run: its processes get SIGTERM, then SIGKILL after 5 s.
+    // Later signals only say so — exiting early would orphan the processes and leave the store lock.
+    let interrupted = false;
+    const cancel = (id: string) => void ctx.engine.cancel(id).catch(() => {});
     const interrupt = () => {
-      if (runId) void ctx.engine.cancel(runId).catch(() => {});
+      if (interrupted) {
+        cmd.io.err('svc: still stopping the run (its processes get SIGKILL after 5 s)…\n');
+        return;
+      }
+      interrupted = true;
+      cmd.io.err('\nsvc: cancelling the run…\n');
+      if (runId) cancel(runId);
     };
-    process.once('SIGINT', interrupt);
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const signal of signals) process.on(signal, interrupt);
     try {
       const started = await ctx.engine.start({ workflow, message: body.message, conversationId: body.conversationId ?? null, cwd: body.cwd, trigger: 'cli' });
       runId = started.id;
+      if (interrupted) cancel(runId);
       for (const event of early.splice(0)) if (event.runId === runId) printer.handle(event);
       const settled = await ctx.engine.waitUntilSettled(runId);
       const view = toRunView(settled);
@@ -68,7 +80,7 @@ async function runInForeground(cmd: CommandContext, workflow: string, body: Star
       report(cmd, printer, view);
       return exitCodeForStatus(view.status);
     } finally {
-      process.off('SIGINT', interrupt);
+      for (const signal of signals) process.off(signal, interrupt);
       unsubscribe();
       printer.close();
     }

@@ -1,6 +1,6 @@
 import type { StreamEvent } from '../../events/bus.js';
 import type { RunView } from '../../engine/run-view.js';
-import { UsageError } from '../exit-codes.js';
+import { CliError, EXIT, UsageError } from '../exit-codes.js';
 import { printJson, styler } from '../output.js';
 import type { CommandRun } from '../program.js';
 import { followRunOverSse } from '../runs/follow.js';
@@ -13,6 +13,9 @@ interface WatchOptions {
   exitStatus?: boolean;
   verbose?: boolean;
 }
+
+/** Give up on a server that stays unreachable this long. */
+const RECONNECT_GIVE_UP_MS = 30_000;
 
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'abandoned', 'paused']);
 
@@ -28,10 +31,20 @@ async function watchStream(cmd: Parameters<CommandRun>[0], stream: string, verbo
     const detail = event.type === 'node_output' ? String(event.text).replace(/\n$/, '') : [event.nodeId, event.error, event.reason, event.message].filter(Boolean).join(' ');
     cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId ?? ''} ${event.type}${detail ? ` ${detail}` : ''}\n`);
   };
-  source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) cmd.io.err('svc: the stream closed.\n');
-  };
-  return new Promise<never>(() => {});
+  // The client reconnects by itself (with Last-Event-ID); a server gone for good ends the watch.
+  return new Promise<never>((_resolve, reject) => {
+    let failingSince: number | undefined;
+    source.onopen = () => {
+      failingSince = undefined;
+    };
+    source.onerror = () => {
+      failingSince ??= Date.now();
+      if (source.readyState === EventSource.CLOSED || Date.now() - failingSince > RECONNECT_GIVE_UP_MS) {
+        source.close();
+        reject(new CliError(`Lost the connection to ${cmd.client.baseUrl}.`, EXIT.unreachable));
+      }
+    };
+  });
 }
 
 /** `svc watch [run] [--conversation id | --all] [--exit-status]`. */
