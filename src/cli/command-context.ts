@@ -1,6 +1,5 @@
 import type { AppContext } from '../app/context.js';
 import { loadSettings, SettingsError, type Settings } from '../shared/settings.js';
-import { StoreLockedError } from '../store/lock.js';
 import { createApiClient, resolveServer, ServerUnreachableError, type ApiClient, type ServerTarget } from './api-client.js';
 import { CliError, UsageError } from './exit-codes.js';
 import { systemIO, type IO } from './io.js';
@@ -58,7 +57,8 @@ export async function viaServerOrStore<T>(cmd: CommandContext, ways: ServerOrSto
 
 /** Opens the store directly (the offline mode), closing it and releasing its lock afterwards. */
 export async function withStore<T>(cmd: CommandContext, writes: boolean, work: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const { createContext, closeContext } = await import('../app/context.js');
+  // The runtime bundle has its own classes: StoreLockedError must come from it, too.
+  const { createContext, closeContext, StoreLockedError } = await import('../runtime.js');
   let ctx: AppContext;
   try {
     ctx = await createContext({ settings: cmd.settings, lock: writes ? 'cli' : false });

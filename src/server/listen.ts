@@ -6,9 +6,10 @@ import type { Settings } from '../shared/settings.js';
 import { createApp } from './app.js';
 import { answerParserErrorsAsJson } from './client-error.js';
 import { planPort, type PortPlan } from './port.js';
+import { ListenError } from './listen-error.js';
 import { routes } from './routes/index.js';
 
-export class ListenError extends Error {}
+export { ListenError };
 
 export interface RunningServer {
   url: string;

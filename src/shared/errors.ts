@@ -37,6 +37,14 @@ export const notFound = (code: string, message: string) => new ApiError(404, cod
 export const conflict = (code: string, message: string, details?: unknown) =>
   new ApiError(409, code, message, details);
 
+/**
+ * True for an ApiError from any copy of this module. The CLI loads the domain from the esbuild
+ * bundle `dist/runtime.js`, which has its own ApiError class, so `instanceof` against this file's
+ * class would miss errors thrown in there: the check is on the name and shape instead.
+ */
 export function isApiError(value: unknown): value is ApiError {
-  return value instanceof ApiError;
+  if (value instanceof ApiError) return true;
+  if (!(value instanceof Error) || value.name !== 'ApiError') return false;
+  const candidate = value as Partial<ApiError>;
+  return typeof candidate.status === 'number' && typeof candidate.code === 'string' && typeof candidate.toBody === 'function';
 }

@@ -19,8 +19,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Packages (from node_modules) that `svc <args>` loads. */
-async function packagesLoadedBy(args: string[]): Promise<{ code: number | null; packages: string[] }> {
+/** Packages (from node_modules) that `svc <args>` loads, and every module URL it resolves. */
+async function packagesLoadedBy(args: string[]): Promise<{ code: number | null; packages: string[]; urls: string[] }> {
   const result = await runCli(args, { env: { SVC_HOME: join(dir, 'home'), PORT: String(await closedPort()), NODE_OPTIONS: `--import ${TRACER}` } });
   const urls = result.stderr.split('\n').filter((line) => line.startsWith('svc-trace-import ')).map((line) => line.slice('svc-trace-import '.length));
   expect(urls.length, result.stderr).toBeGreaterThan(0);
@@ -29,19 +29,22 @@ async function packagesLoadedBy(args: string[]): Promise<{ code: number | null; 
     const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (match) packages.add(match[1]!);
   }
-  return { code: result.code, packages: [...packages].sort() };
+  return { code: result.code, packages: [...packages].sort(), urls };
 }
 
 describe('lazy loading', () => {
   it.each([[['--version']], [['--help']], [['help', 'exit-codes']], [['completion', 'bash']]])('svc %j loads nothing but commander', async (args) => {
-    const { code, packages } = await packagesLoadedBy(args);
+    const { code, packages, urls } = await packagesLoadedBy(args);
     expect(code).toBe(0);
     expect(packages).toEqual(['commander']);
+    expect(urls.filter((url) => /\/dist\/(runtime\.js|chunks\/)/.test(url))).toEqual([]);
   });
 
   it('svc status loads no server, store or schema library', async () => {
-    const { code, packages } = await packagesLoadedBy(['status']);
+    const { code, packages, urls } = await packagesLoadedBy(['status']);
     expect(code).toBe(5);
     for (const heavy of ['h3', 'listhen', 'zod', 'lowdb', 'yaml', 'ora', '@clack/prompts', 'cli-table3', 'chalk']) expect(packages).not.toContain(heavy);
+    // Built, those live inside the runtime bundle (scripts/bundle.mjs), which status must not load either.
+    expect(urls.filter((url) => /\/dist\/(runtime\.js|chunks\/)/.test(url))).toEqual([]);
   });
 });

@@ -3,8 +3,8 @@ import type { CommandRun } from '../program.js';
 
 /** `svc openapi`: the document is built from the route table, so no server is needed. */
 const openapi: CommandRun = async (cmd) => {
-  const { openApiDocument } = await import('../../server/routes/index.js');
-  cmd.io.out(`${JSON.stringify(openApiDocument(packageVersion()), null, 2)}\n`);
+  const { openApiDocument } = await import('../../runtime.js');
+  cmd.io.out(`${JSON.stringify(await openApiDocument(packageVersion()), null, 2)}\n`);
 };
 
 export default openapi;

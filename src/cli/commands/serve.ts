@@ -1,6 +1,5 @@
 import { packageVersion } from '../../shared/version.js';
 import { parsePort, SettingsError } from '../../shared/settings.js';
-import { StoreLockedError } from '../../store/lock.js';
 import type { CommandRun } from '../program.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { printJson } from '../output.js';
@@ -16,7 +15,8 @@ const serve: CommandRun = async (cmd, _args, options) => {
   }
   if (typeof options.host === 'string') settings.host = options.host;
 
-  const { startServer, ListenError } = await import('../../server/listen.js');
+  // The error classes come from the runtime bundle that throws them (class identity).
+  const { startServer, ListenError, StoreLockedError } = await import('../../runtime.js');
   let server;
   try {
     server = await startServer({ settings, cwd: process.cwd(), stderr: process.stderr });

@@ -1,11 +1,11 @@
 import type { AssistantsConfig } from '../../../config/assistants.js';
-import { AssistantsPatchSchema } from '../../../config/assistants.js';
 import { viaServerOrStore } from '../../command-context.js';
 import { UsageError } from '../../exit-codes.js';
 import type { CommandRun } from '../../program.js';
 import { printJson } from '../../output.js';
 
 const setModel: CommandRun = async (cmd, [assistant, model]) => {
+  const { AssistantsPatchSchema } = await import('../../../runtime.js');
   const parsed = AssistantsPatchSchema.safeParse({ [assistant ?? '']: { model } });
   if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? 'invalid model');
   const result = await viaServerOrStore<AssistantsConfig>(cmd, {

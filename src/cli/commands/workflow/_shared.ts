@@ -4,7 +4,7 @@
  */
 
 import { resolve } from 'node:path';
-import { ApiError } from '../../../shared/errors.js';
+import { isApiError } from '../../../shared/errors.js';
 import { ApiResponseError } from '../../api-client.js';
 import { viaServerOrStore, type CommandContext, type ServerOrStore } from '../../command-context.js';
 
@@ -31,7 +31,8 @@ export async function viaCatalog<T>(cmd: CommandContext, ways: ServerOrStore<T>)
   try {
     return await viaServerOrStore(cmd, ways);
   } catch (error) {
-    if (error instanceof ApiError) throw new ApiResponseError(error.status, error.toBody());
+    // A brand check: offline, the error comes from the runtime bundle's own ApiError class.
+    if (isApiError(error)) throw new ApiResponseError(error.status, error.toBody());
     throw error;
   }
 }

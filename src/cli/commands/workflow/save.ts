@@ -1,7 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import type { SavedWorkflowDocument } from '../../../workflows/views.js';
-import { fileStem } from '../../../workflows/workflow-file.js';
 import { ApiResponseError } from '../../api-client.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import type { CommandRun } from '../../program.js';
@@ -9,9 +7,10 @@ import { printJson } from '../../output.js';
 import { cwdOption, viaCatalog, withCwd } from './_shared.js';
 
 /** The name to save under: the file's `name:` when it has a readable one, else its stem (validation then explains). */
-function nameOf(text: string, file: string): string {
+async function nameOf(text: string, file: string): Promise<string> {
+  const { fileStem, parseYaml } = await import('../../../runtime.js');
   try {
-    const value = parse(text) as { name?: unknown } | null;
+    const value = parseYaml(text) as { name?: unknown } | null;
     if (typeof value?.name === 'string' && value.name !== '') return value.name;
   } catch {
     // Unparseable: the server's validation says where.
@@ -34,7 +33,7 @@ const save: CommandRun = async (cmd, [file], options) => {
   } catch (error) {
     throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const name = nameOf(text, file as string);
+  const name = await nameOf(text, file as string);
   const { toSavedDocument } = await import('../../../workflows/views.js');
   let saved: SavedWorkflowDocument;
   try {

@@ -1,5 +1,4 @@
 import { drawDag, toDrawNodes } from '../../../workflows/draw.js';
-import { toYamlText } from '../../../workflows/project-files.js';
 import type { WorkflowDocument } from '../../../workflows/views.js';
 import type { CommandContext } from '../../command-context.js';
 import type { CommandRun } from '../../program.js';
@@ -20,6 +19,7 @@ const show: CommandRun = async (cmd, [name], options) => {
   const doc = await fetchWorkflow(cmd, name as string, cwdOption(options));
   if (cmd.globals.json) return printJson(cmd.io, doc);
   const paint = await styler(cmd.io);
+  const { toYamlText } = await import('../../../runtime.js');
   cmd.io.out(
     [
       `${paint.bold(doc.workflow.name)} ${paint.dim(`(${doc.source})`)}`,

@@ -1,10 +1,11 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { validateWorkflowSource } from '../../../workflows/validate.js';
-import { checkWorkflowFile, isWorkflowFileName } from '../../../workflows/workflow-file.js';
 import { UsageError } from '../../exit-codes.js';
 import type { CommandRun } from '../../program.js';
 import { printJson } from '../../output.js';
+
+/** The validators, from the runtime bundle (they need yaml and zod). */
+type Tools = Pick<typeof import('../../../runtime.js'), 'validateWorkflowSource' | 'checkWorkflowFile' | 'isWorkflowFileName'>;
 
 interface FileReport {
   file: string;
@@ -13,10 +14,10 @@ interface FileReport {
 }
 
 /** A directory argument stands for the workflow files directly inside it. */
-async function expand(arg: string): Promise<string[]> {
+async function expand(tools: Tools, arg: string): Promise<string[]> {
   const info = await stat(arg).catch(() => undefined);
   if (!info?.isDirectory()) return [arg];
-  const names = (await readdir(arg)).filter(isWorkflowFileName).sort();
+  const names = (await readdir(arg)).filter(tools.isWorkflowFileName).sort();
   if (names.length === 0) throw new UsageError(`${arg}: no .yaml or .yml files in this directory`);
   return names.map((name) => join(arg, name));
 }
@@ -24,14 +25,14 @@ async function expand(arg: string): Promise<string[]> {
 /** Inside `.svc/workflows/` discovery also requires the file stem to equal `name`; elsewhere (drafts) it does not. */
 const inWorkflowsFolder = (file: string) => basename(dirname(file)) === 'workflows' && basename(dirname(dirname(file))) === '.svc';
 
-async function check(file: string): Promise<FileReport> {
+async function check(tools: Tools, file: string): Promise<FileReport> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     return { file, valid: false, errors: [`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`] };
   }
-  const result = inWorkflowsFolder(file) ? checkWorkflowFile(text, file) : validateWorkflowSource(text, { filename: file });
+  const result = inWorkflowsFolder(file) ? tools.checkWorkflowFile(text, file) : tools.validateWorkflowSource(text, { filename: file });
   return result.ok ? { file, valid: true, errors: [] } : { file, valid: false, errors: result.errors };
 }
 
@@ -41,8 +42,9 @@ async function check(file: string): Promise<FileReport> {
  * annotators parse); exit 1 when any file is invalid, else 0 with one OK line.
  */
 const validate: CommandRun = async (cmd, args) => {
-  const files = (await Promise.all(args.map(expand))).flat();
-  const reports = await Promise.all(files.map(check));
+  const tools: Tools = await import('../../../runtime.js');
+  const files = (await Promise.all(args.map((arg) => expand(tools, arg)))).flat();
+  const reports = await Promise.all(files.map((file) => check(tools, file)));
   const invalid = reports.filter((r) => !r.valid);
   if (cmd.globals.json) {
     printJson(cmd.io, { valid: invalid.length === 0, files: reports });

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// The second half of `npm run build` (after tsc): replaces `dist/runtime.js` with an esbuild bundle
+// of `src/runtime.ts` and everything it imports — our domain and server, zod, yaml, lowdb, h3,
+// listhen. On Node 20 (no compile cache) loading a few large files is much faster than loading
+// hundreds of small ESM modules; see docs/ARCHITECTURE.md, "Start-up cost".
+//
+// The input is the TypeScript source, not tsc's `dist/runtime.js`, so running this twice gives the
+// same result (tsc has type-checked the same files just before). Dynamic imports become chunks in
+// `dist/chunks/`: the server half (h3, listhen, routes) loads only for `svc serve` / `svc openapi`,
+// and listhen's optional extras (jiti, crossws, untun…) never load at all.
+//
+// Everything else in dist/ stays tsc's per-file output: the CLI entry, tests and benches use it.
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const dist = join(root, 'dist');
+const chunks = join(dist, 'chunks');
+
+if (!existsSync(join(dist, 'cli', 'main.js'))) {
+  process.stderr.write('bundle: dist/ is missing; run `npm run build` (tsc first, then this).\n');
+  process.exit(1);
+}
+
+// Chunk names carry content hashes: drop the previous build's, or they pile up.
+rmSync(chunks, { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { runtime: 'src/runtime.ts' },
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  tsconfig: 'tsconfig.build.json',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Nothing is external: every dependency bundles cleanly. An import esbuild cannot resolve is left
+  // in place only where the dependency guards it (listhen's `import('@parcel/watcher')`, optional
+  // and not installed, falls back to the bundled wasm build; neither runs without `--watch`).
+  external: [],
+  // yaml and node-forge (via listhen) are CommonJS; inside an ES module their `require` of Node
+  // built-ins needs a real `require`. Every output file is its own module, so each gets one.
+  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+});
+
+if (result.errors.length > 0) process.exit(1);
+
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
+const size = (file) => statSync(join(root, file)).size;
+const total = outputs.reduce((sum, [file]) => sum + size(file), 0);
+const entry = join(dist, 'runtime.js');
+if (!readFileSync(entry, 'utf8').includes('__svcCreateRequire')) {
+  process.stderr.write('bundle: dist/runtime.js was not replaced by the bundle.\n');
+  process.exit(1);
+}
+process.stderr.write(`bundle: dist/runtime.js + ${outputs.length - 1} chunks, ${(total / 1024 / 1024).toFixed(1)} MiB (${relative(root, chunks)}/)\n`);
