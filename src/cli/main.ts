@@ -27,6 +27,11 @@ function report(error: unknown): number {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `svc openapi | head`: a reader that stops early is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const program = buildProgram(packageVersion());
   try {
     await program.parseAsync(argv);

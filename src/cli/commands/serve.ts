@@ -43,6 +43,13 @@ const serve: CommandRun = async (cmd, _args, options) => {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // A bug that leaves a promise rejected must cost one request or one run, never the server.
+    process.on('unhandledRejection', (reason) => {
+      server.ctx.logger.error('server.unhandled_rejection', {
+        error: reason instanceof Error ? reason.message : String(reason),
+        stack: reason instanceof Error ? reason.stack : undefined,
+      });
+    });
   });
   // Open handles (e.g. a client's keep-alive socket) must not keep a stopped server's process alive.
   process.exit(0);
