@@ -1,4 +1,5 @@
-import { openSync, closeSync, writeSync, readFileSync, unlinkSync, writeFileSync, renameSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What the holder of the store lock says about itself. The server adds its URL once listening. */
@@ -53,17 +54,55 @@ export interface StoreLock {
 }
 
 /**
- * One writer per store (lowdb gives no inter-process safety): `open(…, 'wx')` either creates the
- * lock or fails, so two processes cannot both win; a lock left by a dead process is taken over.
+ * Creates `path` with its whole content at once, or fails with EEXIST: the content goes to a
+ * private temp file first and `link()` publishes it atomically, so no process ever reads a lock
+ * that exists but is still empty.
+ */
+function createWithContent(path: string, content: string): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, content);
+  try {
+    linkSync(tmp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Removes a lock judged stale, unless it changed since it was read: it is renamed aside first
+ * (only one process can rename a given file), then compared. A live lock removed by a race is
+ * put back.
+ */
+function removeStaleLock(path: string, judged: string): void {
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // someone else took it away first
+  }
+  if (readFileSync(aside, 'utf8') !== judged) {
+    try {
+      linkSync(aside, path); // not the stale lock we judged: restore it
+    } catch {
+      // A third process has created a lock meanwhile; it wins.
+    }
+  }
+  rmSync(aside, { force: true });
+}
+
+/**
+ * One writer per store (lowdb gives no inter-process safety): the lock is created atomically with
+ * its content, so two processes cannot both win; a lock left by a dead process is taken over.
  */
 export function acquireLock(home: string, kind: LockInfo['kind']): StoreLock {
   const path = lockPathOf(home);
   let info: LockInfo = { pid: process.pid, kind, startedAt: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, JSON.stringify(info));
-      closeSync(fd);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (createWithContent(path, JSON.stringify(info))) {
       held.add(path);
       let released = false;
       const release = () => {
@@ -88,16 +127,16 @@ export function acquireLock(home: string, kind: LockInfo['kind']): StoreLock {
         },
         release,
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = readLock(home);
-      if (holder && (holder.pid !== process.pid || held.has(path))) throw new StoreLockedError(holder, path);
-      try {
-        unlinkSync(path); // stale: its owner died without cleaning up
-      } catch {
-        // Someone else removed it first; try again.
-      }
     }
+    let judged: string;
+    try {
+      judged = readFileSync(path, 'utf8');
+    } catch {
+      continue; // removed meanwhile; try again
+    }
+    const holder = readLock(home);
+    if (holder && (holder.pid !== process.pid || held.has(path))) throw new StoreLockedError(holder, path);
+    removeStaleLock(path, judged);
   }
   throw new Error(`Could not take the store lock ${path}.`);
 }
