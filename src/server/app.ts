@@ -61,5 +61,16 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[]): H3 {
     },
   });
   for (const route of routes) app.on(route.method, toRouterPath(route.path), toHandler(route, ctx));
+  // A known path asked with another method is 405 with `Allow`, not a misleading 404. Registered
+  // last as catch-alls: the router prefers a method-specific match.
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  for (const [path, methods] of methodsByPath) {
+    app.all(toRouterPath(path), (event) => {
+      event.res.status = 405;
+      event.res.headers.set('allow', methods.join(', '));
+      return { error: 'method_not_allowed', message: `${event.req.method} is not allowed on ${event.url.pathname}; use ${methods.join(' or ')}.` };
+    });
+  }
   return app;
 }

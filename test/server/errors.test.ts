@@ -68,13 +68,13 @@ function streamChunkedUntilAnswered(url: string, path: string, maxBytes: number)
 }
 
 describe('unknown routes', () => {
+  // A known path with another method is 405 instead (method-not-allowed.test.ts).
   it('answer 404 route_not_found for any method and path', async () => {
     server = await startTestServer();
     for (const [method, path] of [
       ['GET', '/nope'],
       ['GET', '/api/definitely-not-a-route'],
       ['POST', '/api/definitely-not-a-route'],
-      ['DELETE', '/health'],
       ['GET', '/api'],
       ['GET', '/health/db/extra'],
     ] as const) {

@@ -30,7 +30,7 @@ const NameParams = z.object({
 
 const DefinitionBody = z.object({
   definition: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
+    .union([z.string(), z.record(z.string(), z.unknown())], { error: 'definition must be YAML text or an object' })
     .describe('The workflow as YAML text or as an object (CONTRACT §6).'),
 });
 
