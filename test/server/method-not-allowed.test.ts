@@ -23,5 +23,5 @@ it('a known path asked with another method is 405 naming the allowed ones', asyn
 it('an unknown path stays 404 route_not_found', async () => {
   const response = await server.fetch('/api/nothing-here', { method: 'POST' });
   expect(response.status).toBe(404);
-  expect((await response.json()).error).toBe('route_not_found');
+  expect(((await response.json()) as { error: string }).error).toBe('route_not_found');
 });
