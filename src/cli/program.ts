@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { createCommandContext, type CommandContext, type GlobalOptions } from './command-context.js';
 
 /** A command module's entry: positional arguments, then the command's own options. */
@@ -181,4 +181,3 @@ export function buildProgram(version: string): Command {
   return program;
 }
 
-export { Option };

@@ -128,7 +128,4 @@ export class RunStore {
     return join(this.store.dataDir('runs', runId, 'processes'), `${nodeId}.json`);
   }
 
-  eventsPath(runId: string): string {
-    return join(this.store.home, 'data', 'runs', runId, 'events.jsonl');
-  }
 }

@@ -8,6 +8,3 @@ export const ErrorBodySchema = z
     details: z.unknown().optional(),
   })
 ;
-
-/** Bodies of routes that take none may still carry `{}`; anything is accepted and ignored. */
-export const NoBody = z.unknown();

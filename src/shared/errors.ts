@@ -34,9 +34,6 @@ export const badRequest = (code: string, message: string, details?: unknown) =>
 
 export const notFound = (code: string, message: string) => new ApiError(404, code, message);
 
-export const conflict = (code: string, message: string, details?: unknown) =>
-  new ApiError(409, code, message, details);
-
 /**
  * True for an ApiError from any copy of this module. The CLI loads the domain from the esbuild
  * bundle `dist/runtime.js`, which has its own ApiError class, so `instanceof` against this file's
