@@ -6,5 +6,4 @@ export const ErrorBodySchema = z
     error: z.string().describe('snake_case error code'),
     message: z.string().describe('one sentence for a person'),
     details: z.unknown().optional(),
-  })
-;
+  });

@@ -1,42 +1,18 @@
 // `svc workflow show|graph|save|delete` (issue 3), offline and through a server.
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
 import { runCli } from '../helpers/cli.js';
-import { closedPort } from '../helpers/serve-process.js';
-import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject, workflowYaml, type Project } from '../helpers/workflow-project.js';
+import { useCliModes } from '../helpers/cli-modes.js';
+import { makeProject, workflowYaml } from '../helpers/workflow-project.js';
 
-let project: Project;
-let home: string;
-let server: TestServer | undefined;
-beforeEach(async () => {
-  project = await makeProject();
-  home = await makeHome();
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await project.remove();
-  await rm(home, { recursive: true, force: true });
-});
-
-const modes = [
-  { mode: 'offline', env: async () => ({ SVC_HOME: home, PORT: String(await closedPort()) }) },
-  {
-    mode: 'through a server',
-    env: async () => {
-      server = await startTestServer();
-      return { SVC_HOME: home, SVC_URL: server.url };
-    },
-  },
-] as const;
+const { modes, project } = useCliModes();
 
 describe.each(modes)('svc workflow show and graph ($mode)', ({ env }) => {
   it('show prints the source, the definition as YAML and the DAG', async () => {
-    const result = await runCli(['workflow', 'show', 'review'], { env: await env(), cwd: project.dir });
+    const result = await runCli(['workflow', 'show', 'review'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
     expect(result.stdout.startsWith(`review (bundled)\n`)).toBe(true);
     expect(result.stdout).toContain(join(BUNDLED_WORKFLOWS_DIR, 'review.yaml'));
@@ -45,20 +21,20 @@ describe.each(modes)('svc workflow show and graph ($mode)', ({ env }) => {
   });
 
   it('graph draws boxes, or Mermaid with --mermaid', async () => {
-    await project.write('pair.yaml', workflowYaml('pair'));
+    await project().write('pair.yaml', workflowYaml('pair'));
     const e = await env();
-    const boxes = await runCli(['workflow', 'graph', 'pair', '--ascii'], { env: e, cwd: project.dir });
+    const boxes = await runCli(['workflow', 'graph', 'pair', '--ascii'], { env: e, cwd: project().dir });
     expect(boxes).toEqual({
       code: 0,
       stdout: ['  +-------+', '  | first |', '  | bash  |', '  +-------+', '      |', '      v', '+----------+', '| second   |', '| prompt   |', '| <- first |', '+----------+', ''].join('\n'),
       stderr: '',
     });
-    const mermaid = await runCli(['workflow', 'graph', 'pair', '--mermaid'], { env: e, cwd: project.dir });
+    const mermaid = await runCli(['workflow', 'graph', 'pair', '--mermaid'], { env: e, cwd: project().dir });
     expect(mermaid.stdout).toBe('flowchart TD\n  n0["first (bash)"]\n  n1["second (prompt)"]\n  n0 --> n1\n');
   });
 
   it('an unknown workflow exits 1 with the server’s message', async () => {
-    const result = await runCli(['workflow', 'show', 'nope'], { env: await env(), cwd: project.dir });
+    const result = await runCli(['workflow', 'show', 'nope'], { env: await env(), cwd: project().dir });
     expect(result).toEqual({ code: 1, stdout: '', stderr: "svc: No workflow named 'nope'.\n" });
   });
 });
@@ -66,36 +42,36 @@ describe.each(modes)('svc workflow show and graph ($mode)', ({ env }) => {
 describe.each(modes)('svc workflow save and delete ($mode)', ({ env }) => {
   it('saves a file to <cwd>/.svc/workflows/<name>.yaml as written, then deletes it', async () => {
     const e = await env();
-    const draft = join(project.dir, 'draft.yaml');
+    const draft = join(project().dir, 'draft.yaml');
     const text = `# keep this comment\n${workflowYaml('nightly')}\n`;
     await writeFile(draft, text);
-    const saved = await runCli(['workflow', 'save', 'draft.yaml'], { env: e, cwd: project.dir });
-    const target = join(project.workflowsDir, 'nightly.yaml');
+    const saved = await runCli(['workflow', 'save', 'draft.yaml'], { env: e, cwd: project().dir });
+    const target = join(project().workflowsDir, 'nightly.yaml');
     expect(saved).toEqual({ code: 0, stdout: `Saved nightly to ${target}\n`, stderr: '' });
     expect(await readFile(target, 'utf8')).toBe(text);
-    expect((await runCli(['workflow', 'list'], { env: e, cwd: project.dir })).stdout).toMatch(/^nightly\tproject\t2\t/m);
+    expect((await runCli(['workflow', 'list'], { env: e, cwd: project().dir })).stdout).toMatch(/^nightly\tproject\t2\t/m);
 
-    const deleted = await runCli(['workflow', 'delete', 'nightly'], { env: e, cwd: project.dir });
+    const deleted = await runCli(['workflow', 'delete', 'nightly'], { env: e, cwd: project().dir });
     expect(deleted).toEqual({ code: 0, stdout: `Deleted ${target}\n`, stderr: '' });
     expect(existsSync(target)).toBe(false);
   });
 
   it('an invalid file is not saved: errors point into the local file, exit 1', async () => {
-    const draft = join(project.dir, 'bad.yaml');
+    const draft = join(project().dir, 'bad.yaml');
     await writeFile(draft, 'name: bad\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    depends_on: [zz]\n');
-    const result = await runCli(['workflow', 'save', draft], { env: await env(), cwd: project.dir });
+    const result = await runCli(['workflow', 'save', draft], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(`${draft}:6:18: nodes[0].depends_on: unknown node 'zz'\n`);
     expect(result.stderr).toBe(`svc: ${draft} was not saved: The workflow definition has 1 error; nothing was saved.\n`);
-    expect(existsSync(join(project.workflowsDir, 'bad.yaml'))).toBe(false);
+    expect(existsSync(join(project().workflowsDir, 'bad.yaml'))).toBe(false);
   });
 
   it('--cwd without a .svc/workflows/ folder is refused with a message saying so', async () => {
     const bare = await makeProject({ bare: true });
     try {
-      const draft = join(project.dir, 'x.yaml');
+      const draft = join(project().dir, 'x.yaml');
       await writeFile(draft, workflowYaml('x'));
-      const result = await runCli(['workflow', 'save', draft, '--cwd', bare.dir], { env: await env(), cwd: project.dir });
+      const result = await runCli(['workflow', 'save', draft, '--cwd', bare.dir], { env: await env(), cwd: project().dir });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`has no ${join('.svc', 'workflows')}/ folder`);
       expect(existsSync(join(bare.dir, '.svc'))).toBe(false);
@@ -106,10 +82,10 @@ describe.each(modes)('svc workflow save and delete ($mode)', ({ env }) => {
 
   it('deleting a bundled workflow is refused; an unknown one is not found; both exit 1', async () => {
     const e = await env();
-    const bundled = await runCli(['workflow', 'delete', 'smoke'], { env: e, cwd: project.dir });
+    const bundled = await runCli(['workflow', 'delete', 'smoke'], { env: e, cwd: project().dir });
     expect(bundled.code).toBe(1);
     expect(bundled.stderr).toMatch(/^svc: 'smoke' is a bundled workflow and cannot be deleted/);
-    const unknown = await runCli(['workflow', 'delete', 'ghost'], { env: e, cwd: project.dir });
-    expect(unknown).toEqual({ code: 1, stdout: '', stderr: `svc: No project workflow named 'ghost' in ${project.dir}.\n` });
+    const unknown = await runCli(['workflow', 'delete', 'ghost'], { env: e, cwd: project().dir });
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: `svc: No project workflow named 'ghost' in ${project().dir}.\n` });
   });
 });

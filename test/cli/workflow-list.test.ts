@@ -1,50 +1,24 @@
 // `svc workflow list` and `svc commands` as users and scripts run them (issue 3): TSV when piped,
 // errors on stderr, --json, the same answers through a server and straight from the store.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
 import { runCli } from '../helpers/cli.js';
-import { closedPort } from '../helpers/serve-process.js';
-import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject, webhookTriggers, workflowYaml, type Project } from '../helpers/workflow-project.js';
+import { useCliModes } from '../helpers/cli-modes.js';
+import { webhookTriggers, workflowYaml } from '../helpers/workflow-project.js';
 
-let project: Project;
-let home: string;
-let server: TestServer | undefined;
-beforeEach(async () => {
-  project = await makeProject();
-  home = await makeHome();
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await project.remove();
-  await rm(home, { recursive: true, force: true });
-});
-
-/** The two ways the CLI reaches the catalog: straight from the store, or through a running server. */
-const modes = [
-  { mode: 'offline', env: async () => ({ SVC_HOME: home, PORT: String(await closedPort()) }) },
-  {
-    mode: 'through a server',
-    env: async () => {
-      server = await startTestServer();
-      return { SVC_HOME: home, SVC_URL: server.url };
-    },
-  },
-] as const;
+const { modes, project } = useCliModes();
 
 describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
   it('prints one tab-separated line per workflow when piped, errors on stderr, exit 0', async () => {
-    await project.write('deploy.yaml', workflowYaml('deploy', { description: 'Ship\tit', extra: webhookTriggers('on-push', 'on-tag') }));
-    const broken = await project.write('broken.yaml', 'name: broken\n');
-    const result = await runCli(['workflow', 'list'], { env: await env(), cwd: project.dir });
+    await project().write('deploy.yaml', workflowYaml('deploy', { description: 'Ship\tit', extra: webhookTriggers('on-push', 'on-tag') }));
+    const broken = await project().write('broken.yaml', 'name: broken\n');
+    const result = await runCli(['workflow', 'list'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
     const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
     expect(rows.map((r) => r[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'smoke']);
     for (const row of rows) expect(row).toHaveLength(6);
-    expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project.workflowsDir, 'deploy.yaml')]);
+    expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml')]);
     expect(rows[4]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml')]);
     expect(result.stderr).toBe(
       [
@@ -56,18 +30,18 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
   });
 
   it('--cwd names the project, resolved against the current directory', async () => {
-    await project.write('here.yaml', workflowYaml('here'));
-    const result = await runCli(['workflow', 'list', '--cwd', project.dir.split('/').pop()!], { env: await env(), cwd: join(project.dir, '..') });
+    await project().write('here.yaml', workflowYaml('here'));
+    const result = await runCli(['workflow', 'list', '--cwd', project().dir.split('/').pop()!], { env: await env(), cwd: join(project().dir, '..') });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^here\tproject\t/m);
-    const missing = await runCli(['workflow', 'list', '--cwd', 'no-such-dir'], { env: await env(), cwd: project.dir });
+    const missing = await runCli(['workflow', 'list', '--cwd', 'no-such-dir'], { env: await env(), cwd: project().dir });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(`svc: cwd '${join(project.dir, 'no-such-dir')}' is not an existing directory.\n`);
+    expect(missing.stderr).toBe(`svc: cwd '${join(project().dir, 'no-such-dir')}' is not an existing directory.\n`);
   });
 
   it('--json prints the API document', async () => {
-    const broken = await project.write('broken.yaml', 'name: [');
-    const result = await runCli(['workflow', 'list', '--json'], { env: await env(), cwd: project.dir });
+    const broken = await project().write('broken.yaml', 'name: [');
+    const result = await runCli(['workflow', 'list', '--json'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const body = JSON.parse(result.stdout);
@@ -78,8 +52,8 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
 
 describe.each(modes)('svc commands ($mode)', ({ env }) => {
   it('lists bundled and project commands, one tab-separated line each', async () => {
-    const triage = await project.writeCommand('triage.md', '# Triage new issues\n$ARGUMENTS\n');
-    const result = await runCli(['commands'], { env: await env(), cwd: project.dir });
+    const triage = await project().writeCommand('triage.md', '# Triage new issues\n$ARGUMENTS\n');
+    const result = await runCli(['commands'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n').map((line) => line.split('\t'))).toEqual([
       ['commit-message', 'bundled', 'Draft a commit message for the uncommitted changes', join(BUNDLED_COMMANDS_DIR, 'commit-message.md')],

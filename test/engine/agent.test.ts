@@ -1,11 +1,11 @@
 // Prompt nodes through the claude adapter, driven against the fake agent: argv, stdin, model
 // choice, cost and tokens, streamed text, failures, and the environment the agent gets.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, setProcessEnv, startRun, startServer, tempDir, waitForDeath, waitForRun } from './helpers.js';
+import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForDeath, waitForRun } from './helpers.js';
 
 const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose'];
 
@@ -15,13 +15,7 @@ let logs: string;
 let logFile: string;
 
 /** The fake agent's invocations since the last `freshLog()`. */
-const calls = (): Json[] =>
-  existsSync(logFile)
-    ? readFileSync(logFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line))
-    : [];
+const calls = (): Json[] => readJsonLines(logFile);
 
 beforeAll(async () => {
   logs = await tempDir('svc-fake-log-');

@@ -1,7 +1,7 @@
 // First-event timeout of an agent subprocess (CONTRACT §9, spec "Diagnostic log entry"): an agent
 // that prints nothing is killed with its whole process group, the node fails with
 // `agent_first_event_timeout`, and svc.log explains the environment without leaking values.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
@@ -19,6 +19,7 @@ import {
   waitFor,
   waitForDeath,
   waitForRun,
+  readJsonLines,
 } from './helpers.js';
 
 const SECRET_VALUE = 'sk-test-4f8e1c0b-do-not-log-me';
@@ -27,13 +28,7 @@ let server: TestServer;
 let project: string;
 let logFile: string;
 
-const fakeCalls = (): Json[] =>
-  existsSync(logFile)
-    ? readFileSync(logFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line))
-    : [];
+const fakeCalls = (): Json[] => readJsonLines(logFile);
 
 beforeAll(async () => {
   logFile = join(await tempDir('svc-fake-log-'), 'calls.jsonl');

@@ -210,7 +210,11 @@ export function killQuietly(pid: number | undefined, command: string): void {
 
 /** Parsed JSON lines of `$SVC_HOME/logs/svc.log`. */
 export function readLog(home: string): Json[] {
-  const file = join(home, 'logs', 'svc.log');
+  return readJsonLines(join(home, 'logs', 'svc.log'));
+}
+
+/** Every JSON line of a file (svc.log, the fake agent's call log); none when it does not exist. */
+export function readJsonLines(file: string): Json[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')

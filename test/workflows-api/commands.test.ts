@@ -1,30 +1,17 @@
 // GET /api/commands over a real server (issue 3), and the command prompts a node's `command:` runs.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUNDLED_COMMANDS_DIR } from '../../src/workflows/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
+import { useServerWithProjects } from '../helpers/project-server.js';
+import { withCwd } from '../helpers/workflow-project.js';
 
-let server: TestServer | undefined;
-const projects: Project[] = [];
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  for (const project of projects.splice(0)) await project.remove();
-});
-
-async function setup() {
-  server = await startTestServer();
-  const project = await makeProject();
-  projects.push(project);
-  return project;
-}
+const { setup, server } = useServerWithProjects();
 
 describe('GET /api/commands', () => {
   it('lists the bundled commands', async () => {
     const project = await setup();
-    const { status, body } = await server!.json('GET', withCwd('/api/commands', project.dir));
+    const { status, body } = await server().json('GET', withCwd('/api/commands', project.dir));
     expect(status).toBe(200);
     expect(body.commands).toEqual([
       { name: 'commit-message', source: 'bundled', filename: join(BUNDLED_COMMANDS_DIR, 'commit-message.md'), description: 'Draft a commit message for the uncommitted changes' },
@@ -39,7 +26,7 @@ describe('GET /api/commands', () => {
     await project.writeCommand('.hidden.md', 'no');
     await project.writeCommand('has space.md', 'no');
     await project.writeCommand('notes.txt', 'no');
-    const { body } = await server!.json('GET', withCwd('/api/commands', project.dir));
+    const { body } = await server().json('GET', withCwd('/api/commands', project.dir));
     expect(body.commands.map((c: { name: string; source: string }) => `${c.name}:${c.source}`)).toEqual(['commit-message:bundled', 'plan:project', 'triage:project']);
     expect(body.commands[1]).toEqual({ name: 'plan', source: 'project', filename: plan, description: 'Our planning prompt' });
     expect(body.commands[2].description).toBe('Sort incoming issues');
@@ -47,7 +34,7 @@ describe('GET /api/commands', () => {
 
   it('answers 400 for a relative cwd', async () => {
     await setup();
-    await expectErrorResponse(await server!.fetch(withCwd('/api/commands', 'some/where')), 400, 'invalid_request');
+    await expectErrorResponse(await server().fetch(withCwd('/api/commands', 'some/where')), 400, 'invalid_request');
   });
 });
 
@@ -55,12 +42,12 @@ describe('command prompts (what `command: <name>` runs)', () => {
   it('reads the project file first, then the bundled one, without its front matter', async () => {
     const project = await setup();
     await project.writeCommand('triage.md', '---\ndescription: Sort\n---\nTriage $ARGUMENTS\n');
-    expect(await server!.ctx.workflows.readCommand('triage', project.dir)).toMatchObject({ source: 'project', prompt: 'Triage $ARGUMENTS\n' });
-    const bundled = await server!.ctx.workflows.readCommand('plan', project.dir);
+    expect(await server().ctx.workflows.readCommand('triage', project.dir)).toMatchObject({ source: 'project', prompt: 'Triage $ARGUMENTS\n' });
+    const bundled = await server().ctx.workflows.readCommand('plan', project.dir);
     expect(bundled?.source).toBe('bundled');
     expect(bundled?.prompt.startsWith('Make a plan for the task below')).toBe(true);
     expect(bundled?.prompt).toContain('$ARGUMENTS');
-    expect(await server!.ctx.workflows.readCommand('missing', project.dir)).toBeUndefined();
-    expect(await server!.ctx.workflows.readCommand('../workflows/x', project.dir)).toBeUndefined();
+    expect(await server().ctx.workflows.readCommand('missing', project.dir)).toBeUndefined();
+    expect(await server().ctx.workflows.readCommand('../workflows/x', project.dir)).toBeUndefined();
   });
 });

@@ -3,37 +3,24 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject, withCwd, workflowYaml, type Project } from '../helpers/workflow-project.js';
+import { useServerWithProjects } from '../helpers/project-server.js';
+import { withCwd, workflowYaml } from '../helpers/workflow-project.js';
 
-let server: TestServer | undefined;
-const projects: Project[] = [];
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  for (const project of projects.splice(0)) await project.remove();
-});
+const { setup, start, server } = useServerWithProjects();
 
-async function setup(options: { bare?: boolean } = {}) {
-  server = await startTestServer();
-  const project = await makeProject(options);
-  projects.push(project);
-  return project;
-}
-
-const put = (name: string, cwd: string, definition: unknown) => server!.json('PUT', withCwd(`/api/workflows/${name}`, cwd), { definition });
+const put = (name: string, cwd: string, definition: unknown) => server().json('PUT', withCwd(`/api/workflows/${name}`, cwd), { definition });
 const putRaw = (name: string, cwd: string, definition: unknown) =>
-  server!.fetch(withCwd(`/api/workflows/${name}`, cwd), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) });
+  server().fetch(withCwd(`/api/workflows/${name}`, cwd), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) });
 
 describe('GET /api/workflows/{name}', () => {
   it('answers the definition as written (snake_case), its file and source', async () => {
     const project = await setup();
     const file = await project.write('mine.yaml', workflowYaml('mine'));
-    const { status, body } = await server!.json('GET', withCwd('/api/workflows/mine', project.dir));
+    const { status, body } = await server().json('GET', withCwd('/api/workflows/mine', project.dir));
     expect(status).toBe(200);
     expect(body).toEqual({
       workflow: {
@@ -48,16 +35,16 @@ describe('GET /api/workflows/{name}', () => {
       source: 'project',
       workspaceId: null,
     });
-    const bundled = await server!.json('GET', withCwd('/api/workflows/fix-issue', project.dir));
+    const bundled = await server().json('GET', withCwd('/api/workflows/fix-issue', project.dir));
     expect(bundled.body).toMatchObject({ source: 'bundled', filename: join(BUNDLED_WORKFLOWS_DIR, 'fix-issue.yaml') });
     expect(bundled.body.workflow.nodes.map((n: { id: string }) => n.id)).toEqual(['plan', 'implement', 'test', 'approve', 'summary']);
   });
 
   it('answers 404 workflow_not_found, naming a broken file of that name', async () => {
     const project = await setup();
-    await expectErrorResponse(await server!.fetch(withCwd('/api/workflows/nope', project.dir)), 404, 'workflow_not_found');
+    await expectErrorResponse(await server().fetch(withCwd('/api/workflows/nope', project.dir)), 404, 'workflow_not_found');
     const broken = await project.write('broken.yaml', 'name: broken\n');
-    const body = await expectErrorResponse(await server!.fetch(withCwd('/api/workflows/broken', project.dir)), 404, 'workflow_not_found');
+    const body = await expectErrorResponse(await server().fetch(withCwd('/api/workflows/broken', project.dir)), 404, 'workflow_not_found');
     expect(body.message).toContain(broken);
   });
 });
@@ -74,7 +61,7 @@ describe('PUT /api/workflows/{name}', () => {
 
     const replaced = await put('release', project.dir, workflowYaml('release', { description: 'v2' }));
     expect(replaced.status).toBe(200);
-    expect((await server!.json('GET', withCwd('/api/workflows/release', project.dir))).body.workflow.description).toBe('v2');
+    expect((await server().json('GET', withCwd('/api/workflows/release', project.dir))).body.workflow.description).toBe('v2');
     expect(await readdir(project.workflowsDir)).toEqual(['release.yaml']);
   });
 
@@ -144,7 +131,7 @@ describe('PUT /api/workflows/{name}', () => {
     const { status, body } = await put('smoke', project.dir, workflowYaml('smoke', { description: 'our smoke' }));
     expect(status).toBe(201);
     expect(body.source).toBe('project');
-    const got = await server!.json('GET', withCwd('/api/workflows/smoke', project.dir));
+    const got = await server().json('GET', withCwd('/api/workflows/smoke', project.dir));
     expect(got.body).toMatchObject({ source: 'project', workflow: { description: 'our smoke' } });
   });
 
@@ -162,30 +149,30 @@ describe('DELETE /api/workflows/{name}', () => {
   it('deletes a project workflow file; it is then gone', async () => {
     const project = await setup();
     const file = await project.write('temp.yaml', workflowYaml('temp'));
-    const { status, body } = await server!.json('DELETE', withCwd('/api/workflows/temp', project.dir));
+    const { status, body } = await server().json('DELETE', withCwd('/api/workflows/temp', project.dir));
     expect(status).toBe(200);
     expect(body).toEqual({ name: 'temp', deleted: [file] });
     expect(existsSync(file)).toBe(false);
-    await expectErrorResponse(await server!.fetch(withCwd('/api/workflows/temp', project.dir)), 404, 'workflow_not_found');
-    await expectErrorResponse(await server!.fetch(withCwd('/api/workflows/temp', project.dir), { method: 'DELETE' }), 404, 'workflow_not_found');
+    await expectErrorResponse(await server().fetch(withCwd('/api/workflows/temp', project.dir)), 404, 'workflow_not_found');
+    await expectErrorResponse(await server().fetch(withCwd('/api/workflows/temp', project.dir), { method: 'DELETE' }), 404, 'workflow_not_found');
   });
 
   it('refuses a bundled workflow with 403 bundled_workflow_readonly; deleting an override restores it', async () => {
     const project = await setup();
-    await expectErrorResponse(await server!.fetch(withCwd('/api/workflows/review', project.dir), { method: 'DELETE' }), 403, 'bundled_workflow_readonly');
+    await expectErrorResponse(await server().fetch(withCwd('/api/workflows/review', project.dir), { method: 'DELETE' }), 403, 'bundled_workflow_readonly');
     expect(existsSync(join(BUNDLED_WORKFLOWS_DIR, 'review.yaml'))).toBe(true);
     await project.write('review.yaml', workflowYaml('review'));
-    expect((await server!.json('DELETE', withCwd('/api/workflows/review', project.dir))).status).toBe(200);
-    expect((await server!.json('GET', withCwd('/api/workflows/review', project.dir))).body.source).toBe('bundled');
+    expect((await server().json('DELETE', withCwd('/api/workflows/review', project.dir))).status).toBe(200);
+    expect((await server().json('GET', withCwd('/api/workflows/review', project.dir))).body.source).toBe('bundled');
   });
 
   it('deletes a broken file by its name, and refuses traversal names', async () => {
     const project = await setup();
     const file = await project.write('broken.yaml', 'name: [');
-    expect((await server!.json('DELETE', withCwd('/api/workflows/broken', project.dir))).body).toEqual({ name: 'broken', deleted: [file] });
+    expect((await server().json('DELETE', withCwd('/api/workflows/broken', project.dir))).body).toEqual({ name: 'broken', deleted: [file] });
     const outside = await project.write('../victim.yaml', workflowYaml('victim'));
     for (const name of ['..%2Fvictim', '%2E%2E%2Fvictim', `${encodeURIComponent(outside.replace(/\.yaml$/, ''))}`]) {
-      await expectErrorResponse(await server!.fetch(withCwd(`/api/workflows/${name}`, project.dir), { method: 'DELETE' }), 400, 'invalid_request');
+      await expectErrorResponse(await server().fetch(withCwd(`/api/workflows/${name}`, project.dir), { method: 'DELETE' }), 400, 'invalid_request');
     }
     expect(existsSync(outside)).toBe(true);
   });
@@ -193,8 +180,7 @@ describe('DELETE /api/workflows/{name}', () => {
 
 describe('the OpenAPI document', () => {
   it('describes every workflow and command route', async () => {
-    server = await startTestServer();
-    const { body } = await server.json('GET', '/api/openapi.json');
+    const { body } = await (await start()).json('GET', '/api/openapi.json');
     expect(Object.keys(body.paths['/api/workflows'])).toEqual(['get']);
     expect(Object.keys(body.paths['/api/workflows/{name}']).sort()).toEqual(expect.arrayContaining(['delete', 'get', 'put']));
     expect(Object.keys(body.paths['/api/workflows/validate'])).toEqual(['post']);

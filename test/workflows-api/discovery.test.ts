@@ -2,29 +2,16 @@
 // decide which file wins, errors that never hide the good files, and the per-file parse cache.
 import { readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { BUNDLED_NAMES, makeProject, withCwd, workflowYaml, type Project } from '../helpers/workflow-project.js';
+import { useServerWithProjects } from '../helpers/project-server.js';
+import { BUNDLED_NAMES, withCwd, workflowYaml } from '../helpers/workflow-project.js';
 
-let server: TestServer | undefined;
-const projects: Project[] = [];
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  for (const project of projects.splice(0)) await project.remove();
-});
-
-async function setup(options: { bare?: boolean } = {}) {
-  server = await startTestServer();
-  const project = await makeProject(options);
-  projects.push(project);
-  return project;
-}
+const { setup, start, server, newProject } = useServerWithProjects();
 
 async function list(cwd: string) {
-  const { status, body } = await server!.json('GET', withCwd('/api/workflows', cwd));
+  const { status, body } = await server().json('GET', withCwd('/api/workflows', cwd));
   expect(status, JSON.stringify(body)).toBe(200);
   return body as { workflows: Array<Record<string, any>>; errors?: Array<{ filename: string; error: string }> };
 }
@@ -109,11 +96,10 @@ describe('GET /api/workflows', () => {
 
   it('reads workflows of every registered workspace, and skips malformed workspace records', async () => {
     const project = await setup();
-    const workspace = await makeProject();
-    projects.push(workspace);
+    const workspace = await newProject();
     await project.write('here.yaml', workflowYaml('here'));
     const there = await workspace.write('there.yaml', workflowYaml('there'));
-    const workspaces = await server!.ctx.store.collection<{ id: string; path?: unknown }>('workspaces', 'single');
+    const workspaces = await server().ctx.store.collection<{ id: string; path?: unknown }>('workspaces', 'single');
     await workspaces.put({ id: 'ws-1', path: workspace.dir });
     await workspaces.put({ id: 'ws-no-path' });
     await workspaces.put({ id: 'ws-relative', path: 'relative/dir' });
@@ -133,17 +119,16 @@ describe('GET /api/workflows', () => {
   });
 
   it("defaults cwd to the server's working directory", async () => {
-    const project = await makeProject();
-    projects.push(project);
+    const project = await newProject();
     await project.write('local.yaml', workflowYaml('local'));
     const previous = process.cwd();
     process.chdir(project.dir);
     try {
-      server = await startTestServer();
+      await start();
     } finally {
       process.chdir(previous);
     }
-    const { status, body } = await server.json('GET', '/api/workflows');
+    const { status, body } = await server().json('GET', '/api/workflows');
     expect(status).toBe(200);
     expect(body.workflows.map((w: { name: string }) => w.name)).toContain('local');
   });
@@ -152,7 +137,7 @@ describe('GET /api/workflows', () => {
     const project = await setup();
     const file = await project.write('a.yaml', workflowYaml('a'));
     for (const cwd of ['relative/path', join(project.dir, 'missing'), file]) {
-      const body = await expectErrorResponse(await server!.fetch(withCwd('/api/workflows', cwd)), 400, 'invalid_request');
+      const body = await expectErrorResponse(await server().fetch(withCwd('/api/workflows', cwd)), 400, 'invalid_request');
       expect(body.message).toMatch(/cwd/);
       expect(body.details).toEqual([{ path: 'cwd', message: body.message }]);
     }
@@ -164,7 +149,7 @@ describe('the parse cache', () => {
     const project = await setup();
     const a = await project.write('a.yaml', workflowYaml('a', { description: 'first' }));
     await project.write('b.yaml', workflowYaml('b'));
-    const cache = server!.ctx.workflows.cache;
+    const cache = server().ctx.workflows.cache;
     await list(project.dir);
     const afterFirst = cache.parses;
     await list(project.dir);
