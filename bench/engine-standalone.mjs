@@ -13,7 +13,9 @@ if (unknown.length) {
 }
 const started = Date.now();
 const rows = await benchEngine({ only: only.length ? only : undefined, details: args.includes('--details') });
-console.table(rows.map(({ name, value, unit, reference, ratio, target, error }) => ({ name, value, unit, reference, ratio, target, ...(error ? { error } : {}) })));
+console.table(
+  rows.map(({ name, value, unit, reference, ratio, target, error }) => ({ name, value, unit, reference, ratio, target, ...(error ? { error } : {}) })),
+);
 if (rows.details && Object.keys(rows.details).length) console.log(JSON.stringify(rows.details, null, 2));
 console.log(`engine bench: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (rows.some((row) => row.error)) process.exitCode = 1;

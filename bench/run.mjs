@@ -148,7 +148,9 @@ function get(url, timeoutMs = 2000) {
 
 function loadOnce(autocannon, url, seconds) {
   return withTimeout(
-    new Promise((resolve, reject) => autocannon({ url, connections: CONNECTIONS, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)))),
+    new Promise((resolve, reject) =>
+      autocannon({ url, connections: CONNECTIONS, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result))),
+    ),
     (seconds + 15) * 1000,
     `autocannon ${url}`,
   );
@@ -227,7 +229,14 @@ async function measureServerStart(nodeMs) {
     await stopServer(server);
   }
   const ms = median(times);
-  return { name: 'server start → first GET /health 200 ÷ node -e 0', value: round(ms, 1), unit: 'ms', reference: round(nodeMs, 1), ratio: round(ms / nodeMs), target: '≤ 4' };
+  return {
+    name: 'server start → first GET /health 200 ÷ node -e 0',
+    value: round(ms, 1),
+    unit: 'ms',
+    reference: round(nodeMs, 1),
+    ratio: round(ms / nodeMs),
+    target: '≤ 4',
+  };
 }
 
 /** VmRSS of a server that started, answered a few requests, and sat idle for a moment. */
@@ -273,18 +282,16 @@ function judge(row) {
 
 function printTable(rows) {
   const header = ['metric', 'value', 'unit', 'reference', 'ratio', 'target', 'result'];
-  const cells = rows.map((row) => [
-    row.name,
-    row.value ?? '',
-    row.unit ?? '',
-    row.reference ?? '',
-    row.ratio ?? '',
-    row.target ?? '',
-    row.error ? 'ERROR' : judge(row),
-  ].map(String));
+  const cells = rows.map((row) =>
+    [row.name, row.value ?? '', row.unit ?? '', row.reference ?? '', row.ratio ?? '', row.target ?? '', row.error ? 'ERROR' : judge(row)].map(String),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const numeric = new Set([1, 3, 4]);
-  const line = (values) => values.map((v, i) => (numeric.has(i) ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (values) =>
+    values
+      .map((v, i) => (numeric.has(i) ? v.padStart(widths[i]) : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
@@ -329,7 +336,14 @@ async function main() {
     ...(await attempt('svc --version', () => {
       const measured = measureStartupReference();
       nodeMs = measured.nodeMs;
-      return { name: 'svc --version wall ÷ node -e 0', value: round(measured.versionMs, 1), unit: 'ms', reference: round(measured.nodeMs, 1), ratio: round(measured.versionMs / measured.nodeMs), target: '≤ 1.6' };
+      return {
+        name: 'svc --version wall ÷ node -e 0',
+        value: round(measured.versionMs, 1),
+        unit: 'ms',
+        reference: round(measured.nodeMs, 1),
+        ratio: round(measured.versionMs / measured.nodeMs),
+        target: '≤ 1.6',
+      };
     })),
   );
   rows.push(...(await attempt('server start', () => measureServerStart(nodeMs ?? wallMs(process.execPath, ['-e', '0'])))));
@@ -342,7 +356,9 @@ async function main() {
   printTable(rows);
   const judged = rows.map((row) => (row.error ? 'ERROR' : judge(row))).filter(Boolean);
   const count = (word) => judged.filter((j) => j === word).length;
-  console.log(`\n${count('PASS')} PASS, ${count('MISS')} MISS${count('ERROR') ? `, ${count('ERROR')} ERROR` : ''} — ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\n${count('PASS')} PASS, ${count('MISS')} MISS${count('ERROR') ? `, ${count('ERROR')} ERROR` : ''} — ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   if (args.has('--json')) console.log(JSON.stringify(rows, null, 2));
 }
 

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse } from 'yaml';
-import { discoverWorkflows, validateWorkflowSource, WorkflowFileCache } from '../dist/workflows/index.js';
+import { discoverWorkflows, WorkflowFileCache } from '../dist/catalog/index.js';
+import { validateWorkflowSource } from '../dist/workflows/index.js';
 
 const FILES = 200;
 const NODES = 500;
@@ -84,7 +85,12 @@ export async function benchWorkflows() {
 
     const check = await discoverWorkflows({ cwd: dir });
     if (check.errors.length > 0 || check.workflows.filter((w) => w.source === 'project').length !== FILES) {
-      throw new Error(`bench setup: expected ${FILES} valid workflows, got errors: ${check.errors.slice(0, 3).map((e) => e.error).join('; ')}`);
+      throw new Error(
+        `bench setup: expected ${FILES} valid workflows, got errors: ${check.errors
+          .slice(0, 3)
+          .map((e) => e.error)
+          .join('; ')}`,
+      );
     }
     const cold = await median(() => discoverWorkflows({ cwd: dir, cache: new WorkflowFileCache() }), { runs: 9, warmup: 2 });
     const cache = new WorkflowFileCache();
@@ -99,8 +105,22 @@ export async function benchWorkflows() {
 
     return [
       { name: `workflow discovery, ${FILES} files, cold`, value: round(cold, 1), unit: 'ms' },
-      { name: `workflow discovery, ${FILES} files, warm ÷ cold`, value: round(warm, 2), unit: 'ms', reference: round(cold, 1), ratio: round(warm / cold), target: '≤ 0.25' },
-      { name: `validate a ${NODES}-node workflow ÷ yaml.parse alone`, value: round(validate, 1), unit: 'ms', reference: round(parseOnly, 1), ratio: round(validate / parseOnly), target: '≤ 10' },
+      {
+        name: `workflow discovery, ${FILES} files, warm ÷ cold`,
+        value: round(warm, 2),
+        unit: 'ms',
+        reference: round(cold, 1),
+        ratio: round(warm / cold),
+        target: '≤ 0.25',
+      },
+      {
+        name: `validate a ${NODES}-node workflow ÷ yaml.parse alone`,
+        value: round(validate, 1),
+        unit: 'ms',
+        reference: round(parseOnly, 1),
+        ratio: round(validate / parseOnly),
+        target: '≤ 10',
+      },
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ export { closeContext, createContext, type AppContext } from './app/context.js';
 export { AssistantsPatchSchema } from './config/assistants.js';
 export { ApiError } from './shared/errors.js';
 export { StoreLockedError } from './store/lock.js';
-export { toYamlText } from './workflows/project-files.js';
+export { toYamlText } from './catalog/project-files.js';
 export { validateWorkflowSource } from './workflows/validate.js';
 export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/workflow-file.js';
 export { parse as parseYaml } from 'yaml';

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { spawnGroup } from '../engine/process-group.js';
+import { spawnGroup } from '../processes/process-group.js';
 import { AgentError, type AgentRequest } from './types.js';
 
 export interface JsonlProcessSpec {

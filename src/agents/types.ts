@@ -29,16 +29,13 @@ export interface AgentResult {
 }
 
 /** Why an agent call failed, as a stable code for node errors and messages. */
-export type AgentErrorCode =
-  | 'agent_first_event_timeout'
-  | 'agent_timeout'
-  | 'agent_failed'
-  | 'agent_not_found'
-  | 'agent_cancelled'
-  | 'agent_protocol_error';
+export type AgentErrorCode = 'agent_first_event_timeout' | 'agent_timeout' | 'agent_failed' | 'agent_not_found' | 'agent_cancelled' | 'agent_protocol_error';
 
 export class AgentError extends Error {
-  constructor(readonly code: AgentErrorCode, message: string) {
+  constructor(
+    readonly code: AgentErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'AgentError';
   }

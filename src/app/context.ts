@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { AssistantsConfigService } from '../config/assistants.js';
-import { catalogResolver } from '../engine/catalog-resolver.js';
+import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
-import { WorkflowCatalog } from '../workflows/catalog.js';
+import { WorkflowCatalog } from '../catalog/catalog.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain

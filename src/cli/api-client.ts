@@ -5,14 +5,20 @@ import { CliError, EXIT } from './exit-codes.js';
 
 /** A non-2xx answer from the server, carrying the contract's error body. */
 export class ApiResponseError extends CliError {
-  constructor(readonly status: number, readonly body: { error?: string; message?: string; [key: string]: unknown }) {
+  constructor(
+    readonly status: number,
+    readonly body: { error?: string; message?: string; [key: string]: unknown },
+  ) {
     super(body.message ?? `The server answered ${status}.`, EXIT.failed);
     this.name = 'ApiResponseError';
   }
 }
 
 export class ServerUnreachableError extends CliError {
-  constructor(readonly url: string, reason: string) {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
     super(`No svc server is reachable at ${url} (${reason}). Start one with \`svc serve\`, or pass --url.`, EXIT.unreachable);
     this.name = 'ServerUnreachableError';
   }
@@ -59,7 +65,8 @@ export function createApiClient(baseUrl: string): ApiClient {
               }
               const status = res.statusCode ?? 0;
               if (status >= 200 && status < 300) resolve(parsed as T);
-              else reject(new ApiResponseError(status, typeof parsed === 'object' && parsed ? (parsed as Record<string, unknown>) : { message: String(parsed) }));
+              else
+                reject(new ApiResponseError(status, typeof parsed === 'object' && parsed ? (parsed as Record<string, unknown>) : { message: String(parsed) }));
             });
           },
         );

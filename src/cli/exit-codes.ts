@@ -19,7 +19,10 @@ export const EXIT_CODE_HELP = `Exit codes:
 
 /** An error the CLI reports as a message (no stack) and an exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.failed) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failed,
+  ) {
     super(message);
     this.name = 'CliError';
   }

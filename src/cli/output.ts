@@ -23,7 +23,23 @@ export async function printTable(io: IO, headers: string[], rows: Cell[][]): Pro
   const table = new Table({
     head: headers.map((h) => paint.bold(h)),
     style: { head: [], border: [] },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
   });
   for (const row of rows) table.push(row.map(plain));
   io.out(`${table.toString()}\n`);

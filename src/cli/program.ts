@@ -41,14 +41,26 @@ export function buildProgram(version: string): Command {
     .option('--host <host>', 'bind address (overrides SVC_HOST; default 127.0.0.1)')
     .action(lazy(() => import('./commands/serve.js')));
 
-  program.command('status').description('show whether the server runs, and its health').action(lazy(() => import('./commands/status.js')));
+  program
+    .command('status')
+    .description('show whether the server runs, and its health')
+    .action(lazy(() => import('./commands/status.js')));
 
-  program.command('openapi').description('print the OpenAPI 3.0 document (no server needed)').action(lazy(() => import('./commands/openapi.js')));
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.0 document (no server needed)')
+    .action(lazy(() => import('./commands/openapi.js')));
 
-  program.command('update-check').description('check for a newer svc').action(lazy(() => import('./commands/update-check.js')));
+  program
+    .command('update-check')
+    .description('check for a newer svc')
+    .action(lazy(() => import('./commands/update-check.js')));
 
   const config = program.command('config').description('show or change configuration');
-  config.command('show').description('print the configuration').action(lazy(() => import('./commands/config/show.js')));
+  config
+    .command('show')
+    .description('print the configuration')
+    .action(lazy(() => import('./commands/config/show.js')));
   config
     .command('set-model')
     .description('set the model an assistant uses')
@@ -60,7 +72,11 @@ export function buildProgram(version: string): Command {
   // `validate` never needs either. `--cwd` defaults to the directory the CLI runs in.
   const cwdFlag = ['--cwd <dir>', 'project directory whose .svc/ is used (default: the current directory)'] as const;
   const workflow = program.command('workflow').description('list, show, draw, validate, save and delete workflow definitions');
-  workflow.command('list').description('list the workflows visible here (errors on stderr)').option(...cwdFlag).action(lazy(() => import('./commands/workflow/list.js')));
+  workflow
+    .command('list')
+    .description('list the workflows visible here (errors on stderr)')
+    .option(...cwdFlag)
+    .action(lazy(() => import('./commands/workflow/list.js')));
   workflow
     .command('show')
     .description('print a workflow definition and a drawing of its DAG')
@@ -133,7 +149,7 @@ export function buildProgram(version: string): Command {
     .argument('[run]', 'run id or prefix')
     .option('-c, --conversation <id>', 'every run event of this conversation')
     .option('-a, --all', 'every run event (the dashboard stream)')
-    .option('--exit-status', 'exit with the run\'s outcome (0 completed, 1 failed, 3 cancelled, 4 paused)')
+    .option('--exit-status', "exit with the run's outcome (0 completed, 1 failed, 3 cancelled, 4 paused)")
     .option('--verbose', 'stream node output')
     .action(lazy(() => import('./commands/watch.js')));
 
@@ -157,7 +173,7 @@ export function buildProgram(version: string): Command {
     .command('approve')
     .description('approve a paused run (asks which, on a terminal, when no id is given)')
     .argument('[run]', 'run id or prefix')
-    .option('-m, --comment <text>', 'comment; becomes the gate\'s output')
+    .option('-m, --comment <text>', "comment; becomes the gate's output")
     .action(lazy(() => import('./commands/runs/decide.js').then((m) => ({ default: m.approve }))));
   program
     .command('reject')
@@ -180,4 +196,3 @@ export function buildProgram(version: string): Command {
 
   return program;
 }
-

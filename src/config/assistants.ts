@@ -7,7 +7,7 @@ export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
 export type AssistantName = (typeof ASSISTANT_NAMES)[number];
 
 export const AssistantConfigSchema = z.object({
-  model: z.string().nullable().describe('Model passed as --model; null means the agent\'s own default.'),
+  model: z.string().nullable().describe("Model passed as --model; null means the agent's own default."),
 });
 
 export const AssistantsConfigSchema = z.object({

@@ -8,7 +8,7 @@ import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
 import { settledStatus } from './dag-rules.js';
 import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
-import { killOrphanGroup, readProcessFile } from './process-identity.js';
+import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
 import { assertOperationAllowed, RUN_OPERATIONS } from './transitions.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
@@ -111,9 +111,10 @@ export class RunEngine {
     const resolved = await this.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
-    const resumable = conversationId !== null
-      ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
-      : undefined;
+    const resumable =
+      conversationId !== null
+        ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
+        : undefined;
     if (resumable) return this.#continue(resumable, resolved);
 
     const id = newId('run');
@@ -236,7 +237,8 @@ export class RunEngine {
       // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
       // have done that, and those nodes were interrupted like the run (as after a crash).
       for (const state of Object.values(run.nodes)) {
-        if (state.status === 'running' || state.status === 'cancelled') Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: state.finishedAt ?? at });
+        if (state.status === 'running' || state.status === 'cancelled')
+          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: state.finishedAt ?? at });
       }
       Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: at });
       await this.runs.save(run);
@@ -338,7 +340,12 @@ export class RunEngine {
     assertOperationAllowed('approve', run.status);
     const [gateId, gate] = waitingGate(run);
     const at = now();
-    Object.assign(gate, { status: 'completed', output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
+    Object.assign(gate, {
+      status: 'completed',
+      output: comment ?? '',
+      finishedAt: at,
+      durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null,
+    });
     run.status = 'pending';
     await this.runs.save(run);
     await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
@@ -393,7 +400,12 @@ export class RunEngine {
   list(filter: RunFilter = {}): { runs: RunRecord[]; total: number } {
     const matches = this.runs
       .all()
-      .filter((r) => (!filter.status?.length || filter.status.includes(r.status)) && (!filter.workflow || r.workflow === filter.workflow) && (!filter.conversationId || r.conversationId === filter.conversationId))
+      .filter(
+        (r) =>
+          (!filter.status?.length || filter.status.includes(r.status)) &&
+          (!filter.workflow || r.workflow === filter.workflow) &&
+          (!filter.conversationId || r.conversationId === filter.conversationId),
+      )
       .sort((a, b) => (a.id < b.id ? 1 : -1));
     const offset = filter.offset ?? 0;
     return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };

@@ -8,7 +8,7 @@ import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
-import { processStartTime } from './process-identity.js';
+import { processStartTime } from '../processes/process-identity.js';
 import { runPromptNode } from './nodes/prompt.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
@@ -57,9 +57,7 @@ async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Rec
   const outputs: Record<string, string> = {};
   for (const [id, state] of Object.entries(run.nodes)) {
     if (state.status !== 'completed') continue;
-    outputs[id] = state.outputTruncated
-      ? await readFile(join(artifactsDir, `${id}.out`), 'utf8').catch(() => state.output ?? '')
-      : (state.output ?? '');
+    outputs[id] = state.outputTruncated ? await readFile(join(artifactsDir, `${id}.out`), 'utf8').catch(() => state.output ?? '') : (state.output ?? '');
   }
   return outputs;
 }
@@ -119,7 +117,17 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       state.attempts = attempt;
       try {
         outcome = await RUNNERS[node.action.kind as 'bash' | 'prompt' | 'command']({
-          ctx: deps.ctx, run, workflow, node, outputs, variables, signal, onOutput, onProcess, agents: deps.agents, loadCommand: deps.loadCommand,
+          ctx: deps.ctx,
+          run,
+          workflow,
+          node,
+          outputs,
+          variables,
+          signal,
+          onOutput,
+          onProcess,
+          agents: deps.agents,
+          loadCommand: deps.loadCommand,
         });
         failure = undefined;
         break;
@@ -162,7 +170,11 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       await Promise.all([
         written,
         runs.emit(run, 'node_completed', {
-          nodeId: node.id, durationMs: state.durationMs, costUsd: state.costUsd, output: capped.text, attempts: state.attempts,
+          nodeId: node.id,
+          durationMs: state.durationMs,
+          costUsd: state.costUsd,
+          output: capped.text,
+          attempts: state.attempts,
         }),
       ]);
     } else {
@@ -231,10 +243,13 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       await runs.save(run);
     }
     for (const [node, state] of starting) {
-      running.set(node.id, runNode(node, state).finally(() => {
-        running.delete(node.id);
-        ended(node);
-      }));
+      running.set(
+        node.id,
+        runNode(node, state).finally(() => {
+          running.delete(node.id);
+          ended(node);
+        }),
+      );
     }
   };
 

@@ -82,7 +82,11 @@ export class RunStore {
     let loading = this.#seqLoading.get(runId);
     if (!loading) {
       loading = this.readEvents(runId).then((events) => {
-        if (!this.#seq.has(runId)) this.#seq.set(runId, events.reduce((max, event) => Math.max(max, event.seq), 0));
+        if (!this.#seq.has(runId))
+          this.#seq.set(
+            runId,
+            events.reduce((max, event) => Math.max(max, event.seq), 0),
+          );
         this.#seqLoading.delete(runId);
       });
       this.#seqLoading.set(runId, loading);
@@ -112,8 +116,11 @@ export class RunStore {
       ...fields,
     };
     const appended = this.events.append(`${run.id}/events`, event);
-    this.#publishTail = this.#publishTail.then(
-      () => appended.then(() => this.bus.publish(event), () => undefined),
+    this.#publishTail = this.#publishTail.then(() =>
+      appended.then(
+        () => this.bus.publish(event),
+        () => undefined,
+      ),
     );
     await appended;
     return event;
@@ -127,5 +134,4 @@ export class RunStore {
   processFile(runId: string, nodeId: string): string {
     return join(this.store.dataDir('runs', runId, 'processes'), `${nodeId}.json`);
   }
-
 }

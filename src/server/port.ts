@@ -10,10 +10,7 @@ export const WORKTREE_PORT_MAX = 4089;
 const WORKTREE_PORT_SPAN = WORKTREE_PORT_MAX - WORKTREE_PORT_MIN + 1;
 
 /** How the listening port is chosen (CONTRACT §3). */
-export type PortPlan =
-  | { kind: 'explicit'; port: number }
-  | { kind: 'worktree'; port: number; fallbacks: number[] }
-  | { kind: 'default'; port: number };
+export type PortPlan = { kind: 'explicit'; port: number } | { kind: 'worktree'; port: number; fallbacks: number[] } | { kind: 'default'; port: number };
 
 /**
  * A linked worktree has its own git dir under the main repository's common git dir. Agents often

@@ -47,15 +47,16 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown, TParams = unknown>
   handle(input: HandlerInput<TBody, TQuery, TParams>): unknown;
 }
 
-export function defineRoute<TBody = undefined, TQuery = undefined, TParams = undefined>(
-  spec: RouteSpec<TBody, TQuery, TParams>,
-): RouteSpec {
+export function defineRoute<TBody = undefined, TQuery = undefined, TParams = undefined>(spec: RouteSpec<TBody, TQuery, TParams>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
 /** A response with an explicit status (202 on start, 201 on create, …). */
 export class Reply {
-  constructor(readonly status: number, readonly body: unknown) {}
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
 }
 
 export const reply = (status: number, body: unknown) => new Reply(status, body);

@@ -29,8 +29,7 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: unknown) =>
-  new ApiError(400, code, message, details);
+export const badRequest = (code: string, message: string, details?: unknown) => new ApiError(400, code, message, details);
 
 export const notFound = (code: string, message: string) => new ApiError(404, code, message);
 

@@ -40,10 +40,19 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   };
   const readOnlyGuard = <T extends Identified>(collection: Collection<T>): Collection<T> =>
     lock
-      ? { ...collection, get size() { return collection.size; }, put: (item) => track(collection.put(item)), delete: (id) => track(collection.delete(id)) }
+      ? {
+          ...collection,
+          get size() {
+            return collection.size;
+          },
+          put: (item) => track(collection.put(item)),
+          delete: (id) => track(collection.delete(id)),
+        }
       : {
           ...collection,
-          get size() { return collection.size; },
+          get size() {
+            return collection.size;
+          },
           put: () => Promise.reject(new Error('The store was opened read-only.')),
           delete: () => Promise.reject(new Error('The store was opened read-only.')),
         };
@@ -59,9 +68,8 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       if (!NAME.test(name)) throw new Error(`Invalid collection name '${name}'.`);
       let opened = collections.get(name);
       if (!opened) {
-        opened = (layout === 'single'
-          ? openSingleFileCollection<T>(join(dataRoot, `${name}.json`))
-          : openPerRecordCollection<T>(join(dataRoot, name), options.logger)
+        opened = (
+          layout === 'single' ? openSingleFileCollection<T>(join(dataRoot, `${name}.json`)) : openPerRecordCollection<T>(join(dataRoot, name), options.logger)
         ).then((c) => readOnlyGuard(c) as unknown as Collection<Identified>);
         collections.set(name, opened);
       }

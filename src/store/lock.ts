@@ -11,7 +11,10 @@ export interface LockInfo {
 }
 
 export class StoreLockedError extends Error {
-  constructor(readonly holder: LockInfo, lockPath: string) {
+  constructor(
+    readonly holder: LockInfo,
+    lockPath: string,
+  ) {
     super(
       holder.kind === 'server'
         ? `Another svc server (pid ${holder.pid}${holder.url ? `, ${holder.url}` : ''}) owns the store in ${lockPath.replace(/\/svc\.lock$/, '')}.`

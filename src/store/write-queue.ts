@@ -31,7 +31,10 @@ export class WriteQueue {
       () => next.waiters.forEach((w) => w.resolve()),
       (error: unknown) => next.waiters.forEach((w) => w.reject(error)),
     );
-    this.#inFlight.set(key, run.finally(() => this.#drain(key)));
+    this.#inFlight.set(
+      key,
+      run.finally(() => this.#drain(key)),
+    );
   }
 
   async idle(): Promise<void> {

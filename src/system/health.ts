@@ -4,7 +4,13 @@ import type { AppContext } from '../app/context.js';
 
 /** Whether an executable can be found: an absolute/relative path, or a name on PATH. */
 export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const candidates = isAbsolute(bin) || bin.includes('/') ? [bin] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, bin));
+  const candidates =
+    isAbsolute(bin) || bin.includes('/')
+      ? [bin]
+      : (env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, bin));
   return candidates.some((file) => {
     try {
       accessSync(file, constants.X_OK);

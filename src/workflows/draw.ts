@@ -98,18 +98,19 @@ function boxRow(nodes: readonly DrawNode[], ascii: boolean): { text: string[]; c
     const content = [node.id, node.kind + (node.conditional ? ' · when' : '')];
     if (node.dependsOn.length > 0) content.push(`${g.dep} ${node.dependsOn.join(', ')}`);
     const inner = Math.max(...content.map((line) => line.length));
-    const lines = [
-      g.tl + g.h.repeat(inner + 2) + g.tr,
-      ...content.map((line) => `${g.v} ${line.padEnd(inner)} ${g.v}`),
-      g.bl + g.h.repeat(inner + 2) + g.br,
-    ];
+    const lines = [g.tl + g.h.repeat(inner + 2) + g.tr, ...content.map((line) => `${g.v} ${line.padEnd(inner)} ${g.v}`), g.bl + g.h.repeat(inner + 2) + g.br];
     placed.push({ lines, center: column + Math.floor((inner + 4) / 2) });
     column += inner + 4 + gap;
   }
   const height = Math.max(...placed.map((p) => p.lines.length));
   const text: string[] = [];
   for (let row = 0; row < height; row++) {
-    text.push(placed.map((p) => (p.lines[row] ?? '').padEnd((p.lines[0] as string).length)).join(' '.repeat(gap)).trimEnd());
+    text.push(
+      placed
+        .map((p) => (p.lines[row] ?? '').padEnd((p.lines[0] as string).length))
+        .join(' '.repeat(gap))
+        .trimEnd(),
+    );
   }
   return { text, centers: placed.map((p) => p.center) };
 }
@@ -162,7 +163,13 @@ export function drawDag(nodes: readonly DrawNode[], options: DrawOptions = {}): 
       // One box under one box: line them up, so a chain draws as a straight line.
       const aligned = uppers.length === 1 && row.centers.length === 1 ? (uppers[0] as number) - (row.centers[0] as number) : -1;
       if (aligned >= 0) shift = aligned;
-      out.push(...bus(uppers, row.centers.map((c) => c + shift), ascii));
+      out.push(
+        ...bus(
+          uppers,
+          row.centers.map((c) => c + shift),
+          ascii,
+        ),
+      );
     } else if (previous !== undefined) {
       out.push('');
     }

@@ -1,8 +1,7 @@
 /**
- * Workflow definitions: the YAML schema, its validation, and the pure helpers the run engine
- * needs (execution order, `when` evaluation, variable substitution, the DAG drawing) — no I/O in
- * those. Discovery and the files it reads and writes (the catalog, commands, the trigger
- * registry) are exported at the end.
+ * The workflow definition language: the YAML schema, its validation, and the pure helpers the run
+ * engine needs (execution order, `when` evaluation, variable substitution, the DAG drawing). No
+ * I/O here: finding and reading workflow files is the catalog's job (`src/catalog/`).
  */
 
 export { validateWorkflowSource } from './validate.js';
@@ -62,22 +61,5 @@ export type { DependencyProblem, GraphNode } from './graph.js';
 
 export { drawDag, toMermaid, toDrawNodes } from './draw.js';
 export type { DrawNode, DrawOptions } from './draw.js';
-
-// Discovery and project files (I/O).
-export { WorkflowCatalog } from './catalog.js';
-export type { CatalogOptions, SavedWorkflow } from './catalog.js';
-export { discoverWorkflows } from './discovery.js';
-export type { DiscoveredWorkflow, Discovery, DiscoveryError, DiscoverOptions, WorkflowSource } from './discovery.js';
-export { WorkflowFileCache } from './file-cache.js';
-export { checkWorkflowFile, isWorkflowFileName } from './workflow-file.js';
+export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflow-file.js';
 export type { WorkflowFileCheck } from './workflow-file.js';
-export { listCommands, parseCommandFile, readCommand } from './commands.js';
-export type { CommandEntry } from './commands.js';
-export { findTrigger, TRIGGERS_COLLECTION, TriggerRegistry } from './trigger-registry.js';
-export type { TriggerRecord } from './trigger-registry.js';
-export { WORKSPACES_COLLECTION } from './project-roots.js';
-export type { WorkspaceRef } from './project-roots.js';
-export { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from './bundled.js';
-export { toSavedDocument, toWorkflowDocument, toWorkflowListing, toWorkflowSummary } from './views.js';
-export type { SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary } from './views.js';
-export { toYamlText } from './project-files.js';

@@ -8,20 +8,8 @@
  */
 
 import { parseDuration } from './duration.js';
-import {
-  DEFAULT_DEDUPE_WINDOW_SEC,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_TRIGGER_RULE,
-} from './schema.js';
-import type {
-  NodeAction,
-  RawNode,
-  RawWebhookTrigger,
-  RawWorkflow,
-  WebhookTrigger,
-  WorkflowDefinition,
-  WorkflowNode,
-} from './schema.js';
+import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
+import type { NodeAction, RawNode, RawWebhookTrigger, RawWorkflow, WebhookTrigger, WorkflowDefinition, WorkflowNode } from './schema.js';
 import { parseWhen } from './when.js';
 
 function durationMs(value: number | string | undefined, fallback: number): number {

@@ -111,8 +111,7 @@ export const RawRetrySchema = z.strictObject({
 
 export const RawNodeSchema = z.strictObject({
   id: z.string().regex(NODE_ID_PATTERN, {
-    error: (issue) =>
-      `invalid node id ${quoteValue(issue.input)}: start with a letter or '_', then letters, digits, '_' or '-'`,
+    error: (issue) => `invalid node id ${quoteValue(issue.input)}: start with a letter or '_', then letters, digits, '_' or '-'`,
   }),
   prompt: nonEmptyText.optional(),
   bash: nonEmptyText.optional(),
@@ -135,20 +134,19 @@ export const RawNodeSchema = z.strictObject({
 export const RawWebhookTriggerSchema = z.strictObject({
   event: nonEmptyText,
   slug: z.string().regex(WEBHOOK_SLUG_PATTERN, {
-    error: (issue) =>
-      `invalid slug ${quoteValue(issue.input)}: lowercase letters, digits and '-', starting with a letter or digit, at most 64 characters`,
+    error: (issue) => `invalid slug ${quoteValue(issue.input)}: lowercase letters, digits and '-', starting with a letter or digit, at most 64 characters`,
   }),
   // The value is deliberately not echoed: a malformed "name" is often the secret itself.
   secret_env: z.string().regex(SECRET_ENV_PATTERN, {
     error: 'must be the NAME of the environment variable holding the secret (A-Z, 0-9, _; not starting with a digit), never the secret itself',
   }),
   idempotency_key: nonEmptyText,
-  dedupe_window_sec: z
-    .int()
-    .min(1, { error: 'must be at least 1 (second)' })
-    .optional(),
+  dedupe_window_sec: z.int().min(1, { error: 'must be at least 1 (second)' }).optional(),
   filter: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }))
+    .record(
+      z.string(),
+      z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }),
+    )
     .optional(),
 });
 

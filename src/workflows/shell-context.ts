@@ -27,13 +27,7 @@ export type ShellContext =
   | 'ansi-c-quoted';
 
 /** Contexts in which no textual splice of a value is safe; validation refuses references there. */
-export const UNSAFE_SHELL_CONTEXTS: ReadonlySet<ShellContext> = new Set([
-  'heredoc',
-  'backtick',
-  'parameter-expansion',
-  'arithmetic',
-  'ansi-c-quoted',
-]);
+export const UNSAFE_SHELL_CONTEXTS: ReadonlySet<ShellContext> = new Set(['heredoc', 'backtick', 'parameter-expansion', 'arithmetic', 'ansi-c-quoted']);
 
 /** Why a reference cannot be spliced in `context`, and what to write instead (for messages). */
 export function unsafeContextAdvice(context: ShellContext, ref: string): string {
@@ -196,7 +190,8 @@ export function shellContextsAt(script: string, offsets: readonly number[]): She
     if (frame.kind === 'brace') {
       if (ch === '}') stack.pop();
       else if (ch === '"') stack.push({ kind: 'double' });
-      else if (ch === "'" && !frame.inDouble) stack.push({ kind: 'single' }); // literal inside "${…}"
+      else if (ch === "'" && !frame.inDouble)
+        stack.push({ kind: 'single' }); // literal inside "${…}"
       else {
         const after = openExpansion(i, false);
         if (after !== -1) {

@@ -24,9 +24,7 @@ export type WhenExpr =
   | { readonly kind: 'not'; readonly operand: WhenExpr }
   | { readonly kind: 'and' | 'or' | 'equals' | 'notEquals'; readonly left: WhenExpr; readonly right: WhenExpr };
 
-export type WhenParseResult =
-  | { readonly ok: true; readonly ast: WhenExpr; readonly refs: string[] }
-  | { readonly ok: false; readonly error: string };
+export type WhenParseResult = { readonly ok: true; readonly ast: WhenExpr; readonly refs: string[] } | { readonly ok: false; readonly error: string };
 
 // Deep enough for any condition a person writes; shallow enough that neither the parser nor the
 // evaluator (both recursive) can be driven into a stack overflow by `((((…`.

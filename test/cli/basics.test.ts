@@ -61,7 +61,14 @@ describe('usage errors exit 2', () => {
   });
 
   it('an unknown option, a bad choice, a missing argument, a bad port', async () => {
-    for (const args of [['--frobnicate'], ['status', '--frobnicate'], ['completion', 'tcsh'], ['config', 'set-model', 'claude'], ['serve', '--port', 'abc'], ['help', 'no-such-topic']]) {
+    for (const args of [
+      ['--frobnicate'],
+      ['status', '--frobnicate'],
+      ['completion', 'tcsh'],
+      ['config', 'set-model', 'claude'],
+      ['serve', '--port', 'abc'],
+      ['help', 'no-such-topic'],
+    ]) {
       const result = await runCli(args, { env });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr.length).toBeGreaterThan(0);
@@ -87,7 +94,18 @@ describe('svc help exit-codes', () => {
   it('and the environment topic names every variable', async () => {
     const result = await runCli(['help', 'environment'], { env });
     expect(result.code).toBe(0);
-    for (const name of ['PORT', 'SVC_HOST', 'SVC_HOME', 'SVC_URL', 'SVC_MAX_CONCURRENT_RUNS', 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 'SVC_CLAUDE_BIN', 'SVC_CODEX_BIN', 'SVC_LOG_LEVEL', 'NO_COLOR']) {
+    for (const name of [
+      'PORT',
+      'SVC_HOST',
+      'SVC_HOME',
+      'SVC_URL',
+      'SVC_MAX_CONCURRENT_RUNS',
+      'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS',
+      'SVC_CLAUDE_BIN',
+      'SVC_CODEX_BIN',
+      'SVC_LOG_LEVEL',
+      'NO_COLOR',
+    ]) {
       expect(result.stdout).toContain(name);
     }
   });
@@ -98,12 +116,17 @@ describe('svc status with no server', () => {
     const result = await runCli(['status'], { env });
     expect(result.code).toBe(5);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`svc: No svc server is reachable at http://127.0.0.1:${env.PORT} (ECONNREFUSED). Start one with \`svc serve\`, or pass --url.\n`);
+    expect(result.stderr).toBe(
+      `svc: No svc server is reachable at http://127.0.0.1:${env.PORT} (ECONNREFUSED). Start one with \`svc serve\`, or pass --url.\n`,
+    );
   });
 
   it('exits 5 for an explicit --url or SVC_URL too, naming it', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    for (const extra of [{ args: ['--url', url], env: {} }, { args: [], env: { SVC_URL: url } }]) {
+    for (const extra of [
+      { args: ['--url', url], env: {} },
+      { args: [], env: { SVC_URL: url } },
+    ]) {
       const result = await runCli(['status', ...extra.args], { env: { ...env, ...extra.env } });
       expect(result.code).toBe(5);
       expect(result.stderr).toContain(`No svc server is reachable at ${url}`);

@@ -29,7 +29,10 @@ const offlineEnv = async (home: string) => ({ SVC_HOME: home, PORT: String(await
 /** What `svc <args>` loads: packages from node_modules, and our own files under dist/. */
 async function loadedBy(args: string[], env: Record<string, string>) {
   const result = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import ${TRACER}` } });
-  const urls = result.stderr.split('\n').filter((line) => line.startsWith('svc-trace-import ')).map((line) => line.slice('svc-trace-import '.length));
+  const urls = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('svc-trace-import '))
+    .map((line) => line.slice('svc-trace-import '.length));
   const packages = new Set<string>();
   const ours = new Set<string>();
   for (const url of urls) {
@@ -48,17 +51,20 @@ describe('the runtime bundle', () => {
     expect(entry).not.toMatch(/from ["']\.\/app\/context\.js["']/);
   });
 
-  it.each(['runs', 'config show', 'workflow list'])('offline `svc %s` reads the store through the bundle: no package but commander from node_modules', async (command) => {
-    const args = command.split(' ');
-    const home = join(dir, `home-${args.join('-')}`);
-    const { result, packages, ours } = await loadedBy(args, await offlineEnv(home));
-    expect(result.code, result.stderr).toBe(0);
-    expect(packages).toEqual(['commander']);
-    expect(ours).toContain('runtime.js');
-    expect(ours.filter((file) => /^(app|engine\/engine|store\/index|workflows\/catalog|server)\b/.test(file))).toEqual([]);
-    // The server half is a chunk of its own that reading the store does not load.
-    expect(ours.filter((file) => /^chunks\/listen-/.test(file))).toEqual([]);
-  });
+  it.each(['runs', 'config show', 'workflow list'])(
+    'offline `svc %s` reads the store through the bundle: no package but commander from node_modules',
+    async (command) => {
+      const args = command.split(' ');
+      const home = join(dir, `home-${args.join('-')}`);
+      const { result, packages, ours } = await loadedBy(args, await offlineEnv(home));
+      expect(result.code, result.stderr).toBe(0);
+      expect(packages).toEqual(['commander']);
+      expect(ours).toContain('runtime.js');
+      expect(ours.filter((file) => /^(app|engine\/engine|store\/index|catalog\/catalog|server)\b/.test(file))).toEqual([]);
+      // The server half is a chunk of its own that reading the store does not load.
+      expect(ours.filter((file) => /^chunks\/listen-/.test(file))).toEqual([]);
+    },
+  );
 
   it('`svc workflow validate` and `svc openapi` use the bundle too', async () => {
     for (const args of [['workflow', 'validate', join(ROOT, 'bundled', 'workflows')], ['openapi']]) {

@@ -51,7 +51,9 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
 describe('svc completion bash', () => {
   it('prints a script that, sourced in bash, registers the svc completion', async () => {
     expect(scripts.bash).toMatch(/^# bash completion for svc/);
-    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', 'source "$1" && complete -p svc', 'bash', `${ROOT}completions/svc.bash`], { timeout: 20_000 });
+    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', 'source "$1" && complete -p svc', 'bash', `${ROOT}completions/svc.bash`], {
+      timeout: 20_000,
+    });
     expect(stdout.trim()).toBe('complete -F _svc svc');
     const piped = await run('bash', ['--norc', '--noprofile', '-c', 'source <("$SVC_NODE" "$SVC_BIN" completion bash) && complete -p svc'], {
       env: { PATH: process.env.PATH ?? '', SVC_NODE: process.execPath, SVC_BIN },

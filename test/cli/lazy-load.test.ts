@@ -22,7 +22,10 @@ afterAll(async () => {
 /** Packages (from node_modules) that `svc <args>` loads, and every module URL it resolves. */
 async function packagesLoadedBy(args: string[]): Promise<{ code: number | null; packages: string[]; urls: string[] }> {
   const result = await runCli(args, { env: { SVC_HOME: join(dir, 'home'), PORT: String(await closedPort()), NODE_OPTIONS: `--import ${TRACER}` } });
-  const urls = result.stderr.split('\n').filter((line) => line.startsWith('svc-trace-import ')).map((line) => line.slice('svc-trace-import '.length));
+  const urls = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('svc-trace-import '))
+    .map((line) => line.slice('svc-trace-import '.length));
   expect(urls.length, result.stderr).toBeGreaterThan(0);
   const packages = new Set<string>();
   for (const url of urls) {

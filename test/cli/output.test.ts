@@ -26,7 +26,15 @@ afterAll(async () => {
 const env = async (extra: Record<string, string> = {}) => ({ SVC_HOME: home, PORT: String(await closedPort()), ...extra });
 
 /** Commands whose output covers text, tables, status symbols, JSON and errors. */
-const COMMANDS: string[][] = [['status'], ['config', 'show'], ['update-check'], ['--help'], ['help', 'exit-codes'], ['frobnicate'], ['status', '--url', 'http://127.0.0.1:1']];
+const COMMANDS: string[][] = [
+  ['status'],
+  ['config', 'show'],
+  ['update-check'],
+  ['--help'],
+  ['help', 'exit-codes'],
+  ['frobnicate'],
+  ['status', '--url', 'http://127.0.0.1:1'],
+];
 
 describe('piped (not a TTY)', () => {
   it('no command prints an ANSI escape, even with colour-forcing variables of other tools', async () => {
@@ -41,7 +49,12 @@ describe('piped (not a TTY)', () => {
 
 describe('--json', () => {
   it('prints exactly one parseable JSON document on stdout for every command that has it', async () => {
-    for (const args of [['status', '--json'], ['--json', 'config', 'show'], ['update-check', '--json'], ['config', 'set-model', 'claude', 'haiku', '--json']]) {
+    for (const args of [
+      ['status', '--json'],
+      ['--json', 'config', 'show'],
+      ['update-check', '--json'],
+      ['config', 'set-model', 'claude', 'haiku', '--json'],
+    ]) {
       const result = await runCli(args, { env: await env() });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stdout.endsWith('\n')).toBe(true);

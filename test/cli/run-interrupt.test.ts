@@ -35,7 +35,11 @@ const alive = (pid: number) => {
 describe('svc run in the foreground', () => {
   it('two Ctrl-Cs: exit 3, the run cancelled, no process left, the store lock released', async () => {
     const home = await makeHome();
-    const child = spawn(process.execPath, [SVC_BIN, 'run', 'stubborn'], { cwd: project.dir, env: svcEnv({ SVC_HOME: home, PORT: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, 'run', 'stubborn'], {
+      cwd: project.dir,
+      env: svcEnv({ SVC_HOME: home, PORT: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -75,7 +75,10 @@ describe('svc serve', () => {
     blocker = createServer();
     await new Promise<void>((resolve) => blocker!.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
-    for (const how of [{ env: { PORT: String(port) }, args: [] }, { env: { PORT: '0' }, args: ['--port', String(port)] }]) {
+    for (const how of [
+      { env: { PORT: String(port) }, args: [] },
+      { env: { PORT: '0' }, args: ['--port', String(port)] },
+    ]) {
       const result = await runCli(['serve', ...how.args], { env: { SVC_HOME: home, ...how.env } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
@@ -166,7 +169,10 @@ describe('commands against a running server', () => {
     const serve = await spawnServe({ home, env: { ANTHROPIC_API_KEY: secret, OPENAI_API_KEY: `${secret}-openai` } });
     const body = await (await fetch(`${serve.url}/api/config`)).text();
     expect(body).not.toContain(secret);
-    for (const args of [['config', 'show'], ['config', 'show', '--json']]) {
+    for (const args of [
+      ['config', 'show'],
+      ['config', 'show', '--json'],
+    ]) {
       const result = await runCli(args, { env: await cliEnv({ ANTHROPIC_API_KEY: secret }) });
       expect(result.code).toBe(0);
       expect(result.stdout + result.stderr).not.toContain(secret);
@@ -219,7 +225,9 @@ describe('config offline, then a server', () => {
     const { mkdir } = await import('node:fs/promises');
     const { fileURLToPath } = await import('node:url');
     await mkdir(home, { recursive: true });
-    const holder = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/store-writer.mjs', import.meta.url)), 'hold', home, 'cli'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const holder = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/store-writer.mjs', import.meta.url)), 'hold', home, 'cli'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());

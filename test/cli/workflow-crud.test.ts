@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useCliModes } from '../helpers/cli-modes.js';
 import { makeProject, workflowYaml } from '../helpers/workflow-project.js';
@@ -26,7 +26,20 @@ describe.each(modes)('svc workflow show and graph ($mode)', ({ env }) => {
     const boxes = await runCli(['workflow', 'graph', 'pair', '--ascii'], { env: e, cwd: project().dir });
     expect(boxes).toEqual({
       code: 0,
-      stdout: ['  +-------+', '  | first |', '  | bash  |', '  +-------+', '      |', '      v', '+----------+', '| second   |', '| prompt   |', '| <- first |', '+----------+', ''].join('\n'),
+      stdout: [
+        '  +-------+',
+        '  | first |',
+        '  | bash  |',
+        '  +-------+',
+        '      |',
+        '      v',
+        '+----------+',
+        '| second   |',
+        '| prompt   |',
+        '| <- first |',
+        '+----------+',
+        '',
+      ].join('\n'),
       stderr: '',
     });
     const mermaid = await runCli(['workflow', 'graph', 'pair', '--mermaid'], { env: e, cwd: project().dir });

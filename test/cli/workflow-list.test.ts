@@ -2,7 +2,7 @@
 // errors on stderr, --json, the same answers through a server and straight from the store.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useCliModes } from '../helpers/cli-modes.js';
 import { webhookTriggers, workflowYaml } from '../helpers/workflow-project.js';
@@ -15,18 +15,15 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
     const broken = await project().write('broken.yaml', 'name: broken\n');
     const result = await runCli(['workflow', 'list'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
-    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const rows = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(rows.map((r) => r[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'smoke']);
     for (const row of rows) expect(row).toHaveLength(6);
     expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml')]);
     expect(rows[4]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml')]);
-    expect(result.stderr).toBe(
-      [
-        '1 workflow file could not be used:',
-        `${broken}:1:1: missing required fields 'description', 'nodes'`,
-        '',
-      ].join('\n'),
-    );
+    expect(result.stderr).toBe(['1 workflow file could not be used:', `${broken}:1:1: missing required fields 'description', 'nodes'`, ''].join('\n'));
   });
 
   it('--cwd names the project, resolved against the current directory', async () => {
@@ -55,7 +52,12 @@ describe.each(modes)('svc commands ($mode)', ({ env }) => {
     const triage = await project().writeCommand('triage.md', '# Triage new issues\n$ARGUMENTS\n');
     const result = await runCli(['commands'], { env: await env(), cwd: project().dir });
     expect(result.code).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((line) => line.split('\t'))).toEqual([
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('\t')),
+    ).toEqual([
       ['commit-message', 'bundled', 'Draft a commit message for the uncommitted changes', join(BUNDLED_COMMANDS_DIR, 'commit-message.md')],
       ['plan', 'bundled', expect.stringMatching(/^Plan a change/), join(BUNDLED_COMMANDS_DIR, 'plan.md')],
       ['triage', 'project', 'Triage new issues', triage],

@@ -46,7 +46,11 @@ describe('on a terminal', () => {
     const io = terminal({ SVC_HOME: server.home, SVC_URL: server.url });
     const { default: list } = await import('../../src/cli/commands/workflow/list.js');
     await list(createCommandContext({}, io), [], { cwd: project.dir });
-    const lines = io.stdoutText().trimEnd().split('\n').map((line) => line.trim().split(/\s{2,}/));
+    const lines = io
+      .stdoutText()
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.trim().split(/\s{2,}/));
     expect(lines[0]).toEqual(['NAME', 'SOURCE', 'NODES', 'TRIGGERS', 'DESCRIPTION']);
     expect(lines.slice(1).map((l) => l[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'smoke']);
     expect(lines[2]).toEqual(['deploy', 'project', '2', 'webhook:on-push', 'the deploy workflow']);
@@ -61,7 +65,11 @@ describe('on a terminal', () => {
     const io = terminal({ SVC_HOME: server.home, SVC_URL: server.url });
     const { default: commands } = await import('../../src/cli/commands/commands.js');
     await commands(createCommandContext({}, io), [], { cwd: project.dir });
-    const lines = io.stdoutText().trimEnd().split('\n').map((line) => line.trim().split(/\s{2,}/));
+    const lines = io
+      .stdoutText()
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.trim().split(/\s{2,}/));
     expect(lines[0]).toEqual(['NAME', 'SOURCE', 'DESCRIPTION']);
     expect(lines[1]).toEqual(['commit-message', 'bundled', 'Draft a commit message for the uncommitted changes']);
   });

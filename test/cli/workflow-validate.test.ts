@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/serve-process.js';
 import { makeProject, workflowYaml, type Project } from '../helpers/workflow-project.js';
@@ -21,7 +21,8 @@ afterEach(async () => {
   await project.remove();
 });
 
-const BROKEN = 'name: broken\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    depends_on: [tset]\n  - id: test\n    bash: ls\n    retry: { max_attempts: 0 }\n';
+const BROKEN =
+  'name: broken\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    depends_on: [tset]\n  - id: test\n    bash: ls\n    retry: { max_attempts: 0 }\n';
 
 describe('svc workflow validate', () => {
   it('exits 0 with one OK line for valid files', async () => {
@@ -65,7 +66,9 @@ describe('svc workflow validate', () => {
     await writeFile(draft, workflowYaml('right-name'));
     const result = await runCli(['workflow', 'validate', inside, draft], { env });
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe(`${inside}:1:7: name: 'right-name' does not match the file name 'wrong-stem.yaml' (rename the file to right-name.yaml, or set name: wrong-stem)\n`);
+    expect(result.stdout).toBe(
+      `${inside}:1:7: name: 'right-name' does not match the file name 'wrong-stem.yaml' (rename the file to right-name.yaml, or set name: wrong-stem)\n`,
+    );
   });
 
   it('takes a directory as its workflow files, and validates the bundled ones', async () => {

@@ -56,7 +56,10 @@ beforeAll(async () => {
     },
   ]);
   await mkdir(join(project, '.svc', 'commands'), { recursive: true });
-  await writeFile(join(project, '.svc', 'commands', 'review.md'), '---\ndescription: Review a change\n---\nReview $ARGUMENTS in run $RUN_ID [fake:reply=reviewed]\n');
+  await writeFile(
+    join(project, '.svc', 'commands', 'review.md'),
+    '---\ndescription: Review a change\n---\nReview $ARGUMENTS in run $RUN_ID [fake:reply=reviewed]\n',
+  );
   // Markers of an enclosing agent session, set on the server's own process (it runs in-process).
   setProcessEnv({ CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', SVC_TEST_VISIBLE_TO_AGENT: 'yes' });
   server = await startServer();

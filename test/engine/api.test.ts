@@ -64,16 +64,44 @@ describe('the run record', () => {
   it('carries every field of CONTRACT §5, and the detail adds events', async () => {
     const runId = await startRun(server, 'quick', { message: 'fields', conversationId: 'conv-fields', cwd: project });
     const run = await waitForRun(server, runId);
-    for (const field of ['id', 'workflow', 'status', 'message', 'conversationId', 'platformId', 'workspaceId', 'cwd', 'trigger', 'createdAt', 'startedAt', 'finishedAt', 'error', 'costUsd', 'nodes', 'events']) {
+    for (const field of [
+      'id',
+      'workflow',
+      'status',
+      'message',
+      'conversationId',
+      'platformId',
+      'workspaceId',
+      'cwd',
+      'trigger',
+      'createdAt',
+      'startedAt',
+      'finishedAt',
+      'error',
+      'costUsd',
+      'nodes',
+      'events',
+    ]) {
       expect(run, `field ${field}`).toHaveProperty(field);
     }
-    expect(run).toMatchObject({ id: runId, workflow: 'quick', status: 'completed', message: 'fields', conversationId: 'conv-fields', cwd: project, trigger: 'api', error: null, workspaceId: null });
+    expect(run).toMatchObject({
+      id: runId,
+      workflow: 'quick',
+      status: 'completed',
+      message: 'fields',
+      conversationId: 'conv-fields',
+      cwd: project,
+      trigger: 'api',
+      error: null,
+      workspaceId: null,
+    });
     expect(run.platformId).toMatch(/\S/);
     for (const at of [run.createdAt, run.startedAt, run.finishedAt]) expect(Number.isNaN(Date.parse(at))).toBe(false);
     expect(Date.parse(run.createdAt)).toBeLessThanOrEqual(Date.parse(run.startedAt));
     expect(Date.parse(run.startedAt)).toBeLessThanOrEqual(Date.parse(run.finishedAt));
     const node = run.nodes.hello;
-    for (const field of ['status', 'startedAt', 'finishedAt', 'durationMs', 'costUsd', 'output', 'error', 'attempts']) expect(node, `node field ${field}`).toHaveProperty(field);
+    for (const field of ['status', 'startedAt', 'finishedAt', 'durationMs', 'costUsd', 'output', 'error', 'attempts'])
+      expect(node, `node field ${field}`).toHaveProperty(field);
     expect(node).toMatchObject({ status: 'completed', output: 'hi fields', error: null, attempts: 1, costUsd: null });
     expect(node.durationMs).toBeGreaterThanOrEqual(0);
     const types = run.events.map((e: { type: string }) => e.type);

@@ -223,7 +223,10 @@ describe('retry and timeout', () => {
     const types = run.events.filter((e: Json) => e.nodeId === 'flaky').map((e: Json) => e.type);
     expect(types).not.toContain('node_failed');
     expect(types.filter((t: string) => t === 'node_completed')).toHaveLength(1);
-    const stderr = run.events.filter((e: Json) => e.type === 'node_output' && e.stream === 'stderr').map((e: Json) => e.text).join('');
+    const stderr = run.events
+      .filter((e: Json) => e.type === 'node_output' && e.stream === 'stderr')
+      .map((e: Json) => e.text)
+      .join('');
     expect(stderr).toContain('attempt 1 fails');
   });
 

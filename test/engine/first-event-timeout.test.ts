@@ -75,7 +75,11 @@ describe('an agent that prints nothing', () => {
     expect(call).toBeDefined();
     // The agent is spawned as a group leader: its pid is the group id.
     await waitForDeath(call.pid);
-    await waitFor(() => liveGroupMembers(call.pid).length === 0, 15_000, () => `for group ${call.pid} to empty`);
+    await waitFor(
+      () => liveGroupMembers(call.pid).length === 0,
+      15_000,
+      () => `for group ${call.pid} to empty`,
+    );
   });
 
   it('writes agent.first_event_timeout with env key names, model, uid and TTY state — never values', () => {

@@ -179,11 +179,20 @@ export function liveGroupMembers(pgid: number): number[] {
 }
 
 /** Waits until `pid` is dead; the kill grace is 5 s, so allow well beyond it. */
-export const waitForDeath = (pid: number, timeoutMs = 15_000) => waitFor(() => !isAlive(pid), timeoutMs, () => `for pid ${pid} to die`);
+export const waitForDeath = (pid: number, timeoutMs = 15_000) =>
+  waitFor(
+    () => !isAlive(pid),
+    timeoutMs,
+    () => `for pid ${pid} to die`,
+  );
 
 /** Reads a pid written by a node (`echo $! > file`) once it is there. */
 export async function readPidFile(file: string, timeoutMs = 20_000): Promise<number> {
-  const text = await waitFor(() => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined), timeoutMs, () => `for ${file}`);
+  const text = await waitFor(
+    () => (existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined),
+    timeoutMs,
+    () => `for ${file}`,
+  );
   return Number(text);
 }
 
@@ -260,7 +269,9 @@ export function spawnServe(options: { home: string; cwd: string; env?: Record<st
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;

@@ -281,7 +281,11 @@ describe('wrong states and unknown runs', () => {
   it.each(['cancel', 'resume', 'abandon', 'approve', 'reject', 'delete', 'get'])('%s of an unknown run is 404 run_not_found', async (op) => {
     const id = 'run_unknown_0000000000';
     const answer =
-      op === 'delete' ? await api(server, 'DELETE', `/api/workflows/runs/${id}`) : op === 'get' ? await api(server, 'GET', `/api/workflows/runs/${id}`) : await post(id, op);
+      op === 'delete'
+        ? await api(server, 'DELETE', `/api/workflows/runs/${id}`)
+        : op === 'get'
+          ? await api(server, 'GET', `/api/workflows/runs/${id}`)
+          : await post(id, op);
     expect(answer.status).toBe(404);
     expectErrorBody(answer.body, 'run_not_found');
   });

@@ -39,7 +39,7 @@ beforeAll(async () => {
       ],
     },
     { name: 'leaves-daemon', nodes: [{ id: 'start', bash: 'sleep 77 & echo $! > "$ARTIFACTS_DIR/bg.pid"; echo started' }] },
-    { name: 'stubborn', nodes: [{ id: 'hold', bash: "trap '' TERM; sleep 30 & echo $! > \"$ARTIFACTS_DIR/hold.pid\"; wait; wait" }] },
+    { name: 'stubborn', nodes: [{ id: 'hold', bash: 'trap \'\' TERM; sleep 30 & echo $! > "$ARTIFACTS_DIR/hold.pid"; wait; wait' }] },
   ]);
   server = await startServer();
 });
@@ -84,7 +84,7 @@ describe('streams', () => {
 });
 
 describe('processes', () => {
-  it('an executor failure stops the run\'s other nodes instead of leaving them unsupervised', async () => {
+  it("an executor failure stops the run's other nodes instead of leaving them unsupervised", async () => {
     const id = await startRun(server, 'broken-artifact', { message: '', cwd });
     const sleeper = await readPidFile(artifact(id, 'slow.pid'));
     const run = await waitForStatus(server, id, 'failed');
@@ -117,4 +117,3 @@ describe('stop races', () => {
     expect(abandon.body).toMatchObject({ error: 'invalid_run_state', details: { status: 'cancelled' } });
   }, 30_000);
 });
-

@@ -68,7 +68,10 @@ describe('SVC_MAX_CONCURRENT_RUNS=1', () => {
 
     await waitForStatus(server, last.runId, 'completed', 60_000);
     expect((await getRun(server, first.runId)).status).toBe('completed');
-    for (const [id, status] of [[cancelled.runId, 'cancelled'], [abandoned.runId, 'abandoned']] as const) {
+    for (const [id, status] of [
+      [cancelled.runId, 'cancelled'],
+      [abandoned.runId, 'abandoned'],
+    ] as const) {
       const run = await getRun(server, id);
       expect(run.status).toBe(status);
       expect(run.startedAt).toBeNull();

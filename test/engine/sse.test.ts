@@ -25,7 +25,12 @@ function connect(path: string, options: { lastEventId?: string } = {}): Promise<
   const client: Client = {
     events: [],
     ids: [],
-    until: (predicate, timeoutMs = 30_000) => waitFor(() => predicate(client.events), timeoutMs, () => `for SSE events on ${path}; got ${client.events.map((e) => e.type).join(',')}`).then(() => undefined),
+    until: (predicate, timeoutMs = 30_000) =>
+      waitFor(
+        () => predicate(client.events),
+        timeoutMs,
+        () => `for SSE events on ${path}; got ${client.events.map((e) => e.type).join(',')}`,
+      ).then(() => undefined),
     close: () => source.close(),
   };
   source.onmessage = (message) => {
@@ -94,7 +99,11 @@ describe('__dashboard__', () => {
     const clients = await Promise.all([1, 2, 3].map(() => connect('/api/stream/__dashboard__')));
     expect(server.ctx.bus.listenerCount).toBe(baseline + 3);
     for (const client of clients) client.close();
-    await waitFor(() => server.ctx.bus.listenerCount === baseline, 10_000, () => `for the subscriptions to go (now ${server.ctx.bus.listenerCount})`);
+    await waitFor(
+      () => server.ctx.bus.listenerCount === baseline,
+      10_000,
+      () => `for the subscriptions to go (now ${server.ctx.bus.listenerCount})`,
+    );
   });
 
   it('announces a deleted run', async () => {

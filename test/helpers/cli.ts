@@ -13,7 +13,10 @@ export interface CliResult {
  * Runs the built CLI (`bin/svc.mjs`, compiled by `npm test`'s pretest build) as a user would:
  * a real subprocess, no TTY, with the given environment on top of a clean one.
  */
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries({ ...process.env, NODE_ENV: undefined, SVC_URL: undefined, PORT: undefined, ...options.env })) {

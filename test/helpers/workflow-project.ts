@@ -54,7 +54,11 @@ export function workflowYaml(name: string, options: { description?: string; extr
 
 /** `triggers:` YAML with one webhook trigger per slug. */
 export function webhookTriggers(...slugs: string[]): string {
-  return ['triggers:', '  webhook:', ...slugs.map((slug) => `    - { event: push, slug: ${slug}, secret_env: PUSH_SECRET, idempotency_key: delivery_id }`)].join('\n');
+  return [
+    'triggers:',
+    '  webhook:',
+    ...slugs.map((slug) => `    - { event: push, slug: ${slug}, secret_env: PUSH_SECRET, idempotency_key: delivery_id }`),
+  ].join('\n');
 }
 
 export const BUNDLED_NAMES = ['assist', 'fix-issue', 'review', 'smoke'];

@@ -182,7 +182,10 @@ describe('a bug in a handler', () => {
     // Unknown routes of this app are still the contract's 404.
     await expectErrorResponse(await fetch(`http://127.0.0.1:${port}/x`), 404, 'route_not_found');
 
-    const log = (await readFile(join(home, 'logs', 'svc.log'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const log = (await readFile(join(home, 'logs', 'svc.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const entry = log.find((e) => e.event === 'http.internal_error' && e.path === '/api/test-boom');
     expect(entry).toBeDefined();
     expect(entry.level).toBe('error');

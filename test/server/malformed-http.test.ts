@@ -32,7 +32,10 @@ function rawRequest(url: string, bytes: string): Promise<{ status: number; heade
 describe('malformed HTTP', () => {
   it('a bad Content-Length is a 400 with a JSON error body', async () => {
     server = await startTestServer();
-    const answer = await rawRequest(server.url, 'PATCH /api/config/assistants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}');
+    const answer = await rawRequest(
+      server.url,
+      'PATCH /api/config/assistants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}',
+    );
     expect(answer.status).toBe(400);
     expect(answer.headers).toMatch(/content-type: application\/json/i);
     expectErrorBody(JSON.parse(answer.body), 'invalid_request');

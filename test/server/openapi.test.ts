@@ -54,7 +54,10 @@ describe('GET /api/openapi.json', () => {
       for (const status of route.errors ?? []) expect(operation.responses[String(status)]).toBeDefined();
       // Path parameters named in the path are declared.
       for (const [, name] of route.path.matchAll(/\{([^}]+)\}/g)) {
-        expect(operation.parameters.some((p: any) => p.in === 'path' && p.name === name), `${route.path} {${name}}`).toBe(true);
+        expect(
+          operation.parameters.some((p: any) => p.in === 'path' && p.name === name),
+          `${route.path} {${name}}`,
+        ).toBe(true);
       }
     }
   });

@@ -24,7 +24,10 @@ afterEach(async () => {
 
 async function readNetLog(file: string): Promise<NetEntry[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as NetEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as NetEntry);
 }
 
 /** Outgoing traffic: any client connection, or a name lookup of something other than an IP literal. */

@@ -51,7 +51,12 @@ describe.each(['single', 'per-record'] as const)('a %s collection', (layout) => 
     expect(items.get('item_7')).toBeUndefined();
     expect(items.get('item_4')).toEqual({ id: 'item_4', n: 4, tags: ['t4', 'ünïcødé "quoted"\n'] });
     expect(items.find((item) => item.n === 10)?.id).toBe('item_10');
-    expect(items.filter((item) => item.n >= 20 && item.n < 100).map((item) => item.id).sort()).toEqual(['item_20', 'item_21', 'item_22', 'item_23', 'item_24']);
+    expect(
+      items
+        .filter((item) => item.n >= 20 && item.n < 100)
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(['item_20', 'item_21', 'item_22', 'item_23', 'item_24']);
     expect(items.all()).toHaveLength(24);
   });
 

@@ -31,13 +31,15 @@ it('of many processes taking over one stale lock at once, exactly one wins', asy
   const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim();
   writeFileSync(join(home, 'svc.lock'), JSON.stringify({ pid: Number(dead), kind: 'server', startedAt: new Date().toISOString() }));
   const outcomes = await Promise.all(
-    Array.from({ length: 8 }, () =>
-      new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', contender(home!)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        child.on('exit', () => resolve(out.trim()));
-      }),
+    Array.from(
+      { length: 8 },
+      () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', contender(home!)], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          child.on('exit', () => resolve(out.trim()));
+        }),
     ),
   );
   expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);

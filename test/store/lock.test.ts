@@ -138,10 +138,14 @@ describe('the store lock', () => {
   it('is released when the holding process exits normally', async () => {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `import { openFileStore } from ${JSON.stringify(new URL('../../dist/store/index.js', import.meta.url).href)};
+      [
+        '--input-type=module',
+        '-e',
+        `import { openFileStore } from ${JSON.stringify(new URL('../../dist/store/index.js', import.meta.url).href)};
        import { silentLogger } from ${JSON.stringify(new URL('../../dist/shared/logger.js', import.meta.url).href)};
        await openFileStore({ home: ${JSON.stringify(home)}, logger: silentLogger, lock: 'cli' });
-       process.stdout.write('held');`],
+       process.stdout.write('held');`,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.add(child);

@@ -1,7 +1,7 @@
 // GET /api/commands over a real server (issue 3), and the command prompts a node's `command:` runs.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_COMMANDS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_COMMANDS_DIR } from '../../src/catalog/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
 import { useServerWithProjects } from '../helpers/project-server.js';
 import { withCwd } from '../helpers/workflow-project.js';
@@ -14,7 +14,12 @@ describe('GET /api/commands', () => {
     const { status, body } = await server().json('GET', withCwd('/api/commands', project.dir));
     expect(status).toBe(200);
     expect(body.commands).toEqual([
-      { name: 'commit-message', source: 'bundled', filename: join(BUNDLED_COMMANDS_DIR, 'commit-message.md'), description: 'Draft a commit message for the uncommitted changes' },
+      {
+        name: 'commit-message',
+        source: 'bundled',
+        filename: join(BUNDLED_COMMANDS_DIR, 'commit-message.md'),
+        description: 'Draft a commit message for the uncommitted changes',
+      },
       { name: 'plan', source: 'bundled', filename: join(BUNDLED_COMMANDS_DIR, 'plan.md'), description: expect.stringMatching(/^Plan a change/) },
     ]);
   });
@@ -27,7 +32,11 @@ describe('GET /api/commands', () => {
     await project.writeCommand('has space.md', 'no');
     await project.writeCommand('notes.txt', 'no');
     const { body } = await server().json('GET', withCwd('/api/commands', project.dir));
-    expect(body.commands.map((c: { name: string; source: string }) => `${c.name}:${c.source}`)).toEqual(['commit-message:bundled', 'plan:project', 'triage:project']);
+    expect(body.commands.map((c: { name: string; source: string }) => `${c.name}:${c.source}`)).toEqual([
+      'commit-message:bundled',
+      'plan:project',
+      'triage:project',
+    ]);
     expect(body.commands[1]).toEqual({ name: 'plan', source: 'project', filename: plan, description: 'Our planning prompt' });
     expect(body.commands[2].description).toBe('Sort incoming issues');
   });

@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
 import { useServerWithProjects } from '../helpers/project-server.js';
 import { withCwd, workflowYaml } from '../helpers/workflow-project.js';
@@ -14,7 +14,11 @@ const { setup, start, server } = useServerWithProjects();
 
 const put = (name: string, cwd: string, definition: unknown) => server().json('PUT', withCwd(`/api/workflows/${name}`, cwd), { definition });
 const putRaw = (name: string, cwd: string, definition: unknown) =>
-  server().fetch(withCwd(`/api/workflows/${name}`, cwd), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) });
+  server().fetch(withCwd(`/api/workflows/${name}`, cwd), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ definition }),
+  });
 
 describe('GET /api/workflows/{name}', () => {
   it('answers the definition as written (snake_case), its file and source', async () => {
@@ -82,7 +86,11 @@ describe('PUT /api/workflows/{name}', () => {
 
   it('answers 422 invalid_workflow with every error and writes nothing', async () => {
     const project = await setup();
-    const response = await putRaw('bad', project.dir, 'name: bad\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    timeout: soon\n  - id: a\n    prompt: hi\n');
+    const response = await putRaw(
+      'bad',
+      project.dir,
+      'name: bad\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    timeout: soon\n  - id: a\n    prompt: hi\n',
+    );
     const text = await response.text();
     expect(response.status).toBe(422);
     const body = JSON.parse(text);

@@ -3,7 +3,7 @@
 import { readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_WORKFLOWS_DIR } from '../../src/workflows/index.js';
+import { BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
 import { useServerWithProjects } from '../helpers/project-server.js';
 import { BUNDLED_NAMES, withCwd, workflowYaml } from '../helpers/workflow-project.js';
@@ -37,7 +37,10 @@ describe('GET /api/workflows', () => {
   it('reports a broken file with file:line:col and still lists every good one', async () => {
     const project = await setup();
     await project.write('alpha.yaml', workflowYaml('alpha'));
-    const broken = await project.write('broken.yaml', 'name: broken\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    depends_on: [tset]\n  - id: test\n    bash: ls\n');
+    const broken = await project.write(
+      'broken.yaml',
+      'name: broken\ndescription: x\nnodes:\n  - id: a\n    bash: ls\n    depends_on: [tset]\n  - id: test\n    bash: ls\n',
+    );
     const garbage = await project.write('garbage.yml', 'name: [unclosed\n');
     await project.write('zeta.yml', workflowYaml('zeta'));
     await project.write('notes.txt', 'not a workflow');

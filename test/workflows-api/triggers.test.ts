@@ -2,7 +2,7 @@
 // conflicts reported on both workflows, scoped refreshes, and survival across a restart.
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTrigger } from '../../src/workflows/index.js';
+import { findTrigger } from '../../src/catalog/index.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, webhookTriggers, withCwd, workflowYaml, type Project } from '../helpers/workflow-project.js';
 
@@ -35,7 +35,8 @@ describe('the trigger registry', () => {
     const file = await p.write(
       'deploy.yaml',
       workflowYaml('deploy', {
-        extra: 'triggers:\n  webhook:\n    - { event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id, dedupe_window_sec: 60, filter: { ref: refs/heads/main } }\n    - { event: release, slug: on-release, secret_env: RELEASE_SECRET, idempotency_key: id }',
+        extra:
+          'triggers:\n  webhook:\n    - { event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id, dedupe_window_sec: 60, filter: { ref: refs/heads/main } }\n    - { event: release, slug: on-release, secret_env: RELEASE_SECRET, idempotency_key: id }',
       }),
     );
     const body = await list(p.dir);
@@ -50,7 +51,14 @@ describe('the trigger registry', () => {
       workspaceId: null,
       cwd: p.dir,
       filename: file,
-      trigger: { event: 'push', slug: 'on-push', secretEnv: 'PUSH_SECRET', idempotencyKey: 'delivery_id', dedupeWindowSec: 60, filter: { ref: 'refs/heads/main' } },
+      trigger: {
+        event: 'push',
+        slug: 'on-push',
+        secretEnv: 'PUSH_SECRET',
+        idempotencyKey: 'delivery_id',
+        dedupeWindowSec: 60,
+        filter: { ref: 'refs/heads/main' },
+      },
     });
     expect(server.ctx.workflows.findTrigger('on-release')?.trigger.dedupeWindowSec).toBe(3600);
     expect(server.ctx.workflows.findTrigger('nope')).toBeUndefined();
@@ -65,8 +73,14 @@ describe('the trigger registry', () => {
     // Both workflows stay usable; only the contested trigger is held back.
     expect(body.workflows.map((w) => w.name)).toEqual(expect.arrayContaining(['a', 'b']));
     expect(body.errors).toEqual([
-      { filename: a, error: `${a}:11:28: triggers.webhook[0].slug: slug 'shared' is also claimed by workflow 'b' (${b}); a slug must be unique, so neither trigger is registered` },
-      { filename: b, error: `${b}:11:28: triggers.webhook[0].slug: slug 'shared' is also claimed by workflow 'a' (${a}); a slug must be unique, so neither trigger is registered` },
+      {
+        filename: a,
+        error: `${a}:11:28: triggers.webhook[0].slug: slug 'shared' is also claimed by workflow 'b' (${b}); a slug must be unique, so neither trigger is registered`,
+      },
+      {
+        filename: b,
+        error: `${b}:11:28: triggers.webhook[0].slug: slug 'shared' is also claimed by workflow 'a' (${a}); a slug must be unique, so neither trigger is registered`,
+      },
     ]);
     expect(slugs()).toEqual(['only-a']);
 

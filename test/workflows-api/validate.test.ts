@@ -18,7 +18,14 @@ describe('POST /api/workflows/validate', () => {
   it('accepts a valid definition as YAML text and as an object', async () => {
     server = await startTestServer();
     expect(await validate({ definition: workflowYaml('ok') })).toEqual({ status: 200, body: { valid: true } });
-    const object = { name: 'ok', description: 'd', nodes: [{ id: 'a', bash: 'ls' }, { id: 'b', prompt: 'p $a.output', depends_on: ['a'] }] };
+    const object = {
+      name: 'ok',
+      description: 'd',
+      nodes: [
+        { id: 'a', bash: 'ls' },
+        { id: 'b', prompt: 'p $a.output', depends_on: ['a'] },
+      ],
+    };
     expect(await validate({ definition: object })).toEqual({ status: 200, body: { valid: true } });
   });
 
@@ -75,10 +82,18 @@ describe('POST /api/workflows/validate', () => {
   it('answers 400 invalid_request for a body without a string or object definition', async () => {
     server = await startTestServer();
     for (const body of [{}, { definition: 42 }, { definition: ['name: x'] }, { definition: null }]) {
-      const response = await server.fetch('/api/workflows/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await server.fetch('/api/workflows/validate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const error = await expectErrorResponse(response, 400, 'invalid_request');
       expect(error.details).toEqual([expect.objectContaining({ path: 'definition' })]);
     }
-    await expectErrorResponse(await server.fetch('/api/workflows/validate', { method: 'POST', headers: { 'content-type': 'text/yaml' }, body: 'name: x' }), 415, 'unsupported_media_type');
+    await expectErrorResponse(
+      await server.fetch('/api/workflows/validate', { method: 'POST', headers: { 'content-type': 'text/yaml' }, body: 'name: x' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

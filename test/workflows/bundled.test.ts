@@ -5,11 +5,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR, checkWorkflowFile, renderBash, topologicalOrder } from '../../src/workflows/index.js';
+import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
+import { checkWorkflowFile, renderBash, topologicalOrder } from '../../src/workflows/index.js';
 import type { WorkflowDefinition } from '../../src/workflows/index.js';
 
 const files = readdirSync(BUNDLED_WORKFLOWS_DIR).filter((f) => f.endsWith('.yaml'));
-const commands = readdirSync(BUNDLED_COMMANDS_DIR).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+const commands = readdirSync(BUNDLED_COMMANDS_DIR)
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => f.slice(0, -3));
 
 function load(file: string): WorkflowDefinition {
   const path = join(BUNDLED_WORKFLOWS_DIR, file);

@@ -13,7 +13,12 @@ describe('layersOf', () => {
   });
 
   it('does not loop on a cycle (invalid input is still drawable)', () => {
-    expect(layersOf([node('a', ['b']), node('b', ['a'])]).flat().map((n) => n.id).sort()).toEqual(['a', 'b']);
+    expect(
+      layersOf([node('a', ['b']), node('b', ['a'])])
+        .flat()
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 });
 
@@ -90,7 +95,9 @@ describe('toMermaid', () => {
   it('writes a flowchart TD with safe ids, quoted labels, rhombus gates and dotted conditional edges', () => {
     const nodes = [node('end'), node('gate', ['end'], 'approval'), node('o', ['gate'], 'prompt "quoted"', true)];
     expect(toMermaid(nodes)).toBe(
-      ['flowchart TD', '  n0["end (bash)"]', '  n1{"gate (approval)"}', '  n2["o (prompt #quot;quoted#quot;)"]', '  n0 --> n1', '  n1 -.->|when| n2', ''].join('\n'),
+      ['flowchart TD', '  n0["end (bash)"]', '  n1{"gate (approval)"}', '  n2["o (prompt #quot;quoted#quot;)"]', '  n0 --> n1', '  n1 -.->|when| n2', ''].join(
+        '\n',
+      ),
     );
   });
 });

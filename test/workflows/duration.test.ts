@@ -17,12 +17,9 @@ describe('parseDuration', () => {
     expect(parseDuration(input)).toBe(ms);
   });
 
-  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, '', '30', '5x', '1h30m', '-5s', 's', '1.2.3s', '10 minutes'])(
-    'rejects %j',
-    (input) => {
-      expect(parseDuration(input)).toBeNull();
-    },
-  );
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, '', '30', '5x', '1h30m', '-5s', 's', '1.2.3s', '10 minutes'])('rejects %j', (input) => {
+    expect(parseDuration(input)).toBeNull();
+  });
 });
 
 describe('formatDuration', () => {

@@ -83,7 +83,7 @@ describe('findBashOutputRefs: quoting context of each reference', () => {
     ['echo "pre $a.output post"', ['double-quoted']],
     ["echo 'pre $a.output post'", ['single-quoted']],
     ['echo "it\'s" $a.output', ['word']],
-    ["echo \"'$a.output'\"", ['double-quoted']],
+    ['echo "\'$a.output\'"', ['double-quoted']],
     ['echo \\$a.output', ['escaped']],
     ['echo "\\$a.output"', ['escaped']],
     ['echo hi # uses $a.output\necho $a.output', ['comment', 'word']],

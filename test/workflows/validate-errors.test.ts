@@ -24,9 +24,7 @@ describe('YAML-level errors', () => {
   });
 
   it('reports a duplicate key at the second occurrence, naming the mapping', () => {
-    expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '    prompt: b'))).toEqual([
-      "6:5: nodes[0]: duplicate key 'prompt'",
-    ]);
+    expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '    prompt: b'))).toEqual(["6:5: nodes[0]: duplicate key 'prompt'"]);
   });
 
   it('reports a document that is not a mapping', () => {
@@ -61,15 +59,27 @@ describe('schema errors', () => {
   it('reports unknown node, retry and approval keys at the key itself', () => {
     expect(
       errorsOf(
-        yaml(...HEAD, '  - id: plan', '    prompt: hi', '    dependson: [x]', '    retry: { max_attempts: 2, dealy: 5s }', '  - id: gate', '    approval: { mesage: ok }', '    depends_on: [plan]', '    colour: red'),
+        yaml(
+          ...HEAD,
+          '  - id: plan',
+          '    prompt: hi',
+          '    dependson: [x]',
+          '    retry: { max_attempts: 2, dealy: 5s }',
+          '  - id: gate',
+          '    approval: { mesage: ok }',
+          '    depends_on: [plan]',
+          '    colour: red',
+        ),
       ),
-    ).toEqual([
-      "6:5: nodes[0]: unknown key 'dependson' (did you mean 'depends_on'?)",
-      "7:31: nodes[0].retry: unknown key 'dealy' (did you mean 'delay'?)",
-      "9:17: nodes[1].approval: unknown key 'mesage' (did you mean 'message'?)",
-      "9:15: nodes[1].approval: missing required field 'message'",
-      "11:5: nodes[1]: unknown key 'colour'",
-    ].sort(byPosition));
+    ).toEqual(
+      [
+        "6:5: nodes[0]: unknown key 'dependson' (did you mean 'depends_on'?)",
+        "7:31: nodes[0].retry: unknown key 'dealy' (did you mean 'delay'?)",
+        "9:17: nodes[1].approval: unknown key 'mesage' (did you mean 'message'?)",
+        "9:15: nodes[1].approval: missing required field 'message'",
+        "11:5: nodes[1]: unknown key 'colour'",
+      ].sort(byPosition),
+    );
   });
 
   it('reports a malformed workflow name', () => {
@@ -92,7 +102,25 @@ describe('schema errors', () => {
   it('reports bad durations: unparsable, zero timeout, too long, wrong type, empty', () => {
     expect(
       errorsOf(
-        yaml(...HEAD, '  - id: a', '    bash: t', '    timeout: 5 minutes', '  - id: b', '    bash: t', '    timeout: 0', '  - id: c', '    bash: t', '    timeout: 1000h', '    retry: { max_attempts: 2, delay: soon }', '  - id: d', '    bash: t', '    timeout: true', '  - id: e', '    bash: t', '    timeout:'),
+        yaml(
+          ...HEAD,
+          '  - id: a',
+          '    bash: t',
+          '    timeout: 5 minutes',
+          '  - id: b',
+          '    bash: t',
+          '    timeout: 0',
+          '  - id: c',
+          '    bash: t',
+          '    timeout: 1000h',
+          '    retry: { max_attempts: 2, delay: soon }',
+          '  - id: d',
+          '    bash: t',
+          '    timeout: true',
+          '  - id: e',
+          '    bash: t',
+          '    timeout:',
+        ),
       ),
     ).toEqual([
       "6:14: nodes[0].timeout: invalid duration '5 minutes' (use seconds as a number, or a string such as 500ms, 30s, 1.5s, 10m, 2h)",
@@ -107,7 +135,21 @@ describe('schema errors', () => {
   it('reports retry bounds', () => {
     expect(
       errorsOf(
-        yaml(...HEAD, '  - id: a', '    bash: t', '    retry: { max_attempts: 0 }', '  - id: b', '    bash: t', '    retry: { max_attempts: 11 }', '  - id: c', '    bash: t', '    retry: { max_attempts: 1.5 }', '  - id: d', '    bash: t', '    retry: { delay: 1s }'),
+        yaml(
+          ...HEAD,
+          '  - id: a',
+          '    bash: t',
+          '    retry: { max_attempts: 0 }',
+          '  - id: b',
+          '    bash: t',
+          '    retry: { max_attempts: 11 }',
+          '  - id: c',
+          '    bash: t',
+          '    retry: { max_attempts: 1.5 }',
+          '  - id: d',
+          '    bash: t',
+          '    retry: { delay: 1s }',
+        ),
       ),
     ).toEqual([
       '6:28: nodes[0].retry.max_attempts: must be from 1 to 10 (the total number of attempts)',
@@ -161,20 +203,39 @@ describe('dependency rules', () => {
   });
 
   it('reports a self-dependency', () => {
-    expect(errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '    depends_on: [a]'))).toEqual([
-      "6:18: nodes[0].depends_on: node 'a' cannot depend on itself",
-    ]);
+    expect(errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '    depends_on: [a]'))).toEqual(["6:18: nodes[0].depends_on: node 'a' cannot depend on itself"]);
   });
 
   it('reports a cycle naming its nodes in order', () => {
     expect(
-      errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '    depends_on: [c]', '  - id: b', '    bash: t', '    depends_on: [a]', '  - id: c', '    bash: t', '    depends_on: [b]')),
+      errorsOf(
+        yaml(
+          ...HEAD,
+          '  - id: a',
+          '    bash: t',
+          '    depends_on: [c]',
+          '  - id: b',
+          '    bash: t',
+          '    depends_on: [a]',
+          '  - id: c',
+          '    bash: t',
+          '    depends_on: [b]',
+        ),
+      ),
     ).toEqual(['6:18: nodes[0].depends_on: cycle: a -> c -> b -> a']);
   });
 
   it('reports each of several cycles', () => {
     expect(
-      errorsOf(yaml(...HEAD, '  - { id: a, bash: t, depends_on: [b] }', '  - { id: b, bash: t, depends_on: [a] }', '  - { id: c, bash: t, depends_on: [d] }', '  - { id: d, bash: t, depends_on: [c] }')),
+      errorsOf(
+        yaml(
+          ...HEAD,
+          '  - { id: a, bash: t, depends_on: [b] }',
+          '  - { id: b, bash: t, depends_on: [a] }',
+          '  - { id: c, bash: t, depends_on: [d] }',
+          '  - { id: d, bash: t, depends_on: [c] }',
+        ),
+      ),
     ).toEqual(['4:36: nodes[0].depends_on: cycle: a -> b -> a', '6:36: nodes[2].depends_on: cycle: c -> d -> c']);
   });
 });
@@ -187,14 +248,26 @@ describe('when rules', () => {
   });
 
   it('reports a when naming an unknown node', () => {
-    expect(errorsOf(yaml(...HEAD, '  - id: test', '    bash: t', '  - id: b', '    bash: t', '    depends_on: [test]', "    when: $tset.output == 'x'"))).toEqual([
-      "9:11: nodes[1].when: $tset.output refers to unknown node 'tset' (did you mean 'test'?)",
-    ]);
+    expect(
+      errorsOf(yaml(...HEAD, '  - id: test', '    bash: t', '  - id: b', '    bash: t', '    depends_on: [test]', "    when: $tset.output == 'x'")),
+    ).toEqual(["9:11: nodes[1].when: $tset.output refers to unknown node 'tset' (did you mean 'test'?)"]);
   });
 
   it('reports a when reading a node that is not upstream', () => {
     expect(
-      errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '  - id: lint', '    bash: t', '  - id: b', '    bash: t', '    depends_on: [a]', "    when: $lint.output == 'x'")),
+      errorsOf(
+        yaml(
+          ...HEAD,
+          '  - id: a',
+          '    bash: t',
+          '  - id: lint',
+          '    bash: t',
+          '  - id: b',
+          '    bash: t',
+          '    depends_on: [a]',
+          "    when: $lint.output == 'x'",
+        ),
+      ),
     ).toEqual([
       "11:11: nodes[2].when: $lint.output refers to node 'lint', which is not upstream of 'b': its output would not exist yet (add 'lint' to depends_on)",
     ]);
@@ -209,9 +282,9 @@ describe('$id.output reference rules', () => {
   });
 
   it('reports a reference to a node that runs later or in parallel', () => {
-    expect(errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '  - id: b', '    prompt: "see $c.output"', '  - id: c', '    bash: t', '    depends_on: [b]'))).toEqual([
-      "7:13: nodes[1].prompt: $c.output refers to node 'c', which is not upstream of 'b': its output would not exist yet (add 'c' to depends_on)",
-    ]);
+    expect(
+      errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '  - id: b', '    prompt: "see $c.output"', '  - id: c', '    bash: t', '    depends_on: [b]')),
+    ).toEqual(["7:13: nodes[1].prompt: $c.output refers to node 'c', which is not upstream of 'b': its output would not exist yet (add 'c' to depends_on)"]);
   });
 
   it("reports a reference to the node's own output", () => {
@@ -232,7 +305,20 @@ describe('$id.output reference rules', () => {
 
   it('refuses bash references where no substitution is safe', () => {
     expect(
-      errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '  - id: b', '    depends_on: [a]', '    bash: |', '      cat <<EOF', '      $a.output', '      EOF', '      echo `echo $a.output` "${x:-$a.output}"')),
+      errorsOf(
+        yaml(
+          ...HEAD,
+          '  - id: a',
+          '    bash: t',
+          '  - id: b',
+          '    depends_on: [a]',
+          '    bash: |',
+          '      cat <<EOF',
+          '      $a.output',
+          '      EOF',
+          '      echo `echo $a.output` "${x:-$a.output}"',
+        ),
+      ),
     ).toEqual([
       "8:11: nodes[1].bash: $a.output cannot be substituted safely inside a here-document; pipe it instead: printf '%s\\n' $a.output | …",
       '8:11: nodes[1].bash: $a.output cannot be substituted safely inside backticks; use $(…) instead',

@@ -144,7 +144,14 @@ describe('a valid workflow', () => {
   });
 
   it('drops repeated dependencies', () => {
-    const workflow = valid({ name: 'w', description: 'd', nodes: [{ id: 'a', bash: 't' }, { id: 'b', bash: 't', depends_on: ['a', 'a'] }] });
+    const workflow = valid({
+      name: 'w',
+      description: 'd',
+      nodes: [
+        { id: 'a', bash: 't' },
+        { id: 'b', bash: 't', depends_on: ['a', 'a'] },
+      ],
+    });
     expect(workflow.nodes[1]?.dependsOn).toEqual(['a']);
   });
 
@@ -224,7 +231,13 @@ describe('errors', () => {
   });
 
   it('survive an alias bomb', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]', 'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]'].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+    ].join('\n');
     const result = validateWorkflowSource(bomb);
     expect(!result.ok && result.errors[0]).toMatch(/^1:1: invalid YAML: /);
   });

@@ -9,7 +9,7 @@ function evaluate(src: string, outputs: Record<string, string>): boolean {
 
 describe('parseWhen', () => {
   it('returns the AST and the referenced node ids in order of first use', () => {
-    const parsed = parseWhen("$test.output != 'skip' && ($lint.output == \"ok\" || !$test.output)");
+    const parsed = parseWhen('$test.output != \'skip\' && ($lint.output == "ok" || !$test.output)');
     expect(parsed).toEqual({
       ok: true,
       refs: ['test', 'lint'],
@@ -76,7 +76,7 @@ describe('evaluateWhen', () => {
     ['!!$test.output', true],
     ["$padded.output == 'yes'", true],
     ["$quote.output == 'it\\'s'", true],
-    ["$quote.output == \"it's\"", true],
+    ['$quote.output == "it\'s"', true],
     ['$no.output == false', true],
     ['true', true],
     ['false', false],

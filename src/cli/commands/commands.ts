@@ -1,4 +1,4 @@
-import type { CommandEntry } from '../../workflows/commands.js';
+import type { CommandEntry } from '../../catalog/commands.js';
 import type { CommandRun } from '../program.js';
 import { printJson, printTable } from '../output.js';
 import { cwdOption, viaCatalog, withCwd } from './workflow/_shared.js';
@@ -14,8 +14,18 @@ const commands: CommandRun = async (cmd, _args, options) => {
     offline: async (ctx) => ({ commands: await ctx.workflows.commands(cwd) }),
   });
   if (cmd.globals.json) return printJson(cmd.io, answer);
-  if (cmd.io.isStdoutTTY) await printTable(cmd.io, ['NAME', 'SOURCE', 'DESCRIPTION'], answer.commands.map((c) => [c.name, c.source, c.description]));
-  else await printTable(cmd.io, [], answer.commands.map((c) => [c.name, c.source, c.description, c.filename]));
+  if (cmd.io.isStdoutTTY)
+    await printTable(
+      cmd.io,
+      ['NAME', 'SOURCE', 'DESCRIPTION'],
+      answer.commands.map((c) => [c.name, c.source, c.description]),
+    );
+  else
+    await printTable(
+      cmd.io,
+      [],
+      answer.commands.map((c) => [c.name, c.source, c.description, c.filename]),
+    );
 };
 
 export default commands;

@@ -28,7 +28,8 @@ async function watchStream(cmd: Parameters<CommandRun>[0], stream: string, verbo
     const event = JSON.parse(message.data) as StreamEvent;
     if (cmd.globals.json) return cmd.io.out(`${message.data}\n`);
     if (event.type === 'node_output' && !verbose) return;
-    const detail = event.type === 'node_output' ? String(event.text).replace(/\n$/, '') : [event.nodeId, event.error, event.reason, event.message].filter(Boolean).join(' ');
+    const detail =
+      event.type === 'node_output' ? String(event.text).replace(/\n$/, '') : [event.nodeId, event.error, event.reason, event.message].filter(Boolean).join(' ');
     cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId ?? ''} ${event.type}${detail ? ` ${detail}` : ''}\n`);
   };
   // The client reconnects by itself (with Last-Event-ID); a server gone for good ends the watch.

@@ -29,7 +29,10 @@ export class RunPrinter {
   #timer: NodeJS.Timeout | undefined;
   #paint: Styler | undefined;
 
-  private constructor(private readonly io: IO, private readonly options: PrinterOptions) {}
+  private constructor(
+    private readonly io: IO,
+    private readonly options: PrinterOptions,
+  ) {}
 
   static async create(io: IO, options: PrinterOptions): Promise<RunPrinter> {
     const printer = new RunPrinter(io, options);
@@ -81,12 +84,20 @@ export class RunPrinter {
         if (this.options.verbose && typeof event.text === 'string') {
           const prefix = p.dim(`[${node}] `);
           const text = event.text.replace(/\n$/, '');
-          if (text) this.#line(text.split('\n').map((l) => prefix + l).join('\n'));
+          if (text)
+            this.#line(
+              text
+                .split('\n')
+                .map((l) => prefix + l)
+                .join('\n'),
+            );
         }
         break;
       case 'node_completed':
         this.#running.delete(node);
-        this.#line(`${p.green('✔')} ${node} ${p.dim(formatMs(event.durationMs as number))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`);
+        this.#line(
+          `${p.green('✔')} ${node} ${p.dim(formatMs(event.durationMs as number))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`,
+        );
         break;
       case 'node_failed':
         this.#running.delete(node);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDuration, renderBash } from '../../workflows/index.js';
-import { spawnGroup } from '../process-group.js';
+import { spawnGroup } from '../../processes/process-group.js';
 import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
 
 /** Output kept in memory for `$id.output`; beyond it the artifacts file still has everything. */

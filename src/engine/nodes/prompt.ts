@@ -12,7 +12,8 @@ export const runPromptNode: NodeRunner = async ({ ctx, run, node, outputs, varia
   if (action.kind === 'prompt') text = action.prompt;
   else if (action.kind === 'command') {
     const loaded = await loadCommand(action.command, run.cwd);
-    if (loaded === undefined) throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
+    if (loaded === undefined)
+      throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
     text = loaded;
   } else throw new Error(`runPromptNode got a ${action.kind} node`);
 

@@ -31,7 +31,10 @@ export interface NodeOutcome {
 
 /** A node attempt that failed; `code` is a stable reason (`timeout`, `exit_code`, an agent code…). */
 export class NodeFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'NodeFailure';
   }

@@ -18,7 +18,16 @@ const openApiRoute = defineRoute({
 });
 
 /** Every route the server answers. Adding a route here is what puts it in the OpenAPI document. */
-export const routes: readonly RouteSpec[] = [...healthRoutes, ...configRoutes, ...systemRoutes, ...workflowRoutes, ...commandRoutes, ...runRoutes, ...streamRoutes, openApiRoute];
+export const routes: readonly RouteSpec[] = [
+  ...healthRoutes,
+  ...configRoutes,
+  ...systemRoutes,
+  ...workflowRoutes,
+  ...commandRoutes,
+  ...runRoutes,
+  ...streamRoutes,
+  openApiRoute,
+];
 
 let cachedDocument: { version: string; document: Record<string, unknown> } | undefined;
 

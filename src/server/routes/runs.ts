@@ -48,21 +48,30 @@ const StartBody = z.strictObject({
   // The message reaches bash nodes as environment variables, and Linux refuses any single one over 128 KiB.
   message: z
     .string()
-    .refine((text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES, `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`)
+    .refine(
+      (text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES,
+      `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`,
+    )
     .describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow; at most 96 KiB'),
-  conversationId: z.string().min(1).max(200).nullish().describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
-  cwd: z.string().optional().describe('absolute working directory (default: the server\'s); project workflows are found under it'),
+  conversationId: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
+  cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
 });
 
-const StatusList = z
-  .string()
-  .transform((value, issue) => {
-    const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
-    const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
-    if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
-    return parts as RunStatus[];
-  });
+const StatusList = z.string().transform((value, issue) => {
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
+  if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
+  return parts as RunStatus[];
+});
 
 const ListQuery = z.object({
   status: StatusList.optional().describe('comma-separated run states'),
@@ -77,7 +86,9 @@ const WorkflowParams = z.object({ name: z.string().min(1) });
 function checkCwd(cwd: string | undefined): string | undefined {
   if (cwd === undefined) return undefined;
   if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    throw badRequest('invalid_request', `cwd must be an existing absolute directory (got '${cwd}').`, [{ path: 'cwd', message: 'not an existing absolute directory' }]);
+    throw badRequest('invalid_request', `cwd must be an existing absolute directory (got '${cwd}').`, [
+      { path: 'cwd', message: 'not an existing absolute directory' },
+    ]);
   }
   return cwd;
 }
@@ -160,7 +171,12 @@ export const runRoutes = [
     summary: 'Approve a paused run (the waiting gate completes with the comment as its output)',
     tag: 'runs',
     params: RunIdParams,
-    body: z.strictObject({ comment: z.string().max(64 * 1024).optional() }),
+    body: z.strictObject({
+      comment: z
+        .string()
+        .max(64 * 1024)
+        .optional(),
+    }),
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'The run', schema: RunSchema } },
@@ -172,7 +188,12 @@ export const runRoutes = [
     summary: 'Reject a paused run (it ends cancelled, the reason recorded)',
     tag: 'runs',
     params: RunIdParams,
-    body: z.strictObject({ reason: z.string().max(64 * 1024).optional() }),
+    body: z.strictObject({
+      reason: z
+        .string()
+        .max(64 * 1024)
+        .optional(),
+    }),
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'The run', schema: RunSchema } },

@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, reply } from '../route.js';
-import {
-  RawWorkflowSchema,
-  toSavedDocument,
-  toWorkflowDocument,
-  toWorkflowListing,
-  validateWorkflowSource,
-  WORKFLOW_NAME_PATTERN,
-} from '../../workflows/index.js';
+import { toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
+import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from '../../workflows/index.js';
 
 /**
  * Workflow definitions (spec "Workflow definitions"; CONTRACT §6). `workflow` in every answer is

@@ -33,7 +33,7 @@ async function askText(cmd: CommandContext, message: string): Promise<string | u
 /** `svc approve [run] [--comment text]`. */
 export const approve: CommandRun = async (cmd, [id], options) => {
   const runId = id ?? (await pickPausedRun(cmd, 'approve'));
-  const comment = (options.comment as string | undefined) ?? (id ? undefined : await askText(cmd, 'Comment (becomes the gate\'s output)'));
+  const comment = (options.comment as string | undefined) ?? (id ? undefined : await askText(cmd, "Comment (becomes the gate's output)"));
   printOutcome(cmd, 'approve', await applyOperation(cmd, 'approve', runId, comment === undefined ? {} : { comment }));
 };
 

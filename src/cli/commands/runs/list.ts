@@ -15,7 +15,12 @@ interface ListOptions {
 
 const list: CommandRun = async (cmd, _args, options) => {
   const opts = options as ListOptions;
-  const statuses = opts.status ? opts.status.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const statuses = opts.status
+    ? opts.status
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
   const unknown = statuses.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
   if (unknown.length) throw new UsageError(`unknown status ${unknown.join(', ')}; use ${RUN_STATUSES.join(', ')}`);
   const limit = opts.limit === undefined ? 50 : Number(opts.limit);

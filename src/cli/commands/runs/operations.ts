@@ -16,7 +16,12 @@ const PAST: Record<Operation, string> = {
 };
 
 /** One lifecycle operation, through the server or on the store (CONTRACT §5's table decides). */
-export async function applyOperation(cmd: CommandContext, op: Operation, id: string, body?: Record<string, string>): Promise<RunView | { deleted: true; runId: string }> {
+export async function applyOperation(
+  cmd: CommandContext,
+  op: Operation,
+  id: string,
+  body?: Record<string, string>,
+): Promise<RunView | { deleted: true; runId: string }> {
   const path = `/api/workflows/runs/${encodeURIComponent(id)}`;
   return viaServerOrStore(cmd, {
     online: (client) => (op === 'delete' ? client.request('DELETE', path) : client.request('POST', `${path}/${op}`, body)),

@@ -35,7 +35,14 @@ const show: CommandRun = async (cmd, [id]) => {
   await printTable(
     cmd.io,
     ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'NOTE'],
-    Object.entries(run.nodes).map(([nodeId, s]) => [nodeId, s.status, formatMs(s.durationMs), s.costUsd === null ? '' : formatCost(s.costUsd), s.attempts, s.error ?? s.reason ?? '']),
+    Object.entries(run.nodes).map(([nodeId, s]) => [
+      nodeId,
+      s.status,
+      formatMs(s.durationMs),
+      s.costUsd === null ? '' : formatCost(s.costUsd),
+      s.attempts,
+      s.error ?? s.reason ?? '',
+    ]),
   );
   const timeline = drawTimeline(run);
   if (timeline.length) cmd.io.out(`\n${p.dim('timeline')}\n${timeline.join('\n')}\n`);

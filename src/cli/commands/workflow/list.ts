@@ -1,4 +1,4 @@
-import type { WorkflowListing, WorkflowSummary } from '../../../workflows/views.js';
+import type { WorkflowListing, WorkflowSummary } from '../../../catalog/views.js';
 import type { CommandRun } from '../../program.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { cwdOption, viaCatalog, withCwd } from './_shared.js';
@@ -12,7 +12,7 @@ const triggersOf = (w: WorkflowSummary) => w.triggers.map((t) => `${t.kind}:${t.
  */
 const list: CommandRun = async (cmd, _args, options) => {
   const cwd = cwdOption(options);
-  const { toWorkflowListing } = await import('../../../workflows/views.js');
+  const { toWorkflowListing } = await import('../../../catalog/views.js');
   const listing = await viaCatalog<WorkflowListing>(cmd, {
     online: (client) => client.request('GET', withCwd('/api/workflows', cwd)),
     offline: async (ctx) => toWorkflowListing(await ctx.workflows.discover(cwd)),
@@ -26,7 +26,11 @@ const list: CommandRun = async (cmd, _args, options) => {
       listing.workflows.map((w) => [w.name, w.source, w.nodes, triggersOf(w) || '-', w.description]),
     );
   } else {
-    await printTable(cmd.io, [], listing.workflows.map((w) => [w.name, w.source, w.nodes, triggersOf(w), w.description, w.filename]));
+    await printTable(
+      cmd.io,
+      [],
+      listing.workflows.map((w) => [w.name, w.source, w.nodes, triggersOf(w), w.description, w.filename]),
+    );
   }
   const errors = listing.errors ?? [];
   if (errors.length > 0) {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { SavedWorkflowDocument } from '../../../workflows/views.js';
+import type { SavedWorkflowDocument } from '../../../catalog/views.js';
 import { ApiResponseError } from '../../api-client.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import type { CommandRun } from '../../program.js';
@@ -34,7 +34,7 @@ const save: CommandRun = async (cmd, [file], options) => {
     throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const name = await nameOf(text, file as string);
-  const { toSavedDocument } = await import('../../../workflows/views.js');
+  const { toSavedDocument } = await import('../../../catalog/views.js');
   let saved: SavedWorkflowDocument;
   try {
     saved = await viaCatalog<SavedWorkflowDocument>(cmd, {

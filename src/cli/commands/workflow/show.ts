@@ -1,5 +1,5 @@
 import { drawDag, toDrawNodes } from '../../../workflows/draw.js';
-import type { WorkflowDocument } from '../../../workflows/views.js';
+import type { WorkflowDocument } from '../../../catalog/views.js';
 import type { CommandContext } from '../../command-context.js';
 import type { CommandRun } from '../../program.js';
 import { printJson, styler } from '../../output.js';
@@ -7,7 +7,7 @@ import { columnsOf, cwdOption, viaCatalog, withCwd } from './_shared.js';
 
 /** One workflow through the server, or the store when none runs (shared by show and graph). */
 export async function fetchWorkflow(cmd: CommandContext, name: string, cwd: string): Promise<WorkflowDocument> {
-  const { toWorkflowDocument } = await import('../../../workflows/views.js');
+  const { toWorkflowDocument } = await import('../../../catalog/views.js');
   return viaCatalog<WorkflowDocument>(cmd, {
     online: (client) => client.request('GET', withCwd(`/api/workflows/${encodeURIComponent(name)}`, cwd)),
     offline: async (ctx) => toWorkflowDocument(await ctx.workflows.get(name, cwd)),

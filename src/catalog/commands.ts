@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { BUNDLED_COMMANDS_DIR, PROJECT_COMMANDS_DIR } from './bundled.js';
 import type { WorkflowSource } from './discovery.js';
-import { COMMAND_NAME_PATTERN } from './schema.js';
+import { COMMAND_NAME_PATTERN } from '../workflows/schema.js';
 
 export interface CommandEntry {
   readonly name: string;

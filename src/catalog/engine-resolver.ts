@@ -1,5 +1,5 @@
-import type { WorkflowCatalog } from '../workflows/catalog.js';
-import type { WorkflowResolver } from './workflow-resolver.js';
+import type { WorkflowCatalog } from './catalog.js';
+import type { WorkflowResolver } from '../engine/workflow-resolver.js';
 
 /**
  * Runs find their workflow through the same catalog the API lists (one parse cache, the same

@@ -6,7 +6,7 @@
 
 import type { SavedWorkflow } from './catalog.js';
 import type { DiscoveredWorkflow, Discovery, DiscoveryError, WorkflowSource } from './discovery.js';
-import type { RawWorkflow } from './schema.js';
+import type { RawWorkflow } from '../workflows/schema.js';
 
 export interface WorkflowSummary {
   readonly name: string;

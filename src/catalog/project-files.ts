@@ -11,12 +11,20 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { ApiError, badRequest } from '../shared/errors.js';
 import { PROJECT_WORKFLOWS_DIR } from './bundled.js';
-import { WORKFLOW_NAME_PATTERN, type RawWorkflow } from './schema.js';
-import { validateWorkflowSource } from './validate.js';
-import { WORKFLOW_FILE_EXTENSIONS } from './workflow-file.js';
+import { WORKFLOW_NAME_PATTERN, type RawWorkflow } from '../workflows/schema.js';
+import { validateWorkflowSource } from '../workflows/validate.js';
+import { WORKFLOW_FILE_EXTENSIONS } from '../workflows/workflow-file.js';
 
-const isDirectory = (path: string) => stat(path).then((s) => s.isDirectory(), () => false);
-const isFile = (path: string) => stat(path).then((s) => s.isFile(), () => false);
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+const isFile = (path: string) =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 function invalidCwd(message: string): ApiError {
   return badRequest('invalid_request', message, [{ path: 'cwd', message }]);
@@ -73,7 +81,9 @@ export async function saveProjectWorkflow(cwd: string, name: string, definition:
   const result = validateWorkflowSource(definition);
   if (!result.ok) {
     const count = result.errors.length;
-    throw new ApiError(422, 'invalid_workflow', `The workflow definition has ${count} error${count === 1 ? '' : 's'}; nothing was saved.`, undefined, { errors: result.errors });
+    throw new ApiError(422, 'invalid_workflow', `The workflow definition has ${count} error${count === 1 ? '' : 's'}; nothing was saved.`, undefined, {
+      errors: result.errors,
+    });
   }
   if (result.raw.name !== name) {
     const message = `The definition's name '${result.raw.name}' differs from '${name}' in the path; they must be equal.`;

@@ -28,11 +28,7 @@ function groupAlive(pid: number): boolean {
  * Spawns a command as the leader of its own process group, so cancelling kills what it started
  * too (`sleep 100 &` included) — a plain `child.kill()` reaches only the leader.
  */
-export function spawnGroup(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
-): GroupProcess {
+export function spawnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): GroupProcess {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,

@@ -11,8 +11,8 @@
 import { access } from 'node:fs/promises';
 import type { Collection, Store } from '../store/index.js';
 import type { Discovery, DiscoveryError } from './discovery.js';
-import type { WebhookTrigger } from './schema.js';
-import { placeIn } from './workflow-file.js';
+import type { WebhookTrigger } from '../workflows/schema.js';
+import { placeIn } from '../workflows/workflow-file.js';
 
 export interface TriggerRecord {
   /** The slug (the collection's key). */
@@ -36,7 +36,11 @@ interface Claim {
   readonly index: number;
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 function conflictError(claim: Claim, other: TriggerRecord, tail: string): DiscoveryError {
   const { filename, slug } = claim.record;
@@ -61,7 +65,10 @@ export class TriggerRegistry {
   /** Passes are serialized: two concurrent listings must not interleave their writes. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly collection: Collection<TriggerRecord>, private readonly writable: boolean) {}
+  private constructor(
+    private readonly collection: Collection<TriggerRecord>,
+    private readonly writable: boolean,
+  ) {}
 
   /** `writable: false` (a read-only store, the CLI's offline reads): conflicts are found, nothing is saved. */
   static async open(store: Store, writable: boolean): Promise<TriggerRegistry> {

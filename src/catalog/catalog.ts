@@ -6,7 +6,7 @@
 
 import type { Logger } from '../shared/logger.js';
 import { ApiError, notFound } from '../shared/errors.js';
-import type { RawWorkflow } from './schema.js';
+import type { RawWorkflow } from '../workflows/schema.js';
 import type { Store } from '../store/index.js';
 import { listCommands, readCommand, type CommandEntry } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
@@ -14,7 +14,7 @@ import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, resolveCwd, saveProjectWorkflow } from './project-files.js';
 import { TriggerRegistry, type TriggerRecord } from './trigger-registry.js';
-import { fileStem } from './workflow-file.js';
+import { fileStem } from '../workflows/workflow-file.js';
 
 export interface CatalogOptions {
   /** Used when a request names no cwd: the server's working directory. */
@@ -111,7 +111,11 @@ export class WorkflowCatalog {
     if (deleted.length > 0) return { name, deleted };
     const other = discovery.workflows.find((w) => w.name === name);
     if (other?.source === 'bundled') {
-      throw new ApiError(403, 'bundled_workflow_readonly', `'${name}' is a bundled workflow and cannot be deleted; save a project workflow of that name to override it.`);
+      throw new ApiError(
+        403,
+        'bundled_workflow_readonly',
+        `'${name}' is a bundled workflow and cannot be deleted; save a project workflow of that name to override it.`,
+      );
     }
     const elsewhere = other === undefined ? '' : ` It is defined in ${other.filename}; pass that project's directory as cwd.`;
     throw notFound('workflow_not_found', `No project workflow named '${name}' in ${dir}.${elsewhere}`);

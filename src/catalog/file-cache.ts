@@ -5,7 +5,7 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { checkWorkflowFile, type WorkflowFileCheck } from './workflow-file.js';
+import { checkWorkflowFile, type WorkflowFileCheck } from '../workflows/workflow-file.js';
 
 /** Larger files are refused unread: a workflow is a page of YAML, and the API caps bodies at 1 MiB. */
 export const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;

@@ -1,0 +1,22 @@
+/**
+ * The workflow catalog: finding workflow and command files (bundled, the project under `cwd`,
+ * registered workspaces), their parse cache, saving and deleting project files, the webhook
+ * trigger registry, and the views the API and CLI show of them.
+ */
+
+export { WorkflowCatalog } from './catalog.js';
+export type { CatalogOptions, SavedWorkflow } from './catalog.js';
+export { discoverWorkflows } from './discovery.js';
+export type { DiscoveredWorkflow, Discovery, DiscoveryError, DiscoverOptions, WorkflowSource } from './discovery.js';
+export { WorkflowFileCache } from './file-cache.js';
+export { catalogResolver } from './engine-resolver.js';
+export { listCommands, parseCommandFile, readCommand } from './commands.js';
+export type { CommandEntry } from './commands.js';
+export { findTrigger, TRIGGERS_COLLECTION, TriggerRegistry } from './trigger-registry.js';
+export type { TriggerRecord } from './trigger-registry.js';
+export { WORKSPACES_COLLECTION } from './project-roots.js';
+export type { WorkspaceRef } from './project-roots.js';
+export { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from './bundled.js';
+export { toSavedDocument, toWorkflowDocument, toWorkflowListing, toWorkflowSummary } from './views.js';
+export type { SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary } from './views.js';
+export { toYamlText } from './project-files.js';
