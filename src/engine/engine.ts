@@ -411,6 +411,14 @@ export class RunEngine {
     return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
   }
 
+  /**
+   * Resolves when nothing executes or waits for a slot: a process that opened the store only for
+   * one command (the CLI without a server) lets the runs that command set going finish first.
+   */
+  async whenIdle(): Promise<void> {
+    while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()].map((a) => a.done));
+  }
+
   /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -1,0 +1,83 @@
+/**
+ * Run events (docs/decisions.md, "Events and streams"): one discriminated union that the engine
+ * emits, the store persists, SSE streams, and the CLI prints. A consumer switches on `type` and the
+ * compiler knows each event's fields; a new event type is added here and nowhere else.
+ */
+
+import type { NodeActionKind } from '../workflows/index.js';
+import type { TriggerKind } from './types.js';
+
+/** The fields each event type carries beyond the common ones. */
+export interface RunEventFields {
+  run_created: { trigger: TriggerKind; message: string };
+  run_started: Record<never, never>;
+  run_resumed: { skipped: string[] };
+  node_started: { nodeId: string; kind: NodeActionKind };
+  node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
+  node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
+  node_failed: { nodeId: string; error: string; code?: string; attempts: number; durationMs: number | null };
+  node_skipped: { nodeId: string; reason: string };
+  run_paused: { nodeId: string; message: string };
+  run_approved: { nodeId: string; comment: string };
+  run_rejected: { nodeId: string; reason: string };
+  run_completed: { costUsd: number | null };
+  run_failed: { error: string };
+  run_cancelled: { reason?: string };
+  run_abandoned: Record<never, never>;
+}
+
+export type RunEventType = keyof RunEventFields;
+
+/** What every persisted run event has: `seq` orders one run's events, `pos` orders all streams. */
+export interface RunEventBase<T extends RunEventType = RunEventType> {
+  type: T;
+  at: string;
+  runId: string;
+  seq: number;
+  pos: number;
+  conversationId: string | null;
+  platformId: string;
+  workflow: string;
+}
+
+export type RunEventOf<T extends RunEventType> = RunEventBase<T> & RunEventFields[T];
+
+/** Every persisted run event, discriminated by `type`. */
+export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
+
+/** Published when a run is deleted, never persisted: the log it would go to is removed with the run. */
+export interface RunDeletedEvent {
+  type: 'run_deleted';
+  at: string;
+  runId: string;
+  conversationId: string | null;
+  platformId: string;
+}
+
+/** Anything a run stream carries. */
+export type RunStreamEvent = RunEvent | RunDeletedEvent;
+
+export const RUN_EVENT_TYPES = [
+  'run_created',
+  'run_started',
+  'run_resumed',
+  'node_started',
+  'node_output',
+  'node_completed',
+  'node_failed',
+  'node_skipped',
+  'run_paused',
+  'run_approved',
+  'run_rejected',
+  'run_completed',
+  'run_failed',
+  'run_cancelled',
+  'run_abandoned',
+] as const satisfies readonly RunEventType[];
+
+/** Events after which a run is settled (terminal, or paused at a gate), or gone. */
+export const SETTLING_EVENT_TYPES = ['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned', 'run_paused', 'run_deleted'] as const;
+export type SettlingEventType = (typeof SETTLING_EVENT_TYPES)[number];
+
+export const isSettlingEvent = (event: { type: string }): event is Extract<RunStreamEvent, { type: SettlingEventType }> =>
+  (SETTLING_EVENT_TYPES as readonly string[]).includes(event.type);
