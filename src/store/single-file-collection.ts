@@ -19,7 +19,7 @@ export async function openSingleFileCollection<T extends Identified>(path: strin
   try {
     await db.read();
   } catch (error) {
-    throw new Error(`The store file ${path} cannot be read: ${(error as Error).message}`);
+    throw new Error(`The store file ${path} cannot be read: ${(error as Error).message}`, { cause: error });
   }
   db.data.items ??= {};
   const items = new Map<string, T>(Object.entries(db.data.items));

@@ -45,14 +45,7 @@ export { formatDuration, parseDuration } from './duration.js';
 export { evaluateWhen, parseWhen } from './when.js';
 export type { WhenExpr, WhenParseResult } from './when.js';
 
-export {
-  findBashOutputRefs,
-  findOutputRefs,
-  PROMPT_VARIABLES,
-  renderBash,
-  renderPrompt,
-  shellQuote,
-} from './references.js';
+export { findBashOutputRefs, findOutputRefs, PROMPT_VARIABLES, renderBash, renderPrompt, shellQuote } from './references.js';
 export type { BashOutputRef, OutputRef, PromptVariable } from './references.js';
 export type { ShellContext } from './shell-context.js';
 

@@ -18,8 +18,7 @@ import type { SourcePosition, YamlSource } from './yaml-source.js';
 import { problemsFromZodIssues } from './zod-issues.js';
 
 export type WorkflowValidation =
-  | { readonly ok: true; readonly workflow: WorkflowDefinition; readonly raw: RawWorkflow }
-  | { readonly ok: false; readonly errors: string[] };
+  { readonly ok: true; readonly workflow: WorkflowDefinition; readonly raw: RawWorkflow } | { readonly ok: false; readonly errors: string[] };
 
 export interface ValidateOptions {
   /** Prefixed to every error (`file:line:col: …`), as compilers do, so editors can jump to it. */

@@ -6,17 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
-import { closedPort, killAllServes, spawnServe, svcEnv, type ServeProcess } from '../helpers/serve-process.js';
+import { closedPort, killAllServes, spawnServe, svcEnv } from '../helpers/serve-process.js';
 
 const ESC = '\u001b';
 
 let dir: string;
 let home: string;
-let serve: ServeProcess;
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-out-'));
   home = join(dir, 'home');
-  serve = await spawnServe({ home });
+  await spawnServe({ home });
 });
 afterAll(async () => {
   await killAllServes();

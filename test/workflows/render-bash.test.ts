@@ -1,7 +1,7 @@
 // renderBash output is run through a real `bash -c`: the proof that an output arrives verbatim and
 // that nothing in it executes is what bash does with it, not what the string looks like.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
