@@ -26,6 +26,12 @@ export interface Settings {
   codexBin: string;
   /** @default `SVC_LOG_LEVEL` || `info` */
   logLevel: LogLevel;
+  /**
+   * Check every JSON answer of the API against the schema its route documents; a mismatch answers
+   * 500 and logs `response.schema_mismatch`. For tests: it costs a schema parse per answer.
+   * @default `SVC_VALIDATE_RESPONSES` is `1` or `true`
+   */
+  validateResponses: boolean;
 }
 
 export class SettingsError extends Error {}
@@ -63,5 +69,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     logLevel: level as LogLevel,
+    validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
   };
 }

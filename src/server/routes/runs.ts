@@ -19,6 +19,10 @@ const NodeStateSchema = z.object({
   output: z.string().nullable(),
   error: z.string().nullable(),
   attempts: z.number().int(),
+  outputTruncated: z.boolean().optional(),
+  tokens: z.object({ input: z.number(), output: z.number() }).nullish(),
+  reason: z.string().optional().describe('why the node was skipped'),
+  model: z.string().nullish(),
 });
 
 const RunSchema = z

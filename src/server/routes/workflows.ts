@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, reply } from '../route.js';
+import { ErrorBodySchema } from '../schemas.js';
 import { toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
 import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from '../../workflows/index.js';
 
@@ -56,6 +57,11 @@ const SavedSchema = DocumentSchema.extend({
   errors: z.array(z.string()).optional().describe('What discovery reports about the saved file (e.g. a slug taken elsewhere); the file is saved.'),
 });
 
+const InvalidWorkflowSchema = ErrorBodySchema.extend({
+  error: z.literal('invalid_workflow'),
+  errors: z.array(z.string()).describe('Every problem found, each naming its place (`line:col: path: message`).'),
+});
+
 export const workflowRoutes = [
   defineRoute({
     method: 'GET',
@@ -109,10 +115,11 @@ export const workflowRoutes = [
     params: NameParams,
     query: CwdQuery,
     body: DefinitionBody,
-    errors: [400, 413, 415, 422],
+    errors: [400, 413, 415],
     responses: {
       200: { description: 'Replaced', schema: SavedSchema },
       201: { description: 'Created', schema: SavedSchema },
+      422: { description: 'The definition is invalid; nothing was saved', schema: InvalidWorkflowSchema },
     },
     handle: async ({ ctx, params, query, body }) => {
       const saved = await ctx.workflows.save(params.name, body.definition, query.cwd);
