@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';
-import { toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
-import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from '../../workflows/index.js';
+import { PROJECT_DIR_DESCRIPTION, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
+import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
  * Workflow definitions (spec "Workflow definitions"; CONTRACT §6). `workflow` in every answer is
@@ -10,18 +10,11 @@ import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from
  * normalized form: it is what they edit and what PUT takes back.
  */
 
-const CwdQuery = z.object({
-  cwd: z
-    .string()
-    .optional()
-    .describe("An existing absolute directory whose .svc/workflows/ is read (and written by PUT); default: the server's working directory."),
-});
+// The catalog checks `cwd` (ProjectDirSchema, catalog/project-dir.ts) when it resolves it, so the
+// route and the CLI's offline mode answer a bad one alike.
+const CwdQuery = z.object({ cwd: z.string().optional().describe(PROJECT_DIR_DESCRIPTION) });
 
-const NameParams = z.object({
-  name: z.string().regex(WORKFLOW_NAME_PATTERN, {
-    error: "a workflow name: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters",
-  }),
-});
+const NameParams = z.object({ name: WorkflowNameSchema });
 
 const DefinitionBody = z.object({
   definition: z
