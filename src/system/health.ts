@@ -2,12 +2,12 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AppContext } from '../app/context.js';
 
-/** Whether an executable can be found: an absolute/relative path, or a name on PATH. */
-export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Whether an executable can be found: an absolute/relative path, or a name on `searchPath` (PATH's form). */
+export function isExecutableAvailable(bin: string, searchPath: string): boolean {
   const candidates =
     isAbsolute(bin) || bin.includes('/')
       ? [bin]
-      : (env.PATH ?? '')
+      : searchPath
           .split(delimiter)
           .filter(Boolean)
           .map((dir) => join(dir, bin));
@@ -23,14 +23,15 @@ export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = proc
 
 /** Agent availability changes rarely; probing PATH on every health call would be wasted work. */
 const AVAILABILITY_TTL_MS = 30_000;
-let availabilityCache: { bin: string; at: number; available: boolean } | undefined;
+let availabilityCache: { bin: string; searchPath: string; at: number; available: boolean } | undefined;
 
-function adapterAvailable(bin: string): boolean {
+function adapterAvailable(bin: string, searchPath: string): boolean {
   const now = Date.now();
-  if (!availabilityCache || availabilityCache.bin !== bin || now - availabilityCache.at > AVAILABILITY_TTL_MS) {
-    availabilityCache = { bin, at: now, available: isExecutableAvailable(bin) };
+  let cache = availabilityCache;
+  if (!cache || cache.bin !== bin || cache.searchPath !== searchPath || now - cache.at > AVAILABILITY_TTL_MS) {
+    cache = availabilityCache = { bin, searchPath, at: now, available: isExecutableAvailable(bin, searchPath) };
   }
-  return availabilityCache.available;
+  return cache.available;
 }
 
 export interface RunCounts {
@@ -44,7 +45,7 @@ export function healthReport(ctx: AppContext, counts: RunCounts) {
   const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
     status: 'ok' as const,
-    adapter: { name: defaultAssistant, available: adapterAvailable(bin), model: assistants[defaultAssistant].model },
+    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistants[defaultAssistant].model },
     concurrency: { max: ctx.settings.maxConcurrentRuns, running: counts.running, queued: counts.queued },
     runningWorkflows: counts.running,
     version: ctx.version,
