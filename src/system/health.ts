@@ -1,6 +1,9 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { AssistantsConfigService } from '../config/assistants.js';
+import type { Settings } from '../shared/settings.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../store/index.js';
 
 /** Whether an executable can be found: an absolute/relative path, or a name on `searchPath` (PATH's form). */
 export function isExecutableAvailable(bin: string, searchPath: string): boolean {
@@ -39,8 +42,17 @@ export interface RunCounts {
   queued: number;
 }
 
+/** What the health report reads. */
+export interface HealthSources {
+  settings: Settings;
+  assistants: Pick<AssistantsConfigService, 'get'>;
+  version: string;
+  /** When the process started (ms since the epoch), for `uptimeMs`. */
+  startedAt: number;
+}
+
 /** `GET /api/health`: the default agent, run concurrency, version and uptime. */
-export function healthReport(ctx: AppContext, counts: RunCounts) {
+export function healthReport(ctx: HealthSources, counts: RunCounts) {
   const { defaultAssistant, assistants } = ctx.assistants.get();
   const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
@@ -54,7 +66,7 @@ export function healthReport(ctx: AppContext, counts: RunCounts) {
 }
 
 /** `GET /health/db`: proves the store both writes and reads. */
-export async function databaseReport(ctx: AppContext) {
+export async function databaseReport(ctx: { store: Pick<Store, 'check'>; logger: Logger }) {
   try {
     await ctx.store.check();
     return { ok: true as const, body: { status: 'ok' as const, database: 'connected' as const } };
