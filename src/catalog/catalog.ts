@@ -12,7 +12,8 @@ import { listCommands, readCommand, type CommandEntry } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
 import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
-import { deleteProjectWorkflow, projectFilesOf, resolveCwd, saveProjectWorkflow } from './project-files.js';
+import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
+import { resolveProjectDir } from './project-dir.js';
 import { TriggerRegistry, type TriggerRecord } from './trigger-registry.js';
 import { fileStem } from '../workflows/workflow-file.js';
 
@@ -59,8 +60,8 @@ export class WorkflowCatalog {
     return catalog;
   }
 
-  resolveCwd(cwd: string | undefined): Promise<string> {
-    return resolveCwd(cwd, this.defaultCwd);
+  async resolveCwd(cwd: string | undefined): Promise<string> {
+    return resolveProjectDir(cwd, this.defaultCwd);
   }
 
   /** Every workflow visible from `cwd`, and every problem found; refreshes the trigger registry. */

@@ -20,3 +20,4 @@ export { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from './bundled.js';
 export { toSavedDocument, toWorkflowDocument, toWorkflowListing, toWorkflowSummary } from './views.js';
 export type { SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary } from './views.js';
 export { toYamlText } from './project-files.js';
+export { checkProjectDir, PROJECT_DIR_DESCRIPTION, ProjectDirSchema, projectDirMessage, resolveProjectDir } from './project-dir.js';

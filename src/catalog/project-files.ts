@@ -1,17 +1,17 @@
 /**
  * Writing and deleting project workflow files — the only place svc writes into a user's project.
- * Every path is built from a name that matched WORKFLOW_NAME_PATTERN (no `/`, no leading `.`), so
+ * Every path is built from a name that matched WorkflowNameSchema (no `/`, no leading `.`), so
  * nothing can land outside `<cwd>/.svc/workflows/`; the check is repeated here because the CLI's
  * offline mode calls these functions without the API's edge validation.
  */
 
 import { stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { ApiError, badRequest } from '../shared/errors.js';
 import { PROJECT_WORKFLOWS_DIR } from './bundled.js';
-import { WORKFLOW_NAME_PATTERN, type RawWorkflow } from '../workflows/schema.js';
+import { WorkflowNameSchema, type RawWorkflow } from '../workflows/schema.js';
 import { validateWorkflowSource } from '../workflows/validate.js';
 import { WORKFLOW_FILE_EXTENSIONS } from '../workflows/workflow-file.js';
 
@@ -30,19 +30,12 @@ function invalidCwd(message: string): ApiError {
   return badRequest('invalid_request', message, [{ path: 'cwd', message }]);
 }
 
-/** `cwd` must name an existing absolute directory; without one, `fallback` (the server's own). */
-export async function resolveCwd(cwd: string | undefined, fallback: string): Promise<string> {
-  if (cwd === undefined || cwd === '') return fallback;
-  if (!isAbsolute(cwd)) throw invalidCwd(`cwd must be an absolute path (got '${cwd}').`);
-  const normalized = resolve(cwd);
-  if (!(await isDirectory(normalized))) throw invalidCwd(`cwd '${cwd}' is not an existing directory.`);
-  return normalized;
-}
-
+/** The schema's check again (see the header); a bad name is 400 `invalid_request` naming `name`. */
 export function assertWorkflowName(name: string): void {
-  if (!WORKFLOW_NAME_PATTERN.test(name)) {
-    const message = `'${name}' is not a workflow name: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters.`;
-    throw badRequest('invalid_request', message, [{ path: 'name', message }]);
+  const result = WorkflowNameSchema.safeParse(name);
+  if (!result.success) {
+    const message = result.error.issues[0]?.message ?? `invalid workflow name '${name}'`;
+    throw badRequest('invalid_request', `${message}.`, [{ path: 'name', message }]);
   }
 }
 

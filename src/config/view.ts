@@ -1,7 +1,16 @@
-import type { AppContext } from '../app/context.js';
+import type { Settings } from '../shared/settings.js';
+import type { AssistantsConfigService } from './assistants.js';
+
+/** What the view reads: the settings, the assistant configuration and, once listening, the address. */
+export interface ConfigSources {
+  settings: Settings;
+  assistants: Pick<AssistantsConfigService, 'get'>;
+  version: string;
+  listening?: { host: string; port: number };
+}
 
 /** The safe subset of configuration shown by `GET /api/config` and `svc config show`: no env values, no secrets. */
-export function configView(ctx: AppContext) {
+export function configView(ctx: ConfigSources) {
   return {
     ...ctx.assistants.get(),
     host: ctx.listening?.host ?? ctx.settings.host,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from './route.js';
+import type { RouteSpec, SecuritySchemeName } from './route.js';
 import { ErrorBodySchema } from './schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -14,6 +14,28 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Body is not JSON',
   422: 'Semantically invalid',
   503: 'Not available',
+};
+
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/**
+ * Authentication, as spec section 5 states it: none on the API (meant for one developer on
+ * loopback); the webhook endpoint alone checks a signature.
+ */
+const AUTHENTICATION =
+  'Authentication: none. Every `/api/` endpoint and `/health` is open; svc binds to 127.0.0.1 by default, and an instance ' +
+  'reachable from a network is to be protected by a reverse proxy or firewall outside it. The webhook endpoint is the only ' +
+  'authenticated entry: see the `webhookSignature` security scheme.';
+
+const SECURITY_SCHEMES: Record<SecuritySchemeName, JsonSchema> = {
+  webhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-svc-signature-256',
+    description:
+      '`sha256=` followed by the lowercase hex HMAC-SHA256 of the exact raw request body, keyed with the secret held in the ' +
+      "environment variable named by the trigger's `secret_env`. A missing or wrong signature is 401.",
+  },
 };
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
@@ -58,18 +80,21 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], version: stri
       };
     }
     for (const status of route.errors ?? []) {
-      responses[String(status)] ??= {
-        description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      };
+      responses[String(status)] ??= { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: ERROR_CONTENT };
     }
-    responses['500'] = { description: 'Internal error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    // Even a route that takes no input can answer a client error: Node's parser rejects malformed
+    // HTTP before any route runs (400, 408, 431), with the same error body.
+    if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
+      responses['4XX'] = { description: 'A malformed request (400, 408, 431)', content: ERROR_CONTENT };
+    }
+    responses['500'] = { description: 'Internal error', content: ERROR_CONTENT };
     const operation: Record<string, unknown> = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/(^|[/_.-])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
       summary: route.summary,
       tags: [route.tag],
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       responses,
+      ...(route.security ? { security: [{ [route.security]: [] }] } : {}),
     };
     if (route.body || route.rawBody) {
       operation.requestBody = {
@@ -84,10 +109,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], version: stri
     info: {
       title: 'svc',
       version,
-      description: 'Local-first workflow orchestration service for AI coding agents. No authentication: bind to loopback.',
+      description: `Local-first workflow orchestration service for AI coding agents.\n\n${AUTHENTICATION}`,
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
     },
-    servers: [{ url: 'http://127.0.0.1:3090' }],
+    servers: [{ url: 'http://127.0.0.1:3090', description: 'The default address of `svc serve`' }],
+    // No authentication by default; an operation that needs it (the webhook) names its scheme.
+    security: [],
     paths,
-    components: { schemas: { Error: toSchema(ErrorBodySchema, 'output') } },
+    components: { schemas: { Error: toSchema(ErrorBodySchema, 'output') }, securitySchemes: SECURITY_SCHEMES },
   };
 }

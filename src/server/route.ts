@@ -4,6 +4,14 @@ import type { AppContext } from '../app/context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * The security schemes the OpenAPI document defines (`components.securitySchemes`, built in
+ * openapi.ts). The API itself has no authentication; the webhook endpoint is authenticated by
+ * its signature header.
+ */
+export const SECURITY_SCHEMES = ['webhookSignature'] as const;
+export type SecuritySchemeName = (typeof SECURITY_SCHEMES)[number];
+
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
@@ -44,6 +52,8 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown, TParams = unknown>
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer (documented with the shared error body). */
   errors?: number[];
+  /** How callers authenticate; absent means the API's default: no authentication. */
+  security?: SecuritySchemeName;
   handle(input: HandlerInput<TBody, TQuery, TParams>): unknown;
 }
 

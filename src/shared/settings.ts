@@ -6,8 +6,8 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * Every environment variable svc reads, resolved once. Nothing else reads `process.env.SVC_*`,
- * so this file is the single place that documents them (CONTRACT §2).
+ * Every environment variable svc reads, resolved once. Nothing else reads `process.env`, so this
+ * file is the single place that documents them (CONTRACT §2).
  */
 export interface Settings {
   /** All state: store, clones, worktrees, artifacts, logs. @default `SVC_HOME` || `~/.svc` */
@@ -24,8 +24,16 @@ export interface Settings {
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
   codexBin: string;
+  /** Where an agent executable named without a path is looked for (health's `available`). @default `PATH` */
+  searchPath: string;
   /** @default `SVC_LOG_LEVEL` || `info` */
   logLevel: LogLevel;
+  /**
+   * Check every JSON answer of the API against the schema its route documents; a mismatch answers
+   * 500 and logs `response.schema_mismatch`. For tests: it costs a schema parse per answer.
+   * @default `SVC_VALIDATE_RESPONSES` is `1` or `true`
+   */
+  validateResponses: boolean;
 }
 
 export class SettingsError extends Error {}
@@ -62,6 +70,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
+    searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
+    validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
   };
 }

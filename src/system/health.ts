@@ -1,13 +1,16 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { AssistantsConfigService } from '../config/assistants.js';
+import type { Settings } from '../shared/settings.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../store/index.js';
 
-/** Whether an executable can be found: an absolute/relative path, or a name on PATH. */
-export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Whether an executable can be found: an absolute/relative path, or a name on `searchPath` (PATH's form). */
+export function isExecutableAvailable(bin: string, searchPath: string): boolean {
   const candidates =
     isAbsolute(bin) || bin.includes('/')
       ? [bin]
-      : (env.PATH ?? '')
+      : searchPath
           .split(delimiter)
           .filter(Boolean)
           .map((dir) => join(dir, bin));
@@ -23,14 +26,15 @@ export function isExecutableAvailable(bin: string, env: NodeJS.ProcessEnv = proc
 
 /** Agent availability changes rarely; probing PATH on every health call would be wasted work. */
 const AVAILABILITY_TTL_MS = 30_000;
-let availabilityCache: { bin: string; at: number; available: boolean } | undefined;
+let availabilityCache: { bin: string; searchPath: string; at: number; available: boolean } | undefined;
 
-function adapterAvailable(bin: string): boolean {
+function adapterAvailable(bin: string, searchPath: string): boolean {
   const now = Date.now();
-  if (!availabilityCache || availabilityCache.bin !== bin || now - availabilityCache.at > AVAILABILITY_TTL_MS) {
-    availabilityCache = { bin, at: now, available: isExecutableAvailable(bin) };
+  let cache = availabilityCache;
+  if (!cache || cache.bin !== bin || cache.searchPath !== searchPath || now - cache.at > AVAILABILITY_TTL_MS) {
+    cache = availabilityCache = { bin, searchPath, at: now, available: isExecutableAvailable(bin, searchPath) };
   }
-  return availabilityCache.available;
+  return cache.available;
 }
 
 export interface RunCounts {
@@ -38,13 +42,22 @@ export interface RunCounts {
   queued: number;
 }
 
+/** What the health report reads. */
+export interface HealthSources {
+  settings: Settings;
+  assistants: Pick<AssistantsConfigService, 'get'>;
+  version: string;
+  /** When the process started (ms since the epoch), for `uptimeMs`. */
+  startedAt: number;
+}
+
 /** `GET /api/health`: the default agent, run concurrency, version and uptime. */
-export function healthReport(ctx: AppContext, counts: RunCounts) {
+export function healthReport(ctx: HealthSources, counts: RunCounts) {
   const { defaultAssistant, assistants } = ctx.assistants.get();
   const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
     status: 'ok' as const,
-    adapter: { name: defaultAssistant, available: adapterAvailable(bin), model: assistants[defaultAssistant].model },
+    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistants[defaultAssistant].model },
     concurrency: { max: ctx.settings.maxConcurrentRuns, running: counts.running, queued: counts.queued },
     runningWorkflows: counts.running,
     version: ctx.version,
@@ -53,7 +66,7 @@ export function healthReport(ctx: AppContext, counts: RunCounts) {
 }
 
 /** `GET /health/db`: proves the store both writes and reads. */
-export async function databaseReport(ctx: AppContext) {
+export async function databaseReport(ctx: { store: Pick<Store, 'check'>; logger: Logger }) {
   try {
     await ctx.store.check();
     return { ok: true as const, body: { status: 'ok' as const, database: 'connected' as const } };

@@ -25,6 +25,7 @@ export {
   TRIGGER_RULES,
   WEBHOOK_SLUG_PATTERN,
   WORKFLOW_NAME_PATTERN,
+  WorkflowNameSchema,
 } from './schema.js';
 export type {
   Assistant,

@@ -64,6 +64,15 @@ export const SECRET_ENV_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 /** A command is a file stem in a commands directory: no separators, no leading dot, so never a path. */
 export const COMMAND_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
+/**
+ * A workflow name (its file is `.svc/workflows/<name>.yaml`): the one check of a name, used by the
+ * YAML's `name`, the API's `{name}` and the CLI, so the rule and its message are the same everywhere.
+ */
+export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
+  error: (issue) =>
+    `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
+});
+
 export const ASSISTANTS = ['claude', 'codex'] as const;
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
@@ -155,10 +164,7 @@ export const RawTriggersSchema = z.strictObject({
 });
 
 export const RawWorkflowSchema = z.strictObject({
-  name: z.string().regex(WORKFLOW_NAME_PATTERN, {
-    error: (issue) =>
-      `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
-  }),
+  name: WorkflowNameSchema,
   description: z.string(),
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),

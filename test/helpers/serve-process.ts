@@ -38,7 +38,7 @@ export function spawnServe(options: {
   timeoutMs?: number;
 }): Promise<ServeProcess> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SVC_BIN, 'serve', ...(options.args ?? [])], {
-    env: svcEnv({ PORT: '0', SVC_LOG_LEVEL: 'warn', ...options.env, SVC_HOME: options.home }),
+    env: svcEnv({ PORT: '0', SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1', ...options.env, SVC_HOME: options.home }),
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

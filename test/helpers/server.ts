@@ -20,11 +20,20 @@ export async function makeHome(): Promise<string> {
 
 /**
  * Starts the real server (store, listhen, routes) on an ephemeral loopback port with its own
- * temporary SVC_HOME. `env` adds or overrides environment variables for its settings.
+ * temporary SVC_HOME. `env` adds or overrides environment variables for its settings. Every
+ * answer is checked against the schema its route documents (SVC_VALIDATE_RESPONSES): a mismatch
+ * answers 500 `internal_error` with the issues in `details`.
  */
 export async function startTestServer(options: { env?: Record<string, string>; home?: string; cwd?: string } = {}): Promise<TestServer> {
   const home = options.home ?? (await makeHome());
-  const settings = loadSettings({ ...process.env, SVC_LOG_LEVEL: 'warn', ...options.env, SVC_HOME: home, PORT: options.env?.PORT ?? '0' });
+  const settings = loadSettings({
+    ...process.env,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_VALIDATE_RESPONSES: '1',
+    ...options.env,
+    SVC_HOME: home,
+    PORT: options.env?.PORT ?? '0',
+  });
   const server = await startServer({ settings, cwd: options.cwd ?? process.cwd() });
   const fetchPath = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init);
   return {

@@ -1,12 +1,30 @@
 // GET /api/openapi.json: a valid OpenAPI 3.0 document that lists EVERY route of the route table,
 // so a route added later cannot be served without being documented.
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
+import { defineRoute } from '../../src/server/route.js';
 import { routes } from '../../src/server/routes/index.js';
 import { packageVersion } from '../../src/shared/version.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components?: any };
+
+/** Redocly's `recommended` rules over the document; each problem as one readable line. */
+async function lintProblems(document: unknown) {
+  const problems = await lintFromString({
+    source: JSON.stringify(document, null, 2),
+    absoluteRef: 'openapi.json',
+    config: await createConfig({ extends: ['recommended'] }),
+  });
+  const line = (p: (typeof problems)[number]) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`;
+  return {
+    errors: problems.filter((p) => p.severity === 'error').map(line),
+    warnings: problems.filter((p) => p.severity === 'warn').map(line),
+  };
+}
 
 let server: TestServer;
 let doc: Doc;
@@ -71,5 +89,42 @@ describe('GET /api/openapi.json', () => {
     expect(patch.requestBody.content['application/json'].schema).toBeDefined();
     for (const status of ['400', '413', '415']) expect(patch.responses[status].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     expect(Object.keys(doc.components.schemas.Error.properties).sort()).toEqual(['details', 'error', 'message']);
+  });
+
+  it("passes Redocly's recommended rules without errors", async () => {
+    const { errors } = await lintProblems(doc);
+    expect(errors).toEqual([]);
+  });
+
+  it('says the API has no authentication', () => {
+    const document = doc as Doc & { security?: unknown; info: { description?: string } };
+    expect(document.security).toEqual([]);
+    expect(document.info.description).toMatch(/Authentication: none/);
+    // Only a route that names a scheme (the webhook) requires one.
+    for (const route of routes) {
+      const operation = doc.paths[route.path]![route.method.toLowerCase()];
+      expect(operation.security, `${route.method} ${route.path}`).toEqual(route.security ? [{ [route.security]: [] }] : undefined);
+    }
+  });
+
+  it('defines the webhook signature scheme, and a route that names it requires it', async () => {
+    expect(doc.components.securitySchemes.webhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-svc-signature-256' });
+    const webhook = defineRoute({
+      method: 'POST',
+      path: '/webhooks/workflow/{slug}',
+      summary: 'A signed webhook delivery',
+      tag: 'webhooks',
+      params: z.object({ slug: z.string() }),
+      rawBody: true,
+      security: 'webhookSignature',
+      errors: [401, 404],
+      responses: { 202: { description: 'Accepted', schema: z.object({ accepted: z.literal(true) }) } },
+      handle: () => undefined,
+    });
+    const document = buildOpenApiDocument([...routes, webhook], packageVersion()) as Doc;
+    expect(document.paths['/webhooks/workflow/{slug}']!.post.security).toEqual([{ webhookSignature: [] }]);
+    const { errors, warnings } = await lintProblems(document);
+    expect(errors).toEqual([]);
+    expect(warnings.filter((w) => w.includes('webhookSignature'))).toEqual([]);
   });
 });

@@ -1,9 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { checkProjectDir } from '../../catalog/index.js';
 import { toRunView } from '../../engine/run-view.js';
 import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
-import { badRequest } from '../../shared/errors.js';
 import { defineRoute, reply } from '../route.js';
 
 export const MAX_MESSAGE_BYTES = 96 * 1024;
@@ -19,6 +17,10 @@ const NodeStateSchema = z.object({
   output: z.string().nullable(),
   error: z.string().nullable(),
   attempts: z.number().int(),
+  outputTruncated: z.boolean().optional(),
+  tokens: z.object({ input: z.number(), output: z.number() }).nullish(),
+  reason: z.string().optional().describe('why the node was skipped'),
+  model: z.string().nullish(),
 });
 
 const RunSchema = z
@@ -83,16 +85,6 @@ const ListQuery = z.object({
 
 const WorkflowParams = z.object({ name: z.string().min(1) });
 
-function checkCwd(cwd: string | undefined): string | undefined {
-  if (cwd === undefined) return undefined;
-  if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    throw badRequest('invalid_request', `cwd must be an existing absolute directory (got '${cwd}').`, [
-      { path: 'cwd', message: 'not an existing absolute directory' },
-    ]);
-  }
-  return cwd;
-}
-
 const operation = (op: 'cancel' | 'resume' | 'abandon', summary: string) =>
   defineRoute({
     method: 'POST',
@@ -120,7 +112,7 @@ export const runRoutes = [
         workflow: params.name,
         message: body.message,
         conversationId: body.conversationId ?? null,
-        cwd: checkCwd(body.cwd),
+        cwd: body.cwd === undefined ? undefined : checkProjectDir(body.cwd),
         trigger: body.trigger ?? 'api',
       });
       return reply(202, { runId: run.id, status: run.status });

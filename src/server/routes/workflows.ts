@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, reply } from '../route.js';
-import { toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
-import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from '../../workflows/index.js';
+import { ErrorBodySchema } from '../schemas.js';
+import { PROJECT_DIR_DESCRIPTION, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
+import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
  * Workflow definitions (spec "Workflow definitions"; CONTRACT §6). `workflow` in every answer is
@@ -9,18 +10,11 @@ import { RawWorkflowSchema, validateWorkflowSource, WORKFLOW_NAME_PATTERN } from
  * normalized form: it is what they edit and what PUT takes back.
  */
 
-const CwdQuery = z.object({
-  cwd: z
-    .string()
-    .optional()
-    .describe("An existing absolute directory whose .svc/workflows/ is read (and written by PUT); default: the server's working directory."),
-});
+// The catalog checks `cwd` (ProjectDirSchema, catalog/project-dir.ts) when it resolves it, so the
+// route and the CLI's offline mode answer a bad one alike.
+const CwdQuery = z.object({ cwd: z.string().optional().describe(PROJECT_DIR_DESCRIPTION) });
 
-const NameParams = z.object({
-  name: z.string().regex(WORKFLOW_NAME_PATTERN, {
-    error: "a workflow name: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters",
-  }),
-});
+const NameParams = z.object({ name: WorkflowNameSchema });
 
 const DefinitionBody = z.object({
   definition: z
@@ -54,6 +48,11 @@ const DocumentSchema = z.object({
 
 const SavedSchema = DocumentSchema.extend({
   errors: z.array(z.string()).optional().describe('What discovery reports about the saved file (e.g. a slug taken elsewhere); the file is saved.'),
+});
+
+const InvalidWorkflowSchema = ErrorBodySchema.extend({
+  error: z.literal('invalid_workflow'),
+  errors: z.array(z.string()).describe('Every problem found, each naming its place (`line:col: path: message`).'),
 });
 
 export const workflowRoutes = [
@@ -109,10 +108,11 @@ export const workflowRoutes = [
     params: NameParams,
     query: CwdQuery,
     body: DefinitionBody,
-    errors: [400, 413, 415, 422],
+    errors: [400, 413, 415],
     responses: {
       200: { description: 'Replaced', schema: SavedSchema },
       201: { description: 'Created', schema: SavedSchema },
+      422: { description: 'The definition is invalid; nothing was saved', schema: InvalidWorkflowSchema },
     },
     handle: async ({ ctx, params, query, body }) => {
       const saved = await ctx.workflows.save(params.name, body.definition, query.cwd);
