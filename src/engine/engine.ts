@@ -177,20 +177,25 @@ export class RunEngine {
   #pump(): void {
     while (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns && this.#queue.length > 0) {
       const run = this.runs.get(this.#queue.shift()!);
-      if (run && run.status === 'pending') this.#launch(run);
+      if (run && run.status === 'pending') void this.#launch(run);
     }
   }
 
-  #launch(run: RunRecord): void {
+  /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
+  #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
     const done = (async () => {
       let failure: string | null = null;
       try {
+        await recorded;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
-        Object.assign(run, { status: 'running', startedAt: run.startedAt ?? now() });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_started', {});
+        // An approved run with a free slot is already `running` (see `approve`).
+        if (run.status === 'pending') {
+          Object.assign(run, { status: 'running', startedAt: run.startedAt ?? now() });
+          await this.runs.save(run);
+          await this.runs.emit(run, 'run_started', {});
+        }
         await executeRun(
           { ctx: this.ctx, runs: this.runs, agents: this.agents, loadCommand: (n, c) => this.resolver.loadCommand(n, c), parallelism: RUN_PARALLELISM },
           run,
@@ -214,6 +219,7 @@ export class RunEngine {
       this.#active.delete(run.id);
       this.#pump();
     });
+    return recorded;
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
@@ -346,11 +352,22 @@ export class RunEngine {
       finishedAt: at,
       durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null,
     });
-    run.status = 'pending';
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
-    await this.runs.emit(run, 'node_completed', { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs });
-    this.#enqueue(run, true);
+    // With a free slot the run carries on at once; with every slot taken it waits `pending` at
+    // the head of the queue (docs/decisions.md, "Runs").
+    const record = async () => {
+      await this.runs.save(run);
+      await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
+      await this.runs.emit(run, 'node_completed', { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs });
+    };
+    if (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns) {
+      // The slot is taken now, before the writes, so no queued run can claim it meanwhile.
+      run.status = 'running';
+      await this.#launch(run, record());
+    } else {
+      run.status = 'pending';
+      await record();
+      this.#enqueue(run, true);
+    }
     return run;
   }
 
