@@ -10,7 +10,7 @@ import { executeRun, runVariables } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
-import { assertOperationAllowed, RUN_OPERATIONS } from './transitions.js';
+import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
 import type { ResolvedWorkflow, WorkflowResolver } from './workflow-resolver.js';
 
@@ -93,11 +93,12 @@ export class RunEngine {
           if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
             this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
           }
-          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now() });
+          moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
         }
-        Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
+        await transition(this.runs, run, 'interrupt', {
+          patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+          events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+        });
         this.ctx.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
       } else if (run.status === 'pending' && requeuePending) {
         this.#queue.push(run.id);
@@ -124,6 +125,7 @@ export class RunEngine {
     const run: RunRecord = {
       id,
       workflow: request.workflow,
+      // `create` below makes it `pending`.
       status: 'pending',
       message: request.message,
       // Without a conversation of its own, a run belongs to its worker conversation: starting the
@@ -144,8 +146,7 @@ export class RunEngine {
       variables: request.variables ?? {},
       definition: resolved.definition,
     };
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_created', { trigger: run.trigger, message: run.message });
+    await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     this.#enqueue(run);
     return run;
   }
@@ -155,15 +156,18 @@ export class RunEngine {
    * are those of the definition as it is now (a node removed to fix the workflow is gone).
    */
   async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
-    run.nodes = Object.fromEntries(
+    const nodes = Object.fromEntries(
       resolved.workflow.nodes.map((node) => {
         const state = run.nodes[node.id];
-        return [node.id, state?.status === 'completed' ? state : freshNodeState()];
+        if (!state) return [node.id, freshNodeState()];
+        return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', freshNodeState())];
       }),
     );
-    Object.assign(run, { resumePending: false, status: 'pending', error: null, finishedAt: null, definition: resolved.definition });
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_resumed', { skipped: Object.keys(run.nodes).filter((id) => run.nodes[id]!.status === 'completed') });
+    const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+    await transition(this.runs, run, 'continue', {
+      patch: { nodes, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
+      events: [{ type: 'run_resumed', fields: { skipped } }],
+    });
     this.#enqueue(run);
     return run;
   }
@@ -192,9 +196,7 @@ export class RunEngine {
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         if (run.status === 'pending') {
-          Object.assign(run, { status: 'running', startedAt: run.startedAt ?? now() });
-          await this.runs.save(run);
-          await this.runs.emit(run, 'run_started', {});
+          await transition(this.runs, run, 'launch', { patch: { startedAt: run.startedAt ?? now() }, events: [{ type: 'run_started', fields: {} }] });
         }
         await executeRun(
           { ctx: this.ctx, runs: this.runs, agents: this.agents, loadCommand: (n, c) => this.resolver.loadCommand(n, c), parallelism: RUN_PARALLELISM },
@@ -225,9 +227,9 @@ export class RunEngine {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
     const at = now();
-    const closeOpenNodes = (status: 'cancelled' | 'failed', error: string) => {
+    const closeOpenNodes = (error: string) => {
       for (const state of Object.values(run.nodes)) {
-        if (!isNodeDone(state.status)) Object.assign(state, { status, error, finishedAt: state.startedAt ? at : null });
+        if (!isNodeDone(state.status)) moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null });
       }
     };
     run.costUsd = sumCost(Object.values(run.nodes));
@@ -235,38 +237,37 @@ export class RunEngine {
       const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
       // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
       for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
-      closeOpenNodes('cancelled', why);
-      Object.assign(run, { status: reason === 'cancel' ? 'cancelled' : 'abandoned', finishedAt: at });
-      await this.runs.save(run);
-      await this.runs.emit(run, reason === 'cancel' ? 'run_cancelled' : 'run_abandoned', {});
+      closeOpenNodes(why);
+      await transition(this.runs, run, reason, {
+        patch: { finishedAt: at },
+        events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
+      });
     } else if (reason === 'shutdown') {
       // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
       // have done that, and those nodes were interrupted like the run (as after a crash).
       for (const state of Object.values(run.nodes)) {
         if (state.status === 'running' || state.status === 'cancelled')
-          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: state.finishedAt ?? at });
+          moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at });
       }
-      Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: at });
-      await this.runs.save(run);
-      await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
+      await transition(this.runs, run, 'interrupt', {
+        patch: { error: 'interrupted', finishedAt: at },
+        events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+      });
     } else {
       const status = failure ? 'failed' : settledStatus(run.nodes);
       if (status === 'paused') {
         const [gate] = waitingGate(run);
-        run.status = 'paused';
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_paused', { nodeId: gate, message: this.#gateMessage(run, gate) });
+        await transition(this.runs, run, 'pause', { events: [{ type: 'run_paused', fields: { nodeId: gate, message: this.#gateMessage(run, gate) } }] });
       } else if (status === 'failed') {
         const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
-        run.error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
-        closeOpenNodes('cancelled', 'not run');
-        Object.assign(run, { status: 'failed', finishedAt: at });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_failed', { error: run.error });
+        const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
+        closeOpenNodes('not run');
+        await transition(this.runs, run, 'fail', { patch: { error, finishedAt: at }, events: [{ type: 'run_failed', fields: { error } }] });
       } else {
-        Object.assign(run, { status: 'completed', finishedAt: at, error: null });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_completed', { costUsd: run.costUsd });
+        await transition(this.runs, run, 'complete', {
+          patch: { finishedAt: at, error: null },
+          events: [{ type: 'run_completed', fields: { costUsd: run.costUsd } }],
+        });
       }
     }
     this.#notifySettled(run);
@@ -309,7 +310,7 @@ export class RunEngine {
     if (active) {
       if (!active.controller.signal.aborted) active.controller.abort(reason);
       await active.done;
-      if (run.status !== RUN_OPERATIONS[reason].to) assertOperationAllowed(reason, run.status);
+      if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
     this.#queue = this.#queue.filter((id) => id !== run.id);
@@ -346,26 +347,18 @@ export class RunEngine {
     assertOperationAllowed('approve', run.status);
     const [gateId, gate] = waitingGate(run);
     const at = now();
-    Object.assign(gate, {
-      status: 'completed',
-      output: comment ?? '',
-      finishedAt: at,
-      durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null,
-    });
+    moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
     // With a free slot the run carries on at once; with every slot taken it waits `pending` at
     // the head of the queue (docs/decisions.md, "Runs").
-    const record = async () => {
-      await this.runs.save(run);
-      await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
-      await this.runs.emit(run, 'node_completed', { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs });
-    };
+    const events: EventSpec[] = [
+      { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
+      { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
+    ];
     if (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns) {
-      // The slot is taken now, before the writes, so no queued run can claim it meanwhile.
-      run.status = 'running';
-      await this.#launch(run, record());
+      // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
+      await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
     } else {
-      run.status = 'pending';
-      await record();
+      await transition(this.runs, run, 'approve', { to: 'pending', events });
       this.#enqueue(run, true);
     }
     return run;
@@ -377,12 +370,15 @@ export class RunEngine {
     const [gateId, gate] = waitingGate(run);
     const at = now();
     const why = reason ?? '';
-    Object.assign(gate, { status: 'cancelled', error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
-    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) Object.assign(state, { status: 'cancelled', error: 'rejected' });
-    Object.assign(run, { status: 'cancelled', rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) });
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_rejected', { nodeId: gateId, reason: why });
-    await this.runs.emit(run, 'run_cancelled', { reason: 'rejected' });
+    moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
+    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) moveNode(state, 'close', { error: 'rejected' });
+    await transition(this.runs, run, 'reject', {
+      patch: { rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) },
+      events: [
+        { type: 'run_rejected', fields: { nodeId: gateId, reason: why } },
+        { type: 'run_cancelled', fields: { reason: 'rejected' } },
+      ],
+    });
     this.#notifySettled(run);
     return run;
   }
@@ -390,8 +386,7 @@ export class RunEngine {
   async resume(runId: string): Promise<RunRecord> {
     const run = this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
-    run.resumePending = true;
-    await this.runs.save(run);
+    await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
     return run;
   }
 

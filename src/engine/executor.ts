@@ -6,6 +6,7 @@ import type { Agent } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
+import { moveNode } from './lifecycle.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
@@ -152,14 +153,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     state.durationMs = Date.now() - started;
     rmSync(processFile, { force: true });
     if (cancelled) {
-      state.status = 'cancelled';
-      state.error = 'cancelled';
+      moveNode(state, 'stop', { error: 'cancelled' });
     } else if (outcome) {
       const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
       const capped = capUtf8(outcome.output);
-      Object.assign(state, {
-        status: 'completed',
+      moveNode(state, 'complete', {
         output: capped.text,
         outputTruncated: capped.truncated,
         costUsd: outcome.costUsd ?? null,
@@ -178,8 +177,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }),
       ]);
     } else {
-      state.status = 'failed';
-      state.error = failure?.message ?? 'failed';
+      moveNode(state, 'fail', { error: failure?.message ?? 'failed' });
       await runs.emit(run, 'node_failed', { nodeId: node.id, error: state.error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
     }
     unsaved = true;
@@ -219,18 +217,18 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
         if (decision.kind === 'skip') {
           candidates.delete(node);
-          Object.assign(state, { status: 'skipped', reason: decision.reason, finishedAt: now() });
+          moveNode(state, 'skip', { reason: decision.reason, finishedAt: now() });
           await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
           unsaved = true;
           ended(node);
           changed = true;
         } else if (node.action.kind === 'approval') {
           candidates.delete(node);
-          Object.assign(state, { status: 'waiting_approval', startedAt: now() });
+          moveNode(state, 'wait', { startedAt: now() });
           unsaved = true;
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
-          Object.assign(state, { ...freshNodeState(), status: 'running', startedAt: now() });
+          moveNode(state, 'start', { ...freshNodeState(), startedAt: now() });
           starting.push([node, state]);
           unsaved = true;
         }
