@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
+import type { RunStreamEvent } from '../engine/events.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -17,7 +18,8 @@ export interface AppContext {
   settings: Settings;
   logger: Logger;
   store: FileStore;
-  bus: EventBus;
+  /** Run events (and, as they come, conversation events) for SSE streams and CLI followers. */
+  bus: EventBus<RunStreamEvent>;
   version: string;
   startedAt: number;
   /** The address the server listens on, once it does. */
@@ -46,7 +48,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       settings,
       logger,
       store,
-      bus: new EventBus(),
+      bus: new EventBus<RunStreamEvent>(),
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),

@@ -6,6 +6,7 @@ import type { Agent } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
+import type { RunEventFields } from './events.js';
 import { moveNode } from './lifecycle.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
@@ -100,7 +101,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         // Only crash clean-up depends on it; the node itself runs on.
       }
     };
-    const onOutput = (stream: string, text: string) => {
+    const onOutput = (stream: RunEventFields['node_output']['stream'], text: string) => {
       log.write(text);
       if (streamedBytes >= OUTPUT_CAP_BYTES) return;
       const { text: part, truncated } = capUtf8(text, OUTPUT_CAP_BYTES - streamedBytes);
@@ -177,8 +178,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }),
       ]);
     } else {
-      moveNode(state, 'fail', { error: failure?.message ?? 'failed' });
-      await runs.emit(run, 'node_failed', { nodeId: node.id, error: state.error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
+      const error = failure?.message ?? 'failed';
+      moveNode(state, 'fail', { error });
+      await runs.emit(run, 'node_failed', { nodeId: node.id, error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
     }
     unsaved = true;
   };

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, Store } from '../store/index.js';
-import type { RunEvent, RunRecord } from './types.js';
+import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
+import type { RunRecord } from './types.js';
 
 /**
  * Runs and their events on the store: one record file per run (a state change costs the same
@@ -20,10 +21,10 @@ export class RunStore {
     private readonly runs: Collection<RunRecord>,
     private readonly events: AppendLog<RunEvent>,
     private readonly store: Store,
-    private readonly bus: EventBus,
+    private readonly bus: EventBus<RunStreamEvent>,
   ) {}
 
-  static async open(store: Store, bus: EventBus): Promise<RunStore> {
+  static async open(store: Store, bus: EventBus<RunStreamEvent>): Promise<RunStore> {
     return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
   }
 
@@ -100,11 +101,11 @@ export class RunStore {
    * goes through one chain for all runs: an event is published only after every event with a lower
    * position. Streams can then trust that positions only grow.
    */
-  async emit(run: RunRecord, type: string, fields: Record<string, unknown> = {}): Promise<RunEvent> {
+  async emit<T extends RunEventType>(run: RunRecord, type: T, fields: RunEventFields[T]): Promise<RunEventOf<T>> {
     if (!this.#seq.has(run.id)) await this.#loadSeq(run.id);
     const seq = this.#seq.get(run.id)! + 1;
     this.#seq.set(run.id, seq);
-    const event: RunEvent = {
+    const event = {
       type,
       at: new Date().toISOString(),
       runId: run.id,
@@ -114,11 +115,11 @@ export class RunStore {
       platformId: run.platformId,
       workflow: run.workflow,
       ...fields,
-    };
-    const appended = this.events.append(`${run.id}/events`, event);
+    } as RunEventOf<T>;
+    const appended = this.events.append(`${run.id}/events`, event as RunEvent);
     this.#publishTail = this.#publishTail.then(() =>
       appended.then(
-        () => this.bus.publish(event),
+        () => this.bus.publish(event as RunEvent),
         () => undefined,
       ),
     );

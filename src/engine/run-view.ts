@@ -1,4 +1,5 @@
-import type { RunEvent, RunRecord } from './types.js';
+import type { RunEvent } from './events.js';
+import type { RunRecord } from './types.js';
 
 /**
  * What the API and CLI show of a run: the record without its definition snapshot (the workflow

@@ -57,14 +57,5 @@ export interface RunRecord {
   definition: unknown;
 }
 
-/** A persisted run event (CONTRACT §7). `seq` orders the events of one run; `pos` orders all streams. */
-export interface RunEvent {
-  type: string;
-  at: string;
-  runId: string;
-  seq: number;
-  pos: number;
-  conversationId?: string | null;
-  nodeId?: string;
-  [key: string]: unknown;
-}
+/** Persisted run events are the discriminated union of `events.ts`. */
+export type { RunEvent } from './events.js';

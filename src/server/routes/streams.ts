@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
-import type { StreamEvent } from '../../events/bus.js';
+import type { RunEvent } from '../../engine/events.js';
 import { defineRoute } from '../route.js';
 import { openEventStream, type StreamSource } from '../stream-hub.js';
 
@@ -12,9 +12,9 @@ async function replayRuns(ctx: AppContext, after: number, include: (run: { id: s
   const candidates = ctx.engine.runs
     .all()
     .filter((run) => include(run) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
-  const events: StreamEvent[] = [];
+  const events: RunEvent[] = [];
   for (const run of candidates) for (const event of await ctx.engine.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
-  return events.sort((a, b) => (a.pos as number) - (b.pos as number));
+  return events.sort((a, b) => a.pos - b.pos);
 }
 
 /**
@@ -27,7 +27,7 @@ function sourceFor(ctx: AppContext, conversationId: string, runId: string | unde
     (runId === undefined || run.id === runId) &&
     (conversationId === DASHBOARD_STREAM || run.conversationId === conversationId || run.platformId === conversationId);
   return {
-    matches: (event) => typeof event.runId === 'string' && linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }),
+    matches: (event) => linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }),
     replay: (after) => replayRuns(ctx, after, linked),
   };
 }
