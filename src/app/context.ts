@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createAgents } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
@@ -57,11 +58,20 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
     } as Omit<AppContext, 'engine'> as AppContext;
-    // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-    ctx.engine = await RunEngine.open(ctx, catalogResolver(ctx.workflows), {
-      recover: options.lock !== false,
-      requeuePending: options.lock === 'server',
-    });
+    const { assistants } = ctx;
+    ctx.engine = await RunEngine.open(
+      {
+        store,
+        bus: ctx.bus,
+        logger,
+        limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+        agents: createAgents(settings),
+        assistants: { defaultAssistant: () => assistants.get().defaultAssistant, modelOf: (name) => assistants.modelOf(name) },
+        resolver: catalogResolver(ctx.workflows),
+      },
+      // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
+      { recover: options.lock !== false, requeuePending: options.lock === 'server' },
+    );
     return ctx;
   } catch (error) {
     await store.close();

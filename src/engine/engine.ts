@@ -1,6 +1,10 @@
-import type { AppContext } from '../app/context.js';
-import { createAgents, type Agent } from '../agents/index.js';
+import type { Agent } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../store/index.js';
+import type { RunStreamEvent } from './events.js';
+import type { AssistantChoice } from './nodes/types.js';
 import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -33,6 +37,34 @@ export interface RunFilter {
   offset?: number;
 }
 
+/** How many runs, and how many nodes of one run, execute at once. */
+export interface EngineLimits {
+  /** `SVC_MAX_CONCURRENT_RUNS`: more runs wait `pending`. */
+  maxConcurrentRuns: number;
+  /** Nodes of one run executing at once (default `RUN_PARALLELISM`). */
+  runParallelism?: number;
+  /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
+  agentFirstEventTimeoutMs: number;
+}
+
+/** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
+export interface EngineDeps {
+  store: Store;
+  bus: EventBus<RunStreamEvent>;
+  logger: Logger;
+  limits: EngineLimits;
+  agents: Record<AssistantName, Agent>;
+  assistants: AssistantChoice;
+  resolver: WorkflowResolver;
+}
+
+export interface RecoveryOptions {
+  /** Only the store's writer recovers interrupted runs and executes; a read-only view never writes. */
+  recover: boolean;
+  /** Queue `pending` runs again (the server); the CLI's foreground mode leaves them for the next server. */
+  requeuePending?: boolean;
+}
+
 /** Why an executing run was stopped from outside. */
 type StopReason = 'cancel' | 'abandon' | 'shutdown';
 
@@ -57,25 +89,20 @@ export class RunEngine {
   #closed = false;
 
   private constructor(
-    readonly ctx: AppContext,
+    private readonly deps: EngineDeps,
+    /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
-    private readonly resolver: WorkflowResolver,
-    private readonly agents: Record<AssistantName, Agent>,
   ) {}
 
-  static async open(
-    ctx: AppContext,
-    resolver: WorkflowResolver,
-    options: { recover: boolean; requeuePending?: boolean; agents?: Record<AssistantName, Agent> },
-  ): Promise<RunEngine> {
-    const engine = new RunEngine(ctx, await RunStore.open(ctx.store, ctx.bus), resolver, options.agents ?? createAgents(ctx.settings));
+  static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus));
     if (options.recover) await engine.#recover(options.requeuePending ?? true);
     else engine.#closed = true;
     return engine;
   }
 
   get stats() {
-    return { running: this.#active.size, queued: this.#queue.length, max: this.ctx.settings.maxConcurrentRuns };
+    return { running: this.#active.size, queued: this.#queue.length, max: this.deps.limits.maxConcurrentRuns };
   }
 
   /**
@@ -91,7 +118,7 @@ export class RunEngine {
           // Its processes outlived the server (they lead their own groups): stop them, or a resume would run the node twice.
           const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
           if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
-            this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+            this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
           }
           moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
         }
@@ -99,7 +126,7 @@ export class RunEngine {
           patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
           events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
         });
-        this.ctx.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+        this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
       } else if (run.status === 'pending' && requeuePending) {
         this.#queue.push(run.id);
       }
@@ -109,7 +136,7 @@ export class RunEngine {
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     const cwd = request.cwd ?? process.cwd();
-    const resolved = await this.resolver.resolve(request.workflow, cwd);
+    const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
     const resumable =
@@ -120,7 +147,7 @@ export class RunEngine {
 
     const id = newId('run');
     const workspaceId = request.workspaceId ?? resolved.workspaceId;
-    const worker = await createWorkerConversation(this.ctx.store, id, request.workflow, workspaceId);
+    const worker = await createWorkerConversation(this.deps.store, id, request.workflow, workspaceId);
     const at = now();
     const run: RunRecord = {
       id,
@@ -179,7 +206,7 @@ export class RunEngine {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns && this.#queue.length > 0) {
+    while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
       const run = this.runs.get(this.#queue.shift()!);
       if (run && run.status === 'pending') void this.#launch(run);
     }
@@ -199,20 +226,31 @@ export class RunEngine {
           await transition(this.runs, run, 'launch', { patch: { startedAt: run.startedAt ?? now() }, events: [{ type: 'run_started', fields: {} }] });
         }
         await executeRun(
-          { ctx: this.ctx, runs: this.runs, agents: this.agents, loadCommand: (n, c) => this.resolver.loadCommand(n, c), parallelism: RUN_PARALLELISM },
+          {
+            runs: this.runs,
+            logger: this.deps.logger,
+            parallelism: this.deps.limits.runParallelism ?? RUN_PARALLELISM,
+            prompt: {
+              agents: this.deps.agents,
+              assistants: this.deps.assistants,
+              loadCommand: (name, cwd) => this.deps.resolver.loadCommand(name, cwd),
+              firstEventTimeoutMs: this.deps.limits.agentFirstEventTimeoutMs,
+              logger: this.deps.logger,
+            },
+          },
           run,
           validation.workflow,
           controller.signal,
         );
       } catch (error) {
         failure = (error as Error).message;
-        this.ctx.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
+        this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
       try {
         await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
-        this.ctx.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
+        this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
         this.#notifySettled(run);
       }
     })();
@@ -354,7 +392,7 @@ export class RunEngine {
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
-    if (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns) {
+    if (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
       // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
       await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
     } else {
@@ -394,7 +432,7 @@ export class RunEngine {
     const run = this.runs.resolve(runId);
     assertOperationAllowed('delete', run.status);
     // Published, not persisted: the log it would go to is being removed with the run.
-    this.ctx.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
+    this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
     await this.runs.delete(run);
     return run;
   }

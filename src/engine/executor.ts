@@ -1,9 +1,7 @@
 import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppContext } from '../app/context.js';
-import type { Agent } from '../agents/index.js';
-import type { AssistantName } from '../config/assistants.js';
+import type { Logger } from '../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
 import type { RunEventFields } from './events.js';
@@ -11,21 +9,19 @@ import { moveNode } from './lifecycle.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
-import { runPromptNode } from './nodes/prompt.js';
-import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner } from './nodes/types.js';
+import { promptRunner } from './nodes/prompt.js';
+import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
 import type { NodeState, RunRecord } from './types.js';
 
 export interface ExecutorDeps {
-  ctx: AppContext;
   runs: RunStore;
-  agents: Record<AssistantName, Agent>;
-  loadCommand(name: string, cwd: string): Promise<string | undefined>;
+  logger: Logger;
   /** Nodes of one run executing at once. */
   parallelism: number;
+  /** For `prompt` and `command` nodes. */
+  prompt: PromptDeps;
 }
-
-const RUNNERS: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPromptNode, command: runPromptNode };
 
 const now = () => new Date().toISOString();
 
@@ -71,6 +67,8 @@ async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Rec
  */
 export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<void> {
   const { runs } = deps;
+  const runPrompt = promptRunner(deps.prompt);
+  const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPrompt, command: runPrompt };
   // Nodes stop when the run is stopped from outside, or when the executor itself fails: nothing
   // may keep running unsupervised under a run that has already ended.
   const internal = new AbortController();
@@ -108,7 +106,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       streamedBytes += Buffer.byteLength(part);
       if (truncated) streamedBytes = OUTPUT_CAP_BYTES;
       runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) }).catch((error: unknown) => {
-        deps.ctx.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
+        deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
       });
     };
     let outcome: NodeOutcome | undefined;
@@ -118,8 +116,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     for (let attempt = 1; attempt <= node.retry.maxAttempts; attempt++) {
       state.attempts = attempt;
       try {
-        outcome = await RUNNERS[node.action.kind as 'bash' | 'prompt' | 'command']({
-          ctx: deps.ctx,
+        outcome = await runners[node.action.kind as 'bash' | 'prompt' | 'command']({
           run,
           workflow,
           node,
@@ -128,8 +125,6 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           signal,
           onOutput,
           onProcess,
-          agents: deps.agents,
-          loadCommand: deps.loadCommand,
         });
         failure = undefined;
         break;
