@@ -3,7 +3,7 @@ import type { AssistantName } from '../config/assistants.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
-import type { RunStreamEvent } from './events.js';
+import type { RunEvent, RunStreamEvent } from './events.js';
 import type { AssistantChoice } from './nodes/types.js';
 import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
@@ -36,6 +36,9 @@ export interface RunFilter {
   limit?: number;
   offset?: number;
 }
+
+/** What links a run to a stream: its id, its conversation and its worker conversation. */
+export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
 
 /** How many runs, and how many nodes of one run, execute at once. */
 export interface EngineLimits {
@@ -439,6 +442,25 @@ export class RunEngine {
 
   get(runId: string): RunRecord {
     return this.runs.resolve(runId);
+  }
+
+  /** A run's persisted events, in order (the run detail). */
+  events(runId: string): Promise<RunEvent[]> {
+    return this.runs.readEvents(this.runs.resolve(runId).id);
+  }
+
+  /**
+   * Persisted events after stream position `after` of the runs `match` accepts, in position order
+   * (Last-Event-ID replay). A run that finished long before `after` cannot have any, so only runs
+   * touched since then are read.
+   */
+  async replay(after: number, match: (run: RunLink) => boolean): Promise<RunEvent[]> {
+    const sinceMs = after / 1000 - 1000;
+    const events: RunEvent[] = [];
+    for (const run of await this.runs.touchedSince(sinceMs, match)) {
+      for (const event of await this.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
+    }
+    return events.sort((a, b) => a.pos - b.pos);
   }
 
   byWorker(platformId: string): RunRecord {

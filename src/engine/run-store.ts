@@ -64,6 +64,14 @@ export class RunStore {
     this.#seq.delete(run.id);
   }
 
+  /**
+   * Runs that may have events after `sinceMs` (unfinished, paused, or changed since): a query, so a
+   * database implementation can answer it with an index instead of a scan.
+   */
+  async touchedSince(sinceMs: number, match: (run: RunRecord) => boolean): Promise<RunRecord[]> {
+    return this.runs.filter((run) => match(run) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+  }
+
   readEvents(runId: string): Promise<RunEvent[]> {
     return this.events.read(`${runId}/events`);
   }

@@ -159,7 +159,7 @@ export const runRoutes = [
     responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
     handle: async ({ ctx, params }) => {
       const run = ctx.engine.get(params.runId);
-      return toRunView(run, { detail: true, events: await ctx.engine.runs.readEvents(run.id) });
+      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id) });
     },
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),
