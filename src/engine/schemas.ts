@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './types.js';
 
 /**
  * The shapes of runs, once: the TypeScript types (types.ts) are inferred from these schemas, and
@@ -6,13 +7,10 @@ import { z } from 'zod';
  */
 
 /** Run states. Terminal ones never change again, except by deletion. */
-export const RUN_STATUSES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 
-export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'waiting_approval', 'cancelled'] as const;
 export const NodeStatusSchema = z.enum(NODE_STATUSES);
 
-export const TRIGGER_KINDS = ['api', 'cli', 'webhook'] as const;
 export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
 
 export const NodeStateSchema = z.object({
