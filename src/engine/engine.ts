@@ -117,13 +117,15 @@ export class RunEngine {
     for (const run of runs) {
       if (run.status === 'running') {
         for (const [nodeId, state] of Object.entries(run.nodes)) {
-          if (state.status !== 'running') continue;
-          // Its processes outlived the server (they lead their own groups): stop them, or a resume would run the node twice.
+          if (state.status === 'completed') continue;
+          // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+          // run the node twice. A node the record still says `pending` may have one too: a round's
+          // write overlaps the spawns it announces (docs/decisions.md, "Engine overhead").
           const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
           if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
             this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
           }
-          moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+          if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
         }
         await transition(this.runs, run, 'interrupt', {
           patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },

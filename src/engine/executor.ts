@@ -37,6 +37,24 @@ const abortableDelay = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
+/**
+ * A node's `<node>.log`, opened on its first output: most nodes of a chain print nothing, and
+ * opening and closing a file for each was a measurable part of a node's overhead.
+ */
+function lazyLog(path: string): { write(text: string): void; end(): Promise<void> } {
+  let stream: WriteStream | undefined;
+  return {
+    write(text) {
+      if (!stream) {
+        stream = createWriteStream(path);
+        stream.on('error', () => {}); // the log is a convenience; the node runs on without it
+      }
+      stream.write(text);
+    },
+    end: () => new Promise<void>((resolve) => (stream ? stream.end(resolve) : resolve())),
+  };
+}
+
 /** The variables of CONTRACT §6 that every node sees (as text in prompts, as env in bash). */
 export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
   return {
@@ -82,14 +100,16 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   // it once (see `schedule`) instead of every node writing it on start and again on end: the record
   // is rewritten whole with an fsync, and two of those per node dominated the cost of a chain.
   let unsaved = false;
+  // The round's write, in flight while the round's processes start (docs/decisions.md, "Engine
+  // overhead"): waited for by the next round, so a failed write still stops the run.
+  let saving: Promise<void> = Promise.resolve();
 
-  /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
+  /** Runs a node that `schedule` marked running (that write in flight); its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
     const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
     announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
-    const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
-    log.on('error', () => {});
+    const log = lazyLog(join(artifactsDir, `${node.id}.log`));
     let streamedBytes = 0;
     const processFile = runs.processFile(run.id, node.id);
     const onProcess = (pid: number) => {
@@ -144,7 +164,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
-    await Promise.all([new Promise<void>((resolve) => log.end(resolve)), announced]);
+    await Promise.all([log.end(), announced]);
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
     rmSync(processFile, { force: true });
@@ -161,7 +181,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         tokens: outcome.tokens ?? null,
         model: outcome.model ?? null,
       });
-      // Both are on disk before the record says `completed` (next round's save), which dependents wait for.
+      // Both are on disk before the record says `completed` (next round's save).
       await Promise.all([
         written,
         runs.emit(run, 'node_completed', {
@@ -198,6 +218,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
+    await saving;
     const starting: Array<[WorkflowNode, NodeState]> = [];
     let changed = true;
     while (changed && !signal.aborted) {
@@ -231,11 +252,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
-    // One write for the round, before any process starts: on disk a node is `running` before its
-    // process exists, and its dependencies are `completed` before it can see their outputs.
+    // One write for the round, overlapping the spawns it announces: a crash before it lands leaves
+    // those nodes `pending` with their process files, which recovery uses to stop what they started.
     if (unsaved) {
       unsaved = false;
-      await runs.save(run);
+      saving = runs.save(run);
+      saving.catch(() => {}); // awaited by the next round or at the end
     }
     for (const [node, state] of starting) {
       running.set(
@@ -256,9 +278,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
+    await saving;
   } catch (error) {
     internal.abort('executor_failed');
-    await Promise.allSettled(running.values());
+    await Promise.allSettled([...running.values(), saving]);
     throw error;
   }
   // The last nodes' outcomes (or those of nodes an abort stopped).
