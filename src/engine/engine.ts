@@ -1,83 +1,25 @@
-import type { Agent } from '../agents/index.js';
-import type { AssistantName } from '../config/assistants.js';
-import type { EventBus } from '../events/bus.js';
-import type { Logger } from '../shared/logger.js';
-import type { Store } from '../store/index.js';
-import type { RunEvent, RunStreamEvent } from './events.js';
-import type { AssistantChoice } from './nodes/types.js';
+import type { EngineDeps, RecoveryOptions, RunFilter, RunLink, StartRunRequest, StopReason } from './engine-deps.js';
+import type { RunEvent } from './events.js';
+import { finishRun, waitingGate } from './finish.js';
 import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
-import { settledStatus } from './dag-rules.js';
-import { executeRun, runVariables } from './executor.js';
+import { validateWorkflowSource } from '../workflows/index.js';
+import { executeRun } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
 import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
-import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
-import type { ResolvedWorkflow, WorkflowResolver } from './workflow-resolver.js';
+import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
+import type { ResolvedWorkflow } from './workflow-resolver.js';
 
-export interface StartRunRequest {
-  workflow: string;
-  message: string;
-  conversationId?: string | null;
-  cwd?: string;
-  trigger: TriggerKind;
-  /** Extra variables (webhook runs). */
-  variables?: Record<string, string>;
-  workspaceId?: string | null;
-}
-
-export interface RunFilter {
-  status?: RunStatus[];
-  workflow?: string;
-  conversationId?: string;
-  limit?: number;
-  offset?: number;
-}
-
-/** What links a run to a stream: its id, its conversation and its worker conversation. */
-export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
-
-/** How many runs, and how many nodes of one run, execute at once. */
-export interface EngineLimits {
-  /** `SVC_MAX_CONCURRENT_RUNS`: more runs wait `pending`. */
-  maxConcurrentRuns: number;
-  /** Nodes of one run executing at once (default `RUN_PARALLELISM`). */
-  runParallelism?: number;
-  /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
-  agentFirstEventTimeoutMs: number;
-}
-
-/** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
-export interface EngineDeps {
-  store: Store;
-  bus: EventBus<RunStreamEvent>;
-  logger: Logger;
-  limits: EngineLimits;
-  agents: Record<AssistantName, Agent>;
-  assistants: AssistantChoice;
-  resolver: WorkflowResolver;
-}
-
-export interface RecoveryOptions {
-  /** Only the store's writer recovers interrupted runs and executes; a read-only view never writes. */
-  recover: boolean;
-  /** Queue `pending` runs again (the server); the CLI's foreground mode leaves them for the next server. */
-  requeuePending?: boolean;
-}
-
-/** Why an executing run was stopped from outside. */
-type StopReason = 'cancel' | 'abandon' | 'shutdown';
+export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink, StartRunRequest } from './engine-deps.js';
 
 /** Nodes of one run executing at once; more wait for a free place, in definition order. */
 export const RUN_PARALLELISM = 8;
 
 const now = () => new Date().toISOString();
 
-/** The gate an approve or reject acts on: the first one waiting, in definition order. */
-const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
 const isSettled = (status: RunStatus) => isTerminal(status) || status === 'paused';
 
 /**
@@ -269,60 +211,8 @@ export class RunEngine {
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
-    const at = now();
-    const closeOpenNodes = (error: string) => {
-      for (const state of Object.values(run.nodes)) {
-        if (!isNodeDone(state.status)) moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null });
-      }
-    };
-    run.costUsd = sumCost(Object.values(run.nodes));
-    if (reason === 'cancel' || reason === 'abandon') {
-      const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
-      // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
-      for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
-      closeOpenNodes(why);
-      await transition(this.runs, run, reason, {
-        patch: { finishedAt: at },
-        events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
-      });
-    } else if (reason === 'shutdown') {
-      // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
-      // have done that, and those nodes were interrupted like the run (as after a crash).
-      for (const state of Object.values(run.nodes)) {
-        if (state.status === 'running' || state.status === 'cancelled')
-          moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at });
-      }
-      await transition(this.runs, run, 'interrupt', {
-        patch: { error: 'interrupted', finishedAt: at },
-        events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
-      });
-    } else {
-      const status = failure ? 'failed' : settledStatus(run.nodes);
-      if (status === 'paused') {
-        const [gate] = waitingGate(run);
-        await transition(this.runs, run, 'pause', { events: [{ type: 'run_paused', fields: { nodeId: gate, message: this.#gateMessage(run, gate) } }] });
-      } else if (status === 'failed') {
-        const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
-        const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
-        closeOpenNodes('not run');
-        await transition(this.runs, run, 'fail', { patch: { error, finishedAt: at }, events: [{ type: 'run_failed', fields: { error } }] });
-      } else {
-        await transition(this.runs, run, 'complete', {
-          patch: { finishedAt: at, error: null },
-          events: [{ type: 'run_completed', fields: { costUsd: run.costUsd } }],
-        });
-      }
-    }
+    await finishRun(this.runs, run, reason, failure);
     this.#notifySettled(run);
-  }
-
-  /** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */
-  #gateMessage(run: RunRecord, gateId: string): string {
-    const validation = validateWorkflowSource(run.definition);
-    const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
-    if (action?.kind !== 'approval') return '';
-    const outputs = Object.fromEntries(Object.entries(run.nodes).flatMap(([id, s]) => (s.status === 'completed' ? [[id, s.output ?? '']] : [])));
-    return renderPrompt(action.message, runVariables(run, this.runs.artifactsDir(run.id)), outputs);
   }
 
   #notifySettled(run: RunRecord): void {
