@@ -5,7 +5,7 @@
  */
 
 import type { NodeActionKind } from '../workflows/index.js';
-import type { TriggerKind } from './types.js';
+import type { TriggerKind } from './statuses.js';
 
 /** The fields each event type carries beyond the common ones. */
 export interface RunEventFields {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './types.js';
+import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './statuses.js';
 
 /**
  * The shapes of runs, once: the TypeScript types (types.ts) are inferred from these schemas, and
