@@ -361,18 +361,9 @@ export class RunEngine {
     return run;
   }
 
+  /** Runs, newest first (ids grow with time), one page of them. */
   list(filter: RunFilter = {}): { runs: RunRecord[]; total: number } {
-    const matches = this.runs
-      .all()
-      .filter(
-        (r) =>
-          (!filter.status?.length || filter.status.includes(r.status)) &&
-          (!filter.workflow || r.workflow === filter.workflow) &&
-          (!filter.conversationId || r.conversationId === filter.conversationId),
-      )
-      .sort((a, b) => (a.id < b.id ? 1 : -1));
-    const offset = filter.offset ?? 0;
-    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
+    return this.runs.list(filter);
   }
 
   /**

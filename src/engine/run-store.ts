@@ -3,6 +3,7 @@ import type { EventBus } from '../events/bus.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
+import type { RunFilter } from './engine-deps.js';
 import type { RunRecord } from './types.js';
 
 /**
@@ -62,6 +63,20 @@ export class RunStore {
   async delete(run: RunRecord): Promise<void> {
     await this.runs.delete(run.id);
     this.#seq.delete(run.id);
+  }
+
+  /** A page of runs, newest first: a query (filter, order, page) a database answers as one. */
+  list(filter: RunFilter): { runs: RunRecord[]; total: number } {
+    const matches = this.runs
+      .filter(
+        (r) =>
+          (!filter.status?.length || filter.status.includes(r.status)) &&
+          (!filter.workflow || r.workflow === filter.workflow) &&
+          (!filter.conversationId || r.conversationId === filter.conversationId),
+      )
+      .sort((a, b) => (a.id < b.id ? 1 : -1));
+    const offset = filter.offset ?? 0;
+    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
   }
 
   /**
