@@ -8,6 +8,6 @@ export { agentEnvironment, NESTED_AGENT_MARKERS } from './agent-env.js';
 export { AgentError, type Agent, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */
-export function createAgents(settings: Settings): Record<AssistantName, Agent> {
+export function createAgents(settings: Pick<Settings, 'claudeBin' | 'codexBin'>): Record<AssistantName, Agent> {
   return { claude: createClaudeAgent(settings.claudeBin), codex: createCodexAgent(settings.codexBin) };
 }

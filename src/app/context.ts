@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import { createAgents } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
+import type { RunStreamEvent } from '../engine/events.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -17,7 +19,8 @@ export interface AppContext {
   settings: Settings;
   logger: Logger;
   store: FileStore;
-  bus: EventBus;
+  /** Run events (and, as they come, conversation events) for SSE streams and CLI followers. */
+  bus: EventBus<RunStreamEvent>;
   version: string;
   startedAt: number;
   /** The address the server listens on, once it does. */
@@ -46,7 +49,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       settings,
       logger,
       store,
-      bus: new EventBus(),
+      bus: new EventBus<RunStreamEvent>(),
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
@@ -55,11 +58,20 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
     } as Omit<AppContext, 'engine'> as AppContext;
-    // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-    ctx.engine = await RunEngine.open(ctx, catalogResolver(ctx.workflows), {
-      recover: options.lock !== false,
-      requeuePending: options.lock === 'server',
-    });
+    const { assistants } = ctx;
+    ctx.engine = await RunEngine.open(
+      {
+        store,
+        bus: ctx.bus,
+        logger,
+        limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+        agents: createAgents(settings),
+        assistants: { defaultAssistant: () => assistants.get().defaultAssistant, modelOf: (name) => assistants.modelOf(name) },
+        resolver: catalogResolver(ctx.workflows),
+      },
+      // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
+      { recover: options.lock !== false, requeuePending: options.lock === 'server' },
+    );
     return ctx;
   } catch (error) {
     await store.close();

@@ -1,48 +1,25 @@
-import type { AppContext } from '../app/context.js';
-import { createAgents, type Agent } from '../agents/index.js';
-import type { AssistantName } from '../config/assistants.js';
+import type { EngineDeps, RecoveryOptions, RunFilter, RunLink, StartRunRequest, StopReason } from './engine-deps.js';
+import type { RunEvent } from './events.js';
+import { finishRun, waitingGate } from './finish.js';
 import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
-import { settledStatus } from './dag-rules.js';
-import { executeRun, runVariables } from './executor.js';
+import { validateWorkflowSource } from '../workflows/index.js';
+import { executeRun } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
-import { assertOperationAllowed, RUN_OPERATIONS } from './transitions.js';
-import { isNodeDone, isTerminal, type RunRecord, type RunStatus, type TriggerKind } from './types.js';
-import type { ResolvedWorkflow, WorkflowResolver } from './workflow-resolver.js';
+import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
+import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
+import type { ResolvedWorkflow } from './workflow-resolver.js';
 
-export interface StartRunRequest {
-  workflow: string;
-  message: string;
-  conversationId?: string | null;
-  cwd?: string;
-  trigger: TriggerKind;
-  /** Extra variables (webhook runs). */
-  variables?: Record<string, string>;
-  workspaceId?: string | null;
-}
-
-export interface RunFilter {
-  status?: RunStatus[];
-  workflow?: string;
-  conversationId?: string;
-  limit?: number;
-  offset?: number;
-}
-
-/** Why an executing run was stopped from outside. */
-type StopReason = 'cancel' | 'abandon' | 'shutdown';
+export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink, StartRunRequest } from './engine-deps.js';
 
 /** Nodes of one run executing at once; more wait for a free place, in definition order. */
 export const RUN_PARALLELISM = 8;
 
 const now = () => new Date().toISOString();
 
-/** The gate an approve or reject acts on: the first one waiting, in definition order. */
-const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
 const isSettled = (status: RunStatus) => isTerminal(status) || status === 'paused';
 
 /**
@@ -57,25 +34,20 @@ export class RunEngine {
   #closed = false;
 
   private constructor(
-    readonly ctx: AppContext,
+    private readonly deps: EngineDeps,
+    /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
-    private readonly resolver: WorkflowResolver,
-    private readonly agents: Record<AssistantName, Agent>,
   ) {}
 
-  static async open(
-    ctx: AppContext,
-    resolver: WorkflowResolver,
-    options: { recover: boolean; requeuePending?: boolean; agents?: Record<AssistantName, Agent> },
-  ): Promise<RunEngine> {
-    const engine = new RunEngine(ctx, await RunStore.open(ctx.store, ctx.bus), resolver, options.agents ?? createAgents(ctx.settings));
+  static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus));
     if (options.recover) await engine.#recover(options.requeuePending ?? true);
     else engine.#closed = true;
     return engine;
   }
 
   get stats() {
-    return { running: this.#active.size, queued: this.#queue.length, max: this.ctx.settings.maxConcurrentRuns };
+    return { running: this.#active.size, queued: this.#queue.length, max: this.deps.limits.maxConcurrentRuns };
   }
 
   /**
@@ -87,18 +59,21 @@ export class RunEngine {
     for (const run of runs) {
       if (run.status === 'running') {
         for (const [nodeId, state] of Object.entries(run.nodes)) {
-          if (state.status !== 'running') continue;
-          // Its processes outlived the server (they lead their own groups): stop them, or a resume would run the node twice.
+          if (state.status === 'completed') continue;
+          // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+          // run the node twice. A node the record still says `pending` may have one too: a round's
+          // write overlaps the spawns it announces (docs/decisions.md, "Engine overhead").
           const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
           if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
-            this.ctx.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+            this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
           }
-          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: now() });
+          if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
         }
-        Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
-        this.ctx.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+        await transition(this.runs, run, 'interrupt', {
+          patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+          events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+        });
+        this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
       } else if (run.status === 'pending' && requeuePending) {
         this.#queue.push(run.id);
       }
@@ -108,7 +83,7 @@ export class RunEngine {
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     const cwd = request.cwd ?? process.cwd();
-    const resolved = await this.resolver.resolve(request.workflow, cwd);
+    const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
     const resumable =
@@ -119,11 +94,12 @@ export class RunEngine {
 
     const id = newId('run');
     const workspaceId = request.workspaceId ?? resolved.workspaceId;
-    const worker = await createWorkerConversation(this.ctx.store, id, request.workflow, workspaceId);
+    const worker = await createWorkerConversation(this.deps.store, id, request.workflow, workspaceId);
     const at = now();
     const run: RunRecord = {
       id,
       workflow: request.workflow,
+      // `create` below makes it `pending`.
       status: 'pending',
       message: request.message,
       // Without a conversation of its own, a run belongs to its worker conversation: starting the
@@ -144,8 +120,7 @@ export class RunEngine {
       variables: request.variables ?? {},
       definition: resolved.definition,
     };
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_created', { trigger: run.trigger, message: run.message });
+    await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     this.#enqueue(run);
     return run;
   }
@@ -155,15 +130,18 @@ export class RunEngine {
    * are those of the definition as it is now (a node removed to fix the workflow is gone).
    */
   async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
-    run.nodes = Object.fromEntries(
+    const nodes = Object.fromEntries(
       resolved.workflow.nodes.map((node) => {
         const state = run.nodes[node.id];
-        return [node.id, state?.status === 'completed' ? state : freshNodeState()];
+        if (!state) return [node.id, freshNodeState()];
+        return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', freshNodeState())];
       }),
     );
-    Object.assign(run, { resumePending: false, status: 'pending', error: null, finishedAt: null, definition: resolved.definition });
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_resumed', { skipped: Object.keys(run.nodes).filter((id) => run.nodes[id]!.status === 'completed') });
+    const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+    await transition(this.runs, run, 'continue', {
+      patch: { nodes, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
+      events: [{ type: 'run_resumed', fields: { skipped } }],
+    });
     this.#enqueue(run);
     return run;
   }
@@ -175,37 +153,51 @@ export class RunEngine {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#active.size < this.ctx.settings.maxConcurrentRuns && this.#queue.length > 0) {
+    while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
       const run = this.runs.get(this.#queue.shift()!);
-      if (run && run.status === 'pending') this.#launch(run);
+      if (run && run.status === 'pending') void this.#launch(run);
     }
   }
 
-  #launch(run: RunRecord): void {
+  /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
+  #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
     const done = (async () => {
       let failure: string | null = null;
       try {
+        await recorded;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
-        Object.assign(run, { status: 'running', startedAt: run.startedAt ?? now() });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_started', {});
+        // An approved run with a free slot is already `running` (see `approve`).
+        if (run.status === 'pending') {
+          await transition(this.runs, run, 'launch', { patch: { startedAt: run.startedAt ?? now() }, events: [{ type: 'run_started', fields: {} }] });
+        }
         await executeRun(
-          { ctx: this.ctx, runs: this.runs, agents: this.agents, loadCommand: (n, c) => this.resolver.loadCommand(n, c), parallelism: RUN_PARALLELISM },
+          {
+            runs: this.runs,
+            logger: this.deps.logger,
+            parallelism: this.deps.limits.runParallelism ?? RUN_PARALLELISM,
+            prompt: {
+              agents: this.deps.agents,
+              assistants: this.deps.assistants,
+              loadCommand: (name, cwd) => this.deps.resolver.loadCommand(name, cwd),
+              firstEventTimeoutMs: this.deps.limits.agentFirstEventTimeoutMs,
+              logger: this.deps.logger,
+            },
+          },
           run,
           validation.workflow,
           controller.signal,
         );
       } catch (error) {
         failure = (error as Error).message;
-        this.ctx.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
+        this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
       try {
         await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
-        this.ctx.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
+        this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
         this.#notifySettled(run);
       }
     })();
@@ -214,65 +206,13 @@ export class RunEngine {
       this.#active.delete(run.id);
       this.#pump();
     });
+    return recorded;
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
-    const at = now();
-    const closeOpenNodes = (status: 'cancelled' | 'failed', error: string) => {
-      for (const state of Object.values(run.nodes)) {
-        if (!isNodeDone(state.status)) Object.assign(state, { status, error, finishedAt: state.startedAt ? at : null });
-      }
-    };
-    run.costUsd = sumCost(Object.values(run.nodes));
-    if (reason === 'cancel' || reason === 'abandon') {
-      const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
-      // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
-      for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
-      closeOpenNodes('cancelled', why);
-      Object.assign(run, { status: reason === 'cancel' ? 'cancelled' : 'abandoned', finishedAt: at });
-      await this.runs.save(run);
-      await this.runs.emit(run, reason === 'cancel' ? 'run_cancelled' : 'run_abandoned', {});
-    } else if (reason === 'shutdown') {
-      // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
-      // have done that, and those nodes were interrupted like the run (as after a crash).
-      for (const state of Object.values(run.nodes)) {
-        if (state.status === 'running' || state.status === 'cancelled')
-          Object.assign(state, { status: 'failed', error: 'interrupted', finishedAt: state.finishedAt ?? at });
-      }
-      Object.assign(run, { status: 'failed', error: 'interrupted', finishedAt: at });
-      await this.runs.save(run);
-      await this.runs.emit(run, 'run_failed', { error: 'interrupted' });
-    } else {
-      const status = failure ? 'failed' : settledStatus(run.nodes);
-      if (status === 'paused') {
-        const [gate] = waitingGate(run);
-        run.status = 'paused';
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_paused', { nodeId: gate, message: this.#gateMessage(run, gate) });
-      } else if (status === 'failed') {
-        const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
-        run.error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
-        closeOpenNodes('cancelled', 'not run');
-        Object.assign(run, { status: 'failed', finishedAt: at });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_failed', { error: run.error });
-      } else {
-        Object.assign(run, { status: 'completed', finishedAt: at, error: null });
-        await this.runs.save(run);
-        await this.runs.emit(run, 'run_completed', { costUsd: run.costUsd });
-      }
-    }
+    await finishRun(this.runs, run, reason, failure);
     this.#notifySettled(run);
-  }
-
-  /** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */
-  #gateMessage(run: RunRecord, gateId: string): string {
-    const validation = validateWorkflowSource(run.definition);
-    const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
-    if (action?.kind !== 'approval') return '';
-    const outputs = Object.fromEntries(Object.entries(run.nodes).flatMap(([id, s]) => (s.status === 'completed' ? [[id, s.output ?? '']] : [])));
-    return renderPrompt(action.message, runVariables(run, this.runs.artifactsDir(run.id)), outputs);
   }
 
   #notifySettled(run: RunRecord): void {
@@ -303,7 +243,7 @@ export class RunEngine {
     if (active) {
       if (!active.controller.signal.aborted) active.controller.abort(reason);
       await active.done;
-      if (run.status !== RUN_OPERATIONS[reason].to) assertOperationAllowed(reason, run.status);
+      if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
     this.#queue = this.#queue.filter((id) => id !== run.id);
@@ -340,17 +280,20 @@ export class RunEngine {
     assertOperationAllowed('approve', run.status);
     const [gateId, gate] = waitingGate(run);
     const at = now();
-    Object.assign(gate, {
-      status: 'completed',
-      output: comment ?? '',
-      finishedAt: at,
-      durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null,
-    });
-    run.status = 'pending';
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_approved', { nodeId: gateId, comment: comment ?? '' });
-    await this.runs.emit(run, 'node_completed', { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs });
-    this.#enqueue(run, true);
+    moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
+    // With a free slot the run carries on at once; with every slot taken it waits `pending` at
+    // the head of the queue (docs/decisions.md, "Runs").
+    const events: EventSpec[] = [
+      { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
+      { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
+    ];
+    if (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
+      // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
+      await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
+    } else {
+      await transition(this.runs, run, 'approve', { to: 'pending', events });
+      this.#enqueue(run, true);
+    }
     return run;
   }
 
@@ -360,12 +303,15 @@ export class RunEngine {
     const [gateId, gate] = waitingGate(run);
     const at = now();
     const why = reason ?? '';
-    Object.assign(gate, { status: 'cancelled', error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
-    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) Object.assign(state, { status: 'cancelled', error: 'rejected' });
-    Object.assign(run, { status: 'cancelled', rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) });
-    await this.runs.save(run);
-    await this.runs.emit(run, 'run_rejected', { nodeId: gateId, reason: why });
-    await this.runs.emit(run, 'run_cancelled', { reason: 'rejected' });
+    moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
+    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) moveNode(state, 'close', { error: 'rejected' });
+    await transition(this.runs, run, 'reject', {
+      patch: { rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) },
+      events: [
+        { type: 'run_rejected', fields: { nodeId: gateId, reason: why } },
+        { type: 'run_cancelled', fields: { reason: 'rejected' } },
+      ],
+    });
     this.#notifySettled(run);
     return run;
   }
@@ -373,8 +319,7 @@ export class RunEngine {
   async resume(runId: string): Promise<RunRecord> {
     const run = this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
-    run.resumePending = true;
-    await this.runs.save(run);
+    await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
     return run;
   }
 
@@ -382,7 +327,7 @@ export class RunEngine {
     const run = this.runs.resolve(runId);
     assertOperationAllowed('delete', run.status);
     // Published, not persisted: the log it would go to is being removed with the run.
-    this.ctx.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
+    this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
     await this.runs.delete(run);
     return run;
   }
@@ -391,24 +336,34 @@ export class RunEngine {
     return this.runs.resolve(runId);
   }
 
+  /** A run's persisted events, in order (the run detail). */
+  events(runId: string): Promise<RunEvent[]> {
+    return this.runs.readEvents(this.runs.resolve(runId).id);
+  }
+
+  /**
+   * Persisted events after stream position `after` of the runs `match` accepts, in position order
+   * (Last-Event-ID replay). A run that finished long before `after` cannot have any, so only runs
+   * touched since then are read.
+   */
+  async replay(after: number, match: (run: RunLink) => boolean): Promise<RunEvent[]> {
+    const sinceMs = after / 1000 - 1000;
+    const events: RunEvent[] = [];
+    for (const run of await this.runs.touchedSince(sinceMs, match)) {
+      for (const event of await this.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
+    }
+    return events.sort((a, b) => a.pos - b.pos);
+  }
+
   byWorker(platformId: string): RunRecord {
     const run = this.runs.find((r) => r.platformId === platformId);
     if (!run) throw notFound('run_not_found', `No run has the worker conversation '${platformId}'.`);
     return run;
   }
 
+  /** Runs, newest first (ids grow with time), one page of them. */
   list(filter: RunFilter = {}): { runs: RunRecord[]; total: number } {
-    const matches = this.runs
-      .all()
-      .filter(
-        (r) =>
-          (!filter.status?.length || filter.status.includes(r.status)) &&
-          (!filter.workflow || r.workflow === filter.workflow) &&
-          (!filter.conversationId || r.conversationId === filter.conversationId),
-      )
-      .sort((a, b) => (a.id < b.id ? 1 : -1));
-    const offset = filter.offset ?? 0;
-    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
+    return this.runs.list(filter);
   }
 
   /**

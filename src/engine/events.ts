@@ -5,7 +5,7 @@
  */
 
 import type { NodeActionKind } from '../workflows/index.js';
-import type { TriggerKind } from './types.js';
+import type { TriggerKind } from './statuses.js';
 
 /** The fields each event type carries beyond the common ones. */
 export interface RunEventFields {
@@ -29,7 +29,8 @@ export interface RunEventFields {
 export type RunEventType = keyof RunEventFields;
 
 /** What every persisted run event has: `seq` orders one run's events, `pos` orders all streams. */
-export interface RunEventBase<T extends RunEventType = RunEventType> {
+// A type alias, not an interface: consumers that take loose `{ [key: string]: unknown }` events accept it.
+export type RunEventBase<T extends RunEventType = RunEventType> = {
   type: T;
   at: string;
   runId: string;
@@ -38,7 +39,7 @@ export interface RunEventBase<T extends RunEventType = RunEventType> {
   conversationId: string | null;
   platformId: string;
   workflow: string;
-}
+};
 
 export type RunEventOf<T extends RunEventType> = RunEventBase<T> & RunEventFields[T];
 
@@ -46,13 +47,13 @@ export type RunEventOf<T extends RunEventType> = RunEventBase<T> & RunEventField
 export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
 
 /** Published when a run is deleted, never persisted: the log it would go to is removed with the run. */
-export interface RunDeletedEvent {
+export type RunDeletedEvent = {
   type: 'run_deleted';
   at: string;
   runId: string;
   conversationId: string | null;
   platformId: string;
-}
+};
 
 /** Anything a run stream carries. */
 export type RunStreamEvent = RunEvent | RunDeletedEvent;

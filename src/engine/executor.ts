@@ -1,29 +1,27 @@
 import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppContext } from '../app/context.js';
-import type { Agent } from '../agents/index.js';
-import type { AssistantName } from '../config/assistants.js';
+import type { Logger } from '../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
+import type { RunEventFields } from './events.js';
+import { moveNode } from './lifecycle.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
-import { runPromptNode } from './nodes/prompt.js';
-import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner } from './nodes/types.js';
+import { promptRunner } from './nodes/prompt.js';
+import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
 import type { NodeState, RunRecord } from './types.js';
 
 export interface ExecutorDeps {
-  ctx: AppContext;
   runs: RunStore;
-  agents: Record<AssistantName, Agent>;
-  loadCommand(name: string, cwd: string): Promise<string | undefined>;
+  logger: Logger;
   /** Nodes of one run executing at once. */
   parallelism: number;
+  /** For `prompt` and `command` nodes. */
+  prompt: PromptDeps;
 }
-
-const RUNNERS: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPromptNode, command: runPromptNode };
 
 const now = () => new Date().toISOString();
 
@@ -38,6 +36,24 @@ const abortableDelay = (ms: number, signal: AbortSignal) =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
+
+/**
+ * A node's `<node>.log`, opened on its first output: most nodes of a chain print nothing, and
+ * opening and closing a file for each was a measurable part of a node's overhead.
+ */
+function lazyLog(path: string): { write(text: string): void; end(): Promise<void> } {
+  let stream: WriteStream | undefined;
+  return {
+    write(text) {
+      if (!stream) {
+        stream = createWriteStream(path);
+        stream.on('error', () => {}); // the log is a convenience; the node runs on without it
+      }
+      stream.write(text);
+    },
+    end: () => new Promise<void>((resolve) => (stream ? stream.end(resolve) : resolve())),
+  };
+}
 
 /** The variables of CONTRACT §6 that every node sees (as text in prompts, as env in bash). */
 export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
@@ -69,6 +85,8 @@ async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Rec
  */
 export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<void> {
   const { runs } = deps;
+  const runPrompt = promptRunner(deps.prompt);
+  const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPrompt, command: runPrompt };
   // Nodes stop when the run is stopped from outside, or when the executor itself fails: nothing
   // may keep running unsupervised under a run that has already ended.
   const internal = new AbortController();
@@ -82,14 +100,16 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   // it once (see `schedule`) instead of every node writing it on start and again on end: the record
   // is rewritten whole with an fsync, and two of those per node dominated the cost of a chain.
   let unsaved = false;
+  // The round's write, in flight while the round's processes start (docs/decisions.md, "Engine
+  // overhead"): waited for by the next round, so a failed write still stops the run.
+  let saving: Promise<void> = Promise.resolve();
 
-  /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
+  /** Runs a node that `schedule` marked running (that write in flight); its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
     const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
     announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
-    const log: WriteStream = createWriteStream(join(artifactsDir, `${node.id}.log`));
-    log.on('error', () => {});
+    const log = lazyLog(join(artifactsDir, `${node.id}.log`));
     let streamedBytes = 0;
     const processFile = runs.processFile(run.id, node.id);
     const onProcess = (pid: number) => {
@@ -99,14 +119,14 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         // Only crash clean-up depends on it; the node itself runs on.
       }
     };
-    const onOutput = (stream: string, text: string) => {
+    const onOutput = (stream: RunEventFields['node_output']['stream'], text: string) => {
       log.write(text);
       if (streamedBytes >= OUTPUT_CAP_BYTES) return;
       const { text: part, truncated } = capUtf8(text, OUTPUT_CAP_BYTES - streamedBytes);
       streamedBytes += Buffer.byteLength(part);
       if (truncated) streamedBytes = OUTPUT_CAP_BYTES;
       runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) }).catch((error: unknown) => {
-        deps.ctx.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
+        deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
       });
     };
     let outcome: NodeOutcome | undefined;
@@ -116,8 +136,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     for (let attempt = 1; attempt <= node.retry.maxAttempts; attempt++) {
       state.attempts = attempt;
       try {
-        outcome = await RUNNERS[node.action.kind as 'bash' | 'prompt' | 'command']({
-          ctx: deps.ctx,
+        outcome = await runners[node.action.kind as 'bash' | 'prompt' | 'command']({
           run,
           workflow,
           node,
@@ -126,8 +145,6 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           signal,
           onOutput,
           onProcess,
-          agents: deps.agents,
-          loadCommand: deps.loadCommand,
         });
         failure = undefined;
         break;
@@ -147,26 +164,24 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
-    await Promise.all([new Promise<void>((resolve) => log.end(resolve)), announced]);
+    await Promise.all([log.end(), announced]);
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
     rmSync(processFile, { force: true });
     if (cancelled) {
-      state.status = 'cancelled';
-      state.error = 'cancelled';
+      moveNode(state, 'stop', { error: 'cancelled' });
     } else if (outcome) {
       const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
       const capped = capUtf8(outcome.output);
-      Object.assign(state, {
-        status: 'completed',
+      moveNode(state, 'complete', {
         output: capped.text,
         outputTruncated: capped.truncated,
         costUsd: outcome.costUsd ?? null,
         tokens: outcome.tokens ?? null,
         model: outcome.model ?? null,
       });
-      // Both are on disk before the record says `completed` (next round's save), which dependents wait for.
+      // Both are on disk before the record says `completed` (next round's save).
       await Promise.all([
         written,
         runs.emit(run, 'node_completed', {
@@ -178,9 +193,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }),
       ]);
     } else {
-      state.status = 'failed';
-      state.error = failure?.message ?? 'failed';
-      await runs.emit(run, 'node_failed', { nodeId: node.id, error: state.error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
+      const error = failure?.message ?? 'failed';
+      moveNode(state, 'fail', { error });
+      await runs.emit(run, 'node_failed', { nodeId: node.id, error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
     }
     unsaved = true;
   };
@@ -203,6 +218,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
+    await saving;
     const starting: Array<[WorkflowNode, NodeState]> = [];
     let changed = true;
     while (changed && !signal.aborted) {
@@ -219,28 +235,29 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
         if (decision.kind === 'skip') {
           candidates.delete(node);
-          Object.assign(state, { status: 'skipped', reason: decision.reason, finishedAt: now() });
+          moveNode(state, 'skip', { reason: decision.reason, finishedAt: now() });
           await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
           unsaved = true;
           ended(node);
           changed = true;
         } else if (node.action.kind === 'approval') {
           candidates.delete(node);
-          Object.assign(state, { status: 'waiting_approval', startedAt: now() });
+          moveNode(state, 'wait', { startedAt: now() });
           unsaved = true;
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
-          Object.assign(state, { ...freshNodeState(), status: 'running', startedAt: now() });
+          moveNode(state, 'start', { ...freshNodeState(), startedAt: now() });
           starting.push([node, state]);
           unsaved = true;
         }
       }
     }
-    // One write for the round, before any process starts: on disk a node is `running` before its
-    // process exists, and its dependencies are `completed` before it can see their outputs.
+    // One write for the round, overlapping the spawns it announces: a crash before it lands leaves
+    // those nodes `pending` with their process files, which recovery uses to stop what they started.
     if (unsaved) {
       unsaved = false;
-      await runs.save(run);
+      saving = runs.save(run);
+      saving.catch(() => {}); // awaited by the next round or at the end
     }
     for (const [node, state] of starting) {
       running.set(
@@ -261,9 +278,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
+    await saving;
   } catch (error) {
     internal.abort('executor_failed');
-    await Promise.allSettled(running.values());
+    await Promise.allSettled([...running.values(), saving]);
     throw error;
   }
   // The last nodes' outcomes (or those of nodes an abort stopped).

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, Store } from '../store/index.js';
-import type { RunEvent, RunRecord } from './types.js';
+import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
+import type { RunFilter } from './engine-deps.js';
+import type { RunRecord } from './types.js';
 
 /**
  * Runs and their events on the store: one record file per run (a state change costs the same
@@ -20,10 +22,10 @@ export class RunStore {
     private readonly runs: Collection<RunRecord>,
     private readonly events: AppendLog<RunEvent>,
     private readonly store: Store,
-    private readonly bus: EventBus,
+    private readonly bus: EventBus<RunStreamEvent>,
   ) {}
 
-  static async open(store: Store, bus: EventBus): Promise<RunStore> {
+  static async open(store: Store, bus: EventBus<RunStreamEvent>): Promise<RunStore> {
     return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
   }
 
@@ -63,6 +65,28 @@ export class RunStore {
     this.#seq.delete(run.id);
   }
 
+  /** A page of runs, newest first: a query (filter, order, page) a database answers as one. */
+  list(filter: RunFilter): { runs: RunRecord[]; total: number } {
+    const matches = this.runs
+      .filter(
+        (r) =>
+          (!filter.status?.length || filter.status.includes(r.status)) &&
+          (!filter.workflow || r.workflow === filter.workflow) &&
+          (!filter.conversationId || r.conversationId === filter.conversationId),
+      )
+      .sort((a, b) => (a.id < b.id ? 1 : -1));
+    const offset = filter.offset ?? 0;
+    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
+  }
+
+  /**
+   * Runs that may have events after `sinceMs` (unfinished, paused, or changed since): a query, so a
+   * database implementation can answer it with an index instead of a scan.
+   */
+  async touchedSince(sinceMs: number, match: (run: RunRecord) => boolean): Promise<RunRecord[]> {
+    return this.runs.filter((run) => match(run) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+  }
+
   readEvents(runId: string): Promise<RunEvent[]> {
     return this.events.read(`${runId}/events`);
   }
@@ -100,11 +124,11 @@ export class RunStore {
    * goes through one chain for all runs: an event is published only after every event with a lower
    * position. Streams can then trust that positions only grow.
    */
-  async emit(run: RunRecord, type: string, fields: Record<string, unknown> = {}): Promise<RunEvent> {
+  async emit<T extends RunEventType>(run: RunRecord, type: T, fields: RunEventFields[T]): Promise<RunEventOf<T>> {
     if (!this.#seq.has(run.id)) await this.#loadSeq(run.id);
     const seq = this.#seq.get(run.id)! + 1;
     this.#seq.set(run.id, seq);
-    const event: RunEvent = {
+    const event = {
       type,
       at: new Date().toISOString(),
       runId: run.id,
@@ -114,11 +138,11 @@ export class RunStore {
       platformId: run.platformId,
       workflow: run.workflow,
       ...fields,
-    };
-    const appended = this.events.append(`${run.id}/events`, event);
+    } as RunEventOf<T>;
+    const appended = this.events.append(`${run.id}/events`, event as RunEvent);
     this.#publishTail = this.#publishTail.then(() =>
       appended.then(
-        () => this.bus.publish(event),
+        () => this.bus.publish(event as RunEvent),
         () => undefined,
       ),
     );

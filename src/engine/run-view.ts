@@ -1,11 +1,17 @@
-import type { RunEvent, RunRecord } from './types.js';
+import type { z } from 'zod';
+import type { RunEvent } from './events.js';
+import type { RunViewSchema } from './schemas.js';
+import type { RunRecord } from './types.js';
+
+/** A run as shown (schemas.ts `RunViewSchema`), with variables and events in the detail view. */
+export type RunView = z.infer<typeof RunViewSchema> & { variables?: Record<string, string>; events?: RunEvent[] };
 
 /**
  * What the API and CLI show of a run: the record without its definition snapshot (the workflow
  * endpoints serve definitions) and, outside the detail view, without trigger variables (a webhook
  * payload can be 256 KiB).
  */
-export function toRunView(run: RunRecord, options: { detail?: boolean; events?: RunEvent[] } = {}) {
+export function toRunView(run: RunRecord, options: { detail?: boolean; events?: RunEvent[] } = {}): RunView {
   const { definition: _definition, variables, ...rest } = run;
   return {
     ...rest,
@@ -13,4 +19,3 @@ export function toRunView(run: RunRecord, options: { detail?: boolean; events?: 
     ...(options.events ? { events: options.events } : {}),
   };
 }
-export type RunView = ReturnType<typeof toRunView>;

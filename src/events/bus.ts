@@ -13,10 +13,17 @@ export interface StreamEvent {
   [key: string]: unknown;
 }
 
-export type Listener = (event: StreamEvent) => void;
+/** What the bus needs of an event: a type, and (persisted events) a stream position. */
+export interface BusEvent {
+  type: string;
+  pos?: number;
+}
 
-export class EventBus {
-  #listeners = new Set<Listener>();
+export type Listener<E extends BusEvent = StreamEvent> = (event: E) => void;
+
+/** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (engine/events.ts). */
+export class EventBus<E extends BusEvent = StreamEvent> {
+  #listeners = new Set<Listener<E>>();
   #lastPosition = 0;
 
   /** The highest stream position published so far: every event up to it is already persisted. */
@@ -24,7 +31,7 @@ export class EventBus {
     return this.#lastPosition;
   }
 
-  publish(event: StreamEvent): void {
+  publish(event: E): void {
     if (typeof event.pos === 'number' && event.pos > this.#lastPosition) this.#lastPosition = event.pos;
     for (const listener of this.#listeners) {
       try {
@@ -36,7 +43,7 @@ export class EventBus {
   }
 
   /** Returns the unsubscribe function. */
-  subscribe(listener: Listener): () => void {
+  subscribe(listener: Listener<E>): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

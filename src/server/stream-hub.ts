@@ -1,6 +1,6 @@
 import { EventStream, type H3Event } from 'h3';
 import type { AppContext } from '../app/context.js';
-import type { StreamEvent } from '../events/bus.js';
+import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 
 /** A client more than this many events behind is dropped; it reconnects with Last-Event-ID. */
 export const MAX_CLIENT_BACKLOG = 2048;
@@ -8,14 +8,15 @@ export const HEARTBEAT_MS = 15_000;
 
 export interface StreamSource {
   /** Which live events this stream carries. */
-  matches(event: StreamEvent): boolean;
+  matches(event: RunStreamEvent): boolean;
   /** Events after position `after` (from the store), in position order, for Last-Event-ID replay. */
-  replay(after: number): Promise<StreamEvent[]>;
+  replay(after: number): Promise<RunEvent[]>;
 }
 
-const positionOf = (event: StreamEvent) => (typeof event.pos === 'number' ? event.pos : 0);
+/** `run_deleted` is never persisted and has no position: it is always sent, never replayed. */
+const positionOf = (event: RunStreamEvent) => ('pos' in event ? event.pos : 0);
 
-function frame(event: StreamEvent) {
+function frame(event: RunStreamEvent) {
   return { id: String(positionOf(event)), data: JSON.stringify(event) };
 }
 
@@ -38,9 +39,9 @@ export function openEventStream(ctx: AppContext, event: H3Event, source: StreamS
   let closed = false;
   let replaying = true;
   let lastSent = lastEventIdOf(event) ?? -1;
-  const buffered: StreamEvent[] = [];
+  const buffered: RunStreamEvent[] = [];
 
-  const send = (item: StreamEvent) => {
+  const send = (item: RunStreamEvent) => {
     if (closed) return;
     const pos = positionOf(item);
     if (pos !== 0 && pos <= lastSent) return;

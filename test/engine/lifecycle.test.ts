@@ -59,6 +59,13 @@ beforeAll(async () => {
         { id: 'after', bash: `printf '%s+%s\\n' $first.output $second.output`, depends_on: ['first', 'second'] },
       ],
     },
+    {
+      name: 'gate-then-wait',
+      nodes: [
+        { id: 'gate', approval: { message: 'Go?' } },
+        { id: 'after', bash: 'sleep 1; echo after', depends_on: ['gate'] },
+      ],
+    },
     { name: 'quick', nodes: [{ id: 'one', bash: 'echo done' }] },
     { name: 'failing', nodes: [{ id: 'one', bash: 'exit 1' }] },
     {
@@ -115,6 +122,26 @@ describe('approval gates', () => {
     const types = eventTypes(done);
     expect(types.indexOf('run_paused')).toBeLessThan(types.indexOf('run_approved'));
     expect(types.at(-1)).toBe('run_completed');
+  });
+
+  it('approve with a free slot takes the run straight to running, recorded before the answer; run_approved precedes the gate completing', async () => {
+    const runId = await startRun(server, 'gate-then-wait', { message: '', cwd: project });
+    await waitForStatus(server, runId, 'paused');
+    const answer = await post(runId, 'approve', { comment: 'go' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('running');
+    const onDisk = JSON.parse(readFileSync(join(server.home, 'data', 'runs', runId, 'record.json'), 'utf8')) as Json;
+    expect(onDisk.status).toBe('running');
+    const run = await getRun(server, runId);
+    expect(run.status).toBe('running');
+    const events = run.events as Json[];
+    const approved = events.findIndex((e) => e.type === 'run_approved');
+    const gateCompleted = events.findIndex((e) => e.type === 'node_completed' && e.nodeId === 'gate');
+    expect(approved).toBeGreaterThan(-1);
+    expect(approved).toBeLessThan(gateCompleted);
+    // It never went back to the queue: started once, before the pause.
+    const done = await waitForStatus(server, runId, 'completed');
+    expect(eventTypes(done).filter((type) => type === 'run_started')).toHaveLength(1);
   });
 
   it('approve without a body: the gate output is empty', async () => {

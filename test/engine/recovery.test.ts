@@ -119,6 +119,33 @@ describe('kill -9 of the server mid-run', () => {
     await second.stop();
   }, 90_000);
 
+  it('stops the processes of a node whose start was not yet written when the server died', async () => {
+    const home = await tempDir('svc-home-');
+    const project = await makeCrashProject();
+    const first = await spawnServe({ home, cwd: project });
+    const runId = await startRun(first, 'crashable', { message: 'crash in the window', conversationId: 'conv-window' });
+    const { leader, sleep } = await sleeperStarted(home, runId);
+    await waitFor(() => (readProcessNote(home, runId, 'sleeper')?.pid === leader ? true : undefined));
+    expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+
+    // A round's write overlaps the spawns it announces (docs/decisions.md, "Engine overhead"): the
+    // crash can come before the record says `running`. Put the record in that state.
+    const file = join(home, 'data', 'runs', runId, 'record.json');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    record.nodes.sleeper = { ...record.nodes.sleeper, status: 'pending', startedAt: null, attempts: 0 };
+    await writeFile(file, JSON.stringify(record));
+    expect(liveGroupMembers(leader)).toContain(sleep);
+
+    const second = await spawnServe({ home, cwd: project });
+    await waitForDeath(sleep);
+    await waitForDeath(leader);
+    const run = await getRun(second, runId);
+    expect(run).toMatchObject({ status: 'failed', error: 'interrupted' });
+    expect(run.nodes.once.status).toBe('completed');
+    expect(run.nodes.sleeper.status).toBe('pending');
+    await second.stop();
+  }, 90_000);
+
   it('keeps a paused run paused across the restart; it can still be approved', async () => {
     const home = await tempDir('svc-home-');
     const project = await makeCrashProject();

@@ -8,7 +8,16 @@ let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([{ name: 'nap', nodes: [{ id: 'nap', bash: 'sleep 1; echo rested' }] }]);
+  project = await makeProject([
+    { name: 'nap', nodes: [{ id: 'nap', bash: 'sleep 1; echo rested' }] },
+    {
+      name: 'gated-nap',
+      nodes: [
+        { id: 'gate', approval: { message: 'Go?' } },
+        { id: 'nap', bash: 'sleep 1; echo rested', depends_on: ['gate'] },
+      ],
+    },
+  ]);
   server = await startServer({ env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
 });
 afterAll(cleanupAll);
@@ -78,5 +87,23 @@ describe('SVC_MAX_CONCURRENT_RUNS=1', () => {
       expect(eventTypes(run)).not.toContain('run_started');
       expect(eventTypes(run)).not.toContain('node_started');
     }
+  }, 60_000);
+
+  it('approve when every slot is taken: the run waits pending at the head of the queue', async () => {
+    const gated = await api(server, 'POST', '/api/workflows/gated-nap/run', { message: 'gated', cwd: project });
+    await waitForStatus(server, gated.body.runId, 'paused');
+    const busy = await start('holds the slot');
+    const queued = await start('queued before the approval');
+    expect(queued.status).toBe('pending');
+
+    const approve = await api(server, 'POST', `/api/workflows/runs/${gated.body.runId}/approve`);
+    expect(approve.status).toBe(200);
+    expect(approve.body.status).toBe('pending');
+
+    const approved = await waitForStatus(server, gated.body.runId, 'completed', 60_000);
+    const later = await waitForStatus(server, queued.runId, 'completed', 60_000);
+    expect((await getRun(server, busy.runId)).status).toBe('completed');
+    // Head of the queue: it ran before the run queued ahead of the approval.
+    expect(Date.parse(later.startedAt)).toBeGreaterThanOrEqual(Date.parse(approved.finishedAt));
   }, 60_000);
 });

@@ -1,43 +1,45 @@
 import { agentEnvironment, AgentError } from '../../agents/index.js';
 import { renderPrompt } from '../../workflows/index.js';
-import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
+import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
  * variables substituted, sent to the node's agent. Model: node → workflow → configuration.
  */
-export const runPromptNode: NodeRunner = async ({ ctx, run, node, outputs, variables, signal, onOutput, onProcess, agents, loadCommand }) => {
-  const { action } = node;
-  let text: string;
-  if (action.kind === 'prompt') text = action.prompt;
-  else if (action.kind === 'command') {
-    const loaded = await loadCommand(action.command, run.cwd);
-    if (loaded === undefined)
-      throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
-    text = loaded;
-  } else throw new Error(`runPromptNode got a ${action.kind} node`);
+export const promptRunner =
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger }: PromptDeps): NodeRunner =>
+  async ({ run, node, outputs, variables, signal, onOutput, onProcess }) => {
+    const { action } = node;
+    let text: string;
+    if (action.kind === 'prompt') text = action.prompt;
+    else if (action.kind === 'command') {
+      const loaded = await loadCommand(action.command, run.cwd);
+      if (loaded === undefined)
+        throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
+      text = loaded;
+    } else throw new Error(`runPromptNode got a ${action.kind} node`);
 
-  const assistant = node.assistant ?? ctx.assistants.get().defaultAssistant;
-  const model = node.model ?? ctx.assistants.modelOf(assistant);
-  try {
-    const result = await agents[assistant].run({
-      prompt: renderPrompt(text, variables, outputs),
-      cwd: run.cwd,
-      model,
-      env: agentEnvironment(process.env, variables as Record<string, string>),
-      signal,
-      firstEventTimeoutMs: ctx.settings.agentFirstEventTimeoutMs,
-      timeoutMs: node.timeoutMs,
-      onText: (chunk) => onOutput('assistant', chunk),
-      onProcess,
-      logger: ctx.logger,
-    });
-    return { output: result.text, costUsd: result.costUsd, tokens: result.tokens, model: result.model };
-  } catch (error) {
-    if (error instanceof AgentError) {
-      if (error.code === 'agent_cancelled') throw new NodeCancelled();
-      throw new NodeFailure(error.code, error.message);
+    const assistant = node.assistant ?? assistants.defaultAssistant();
+    const model = node.model ?? assistants.modelOf(assistant);
+    try {
+      const result = await agents[assistant].run({
+        prompt: renderPrompt(text, variables, outputs),
+        cwd: run.cwd,
+        model,
+        env: agentEnvironment(process.env, variables as Record<string, string>),
+        signal,
+        firstEventTimeoutMs,
+        timeoutMs: node.timeoutMs,
+        onText: (chunk) => onOutput('assistant', chunk),
+        onProcess,
+        logger,
+      });
+      return { output: result.text, costUsd: result.costUsd, tokens: result.tokens, model: result.model };
+    } catch (error) {
+      if (error instanceof AgentError) {
+        if (error.code === 'agent_cancelled') throw new NodeCancelled();
+        throw new NodeFailure(error.code, error.message);
+      }
+      throw error;
     }
-    throw error;
-  }
-};
+  };

@@ -1,12 +1,11 @@
-import type { AppContext } from '../../app/context.js';
 import type { Agent } from '../../agents/index.js';
 import type { AssistantName } from '../../config/assistants.js';
+import type { Logger } from '../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
 import type { RunRecord } from '../types.js';
 
 /** What a node runner gets: the node, the run, upstream outputs, and where to stream output. */
 export interface NodeRunContext {
-  ctx: AppContext;
   run: RunRecord;
   workflow: WorkflowDefinition;
   node: WorkflowNode;
@@ -18,8 +17,22 @@ export interface NodeRunContext {
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** Called with the leader of each process group the node starts. */
   onProcess(pid: number): void;
+}
+
+/** Which assistant and model a prompt node uses when it names none (the assistants configuration). */
+export interface AssistantChoice {
+  defaultAssistant(): AssistantName;
+  modelOf(name: AssistantName): string | null;
+}
+
+/** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */
+export interface PromptDeps {
   agents: Record<AssistantName, Agent>;
+  assistants: AssistantChoice;
   loadCommand(name: string, cwd: string): Promise<string | undefined>;
+  /** How long an agent may stay silent after it starts. */
+  firstEventTimeoutMs: number;
+  logger: Logger;
 }
 
 export interface NodeOutcome {

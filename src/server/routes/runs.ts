@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { toRunView } from '../../engine/run-view.js';
+import { RunDetailSchema, RunViewSchema } from '../../engine/schemas.js';
 import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
 import { defineRoute, reply } from '../route.js';
 
@@ -8,43 +9,8 @@ export const MAX_MESSAGE_BYTES = 96 * 1024;
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
 
-const NodeStateSchema = z.object({
-  status: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  durationMs: z.number().nullable(),
-  costUsd: z.number().nullable(),
-  output: z.string().nullable(),
-  error: z.string().nullable(),
-  attempts: z.number().int(),
-  outputTruncated: z.boolean().optional(),
-  tokens: z.object({ input: z.number(), output: z.number() }).nullish(),
-  reason: z.string().optional().describe('why the node was skipped'),
-  model: z.string().nullish(),
-});
-
-const RunSchema = z
-  .object({
-    id: z.string(),
-    workflow: z.string(),
-    status: z.enum(RUN_STATUSES),
-    message: z.string(),
-    conversationId: z.string().nullable(),
-    platformId: z.string(),
-    workspaceId: z.string().nullable(),
-    cwd: z.string(),
-    trigger: z.enum(['api', 'cli', 'webhook']),
-    createdAt: z.string(),
-    startedAt: z.string().nullable(),
-    finishedAt: z.string().nullable(),
-    error: z.string().nullable(),
-    costUsd: z.number().nullable(),
-    resumePending: z.boolean(),
-    nodes: z.record(z.string(), NodeStateSchema),
-  })
-  .passthrough();
-
-const RunDetailSchema = RunSchema.extend({ events: z.array(z.record(z.string(), z.unknown())) });
+/** The API's run shapes are the domain's (engine/schemas.ts). */
+const RunSchema = RunViewSchema;
 
 const StartBody = z.strictObject({
   // The message reaches bash nodes as environment variables, and Linux refuses any single one over 128 KiB.
@@ -151,7 +117,7 @@ export const runRoutes = [
     responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
     handle: async ({ ctx, params }) => {
       const run = ctx.engine.get(params.runId);
-      return toRunView(run, { detail: true, events: await ctx.engine.runs.readEvents(run.id) });
+      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id) });
     },
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),

@@ -1,21 +1,10 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
-import type { StreamEvent } from '../../events/bus.js';
+import type { RunLink } from '../../engine/engine.js';
 import { defineRoute } from '../route.js';
 import { openEventStream, type StreamSource } from '../stream-hub.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
-
-/** Events whose run finished long before `after` cannot be missed; only recent runs are read. */
-async function replayRuns(ctx: AppContext, after: number, include: (run: { id: string; conversationId: string | null; platformId: string }) => boolean) {
-  const sinceMs = after / 1000 - 1000;
-  const candidates = ctx.engine.runs
-    .all()
-    .filter((run) => include(run) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
-  const events: StreamEvent[] = [];
-  for (const run of candidates) for (const event of await ctx.engine.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
-  return events.sort((a, b) => (a.pos as number) - (b.pos as number));
-}
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to
@@ -23,12 +12,12 @@ async function replayRuns(ctx: AppContext, after: number, include: (run: { id: s
  * either to one run (what `svc watch <run>` uses).
  */
 function sourceFor(ctx: AppContext, conversationId: string, runId: string | undefined): StreamSource {
-  const linked = (run: { id: string; conversationId?: string | null; platformId?: unknown }) =>
+  const linked = (run: RunLink) =>
     (runId === undefined || run.id === runId) &&
     (conversationId === DASHBOARD_STREAM || run.conversationId === conversationId || run.platformId === conversationId);
   return {
-    matches: (event) => typeof event.runId === 'string' && linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }),
-    replay: (after) => replayRuns(ctx, after, linked),
+    matches: (event) => linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }),
+    replay: (after) => ctx.engine.replay(after, linked),
   };
 }
 

@@ -1,0 +1,64 @@
+import type { Agent } from '../agents/index.js';
+import type { AssistantName } from '../config/assistants.js';
+import type { EventBus } from '../events/bus.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../store/index.js';
+import type { RunStreamEvent } from './events.js';
+import type { AssistantChoice } from './nodes/types.js';
+import type { RunRecord, RunStatus, TriggerKind } from './types.js';
+import type { WorkflowResolver } from './workflow-resolver.js';
+
+/** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */
+
+export interface StartRunRequest {
+  workflow: string;
+  message: string;
+  conversationId?: string | null;
+  cwd?: string;
+  trigger: TriggerKind;
+  /** Extra variables (webhook runs). */
+  variables?: Record<string, string>;
+  workspaceId?: string | null;
+}
+
+export interface RunFilter {
+  status?: RunStatus[];
+  workflow?: string;
+  conversationId?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** What links a run to a stream: its id, its conversation and its worker conversation. */
+export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
+
+/** How many runs, and how many nodes of one run, execute at once. */
+export interface EngineLimits {
+  /** `SVC_MAX_CONCURRENT_RUNS`: more runs wait `pending`. */
+  maxConcurrentRuns: number;
+  /** Nodes of one run executing at once (default `RUN_PARALLELISM`). */
+  runParallelism?: number;
+  /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
+  agentFirstEventTimeoutMs: number;
+}
+
+/** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
+export interface EngineDeps {
+  store: Store;
+  bus: EventBus<RunStreamEvent>;
+  logger: Logger;
+  limits: EngineLimits;
+  agents: Record<AssistantName, Agent>;
+  assistants: AssistantChoice;
+  resolver: WorkflowResolver;
+}
+
+export interface RecoveryOptions {
+  /** Only the store's writer recovers interrupted runs and executes; a read-only view never writes. */
+  recover: boolean;
+  /** Queue `pending` runs again (the server); the CLI's foreground mode leaves them for the next server. */
+  requeuePending?: boolean;
+}
+
+/** Why an executing run was stopped from outside. */
+export type StopReason = 'cancel' | 'abandon' | 'shutdown';

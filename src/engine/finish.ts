@@ -1,0 +1,68 @@
+import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
+import { settledStatus } from './dag-rules.js';
+import type { StopReason } from './engine-deps.js';
+import { runVariables } from './executor.js';
+import { moveNode, transition } from './lifecycle.js';
+import { sumCost } from './node-state.js';
+import type { RunStore } from './run-store.js';
+import { isNodeDone, type RunRecord } from './types.js';
+
+/** The gate an approve or reject acts on: the first one waiting, in definition order. */
+export const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
+
+/** The one place a run reaches its resulting state after execution or an outside stop. */
+export async function finishRun(runs: RunStore, run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
+  const at = new Date().toISOString();
+  const closeOpenNodes = (error: string) => {
+    for (const state of Object.values(run.nodes)) {
+      if (!isNodeDone(state.status)) moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null });
+    }
+  };
+  run.costUsd = sumCost(Object.values(run.nodes));
+  if (reason === 'cancel' || reason === 'abandon') {
+    const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
+    // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
+    for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
+    closeOpenNodes(why);
+    await transition(runs, run, reason, {
+      patch: { finishedAt: at },
+      events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
+    });
+  } else if (reason === 'shutdown') {
+    // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
+    // have done that, and those nodes were interrupted like the run (as after a crash).
+    for (const state of Object.values(run.nodes)) {
+      if (state.status === 'running' || state.status === 'cancelled')
+        moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at });
+    }
+    await transition(runs, run, 'interrupt', {
+      patch: { error: 'interrupted', finishedAt: at },
+      events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+    });
+  } else {
+    const status = failure ? 'failed' : settledStatus(run.nodes);
+    if (status === 'paused') {
+      const [gate] = waitingGate(run);
+      await transition(runs, run, 'pause', { events: [{ type: 'run_paused', fields: { nodeId: gate, message: gateMessage(runs, run, gate) } }] });
+    } else if (status === 'failed') {
+      const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
+      const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
+      closeOpenNodes('not run');
+      await transition(runs, run, 'fail', { patch: { error, finishedAt: at }, events: [{ type: 'run_failed', fields: { error } }] });
+    } else {
+      await transition(runs, run, 'complete', {
+        patch: { finishedAt: at, error: null },
+        events: [{ type: 'run_completed', fields: { costUsd: run.costUsd } }],
+      });
+    }
+  }
+}
+
+/** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */
+function gateMessage(runs: RunStore, run: RunRecord, gateId: string): string {
+  const validation = validateWorkflowSource(run.definition);
+  const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
+  if (action?.kind !== 'approval') return '';
+  const outputs = Object.fromEntries(Object.entries(run.nodes).flatMap(([id, s]) => (s.status === 'completed' ? [[id, s.output ?? '']] : [])));
+  return renderPrompt(action.message, runVariables(run, runs.artifactsDir(run.id)), outputs);
+}

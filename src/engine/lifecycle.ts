@@ -1,0 +1,112 @@
+import { ApiError } from '../shared/errors.js';
+import type { RunEventFields, RunEventType } from './events.js';
+import type { RunStore } from './run-store.js';
+import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunRecord, type RunStatus } from './types.js';
+
+/**
+ * Every change of a run's state, in one table: the engine's own (create, launch, finish,
+ * interrupt) and the doors users open (cancel, approve, …). `from` is where a change applies,
+ * `to` what it may lead to, `events` what it may emit. `transition()` is the only code that sets
+ * a run's status; the 409 of a user operation in the wrong state comes from the same rows.
+ */
+export const RUN_CHANGES = {
+  // Engine-driven.
+  create: { from: [], to: ['pending'], events: ['run_created'] },
+  /** A start that continues a run marked by resume. */
+  continue: { from: ['failed'], to: ['pending'], events: ['run_resumed'] },
+  launch: { from: ['pending'], to: ['running'], events: ['run_started'] },
+  pause: { from: ['running'], to: ['paused'], events: ['run_paused'] },
+  complete: { from: ['running'], to: ['completed'], events: ['run_completed'] },
+  /** Nodes failed, or the run could not execute at all (its definition went invalid while it waited). */
+  fail: { from: ['pending', 'running'], to: ['failed'], events: ['run_failed'] },
+  /** Recovery after a crash, and shutdown: the run was executing and can be resumed. */
+  interrupt: { from: ['running'], to: ['failed'], events: ['run_failed'] },
+  // User operations.
+  cancel: { from: ['pending', 'running'], to: ['cancelled'], events: ['run_cancelled'] },
+  /** To `running` with a free slot, else `pending` at the head of the queue (docs/decisions.md, "Runs"). */
+  approve: { from: ['paused'], to: ['running', 'pending'], events: ['run_approved', 'node_completed'] },
+  reject: { from: ['paused'], to: ['cancelled'], events: ['run_rejected', 'run_cancelled'] },
+  resume: { from: ['failed'], to: ['failed'], events: [] },
+  abandon: { from: ['pending', 'running', 'paused'], to: ['abandoned'], events: ['run_abandoned'] },
+  delete: { from: TERMINAL_STATUSES, to: [], events: [] },
+} as const satisfies Record<string, { from: readonly RunStatus[]; to: readonly RunStatus[]; events: readonly RunEventType[] }>;
+
+export type RunChange = keyof typeof RUN_CHANGES;
+
+/** The changes a user asks for (HTTP and CLI); the rest only the engine makes. */
+export const RUN_OPERATIONS = ['cancel', 'approve', 'reject', 'resume', 'abandon', 'delete'] as const satisfies readonly RunChange[];
+export type RunOperation = (typeof RUN_OPERATIONS)[number];
+
+export const canChange = (change: RunChange, status: RunStatus): boolean => (RUN_CHANGES[change].from as readonly RunStatus[]).includes(status);
+
+/** The door of a user operation: 409 `invalid_run_state` naming the current state and the allowed ones. */
+export function assertOperationAllowed(operation: RunOperation, status: RunStatus): void {
+  if (canChange(operation, status)) return;
+  const allowed: readonly RunStatus[] = RUN_CHANGES[operation].from;
+  throw new ApiError(409, 'invalid_run_state', `Cannot ${operation} a run that is ${status}; ${operation} applies to ${allowed.join(', ')} runs.`, {
+    status,
+    allowed,
+  });
+}
+
+/** One event to emit with a change, typed by its `type`. */
+export type EventSpec = { [T in RunEventType]: { type: T; fields: RunEventFields[T] } }[RunEventType];
+
+export interface TransitionOptions {
+  /** The resulting state, when the change has more than one. */
+  to?: RunStatus;
+  /** Other fields of the run that change with it (error, finishedAt, …). */
+  patch?: Partial<Omit<RunRecord, 'id' | 'status'>>;
+  /** Emitted in order once the record is saved. */
+  events?: EventSpec[];
+}
+
+/**
+ * Checks a change against the table, applies it, saves the record, then emits its events — so a
+ * client that sees an event finds the record already saying so. A change the table does not allow
+ * is a bug in the engine (the user-facing doors check first), reported as such.
+ */
+export async function transition(runs: RunStore, run: RunRecord, change: RunChange, options: TransitionOptions = {}): Promise<void> {
+  const row = RUN_CHANGES[change];
+  const to = options.to ?? row.to[0];
+  if (change !== 'create' && !canChange(change, run.status)) throw new Error(`run ${run.id}: ${change} does not apply to a ${run.status} run`);
+  if (to === undefined || !(row.to as readonly RunStatus[]).includes(to)) throw new Error(`run ${run.id}: ${change} cannot lead to ${String(to)}`);
+  for (const event of options.events ?? []) {
+    if (!(row.events as readonly RunEventType[]).includes(event.type)) throw new Error(`run ${run.id}: ${change} does not emit ${event.type}`);
+  }
+  Object.assign(run, options.patch, { status: to });
+  await runs.save(run);
+  for (const event of options.events ?? []) await runs.emit(run, event.type, event.fields as never);
+}
+
+/**
+ * Node states, in one table. Node changes are written with their run's record once per scheduling
+ * round (docs/decisions.md, "Runs"), so `moveNode` checks and applies; the executor saves and emits.
+ */
+export const NODE_CHANGES = {
+  start: { from: ['pending'], to: 'running' },
+  wait: { from: ['pending'], to: 'waiting_approval' },
+  skip: { from: ['pending'], to: 'skipped' },
+  complete: { from: ['running'], to: 'completed' },
+  fail: { from: ['running'], to: 'failed' },
+  /** A node the executor stopped (cancel, abandon, shutdown). */
+  stop: { from: ['running'], to: 'cancelled' },
+  /** The gate an approval completes. */
+  approve: { from: ['waiting_approval'], to: 'completed' },
+  /** Cancel, abandon, reject, or nodes left unrun when a run fails. */
+  close: { from: ['pending', 'running', 'waiting_approval'], to: 'cancelled' },
+  /** Recovery and shutdown: a node that was executing (or stopped by the shutdown itself). */
+  interrupt: { from: ['running', 'cancelled'], to: 'failed' },
+  /** Resume: everything but completed nodes runs again from scratch. */
+  reset: { from: ['running', 'failed', 'skipped', 'waiting_approval', 'cancelled', 'pending'], to: 'pending' },
+} as const satisfies Record<string, { from: readonly NodeStatus[]; to: NodeStatus }>;
+
+export type NodeChange = keyof typeof NODE_CHANGES;
+
+export const canMoveNode = (change: NodeChange, status: NodeStatus): boolean => (NODE_CHANGES[change].from as readonly NodeStatus[]).includes(status);
+
+/** Applies a node change the table allows; throws (an engine bug) otherwise. */
+export function moveNode(state: NodeState, change: NodeChange, patch: Partial<Omit<NodeState, 'status'>> = {}): NodeState {
+  if (!canMoveNode(change, state.status)) throw new Error(`node change ${change} does not apply to a ${state.status} node`);
+  return Object.assign(state, patch, { status: NODE_CHANGES[change].to });
+}

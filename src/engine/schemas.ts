@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './statuses.js';
+
+/**
+ * The shapes of runs, once: the TypeScript types (types.ts) are inferred from these schemas, and
+ * the API's response schemas (and so the OpenAPI document) are these schemas.
+ */
+
+/** Run states. Terminal ones never change again, except by deletion. */
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+
+export const NodeStatusSchema = z.enum(NODE_STATUSES);
+
+export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
+
+export const NodeStateSchema = z.object({
+  status: NodeStatusSchema,
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  output: z.string().nullable().describe('capped at 64 KiB; the whole output is in the run artifacts (`<node>.out`)'),
+  outputTruncated: z.boolean().optional(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
+  reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
+  model: z.string().nullable().optional(),
+});
+
+/** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
+export const RunViewSchema = z.object({
+  id: z.string(),
+  workflow: z.string(),
+  status: RunStatusSchema,
+  message: z.string(),
+  conversationId: z.string().nullable(),
+  platformId: z.string().describe('the worker conversation of the run'),
+  workspaceId: z.string().nullable(),
+  cwd: z.string(),
+  trigger: TriggerKindSchema,
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  updatedAt: z.string().describe('last change of any kind'),
+  error: z.string().nullable(),
+  costUsd: z.number().nullable(),
+  nodes: z.record(z.string(), NodeStateSchema),
+  resumePending: z.boolean().describe('marked by resume: the next start of this workflow in this conversation continues the run'),
+  rejectReason: z.string().nullable().optional(),
+});
+
+/** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */
+const RunVariablesSchema = z.record(z.string(), z.string());
+
+/** A run's detail: with its trigger variables and its events. */
+export const RunDetailSchema = RunViewSchema.extend({
+  variables: RunVariablesSchema,
+  events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
+});
+
+/** The stored run. */
+export const RunRecordSchema = RunViewSchema.extend({
+  variables: RunVariablesSchema,
+  /** The definition as written when the run started (or resumed): a later edit never changes a running run. */
+  definition: z.unknown(),
+});

@@ -1,0 +1,18 @@
+/**
+ * Run, node and trigger states: the lists the schemas (schemas.ts) enumerate. Free of zod, since
+ * the CLI's offline commands load them and must not load zod.
+ */
+
+/** Run states. Terminal ones never change again, except by deletion. */
+export const RUN_STATUSES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'abandoned'];
+export const isTerminal = (status: RunStatus) => TERMINAL_STATUSES.includes(status);
+
+export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'waiting_approval', 'cancelled'] as const;
+export type NodeStatus = (typeof NODE_STATUSES)[number];
+/** A node that will not change again in this pass of the run. */
+export const isNodeDone = (status: NodeStatus) => status === 'completed' || status === 'failed' || status === 'skipped' || status === 'cancelled';
+
+export const TRIGGER_KINDS = ['api', 'cli', 'webhook'] as const;
+export type TriggerKind = (typeof TRIGGER_KINDS)[number];
