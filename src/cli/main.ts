@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ApiResponseError, ServerUnreachableError } from '../client/index.js';
+import { ApiResponseError, ServerUnreachableError } from '../client/errors.js';
 import { isApiError } from '../shared/errors.js';
 import { packageVersion } from '../shared/version.js';
 import { CliError, EXIT } from './exit-codes.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { CommandDefinition } from './define-command.js';
-import { createCommandContext, type GlobalOptions } from './context.js';
+import type { GlobalOptions } from './context.js';
 import type { IO } from './io.js';
 
 type Loader = () => Promise<{ default: CommandDefinition }>;
@@ -111,6 +111,8 @@ export function buildProgram(version: string, io?: IO): Program {
         const self = raw[raw.length - 1] as Command;
         const options = raw[raw.length - 2] as Record<string, unknown>;
         const definition = definitions.get(self)!;
+        // Loaded with the command, not before: `svc --version` needs none of it.
+        const { createCommandContext } = await import('./context.js');
         const cmd = createCommandContext(self.optsWithGlobals<GlobalOptions>(), io, complete);
         try {
           const code = await definition.run(cmd, raw.slice(0, -2) as never, options as never);
@@ -170,9 +172,12 @@ export function buildProgram(version: string, io?: IO): Program {
     complete,
     async run(argv, from = 'node') {
       exitCode = 0;
-      const { command, help } = target(from === 'node' ? argv.slice(2) : argv);
-      // A group's help lists its members with their arguments; a group run alone runs its default.
-      await Promise.all([attach(command), ...(help || !loaders.has(command) ? command.commands.map(attach) : [])]);
+      const args = from === 'node' ? argv.slice(2) : argv;
+      const { command, help } = target(args);
+      // A group's help lists its members with their arguments; a group named alone shows that
+      // help or runs its default. `--version` needs none of them.
+      const version = args.includes('--version') || args.includes('-v');
+      await Promise.all([attach(command), ...(help || (!loaders.has(command) && !version) ? command.commands.map(attach) : [])]);
       await root.parseAsync(argv, { from });
       return exitCode;
     },

@@ -1,13 +1,11 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { ServerUnreachableError } from './errors.js';
 import type { ApiAnswer, ApiRequest, Transport } from './transport.js';
 
-/** A JSON exchange on node:http (see transport.ts for why not fetch). */
-export function sendHttp(baseUrl: string, { method, path, body }: ApiRequest): Promise<ApiAnswer> {
+/** A JSON exchange on node:http (see transport.ts for why not fetch); node:https (TLS) loads only for https URLs. */
+export async function sendHttp(baseUrl: string, { method, path, body }: ApiRequest): Promise<ApiAnswer> {
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const { request: send } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<ApiAnswer>((resolve, reject) => {
     const req = send(
       url,

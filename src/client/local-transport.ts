@@ -2,6 +2,9 @@ import type { ApiAnswer, ApiRequest, Transport } from './transport.js';
 
 /** The server's routes, opened in this process on the store (built by the composition root, src/runtime.ts). */
 export interface LocalApi {
+  /** One JSON exchange with the routes. */
+  send(request: ApiRequest): Promise<ApiAnswer>;
+  /** The h3 app itself, for event streams. */
   fetch(request: Request): Promise<Response>;
   /** Waits for the runs this process set going, then closes the store (releasing its lock). */
   close(): Promise<void>;
@@ -14,8 +17,8 @@ export type OpenLocalApi = (writes: boolean) => Promise<LocalApi>;
 export const LOCAL_ORIGIN = 'http://svc.local';
 
 /**
- * The routes called in process through h3's `app.fetch`: the same validation, error bodies and
- * views as over HTTP. Reads open the store read-only, so they work while another CLI process holds
+ * The server's routes called in this process: the same validation, error bodies and views as
+ * over HTTP. Reads open the store read-only, so they work while another CLI process holds
  * the writer lock (a foreground `svc run` in another terminal); the first write reopens it with
  * the lock, and everything after goes there.
  */
@@ -40,22 +43,7 @@ export function localTransport(open: OpenLocalApi): Transport {
 
   return {
     baseUrl: LOCAL_ORIGIN,
-    async send({ method, path, body }: ApiRequest): Promise<ApiAnswer> {
-      const api = await apiFor(method);
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      // The routes read a body only when its length is announced, as node:http's client does.
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
-      const response = await api.fetch(new Request(new URL(path, LOCAL_ORIGIN), { method, headers, body: payload }));
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // Not JSON: keep the text.
-      }
-      return { status: response.status, body: parsed };
-    },
+    send: async (request: ApiRequest) => (await apiFor(request.method)).send(request),
     fetch: streamFetch,
     hostsRuns: async () => true,
     async close() {
