@@ -1,27 +1,6 @@
-import { createClient, serverOrLocal, type OpenLocalApi, type SvcClient } from '../client/index.js';
+import { createClient, serverOrLocal, type OpenLocalApi, type ServerTarget, type SvcClient } from '../client/index.js';
 import type { Settings } from '../shared/settings.js';
-import { readLock } from '../store/lock.js';
 import { CliError } from './exit-codes.js';
-
-export interface ServerTarget {
-  url: string;
-  /** The user named this server (--url / SVC_URL); never fall back to the store behind their back. */
-  explicit: boolean;
-  /** A live server holds the store lock in $SVC_HOME. */
-  running: boolean;
-}
-
-/**
- * Which server to talk to: `--url`, then `SVC_URL`, then the URL a live server wrote into the
- * store lock of `$SVC_HOME`, then `http://127.0.0.1:$PORT` (3090).
- */
-export function resolveServer(flagUrl: string | undefined, env: NodeJS.ProcessEnv, home: string): ServerTarget {
-  if (flagUrl) return { url: flagUrl, explicit: true, running: true };
-  if (env.SVC_URL) return { url: env.SVC_URL, explicit: true, running: true };
-  const holder = readLock(home);
-  if (holder?.kind === 'server' && holder.url) return { url: holder.url, explicit: false, running: true };
-  return { url: `http://127.0.0.1:${env.PORT || 3090}`, explicit: false, running: false };
-}
 
 /** How a command may reach the data: a server, or with none running the API in this process on the store; or a server only. */
 export type Reach = 'server-or-local' | 'server';

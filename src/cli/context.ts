@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { SvcClient } from '../client/index.js';
+import { resolveServer, type ServerTarget, type SvcClient } from '../client/index.js';
 import { loadSettings, SettingsError, type Settings } from '../shared/settings.js';
-import { connect, resolveServer, type Reach, type ServerTarget } from './connect.js';
+import { connect, type Reach } from './connect.js';
 import { UsageError } from './exit-codes.js';
 import { systemIO, type IO } from './io.js';
 
@@ -35,7 +35,8 @@ export function createCommandContext(globals: GlobalOptions, io?: IO, commandTre
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-  const target = resolveServer(globals.url, theIO.env, settings.home);
+  // SVC_URL is read here until shared/settings.ts carries it.
+  const target = resolveServer(globals.url, theIO.env.SVC_URL, settings);
   let client: SvcClient | undefined;
   return {
     io: theIO,

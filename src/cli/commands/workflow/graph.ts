@@ -1,4 +1,4 @@
-import { drawDag, toDrawNodes, toMermaid } from '../../../workflows/draw.js';
+import { drawDag, toDrawNodes, toMermaid } from '../../../client/views.js';
 import { CWD_OPTION, defineCommand } from '../../define-command.js';
 import { printJson } from '../../output.js';
 import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';

@@ -1,4 +1,4 @@
-import { drawDag, toDrawNodes } from '../../../workflows/draw.js';
+import { drawDag, toDrawNodes } from '../../../client/views.js';
 import { CWD_OPTION, defineCommand } from '../../define-command.js';
 import { printJson, styler } from '../../output.js';
 import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';
