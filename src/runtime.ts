@@ -29,9 +29,7 @@ import { API_BODY_LIMIT, validate } from './server/validation.js';
 import { ApiError, isApiError } from './shared/errors.js';
 import type { Settings } from './shared/settings.js';
 
-export { closeContext, createContext, type AppContext } from './app/context.js';
 export { AssistantsPatchSchema } from './config/assistants.js';
-export { ApiError } from './shared/errors.js';
 export { StoreLockedError } from './store/lock.js';
 export { toYamlText } from './catalog/project-files.js';
 export { validateWorkflowSource } from './workflows/validate.js';
