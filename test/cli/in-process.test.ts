@@ -1,7 +1,8 @@
 // Commands driven in process with testIO(), through both of the client's transports: HTTP to a
 // real server, and the server's routes called in this process on the store (no server). The
 // same command must print the same thing and exit the same way either way.
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { closedPort } from '../helpers/serve-process.js';
@@ -14,6 +15,13 @@ beforeAll(async () => {
   await project.write('ok.yaml', 'name: ok\ndescription: succeeds\nnodes:\n  - id: greet\n    bash: echo "hello $ARGUMENTS"\n');
 });
 afterAll(() => project.remove());
+
+const flaky = (flag: string) => `name: flaky
+description: fails until a flag exists
+nodes:
+  - id: check
+    bash: test -f "${flag}"
+`;
 
 describe.each([
   { mode: 'in process (no server)', server: false },
@@ -63,6 +71,18 @@ describe.each([
     const result = await svc(['runs', '--status', 'bogus']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('svc: unknown status bogus; use pending, running, paused, completed, failed, cancelled, abandoned\n');
+  });
+
+  it('resume carries a failed run on to its end, under the same id (in this process when no server runs)', async () => {
+    const flag = join(home, 'flag');
+    await project.write('flaky.yaml', flaky(flag));
+    const failed = await svc(['run', 'flaky', '--json', '--cwd', project.dir]);
+    expect(failed.code).toBe(1);
+    const { id } = JSON.parse(failed.stdout);
+    await writeFile(flag, '');
+    const resumed = await svc(['resume', id, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id, status: 'completed' });
   });
 
   it('an unknown run is the same 404 message either way', async () => {
