@@ -1,29 +1,43 @@
 import { CommanderError } from 'commander';
+import { ApiResponseError, ServerUnreachableError } from '../client/errors.js';
 import { isApiError } from '../shared/errors.js';
 import { packageVersion } from '../shared/version.js';
 import { CliError, EXIT } from './exit-codes.js';
+import type { IO } from './io.js';
 import { buildProgram } from './program.js';
 
 /** Prints an error the way users expect from a CLI: one line, no stack, and the right exit code. */
-function report(error: unknown): number {
+export function reportError(error: unknown, err: (text: string) => void, env: NodeJS.ProcessEnv = process.env): number {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (and the help, when asked for).
     return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? EXIT.ok : EXIT.usage;
   }
   if (error instanceof CliError) {
-    process.stderr.write(`svc: ${error.message}\n`);
+    err(`svc: ${error.message}\n`);
     return error.exitCode;
   }
-  // The domain's expected failures, met offline on the store: reported as the server's answer
-  // would be online (ApiResponseError), not as a crash.
-  if (isApiError(error)) {
-    process.stderr.write(`svc: ${error.message}\n`);
+  // The API said no (the same answer over HTTP and in process), or no server answered.
+  if (error instanceof ApiResponseError || isApiError(error)) {
+    err(`svc: ${error.message}\n`);
     return EXIT.failed;
   }
+  if (error instanceof ServerUnreachableError) {
+    err(`svc: ${error.message}\n`);
+    return EXIT.unreachable;
+  }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`svc: unexpected error: ${message}\n`);
-  if (process.env.SVC_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  err(`svc: unexpected error: ${message}\n`);
+  if (env.SVC_DEBUG && error instanceof Error) err(`${error.stack}\n`);
   return EXIT.failed;
+}
+
+/** Runs `svc <args>` in this process with `io` as the terminal; the exit code is returned (tests). */
+export async function runSvc(args: readonly string[], io: IO): Promise<number> {
+  try {
+    return await buildProgram(packageVersion(), io).run(args, 'user');
+  } catch (error) {
+    return reportError(error, io.err, io.env);
+  }
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -32,10 +46,9 @@ export async function main(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
-  const program = buildProgram(packageVersion());
   try {
-    await program.parseAsync(argv);
+    process.exitCode = await buildProgram(packageVersion()).run(argv);
   } catch (error) {
-    process.exitCode = report(error);
+    process.exitCode = reportError(error, (text) => process.stderr.write(text));
   }
 }

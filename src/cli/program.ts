@@ -1,29 +1,97 @@
 import { Command } from 'commander';
-import { createCommandContext, type CommandContext, type GlobalOptions } from './command-context.js';
+import type { CommandDefinition } from './define-command.js';
+import type { GlobalOptions } from './context.js';
+import type { IO } from './io.js';
 
-/** A command module's entry: positional arguments, then the command's own options. */
-export type CommandRun = (cmd: CommandContext, args: string[], options: Record<string, unknown>) => Promise<number | void>;
-type Loader = () => Promise<{ default: CommandRun }>;
+type Loader = () => Promise<{ default: CommandDefinition }>;
 
-/**
- * Defers loading a command's module (and what it imports: h3, listhen, yaml, chalk…) until the
- * command runs, so `svc --help` and `svc --version` stay close to bare Node start-up.
- */
-function lazy(load: Loader) {
-  return async (...raw: unknown[]) => {
-    const command = raw[raw.length - 1] as Command;
-    const options = raw[raw.length - 2] as Record<string, unknown>;
-    const args = raw.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a.map(String) : a === undefined ? [] : [String(a)]));
-    const cmd = createCommandContext(command.optsWithGlobals<GlobalOptions>());
-    const { default: run } = await load();
-    const code = await run(cmd, args, options);
-    if (typeof code === 'number') process.exitCode = code;
-  };
+/** One line of the manifest: a command's name, its one-line description, and where its file is. */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  load?: Loader;
+  /** `svc runs` means `svc runs list`. */
+  isDefault?: boolean;
+  subcommands?: CommandEntry[];
 }
 
-/** The whole command tree. Completion scripts are generated from it, so nothing is listed twice. */
-export function buildProgram(version: string): Command {
-  const program = new Command('svc')
+const runCommand = () => import('./commands/run/run.js');
+
+/**
+ * Every command, cheaply: names, descriptions and lazy loaders. A command's arguments, options
+ * and work are in its own file (`commands/<noun>/<verb>.ts`), loaded only when it runs (or when
+ * help or completion shows it), so `svc --version` stays close to bare Node start-up.
+ */
+export const MANIFEST: CommandEntry[] = [
+  { name: 'serve', description: 'start the server (port: PORT, 3090, or automatic inside a git worktree)', load: () => import('./commands/serve.js') },
+  { name: 'status', description: 'show whether the server runs, and its health', load: () => import('./commands/status.js') },
+  { name: 'openapi', description: 'print the OpenAPI 3.0 document (no server needed)', load: () => import('./commands/openapi.js') },
+  { name: 'update-check', description: 'check for a newer svc', load: () => import('./commands/update-check.js') },
+  {
+    name: 'config',
+    description: 'show or change configuration',
+    subcommands: [
+      { name: 'show', description: 'print the configuration', load: () => import('./commands/config/show.js') },
+      { name: 'set-model', description: 'set the model an assistant uses', load: () => import('./commands/config/set-model.js') },
+    ],
+  },
+  {
+    name: 'workflow',
+    description: 'list, show, draw, validate, save and delete workflow definitions',
+    subcommands: [
+      { name: 'list', description: 'list the workflows visible here (errors on stderr)', load: () => import('./commands/workflow/list.js') },
+      { name: 'show', description: 'print a workflow definition and a drawing of its DAG', load: () => import('./commands/workflow/show.js') },
+      { name: 'graph', description: "draw a workflow's DAG", load: () => import('./commands/workflow/graph.js') },
+      {
+        name: 'validate',
+        description: 'validate workflow files offline (exit 1 when any is invalid; for CI and pre-commit)',
+        load: () => import('./commands/workflow/validate.js'),
+      },
+      {
+        name: 'save',
+        description: 'validate a workflow file and save it to <cwd>/.svc/workflows/<name>.yaml',
+        load: () => import('./commands/workflow/save.js'),
+      },
+      { name: 'delete', description: 'delete a project workflow (bundled ones are read-only)', load: () => import('./commands/workflow/delete.js') },
+      { name: 'run', description: 'same as `svc run`', load: runCommand },
+    ],
+  },
+  { name: 'commands', description: 'list commands: markdown prompts a node runs with `command: <name>`', load: () => import('./commands/commands.js') },
+  { name: 'run', description: 'start a workflow run and follow it (exit code = outcome)', load: runCommand },
+  {
+    name: 'runs',
+    description: 'list and inspect runs',
+    subcommands: [
+      { name: 'list', description: 'list runs, newest first', isDefault: true, load: () => import('./commands/run/list.js') },
+      { name: 'show', description: 'a run: nodes with status, duration, cost, and a timeline', load: () => import('./commands/run/show.js') },
+    ],
+  },
+  { name: 'watch', description: 'follow a run live (or a conversation, or every run)', load: () => import('./commands/run/watch.js') },
+  { name: 'cancel', description: 'cancel a pending or running run', load: () => import('./commands/run/cancel.js') },
+  { name: 'abandon', description: 'abandon a pending, running or paused run', load: () => import('./commands/run/abandon.js') },
+  { name: 'delete', description: 'delete a finished run with its events and artifacts', load: () => import('./commands/run/delete.js') },
+  { name: 'resume', description: 'continue a failed run, skipping its completed nodes', load: () => import('./commands/run/resume.js') },
+  { name: 'approve', description: 'approve a paused run (asks which, on a terminal, when no id is given)', load: () => import('./commands/run/approve.js') },
+  { name: 'reject', description: 'reject a paused run; it ends cancelled', load: () => import('./commands/run/reject.js') },
+  { name: 'completion', description: 'print a shell completion script', load: () => import('./commands/completion.js') },
+  { name: 'help', description: 'show help for a command, or a topic (exit-codes)', load: () => import('./commands/help.js') },
+];
+
+export interface Program {
+  command: Command;
+  /** Loads the definitions `argv` needs (the command it names; for a group's help, its members), then runs it. */
+  run(argv: readonly string[], from?: 'node' | 'user'): Promise<number>;
+  /** The whole tree with every definition attached (help, completion). */
+  complete(): Promise<Command>;
+}
+
+/** Builds the commander tree from the manifest. `io` replaces the terminal (tests). */
+export function buildProgram(version: string, io?: IO): Program {
+  const loaders = new Map<Command, Loader>();
+  const definitions = new Map<Command, CommandDefinition>();
+  let exitCode = 0;
+
+  const root = new Command('svc')
     .description('Local-first workflow orchestration for AI coding agents')
     .version(version, '-v, --version', 'print the version')
     .option('--url <url>', 'server to talk to (default: $SVC_URL, the running server of $SVC_HOME, or http://127.0.0.1:3090)')
@@ -31,168 +99,87 @@ export function buildProgram(version: string): Command {
     .option('--no-color', 'no colour (also NO_COLOR=1)')
     .showSuggestionAfterError(true)
     .helpCommand(false)
-    // Usage errors must exit 2 (CONTRACT §13); main() maps commander's errors. Subcommands inherit this.
+    // Usage errors must exit 2 (docs/decisions.md); main() maps commander's errors. Subcommands inherit this.
     .exitOverride();
+  if (io) root.configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
 
-  program
-    .command('serve')
-    .description('start the server (port: PORT, 3090, or automatic inside a git worktree)')
-    .option('-p, --port <port>', 'listen on this port (overrides PORT)')
-    .option('--host <host>', 'bind address (overrides SVC_HOST; default 127.0.0.1)')
-    .action(lazy(() => import('./commands/serve.js')));
+  const add = (parent: Command, entry: CommandEntry) => {
+    const command = parent.command(entry.name, entry.isDefault ? { isDefault: true } : {}).description(entry.description);
+    if (entry.load) {
+      loaders.set(command, entry.load);
+      command.action(async (...raw: unknown[]) => {
+        const self = raw[raw.length - 1] as Command;
+        const options = raw[raw.length - 2] as Record<string, unknown>;
+        const definition = definitions.get(self)!;
+        // Loaded with the command, not before: `svc --version` needs none of it.
+        const { createCommandContext } = await import('./context.js');
+        const cmd = createCommandContext(self.optsWithGlobals<GlobalOptions>(), io, complete);
+        try {
+          const code = await definition.run(cmd, raw.slice(0, -2) as never, options as never);
+          exitCode = typeof code === 'number' ? code : 0;
+        } finally {
+          await cmd.close();
+        }
+      });
+    }
+    for (const sub of entry.subcommands ?? []) add(command, sub);
+  };
+  for (const entry of MANIFEST) add(root, entry);
 
-  program
-    .command('status')
-    .description('show whether the server runs, and its health')
-    .action(lazy(() => import('./commands/status.js')));
+  const attach = async (command: Command) => {
+    const load = loaders.get(command);
+    if (!load || definitions.has(command)) return;
+    const { default: definition } = await load();
+    definitions.set(command, definition);
+    for (const [syntax, description, choices] of definition.args) {
+      const argument = command.createArgument(syntax, description);
+      if (choices) argument.choices(choices);
+      command.addArgument(argument);
+    }
+    for (const [key, [flags, description]] of Object.entries(definition.options)) {
+      const option = command.createOption(flags, description);
+      if (option.attributeName() !== key) throw new Error(`svc ${command.name()}: option ${flags} must be declared as '${option.attributeName()}'`);
+      command.addOption(option);
+    }
+  };
+  const attachTree = async (command: Command): Promise<void> => {
+    await attach(command);
+    await Promise.all(command.commands.map(attachTree));
+  };
+  async function complete(): Promise<Command> {
+    await attachTree(root);
+    return root;
+  }
 
-  program
-    .command('openapi')
-    .description('print the OpenAPI 3.0 document (no server needed)')
-    .action(lazy(() => import('./commands/openapi.js')));
+  /** The command `args` names (skipping options and the global --url's value), and whether help is asked for. */
+  const target = (args: readonly string[]) => {
+    let command = root;
+    let help = false;
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i]!;
+      if (word === '--help' || word === '-h') help = true;
+      if (word === '--url') i++;
+      if (word.startsWith('-')) continue;
+      const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+      if (!sub) break;
+      command = sub;
+    }
+    return { command, help };
+  };
 
-  program
-    .command('update-check')
-    .description('check for a newer svc')
-    .action(lazy(() => import('./commands/update-check.js')));
-
-  const config = program.command('config').description('show or change configuration');
-  config
-    .command('show')
-    .description('print the configuration')
-    .action(lazy(() => import('./commands/config/show.js')));
-  config
-    .command('set-model')
-    .description('set the model an assistant uses')
-    .argument('<assistant>', 'assistant name (claude, codex)')
-    .argument('<model>', 'model name, e.g. sonnet')
-    .action(lazy(() => import('./commands/config/set-model.js')));
-
-  // Workflow definitions (issue 3). Read commands go through the server, or the store when none runs;
-  // `validate` never needs either. `--cwd` defaults to the directory the CLI runs in.
-  const cwdFlag = ['--cwd <dir>', 'project directory whose .svc/ is used (default: the current directory)'] as const;
-  const workflow = program.command('workflow').description('list, show, draw, validate, save and delete workflow definitions');
-  workflow
-    .command('list')
-    .description('list the workflows visible here (errors on stderr)')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/workflow/list.js')));
-  workflow
-    .command('show')
-    .description('print a workflow definition and a drawing of its DAG')
-    .argument('<name>', 'workflow name')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/workflow/show.js')));
-  workflow
-    .command('graph')
-    .description("draw a workflow's DAG")
-    .argument('<name>', 'workflow name')
-    .option('--mermaid', 'print a Mermaid flowchart instead')
-    .option('--ascii', 'plain ASCII boxes')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/workflow/graph.js')));
-  workflow
-    .command('validate')
-    .description('validate workflow files offline (exit 1 when any is invalid; for CI and pre-commit)')
-    .argument('<file...>', 'workflow files, or directories of them')
-    .action(lazy(() => import('./commands/workflow/validate.js')));
-  workflow
-    .command('save')
-    .description('validate a workflow file and save it to <cwd>/.svc/workflows/<name>.yaml')
-    .argument('<file>', 'workflow YAML file')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/workflow/save.js')));
-  workflow
-    .command('delete')
-    .description('delete a project workflow (bundled ones are read-only)')
-    .argument('<name>', 'workflow name')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/workflow/delete.js')));
-  program
-    .command('commands')
-    .description('list commands: markdown prompts a node runs with `command: <name>`')
-    .option(...cwdFlag)
-    .action(lazy(() => import('./commands/commands.js')));
-
-  // Runs (issue 4). `run` follows the run to its end; with no server it executes in the foreground.
-  const addRunOptions = (command: Command) =>
-    command
-      .argument('<workflow>', 'workflow name')
-      .argument('[message...]', 'the task ($ARGUMENTS)')
-      .option('-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)')
-      .option('--cwd <dir>', 'working directory of the run; project workflows are found under it')
-      .option('-d, --detach', 'print the run id and return at once')
-      .option('-w, --wait', 'wait for the end without streaming progress (for scripts)')
-      .option('--verbose', 'stream node output')
-      .action(lazy(() => import('./commands/run.js')));
-  addRunOptions(program.command('run').description('start a workflow run and follow it (exit code = outcome)'));
-  addRunOptions(workflow.command('run').description('same as `svc run`'));
-
-  const runs = program.command('runs').description('list and inspect runs');
-  const listRuns = (command: Command) =>
-    command
-      .option('-s, --status <states>', 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned')
-      .option('--workflow <name>', 'only runs of this workflow')
-      .option('-L, --limit <n>', 'at most this many (1-200, default 50)')
-      .action(lazy(() => import('./commands/runs/list.js')));
-
-  listRuns(runs.command('list', { isDefault: true }).description('list runs, newest first'));
-  runs
-    .command('show')
-    .description('a run: nodes with status, duration, cost, and a timeline')
-    .argument('<run>', 'run id or unambiguous prefix')
-    .action(lazy(() => import('./commands/runs/show.js')));
-
-  program
-    .command('watch')
-    .description('follow a run live (or a conversation, or every run)')
-    .argument('[run]', 'run id or prefix')
-    .option('-c, --conversation <id>', 'every run event of this conversation')
-    .option('-a, --all', 'every run event (the dashboard stream)')
-    .option('--exit-status', "exit with the run's outcome (0 completed, 1 failed, 3 cancelled, 4 paused)")
-    .option('--verbose', 'stream node output')
-    .action(lazy(() => import('./commands/watch.js')));
-
-  const runArgument = (command: Command) => command.argument('<run>', 'run id or unambiguous prefix');
-  runArgument(program.command('cancel').description('cancel a pending or running run')).action(
-    lazy(() => import('./commands/runs/operations.js').then((m) => ({ default: m.cancel }))),
-  );
-  runArgument(program.command('abandon').description('abandon a pending, running or paused run')).action(
-    lazy(() => import('./commands/runs/operations.js').then((m) => ({ default: m.abandon }))),
-  );
-  runArgument(program.command('delete').description('delete a finished run with its events and artifacts')).action(
-    lazy(() => import('./commands/runs/operations.js').then((m) => ({ default: m.remove }))),
-  );
-  runArgument(program.command('resume').description('continue a failed run, skipping its completed nodes'))
-    .option('--mark-only', 'only mark it; the next start of its workflow in its conversation continues it')
-    .option('-d, --detach', 'print the run id and return at once')
-    .option('-w, --wait', 'wait without streaming progress')
-    .option('--verbose', 'stream node output')
-    .action(lazy(() => import('./commands/runs/resume.js')));
-  program
-    .command('approve')
-    .description('approve a paused run (asks which, on a terminal, when no id is given)')
-    .argument('[run]', 'run id or prefix')
-    .option('-m, --comment <text>', "comment; becomes the gate's output")
-    .action(lazy(() => import('./commands/runs/decide.js').then((m) => ({ default: m.approve }))));
-  program
-    .command('reject')
-    .description('reject a paused run; it ends cancelled')
-    .argument('[run]', 'run id or prefix')
-    .option('-r, --reason <text>', 'why')
-    .action(lazy(() => import('./commands/runs/decide.js').then((m) => ({ default: m.reject }))));
-
-  program
-    .command('completion')
-    .description('print a shell completion script')
-    .addArgument(new Command().createArgument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-    .action(lazy(() => import('./commands/completion.js')));
-
-  program
-    .command('help')
-    .description('show help for a command, or a topic (exit-codes)')
-    .argument('[topic...]', 'a command name, or exit-codes')
-    .action(lazy(() => import('./commands/help.js')));
-
-  return program;
+  return {
+    command: root,
+    complete,
+    async run(argv, from = 'node') {
+      exitCode = 0;
+      const args = from === 'node' ? argv.slice(2) : argv;
+      const { command, help } = target(args);
+      // A group's help lists its members with their arguments; a group named alone shows that
+      // help or runs its default. `--version` needs none of them.
+      const version = args.includes('--version') || args.includes('-v');
+      await Promise.all([attach(command), ...(help || (!loaders.has(command) && !version) ? command.commands.map(attach) : [])]);
+      await root.parseAsync(argv, { from });
+      return exitCode;
+    },
+  };
 }

@@ -1,9 +1,8 @@
 import { assertBodySize, type H3Event } from 'h3';
-import type { z } from 'zod';
 import { ApiError, badRequest } from '../shared/errors.js';
 
 /** API JSON bodies are capped at 1 MiB (CONTRACT §4); webhooks set their own, smaller cap. */
-export const API_BODY_LIMIT = 1024 * 1024;
+export { API_BODY_LIMIT } from './validation.js';
 
 function hasBody(event: H3Event): boolean {
   const length = event.req.headers.get('content-length');
@@ -43,22 +42,8 @@ export async function readJsonBody(event: H3Event, limit: number): Promise<unkno
   }
 }
 
-/** Turns zod issues into the `details` of a 400 `invalid_request`. */
-export function validationError(where: string, issues: readonly z.core.$ZodIssue[]): ApiError {
-  const details = issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || where,
-    message: issue.message,
-  }));
-  const first = details[0];
-  const summary = first ? `${first.path === where ? where : `${where} ${first.path}`}: ${first.message}` : where;
-  return badRequest('invalid_request', `Invalid ${summary}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}.`, details);
-}
-
-export function validate<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw validationError(where, result.error.issues);
-  return result.data;
-}
+// In a file of their own so that the CLI's in-process API can validate without loading h3.
+export { validate, validationError } from './validation.js';
 
 export function queryObject(event: H3Event): Record<string, string> {
   const query: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // in-process with a TTY-like IO against a real server — a table with a header, no file column.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCommandContext } from '../../src/cli/command-context.js';
+import { runSvc } from '../../src/cli/main.js';
 import type { IO } from '../../src/cli/io.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, webhookTriggers, workflowYaml, type Project } from '../helpers/workflow-project.js';
@@ -44,8 +44,7 @@ describe('on a terminal', () => {
     await project.write('deploy.yaml', workflowYaml('deploy', { extra: webhookTriggers('on-push') }));
     const broken = await project.write('broken.yaml', 'name: [');
     const io = terminal({ SVC_HOME: server.home, SVC_URL: server.url });
-    const { default: list } = await import('../../src/cli/commands/workflow/list.js');
-    await list(createCommandContext({}, io), [], { cwd: project.dir });
+    expect(await runSvc(['workflow', 'list', '--cwd', project.dir], io)).toBe(0);
     const lines = io
       .stdoutText()
       .trimEnd()
@@ -63,8 +62,7 @@ describe('on a terminal', () => {
     server = await startTestServer();
     project = await makeProject();
     const io = terminal({ SVC_HOME: server.home, SVC_URL: server.url });
-    const { default: commands } = await import('../../src/cli/commands/commands.js');
-    await commands(createCommandContext({}, io), [], { cwd: project.dir });
+    expect(await runSvc(['commands', '--cwd', project.dir], io)).toBe(0);
     const lines = io
       .stdoutText()
       .trimEnd()

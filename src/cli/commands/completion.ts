@@ -1,9 +1,10 @@
-import { packageVersion } from '../../shared/version.js';
-import { SHELLS, type Shell } from '../completion.js';
-import { buildProgram, type CommandRun } from '../program.js';
+import { SHELLS } from '../completion.js';
+import { defineCommand } from '../define-command.js';
 
-const completion: CommandRun = async (cmd, [shell]) => {
-  cmd.io.out(SHELLS[shell as Shell](buildProgram(packageVersion())));
-};
-
-export default completion;
+/** `svc completion bash|zsh|fish`: generated from the command tree, so nothing is listed twice. */
+export default defineCommand({
+  args: [['<shell>', 'bash, zsh or fish', Object.keys(SHELLS)]],
+  run: async (cmd, [shell]) => {
+    cmd.io.out(SHELLS[shell as keyof typeof SHELLS](await cmd.commandTree()));
+  },
+});

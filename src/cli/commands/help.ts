@@ -1,6 +1,5 @@
-import { packageVersion } from '../../shared/version.js';
+import { defineCommand } from '../define-command.js';
 import { EXIT, EXIT_CODE_HELP } from '../exit-codes.js';
-import { buildProgram, type CommandRun } from '../program.js';
 
 const TOPICS: Record<string, string> = {
   'exit-codes': EXIT_CODE_HELP,
@@ -19,24 +18,25 @@ const TOPICS: Record<string, string> = {
 };
 
 /** `svc help [command...]` and the topics `exit-codes` and `environment`. */
-const help: CommandRun = async (cmd, topic) => {
-  const name = topic.join(' ');
-  const text = TOPICS[name];
-  if (text) {
-    cmd.io.out(text);
-    return;
-  }
-  let command = buildProgram(packageVersion());
-  for (const part of topic) {
-    const sub = command.commands.find((c) => c.name() === part || c.aliases().includes(part));
-    if (!sub) {
-      cmd.io.err(`svc: no help for '${name}'. Topics: ${Object.keys(TOPICS).join(', ')}, or a command name.\n`);
-      return EXIT.usage;
+export default defineCommand({
+  args: [['[topic...]', 'a command name, or exit-codes']],
+  run: async (cmd, [topic]) => {
+    const name = topic.join(' ');
+    const text = TOPICS[name];
+    if (text) {
+      cmd.io.out(text);
+      return;
     }
-    command = sub;
-  }
-  cmd.io.out(command.helpInformation());
-  if (topic.length === 0) cmd.io.out(`\nTopics: svc help exit-codes, svc help environment\n`);
-};
-
-export default help;
+    let command = await cmd.commandTree();
+    for (const part of topic) {
+      const sub = command.commands.find((c) => c.name() === part || c.aliases().includes(part));
+      if (!sub) {
+        cmd.io.err(`svc: no help for '${name}'. Topics: ${Object.keys(TOPICS).join(', ')}, or a command name.\n`);
+        return EXIT.usage;
+      }
+      command = sub;
+    }
+    cmd.io.out(command.helpInformation());
+    if (topic.length === 0) cmd.io.out(`\nTopics: svc help exit-codes, svc help environment\n`);
+  },
+});

@@ -1,14 +1,5 @@
-import type { CommandRun } from '../program.js';
+import { defineCommand } from '../define-command.js';
 import { printJson, styler } from '../output.js';
-
-interface Health {
-  status: string;
-  adapter: { name: string; available: boolean; model: string | null };
-  concurrency: { max: number; running: number; queued: number };
-  runningWorkflows: number;
-  version: string;
-  uptimeMs: number;
-}
 
 function formatUptime(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -18,22 +9,23 @@ function formatUptime(ms: number): string {
 }
 
 /** `svc status`: needs a server; none reachable → exit 5 (scripts can wait on it). */
-const status: CommandRun = async (cmd) => {
-  const health = await cmd.client.request<Health>('GET', '/api/health');
-  if (cmd.globals.json) {
-    printJson(cmd.io, { url: cmd.client.baseUrl, ...health });
-    return;
-  }
-  const paint = await styler(cmd.io);
-  const agent = health.adapter.available ? paint.green('available') : paint.yellow('not found on PATH');
-  cmd.io.out(
-    [
-      `${paint.green('●')} svc ${health.version} is running at ${cmd.client.baseUrl} (up ${formatUptime(health.uptimeMs)})`,
-      `  runs:  ${health.concurrency.running} running, ${health.concurrency.queued} queued, at most ${health.concurrency.max} at once`,
-      `  agent: ${health.adapter.name}${health.adapter.model ? ` (${health.adapter.model})` : ''}, ${agent}`,
-      '',
-    ].join('\n'),
-  );
-};
-
-export default status;
+export default defineCommand({
+  run: async (cmd) => {
+    const client = cmd.client('server');
+    const health = await client.system.health();
+    if (cmd.globals.json) {
+      printJson(cmd.io, { url: client.baseUrl, ...health });
+      return;
+    }
+    const paint = await styler(cmd.io);
+    const agent = health.adapter.available ? paint.green('available') : paint.yellow('not found on PATH');
+    cmd.io.out(
+      [
+        `${paint.green('●')} svc ${health.version} is running at ${client.baseUrl} (up ${formatUptime(health.uptimeMs)})`,
+        `  runs:  ${health.concurrency.running} running, ${health.concurrency.queued} queued, at most ${health.concurrency.max} at once`,
+        `  agent: ${health.adapter.name}${health.adapter.model ? ` (${health.adapter.model})` : ''}, ${agent}`,
+        '',
+      ].join('\n'),
+    );
+  },
+});

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { SavedWorkflowDocument } from '../../../catalog/views.js';
-import { ApiResponseError } from '../../api-client.js';
+import { ApiResponseError, type SavedWorkflowDocument } from '../../../client/index.js';
+import { CWD_OPTION, defineCommand } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
-import type { CommandRun } from '../../program.js';
 import { printJson } from '../../output.js';
-import { cwdOption, viaCatalog, withCwd } from './_shared.js';
+import { cwdOption } from './_shared.js';
 
 /** The name to save under: the file's `name:` when it has a readable one, else its stem (validation then explains). */
 async function nameOf(text: string, file: string): Promise<string> {
@@ -25,32 +24,29 @@ const located = (file: string, error: string) => (/^\d+:\d+: /.test(error) ? `${
  * `svc workflow save <file> [--cwd dir]`: validates the file and writes it, text as is, to
  * `<cwd>/.svc/workflows/<name>.yaml` (through the server when one runs).
  */
-const save: CommandRun = async (cmd, [file], options) => {
-  const cwd = cwdOption(options);
-  let text: string;
-  try {
-    text = await readFile(file as string, 'utf8');
-  } catch (error) {
-    throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const name = await nameOf(text, file as string);
-  const { toSavedDocument } = await import('../../../catalog/views.js');
-  let saved: SavedWorkflowDocument;
-  try {
-    saved = await viaCatalog<SavedWorkflowDocument>(cmd, {
-      online: (client) => client.request('PUT', withCwd(`/api/workflows/${encodeURIComponent(name)}`, cwd), { definition: text }),
-      offline: async (ctx) => toSavedDocument(await ctx.workflows.save(name, text, cwd)),
-      writes: true,
-    });
-  } catch (error) {
-    const errors = error instanceof ApiResponseError ? error.body.errors : undefined;
-    if (!Array.isArray(errors)) throw error;
-    for (const line of errors) cmd.io.out(`${located(file as string, String(line))}\n`);
-    throw new CliError(`${file} was not saved: ${error instanceof Error ? error.message : ''}`.trim(), EXIT.failed);
-  }
-  if (cmd.globals.json) return printJson(cmd.io, saved);
-  cmd.io.out(`Saved ${saved.workflow.name} to ${saved.filename}\n`);
-  for (const warning of saved.errors ?? []) cmd.io.err(`warning: ${warning}\n`);
-};
-
-export default save;
+export default defineCommand({
+  args: [['<file>', 'workflow YAML file']],
+  options: { cwd: CWD_OPTION },
+  run: async (cmd, [file], options) => {
+    const cwd = cwdOption(options.cwd);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const name = await nameOf(text, file);
+    let saved: SavedWorkflowDocument;
+    try {
+      saved = await cmd.client().workflows.save(name, text, cwd);
+    } catch (error) {
+      const errors = error instanceof ApiResponseError ? error.body.errors : undefined;
+      if (!Array.isArray(errors)) throw error;
+      for (const line of errors) cmd.io.out(`${located(file, String(line))}\n`);
+      throw new CliError(`${file} was not saved: ${error instanceof Error ? error.message : ''}`.trim(), EXIT.failed);
+    }
+    if (cmd.globals.json) return printJson(cmd.io, saved);
+    cmd.io.out(`Saved ${saved.workflow.name} to ${saved.filename}\n`);
+    for (const warning of saved.errors ?? []) cmd.io.err(`warning: ${warning}\n`);
+  },
+});

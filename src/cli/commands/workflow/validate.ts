@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../exit-codes.js';
-import type { CommandRun } from '../../program.js';
+import { defineCommand } from '../../define-command.js';
 import { printJson } from '../../output.js';
 
 /** The validators, from the runtime bundle (they need yaml and zod). */
@@ -41,23 +41,24 @@ async function check(tools: Tools, file: string): Promise<FileReport> {
  * pre-commit hooks. Prints each problem as `file:line:col: message` (the form editors and CI
  * annotators parse); exit 1 when any file is invalid, else 0 with one OK line.
  */
-const validate: CommandRun = async (cmd, args) => {
-  const tools: Tools = await import('../../../runtime.js');
-  const files = (await Promise.all(args.map((arg) => expand(tools, arg)))).flat();
-  const reports = await Promise.all(files.map((file) => check(tools, file)));
-  const invalid = reports.filter((r) => !r.valid);
-  if (cmd.globals.json) {
-    printJson(cmd.io, { valid: invalid.length === 0, files: reports });
-  } else {
-    for (const report of invalid) for (const error of report.errors) cmd.io.out(`${error}\n`);
-    const count = (n: number) => `${n} workflow file${n === 1 ? '' : 's'}`;
-    if (invalid.length === 0) cmd.io.out(`ok: ${count(reports.length)} valid\n`);
-    else {
-      const errors = invalid.reduce((n, r) => n + r.errors.length, 0);
-      cmd.io.err(`${invalid.length} of ${count(reports.length)} invalid (${errors} error${errors === 1 ? '' : 's'})\n`);
+export default defineCommand({
+  args: [['<file...>', 'workflow files, or directories of them']],
+  run: async (cmd, [args]) => {
+    const tools: Tools = await import('../../../runtime.js');
+    const files = (await Promise.all(args.map((arg) => expand(tools, arg)))).flat();
+    const reports = await Promise.all(files.map((file) => check(tools, file)));
+    const invalid = reports.filter((r) => !r.valid);
+    if (cmd.globals.json) {
+      printJson(cmd.io, { valid: invalid.length === 0, files: reports });
+    } else {
+      for (const report of invalid) for (const error of report.errors) cmd.io.out(`${error}\n`);
+      const count = (n: number) => `${n} workflow file${n === 1 ? '' : 's'}`;
+      if (invalid.length === 0) cmd.io.out(`ok: ${count(reports.length)} valid\n`);
+      else {
+        const errors = invalid.reduce((n, r) => n + r.errors.length, 0);
+        cmd.io.err(`${invalid.length} of ${count(reports.length)} invalid (${errors} error${errors === 1 ? '' : 's'})\n`);
+      }
     }
-  }
-  return invalid.length === 0 ? 0 : 1;
-};
-
-export default validate;
+    return invalid.length === 0 ? 0 : 1;
+  },
+});

@@ -1,4 +1,4 @@
-import type { RunView } from '../../engine/run-view.js';
+import type { RunView } from '../../../client/index.js';
 
 const WIDTH = 40;
 

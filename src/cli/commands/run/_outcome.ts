@@ -1,5 +1,5 @@
-import type { RunStatus } from '../../engine/types.js';
-import { EXIT } from '../exit-codes.js';
+import type { RunStatus } from '../../../client/index.js';
+import { EXIT } from '../../exit-codes.js';
 
 /** The exit code a finished (or paused) run maps to (CONTRACT §13). */
 export function exitCodeForStatus(status: RunStatus): number {
@@ -15,9 +15,6 @@ export function exitCodeForStatus(status: RunStatus): number {
       return EXIT.failed;
   }
 }
-
-/** Events after which a followed run needs nothing more from us. */
-export const SETTLING_EVENTS = new Set(['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned', 'run_paused', 'run_deleted']);
 
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '-';

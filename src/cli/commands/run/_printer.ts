@@ -1,8 +1,7 @@
-import type { StreamEvent } from '../../events/bus.js';
-import type { RunView } from '../../engine/run-view.js';
-import type { IO } from '../io.js';
-import { styler, type Styler } from '../output.js';
-import { formatCost, formatMs } from './outcome.js';
+import type { RunView, StreamEvent } from '../../../client/index.js';
+import type { IO } from '../../io.js';
+import { styler, type Styler } from '../../output.js';
+import { formatCost, formatMs } from './_outcome.js';
 
 export interface PrinterOptions {
   /** Stream node output (prefixed by node id). */
@@ -68,21 +67,20 @@ export class RunPrinter {
 
   handle(event: StreamEvent): void {
     const p = this.#paint!;
-    const node = event.nodeId ?? '';
     switch (event.type) {
       case 'run_created':
-        this.#line(p.dim(`run ${event.runId} of ${String(event.workflow)} created`));
+        this.#line(p.dim(`run ${event.runId} of ${event.workflow} created`));
         break;
       case 'run_resumed':
         this.#line(p.dim(`run ${event.runId} resumed; completed nodes are skipped`));
         break;
       case 'node_started':
-        this.#running.set(node, Date.now());
-        if (!this.#spinner) this.#line(`${node} started`);
+        this.#running.set(event.nodeId, Date.now());
+        if (!this.#spinner) this.#line(`${event.nodeId} started`);
         break;
       case 'node_output':
         if (this.options.verbose && typeof event.text === 'string') {
-          const prefix = p.dim(`[${node}] `);
+          const prefix = p.dim(`[${event.nodeId}] `);
           const text = event.text.replace(/\n$/, '');
           if (text)
             this.#line(
@@ -94,26 +92,26 @@ export class RunPrinter {
         }
         break;
       case 'node_completed':
-        this.#running.delete(node);
+        this.#running.delete(event.nodeId);
         this.#line(
-          `${p.green('✔')} ${node} ${p.dim(formatMs(event.durationMs as number))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`,
+          `${p.green('✔')} ${event.nodeId} ${p.dim(formatMs(event.durationMs))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`,
         );
         break;
       case 'node_failed':
-        this.#running.delete(node);
-        this.#line(`${p.red('✖')} ${node} ${String(event.error)}`);
+        this.#running.delete(event.nodeId);
+        this.#line(`${p.red('✖')} ${event.nodeId} ${event.error}`);
         break;
       case 'node_skipped':
-        this.#line(`${p.yellow('↷')} ${node} skipped: ${String(event.reason)}`);
+        this.#line(`${p.yellow('↷')} ${event.nodeId} skipped: ${event.reason}`);
         break;
       case 'run_paused':
-        this.#line(`${p.yellow('⏸')} paused at ${node}: ${String(event.message)}\n  approve: svc approve ${event.runId}   reject: svc reject ${event.runId}`);
+        this.#line(`${p.yellow('⏸')} paused at ${event.nodeId}: ${event.message}\n  approve: svc approve ${event.runId}   reject: svc reject ${event.runId}`);
         break;
       case 'run_approved':
-        this.#line(`${p.green('✔')} ${node} approved${event.comment ? `: ${String(event.comment)}` : ''}`);
+        this.#line(`${p.green('✔')} ${event.nodeId} approved${event.comment ? `: ${event.comment}` : ''}`);
         break;
       case 'run_rejected':
-        this.#line(`${p.red('✖')} ${node} rejected${event.reason ? `: ${String(event.reason)}` : ''}`);
+        this.#line(`${p.red('✖')} ${event.nodeId} rejected${event.reason ? `: ${event.reason}` : ''}`);
         break;
     }
     this.#refreshSpinner();

@@ -1,0 +1,35 @@
+import type { RunView } from '../../../client/index.js';
+import type { CommandContext } from '../../context.js';
+import { CliError, EXIT, UsageError } from '../../exit-codes.js';
+import { followRun } from './_follow.js';
+
+/** With no run id on a TTY, offer the paused runs (gh-style: prompts only where someone can answer). */
+export async function pickPausedRun(cmd: CommandContext, verb: string): Promise<string> {
+  if (!cmd.io.canPrompt) throw new UsageError(`give the run id to ${verb} (prompts need a terminal)`);
+  const { runs } = await cmd.client().runs.list({ status: 'paused', limit: 50 });
+  if (runs.length === 0) throw new CliError('No run is paused for approval.', EXIT.failed);
+  const prompts = await import('@clack/prompts');
+  const choice = await prompts.select({
+    message: `Which run do you want to ${verb}?`,
+    options: runs.map((run) => ({ value: run.id, label: `${run.workflow} ${run.id}`, hint: run.message.slice(0, 60) })),
+  });
+  if (prompts.isCancel(choice)) throw new CliError('Cancelled.', EXIT.cancelled);
+  return choice;
+}
+
+export async function askText(cmd: CommandContext, message: string): Promise<string | undefined> {
+  if (!cmd.io.canPrompt) return undefined;
+  const prompts = await import('@clack/prompts');
+  const answer = await prompts.text({ message, placeholder: '(optional, Enter to skip)' });
+  if (prompts.isCancel(answer)) throw new CliError('Cancelled.', EXIT.cancelled);
+  return answer.trim() || undefined;
+}
+
+/**
+ * The run after a decision. With no server, this process carries it on (nothing else would), so
+ * the answer is the run once it settles again; a server carries it on by itself.
+ */
+export async function carriedOn(cmd: CommandContext, run: RunView): Promise<RunView> {
+  const client = cmd.client();
+  return (await client.hostsRuns()) ? followRun(client, run.id, () => {}) : run;
+}

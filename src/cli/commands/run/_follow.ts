@@ -1,0 +1,57 @@
+import { DASHBOARD_STREAM, isSettlingEvent, type RunView, type StreamEvent, type SvcClient } from '../../../client/index.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+
+const SETTLED_STATUSES = new Set<string>(['completed', 'failed', 'cancelled', 'abandoned', 'paused']);
+
+/** A run that needs nothing more from its follower: terminal, or paused at a gate. */
+export const isSettled = (run: Pick<RunView, 'status'>) => SETTLED_STATUSES.has(run.status);
+
+/**
+ * Follows one run over its event stream until it settles, then returns its final record. The
+ * stream starts at position `after` (0: the run's whole history) so what happened before we
+ * connected is replayed first. A replayed history can hold an earlier ending (a resumed or
+ * approved run), so a settling event ends the follow only when the run is settled now.
+ * Over HTTP or in process alike: the client decides.
+ */
+export async function followRun(client: SvcClient, runId: string, onEvent: (event: StreamEvent) => void, after = 0): Promise<RunView> {
+  let final: RunView | undefined;
+  await new Promise<void>((resolve, reject) => {
+    let feed: { close(): void } | undefined;
+    let finished = false;
+    const done = (error?: Error) => {
+      if (finished) return;
+      finished = true;
+      feed?.close();
+      if (error) reject(error);
+      else resolve();
+    };
+    client.events
+      .follow({
+        stream: DASHBOARD_STREAM,
+        runId,
+        after,
+        onEvent: (event) => {
+          onEvent(event);
+          if (event.runId !== runId || !isSettlingEvent(event)) return;
+          if (event.type === 'run_deleted') return done(new CliError(`Run ${runId} was deleted.`, EXIT.failed));
+          client.runs.get(runId).then((run) => {
+            if (!isSettled(run)) return;
+            final = run;
+            done();
+          }, done);
+        },
+        onLost: () => done(new CliError(`Lost the connection to ${client.baseUrl} while following run ${runId}.`, EXIT.unreachable)),
+      })
+      .then((opened) => {
+        feed = opened;
+        if (finished) opened.close();
+      }, done);
+  });
+  return final ?? client.runs.get(runId);
+}
+
+/** The highest stream position in a run's history: following from there skips what already happened. */
+export async function lastEventPosition(client: SvcClient, runId: string): Promise<number> {
+  const detail = await client.runs.get(runId);
+  return detail.events.reduce((max, event) => Math.max(max, event.pos ?? 0), 0);
+}

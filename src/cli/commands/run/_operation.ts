@@ -1,0 +1,19 @@
+import type { RunView } from '../../../client/index.js';
+import type { CommandContext } from '../../context.js';
+import { printJson } from '../../output.js';
+
+const PAST = {
+  cancel: 'cancelled',
+  abandon: 'abandoned',
+  resume: 'marked for resume',
+  approve: 'approved',
+  reject: 'rejected',
+  delete: 'deleted',
+} as const;
+
+/** `Run <id> cancelled (now cancelled).`, or the answer itself with --json. */
+export function printOutcome(cmd: CommandContext, op: keyof typeof PAST, result: RunView | { deleted: true; runId: string }): void {
+  if (cmd.globals.json) return printJson(cmd.io, result);
+  const id = 'id' in result ? result.id : result.runId;
+  cmd.io.out(`Run ${id} ${PAST[op]}${'status' in result ? ` (now ${result.status})` : ''}.\n`);
+}

@@ -1,0 +1,15 @@
+import { defineCommand } from '../../define-command.js';
+import { askText, carriedOn, pickPausedRun } from './_decide.js';
+import { printOutcome } from './_operation.js';
+
+/** `svc approve [run] [--comment text]`: the gate completes with the comment as its output. */
+export default defineCommand({
+  args: [['[run]', 'run id or prefix']],
+  options: { comment: ['-m, --comment <text>', "comment; becomes the gate's output"] },
+  run: async (cmd, [id], options) => {
+    const runId = id ?? (await pickPausedRun(cmd, 'approve'));
+    const comment = options.comment ?? (id ? undefined : await askText(cmd, "Comment (becomes the gate's output)"));
+    const run = await cmd.client().runs.approve(runId, comment === undefined ? {} : { comment });
+    printOutcome(cmd, 'approve', await carriedOn(cmd, run));
+  },
+});

@@ -1,0 +1,33 @@
+import { defineCommand, RUN_ARG } from '../../define-command.js';
+import { lastEventPosition } from './_follow.js';
+import { printOutcome } from './_operation.js';
+import { startAndFollow } from './run.js';
+
+/**
+ * `svc resume <run>`: marks the failed run, then starts its workflow again in the same
+ * conversation — which continues that run, skipping completed nodes — and follows it.
+ * `--mark-only` stops after marking (the API's resume), for a later start to pick up.
+ */
+export default defineCommand({
+  args: [RUN_ARG],
+  options: {
+    markOnly: ['--mark-only', 'only mark it; the next start of its workflow in its conversation continues it'],
+    detach: ['-d, --detach', 'print the run id and return at once'],
+    wait: ['-w, --wait', 'wait without streaming progress'],
+    verbose: ['--verbose', 'stream node output'],
+  },
+  run: async (cmd, [id], options) => {
+    const client = cmd.client();
+    const run = await client.runs.resume(id);
+    if (options.markOnly) return printOutcome(cmd, 'resume', run);
+    // Follow from the continuation on: the run's first attempt is history.
+    const after = await lastEventPosition(client, run.id);
+    return startAndFollow(
+      cmd,
+      run.workflow,
+      { message: run.message, cwd: run.cwd, trigger: 'cli', ...(run.conversationId ? { conversationId: run.conversationId } : {}) },
+      options,
+      after,
+    );
+  },
+});

@@ -1,0 +1,101 @@
+import { resolve } from 'node:path';
+import type { RunView, StartRunInput, SvcClient } from '../../../client/index.js';
+import type { CommandContext } from '../../context.js';
+import { defineCommand } from '../../define-command.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+import { printJson } from '../../output.js';
+import { followRun } from './_follow.js';
+import { exitCodeForStatus } from './_outcome.js';
+import { RunPrinter } from './_printer.js';
+
+export interface FollowOptions {
+  detach?: boolean;
+  wait?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * With no server the run executes in this process, so Ctrl-C (or SIGTERM/SIGHUP) cancels it:
+ * its processes get SIGTERM, then SIGKILL after 5 s. Later signals only say so — exiting early
+ * would orphan the processes and leave the store lock. Returns the function that removes the handlers.
+ */
+function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => string | undefined): { cancelled(id: string): void; remove(): void } {
+  let interrupted = false;
+  const cancel = (id: string) => void client.runs.cancel(id).catch(() => {});
+  const interrupt = () => {
+    if (interrupted) {
+      cmd.io.err('svc: still stopping the run (its processes get SIGKILL after 5 s)…\n');
+      return;
+    }
+    interrupted = true;
+    cmd.io.err('\nsvc: cancelling the run…\n');
+    const id = runId();
+    if (id) cancel(id);
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, interrupt);
+  return {
+    // A signal that came while the run was being started cancels it once it exists.
+    cancelled: (id) => interrupted && cancel(id),
+    remove: () => {
+      for (const signal of signals) process.off(signal, interrupt);
+    },
+  };
+}
+
+/**
+ * Starts a run and follows it to its end (or pause), mapping the outcome to an exit code. The
+ * same steps whether a server carries the run or this process does (no server, docs/decisions.md).
+ */
+export async function startAndFollow(cmd: CommandContext, workflow: string, input: StartRunInput, options: FollowOptions, after = 0): Promise<number> {
+  const client = cmd.client();
+  const inProcess = await client.hostsRuns();
+  // Detached, a run in this process would die with it.
+  if (options.detach && inProcess) throw new CliError('--detach needs a running server; start one with `svc serve`.', EXIT.unreachable);
+  let runId: string | undefined;
+  const signals = inProcess ? cancelOnSignal(cmd, client, () => runId) : undefined;
+  const printer = await RunPrinter.create(cmd.io, { verbose: Boolean(options.verbose), quiet: Boolean(cmd.globals.json || options.wait) });
+  try {
+    const started = await client.runs.start(workflow, input);
+    runId = started.runId;
+    signals?.cancelled(runId);
+    if (options.detach) {
+      if (cmd.globals.json) printJson(cmd.io, started);
+      else cmd.io.out(`${started.runId}\n`);
+      return EXIT.ok;
+    }
+    const run: RunView = await followRun(client, runId, (event) => printer.handle(event), after);
+    printer.close();
+    if (cmd.globals.json) printJson(cmd.io, run);
+    else printer.finish(run);
+    return exitCodeForStatus(run.status);
+  } finally {
+    printer.close();
+    signals?.remove();
+  }
+}
+
+/** `svc run <workflow> [message...]` (also `svc workflow run`). */
+export default defineCommand({
+  args: [
+    ['<workflow>', 'workflow name'],
+    ['[message...]', 'the task ($ARGUMENTS)'],
+  ],
+  options: {
+    conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
+    cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
+    detach: ['-d, --detach', 'print the run id and return at once'],
+    wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
+    verbose: ['--verbose', 'stream node output'],
+  },
+  run: async (cmd, [workflow, words], options) => {
+    if (options.detach && options.wait) throw new CliError('--detach and --wait cannot be combined.', EXIT.usage);
+    const input: StartRunInput = {
+      message: words.join(' '),
+      cwd: resolve(options.cwd ?? process.cwd()),
+      trigger: 'cli',
+      ...(options.conversation ? { conversationId: options.conversation } : {}),
+    };
+    return startAndFollow(cmd, workflow, input, options);
+  },
+});

@@ -1,0 +1,41 @@
+import { defineCommand, RUN_ARG } from '../../define-command.js';
+import { printJson, printTable, styler } from '../../output.js';
+import { formatCost, formatMs } from './_outcome.js';
+import { drawTimeline } from './_timeline.js';
+
+/** `svc runs show <run>`: nodes with status, duration and cost, and a timeline. */
+export default defineCommand({
+  args: [RUN_ARG],
+  run: async (cmd, [id]) => {
+    const run = await cmd.client().runs.get(id);
+    if (cmd.globals.json) return printJson(cmd.io, run);
+    const p = await styler(cmd.io);
+    const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
+    cmd.io.out(
+      [
+        `${p.bold(run.id)}  ${run.workflow}  ${run.status}${run.resumePending ? ' (resume pending)' : ''}`,
+        `  message:  ${run.message || '(none)'}`,
+        `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
+        `  cwd:      ${run.cwd}`,
+        `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
+        ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
+        ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),
+        '',
+      ].join('\n'),
+    );
+    await printTable(
+      cmd.io,
+      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'NOTE'],
+      Object.entries(run.nodes).map(([nodeId, s]) => [
+        nodeId,
+        s.status,
+        formatMs(s.durationMs),
+        s.costUsd === null ? '' : formatCost(s.costUsd),
+        s.attempts,
+        s.error ?? s.reason ?? '',
+      ]),
+    );
+    const timeline = drawTimeline(run);
+    if (timeline.length) cmd.io.out(`\n${p.dim('timeline')}\n${timeline.join('\n')}\n`);
+  },
+});

@@ -1,0 +1,32 @@
+import { createClient, serverOrLocal, type OpenLocalApi, type ServerTarget, type SvcClient } from '../client/index.js';
+import type { Settings } from '../shared/settings.js';
+import { CliError } from './exit-codes.js';
+
+/** How a command may reach the data: a server, or with none running the API in this process on the store; or a server only. */
+export type Reach = 'server-or-local' | 'server';
+
+/** The routes in this process, from the runtime bundle; a store another process writes to is a plain CLI error. */
+function openLocal(settings: Settings): OpenLocalApi {
+  return async (writes) => {
+    // The runtime bundle has its own classes: StoreLockedError must come from it, too.
+    const { openLocalApi, StoreLockedError } = await import('../runtime.js');
+    try {
+      return await openLocalApi(settings, writes);
+    } catch (error) {
+      if (error instanceof StoreLockedError) throw new CliError(error.message);
+      throw error;
+    }
+  };
+}
+
+/** The client a command works with; `serverOrLocal` decides between the server and the store. */
+export function connect(settings: Settings, target: ServerTarget, reach: Reach): SvcClient {
+  return createClient(
+    serverOrLocal({
+      url: target.url,
+      explicit: target.explicit,
+      running: target.running,
+      local: reach === 'server' ? false : openLocal(settings),
+    }),
+  );
+}

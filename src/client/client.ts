@@ -1,0 +1,129 @@
+import { ApiResponseError } from './errors.js';
+import { followStream, type EventFeed, type FollowOptions } from './events.js';
+import type { ApiRequest, Transport } from './transport.js';
+import type {
+  AssistantsConfig,
+  AssistantsPatch,
+  CommandEntry,
+  ConfigView,
+  Health,
+  RunDetail,
+  RunList,
+  RunListQuery,
+  RunStatus,
+  RunView,
+  SavedWorkflowDocument,
+  StartRunInput,
+  UpdateCheck,
+  WorkflowDocument,
+  WorkflowListing,
+} from './types.js';
+
+/**
+ * The svc API as typed calls, one per endpoint, the same over HTTP and in process. A non-2xx
+ * answer is an ApiResponseError; an unreachable server a ServerUnreachableError.
+ */
+export interface SvcClient {
+  /** The server's URL (in process: a placeholder origin). */
+  readonly baseUrl: string;
+  /** True when runs started through this client execute in this process and end with it (no server). */
+  hostsRuns(): Promise<boolean>;
+  runs: {
+    start(workflow: string, input: StartRunInput): Promise<{ runId: string; status: RunStatus }>;
+    list(query?: RunListQuery): Promise<RunList>;
+    get(runId: string): Promise<RunDetail>;
+    byWorker(platformId: string): Promise<RunView>;
+    cancel(runId: string): Promise<RunView>;
+    abandon(runId: string): Promise<RunView>;
+    resume(runId: string): Promise<RunView>;
+    approve(runId: string, input?: { comment?: string }): Promise<RunView>;
+    reject(runId: string, input?: { reason?: string }): Promise<RunView>;
+    delete(runId: string): Promise<{ deleted: true; runId: string }>;
+  };
+  workflows: {
+    list(cwd?: string): Promise<WorkflowListing>;
+    get(name: string, cwd?: string): Promise<WorkflowDocument>;
+    /** YAML text (kept as written) or an object. */
+    save(name: string, definition: string | Record<string, unknown>, cwd?: string): Promise<SavedWorkflowDocument>;
+    delete(name: string, cwd?: string): Promise<{ name: string; deleted: string[] }>;
+    validate(definition: string | Record<string, unknown>): Promise<{ valid: boolean; errors?: string[] }>;
+  };
+  commands: {
+    list(cwd?: string): Promise<{ commands: CommandEntry[] }>;
+  };
+  config: {
+    get(): Promise<ConfigView>;
+    setAssistants(patch: AssistantsPatch): Promise<AssistantsConfig>;
+  };
+  system: {
+    health(): Promise<Health>;
+    updateCheck(): Promise<UpdateCheck>;
+  };
+  events: {
+    /** Follows a conversation's stream, or DASHBOARD_STREAM, replaying from `after` (Last-Event-ID). */
+    follow(options: FollowOptions): Promise<EventFeed>;
+  };
+  /** Ends the client; in process, after the runs it started have settled. */
+  close(): Promise<void>;
+}
+
+const segment = encodeURIComponent;
+
+function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export function createClient(transport: Transport): SvcClient {
+  async function call<T>(method: ApiRequest['method'], path: string, body?: unknown): Promise<T> {
+    const answer = await transport.send({ method, path, body });
+    if (answer.status >= 200 && answer.status < 300) return answer.body as T;
+    const errorBody = typeof answer.body === 'object' && answer.body !== null ? (answer.body as Record<string, unknown>) : { message: String(answer.body) };
+    throw new ApiResponseError(answer.status, errorBody);
+  }
+  const run = (runId: string, action = '') => `/api/workflows/runs/${segment(runId)}${action ? `/${action}` : ''}`;
+  const workflow = (name: string, cwd?: string) => withQuery(`/api/workflows/${segment(name)}`, { cwd });
+
+  return {
+    get baseUrl() {
+      return transport.baseUrl;
+    },
+    hostsRuns: () => transport.hostsRuns(),
+    runs: {
+      start: (name, input) => call('POST', `/api/workflows/${segment(name)}/run`, input),
+      list: (query = {}) => call('GET', withQuery('/api/workflows/runs', { ...query })),
+      get: (runId) => call('GET', run(runId)),
+      byWorker: (platformId) => call('GET', `/api/workflows/runs/by-worker/${segment(platformId)}`),
+      cancel: (runId) => call('POST', run(runId, 'cancel')),
+      abandon: (runId) => call('POST', run(runId, 'abandon')),
+      resume: (runId) => call('POST', run(runId, 'resume')),
+      approve: (runId, input = {}) => call('POST', run(runId, 'approve'), input),
+      reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
+      delete: (runId) => call('DELETE', run(runId)),
+    },
+    workflows: {
+      list: (cwd) => call('GET', withQuery('/api/workflows', { cwd })),
+      get: (name, cwd) => call('GET', workflow(name, cwd)),
+      save: (name, definition, cwd) => call('PUT', workflow(name, cwd), { definition }),
+      delete: (name, cwd) => call('DELETE', workflow(name, cwd)),
+      validate: (definition) => call('POST', '/api/workflows/validate', { definition }),
+    },
+    commands: {
+      list: (cwd) => call('GET', withQuery('/api/commands', { cwd })),
+    },
+    config: {
+      get: () => call('GET', '/api/config'),
+      setAssistants: (patch) => call('PATCH', '/api/config/assistants', patch),
+    },
+    system: {
+      health: () => call('GET', '/api/health'),
+      updateCheck: () => call('GET', '/api/update-check'),
+    },
+    events: {
+      follow: (options) => followStream(transport, options),
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,49 @@
+import { ServerUnreachableError } from './errors.js';
+import type { ApiAnswer, ApiRequest, Transport } from './transport.js';
+
+/** A JSON exchange on node:http (see transport.ts for why not fetch); node:https (TLS) loads only for https URLs. */
+export async function sendHttp(baseUrl: string, { method, path, body }: ApiRequest): Promise<ApiAnswer> {
+  const url = new URL(path, baseUrl);
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const { request: send } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<ApiAnswer>((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            // Not JSON: keep the text for the error message.
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => reject(new ServerUnreachableError(baseUrl, error.code ?? error.message)));
+    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    req.end(payload);
+  });
+}
+
+/** A server over HTTP; streams use the global fetch. */
+export function httpTransport(baseUrl: string): Transport {
+  return {
+    baseUrl,
+    send: (request) => sendHttp(baseUrl, request),
+    hostsRuns: async () => false,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The domain's shapes as the API answers them, re-exported for the front ends: the CLI imports
+ * them from here, never from the engine, catalog or store. Types only, except the few constants
+ * a front end switches on (run states, which events settle a run).
+ */
+
+import type { WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary } from '../catalog/views.js';
+import type { CommandEntry } from '../catalog/commands.js';
+import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js';
+import type { ConfigView } from '../config/view.js';
+import type { RunView } from '../engine/run-view.js';
+import type { RunEvent, RunStreamEvent } from '../engine/events.js';
+import type { healthReport, updateCheck } from '../system/health.js';
+
+export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
+export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
+export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunView, SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary };
+
+/** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
+export type RunDetail = RunView & { variables?: Record<string, string>; events: RunEvent[] };
+export type Health = ReturnType<typeof healthReport>;
+export type UpdateCheck = ReturnType<typeof updateCheck>;
+export interface StartRunInput {
+  message: string;
+  conversationId?: string | null;
+  cwd?: string;
+  trigger?: 'api' | 'cli';
+}
+export interface RunList {
+  runs: RunView[];
+  total: number;
+}
+/** Filters of `GET /api/workflows/runs`, as the user typed them: the route validates them. */
+export interface RunListQuery {
+  status?: string;
+  workflow?: string;
+  conversationId?: string;
+  limit?: string | number;
+  offset?: string | number;
+}
+/** Anything a stream carries: run events now; conversation events join them later. */
+export type StreamEvent = RunStreamEvent;
