@@ -26,7 +26,13 @@ export interface HandlerInput<TBody, TQuery, TParams> {
   params: TParams;
   /** Raw request bytes, only for routes with `rawBody` (the webhook HMAC needs the exact bytes). */
   raw: Uint8Array | undefined;
-  event: H3Event;
+  /** The request headers (in process: the ones the client sends, e.g. `x-svc-actor`). */
+  headers: Headers;
+  /**
+   * The h3 event, only when h3 received the request: a stream writes to it. JSON routes never
+   * need it, so they answer the same in process, where there is none (server/dispatch.ts).
+   */
+  event: H3Event | undefined;
 }
 
 /**
