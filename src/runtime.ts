@@ -5,10 +5,10 @@
  * The CLI imports these only through this file, and only when a command needs them. In a build,
  * `scripts/bundle.mjs` replaces `dist/runtime.js` with an esbuild bundle of it: loading a few
  * large files is much faster than loading hundreds of small ESM modules on Node 20, which has no
- * compile cache. The server half sits behind dynamic imports: the listener (listhen) is a chunk
- * that only `svc serve` loads, the h3 app one that loads for `svc openapi` and for event streams
- * followed in process. The JSON routes' tables are in the bundle itself: offline commands call
- * them in process (`openLocalApi`). Under vitest and tsx this file runs unbundled.
+ * compile cache. The server's h3 half sits behind dynamic imports: the listener with the h3 app
+ * (listhen, h3) is a chunk that only `svc serve` loads. The route table and its dispatcher need
+ * no h3 and are in the bundle itself: offline commands call them in process (`openLocalApi`),
+ * event streams included. Under vitest and tsx this file runs unbundled.
  *
  * The bundle has its own copies of our classes, so the CLI must not `instanceof` a domain error
  * against a class it imported from elsewhere: take the class from here, or use a brand check
