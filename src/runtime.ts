@@ -19,7 +19,7 @@ import type { AppContext } from './app/context.js';
 import type { LocalApi } from './client/local-transport.js';
 import { requestHeaders, type ApiAnswer, type ApiRequest, type EventFeed, type FollowOptions } from './client/transport.js';
 import type { StreamEvent } from './client/types.js';
-import { createRouteTable, invokeRoute, unmatchedAnswer, type RouteCall, type RouteTable } from './server/dispatch.js';
+import { createRouteTable, headersOf, invokeRoute, unmatchedAnswer, type RouteCall, type RouteTable } from './server/dispatch.js';
 import type { RunningServer, StartOptions } from './server/listen.js';
 import { openApiDocument as buildOpenApiDocument, routes } from './server/routes/index.js';
 import { sourceFor } from './server/routes/streams.js';
@@ -60,9 +60,8 @@ export async function openApiDocument(version: string): Promise<Record<string, u
 export async function openLocalApi(settings: Settings, writes: boolean): Promise<LocalApi> {
   const { createContext, closeContext } = await import('./app/context.js');
   const ctx = await createContext({ settings, lock: writes ? 'cli' : false });
-  const table = createRouteTable(routes);
   return {
-    send: (request) => sendLocal(ctx, table, request),
+    send: (request) => sendLocal(ctx, (routeTable ??= createRouteTable(routes)), request),
     follow: (options) => followLocal(ctx, options),
     async close() {
       await ctx.engine.whenIdle();
@@ -71,6 +70,9 @@ export async function openLocalApi(settings: Settings, writes: boolean): Promise
     },
   };
 }
+
+/** Built on the first request, once per process (a command may open the store read-only, then to write). */
+let routeTable: RouteTable | undefined;
 
 /** One JSON exchange with the routes, as a server would answer it over HTTP. */
 async function sendLocal(ctx: AppContext, table: RouteTable, request: ApiRequest): Promise<ApiAnswer> {
@@ -91,7 +93,7 @@ async function sendLocal(ctx: AppContext, table: RouteTable, request: ApiRequest
     pathname: url.pathname,
     params: match.params,
     query: Object.fromEntries(url.searchParams),
-    headers: new Headers(requestHeaders(request, bytes?.length)),
+    headers: headersOf(requestHeaders(request, bytes?.length)),
     readRaw,
     readJson: async (limit) => (await readRaw(limit), request.body),
   };

@@ -4,7 +4,7 @@ import type { AppContext } from '../app/context.js';
 import { isApiError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { checkResponse } from './response-check.js';
-import { Reply, toRouterPath, type RouteSpec } from './route.js';
+import { Reply, toRouterPath, type RequestHeaders, type RouteSpec } from './route.js';
 import { API_BODY_LIMIT, validate } from './validation.js';
 
 /**
@@ -27,7 +27,7 @@ export interface RouteCall {
   /** Path parameters as the router matched them, still percent-encoded. */
   params: Record<string, string>;
   query: Record<string, string>;
-  headers: Headers;
+  headers: RequestHeaders;
   /** The JSON body (`undefined`: none), capped at `limit` bytes. */
   readJson(limit: number): Promise<unknown>;
   /** The exact bytes (routes with `rawBody`), capped at `limit`. */
@@ -55,6 +55,15 @@ export function toErrorAnswer(error: unknown, call: Pick<RouteCall, 'method' | '
     stack: error instanceof Error ? error.stack : undefined,
   });
   return { status: 500, body: { error: 'internal_error', message: INTERNAL_ERROR_MESSAGE } };
+}
+
+/** Headers from a plain record, for a door that has no `Headers` object (and must not load undici for one). */
+export function headersOf(record: Record<string, string>): RequestHeaders {
+  const byName = new Map(Object.entries(record).map(([name, value]) => [name.toLowerCase(), value]));
+  return {
+    get: (name) => byName.get(name.toLowerCase()) ?? null,
+    has: (name) => byName.has(name.toLowerCase()),
+  };
 }
 
 function decodeParams(raw: Record<string, string>): Record<string, string> {
