@@ -6,9 +6,10 @@
 //
 // The input is the TypeScript source, not tsc's `dist/runtime.js`, so running this twice gives the
 // same result (tsc has type-checked the same files just before). Dynamic imports become chunks in
-// `dist/chunks/`: the listener (listhen) loads only for `svc serve`, the h3 app for `svc openapi`
-// and for streams followed in process (offline commands call the JSON routes without it), and
-// listhen's optional extras (jiti, crossws, untun…) never load at all.
+// `dist/chunks/`: the listener and the h3 app (listhen, h3, srvx) load only for `svc serve`, the SSE
+// writer only when a server opens a stream (offline commands call the routes, streams included,
+// through server/dispatch.ts without h3), and listhen's optional extras (jiti, crossws, untun…)
+// never load at all.
 //
 // Everything else in dist/ stays tsc's per-file output: the CLI entry, tests and benches use it.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -1,8 +1,9 @@
 import { ServerUnreachableError } from './errors.js';
-import type { ApiAnswer, ApiRequest, Transport } from './transport.js';
+import { requestHeaders, type ApiAnswer, type ApiRequest, type Transport } from './transport.js';
 
 /** A JSON exchange on node:http (see transport.ts for why not fetch); node:https (TLS) loads only for https URLs. */
-export async function sendHttp(baseUrl: string, { method, path, body }: ApiRequest): Promise<ApiAnswer> {
+export async function sendHttp(baseUrl: string, request: ApiRequest): Promise<ApiAnswer> {
+  const { method, path, body } = request;
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const { request: send } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
@@ -11,10 +12,7 @@ export async function sendHttp(baseUrl: string, { method, path, body }: ApiReque
       url,
       {
         method,
-        headers: {
-          accept: 'application/json',
-          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
-        },
+        headers: requestHeaders(request, payload?.length),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -38,7 +36,7 @@ export async function sendHttp(baseUrl: string, { method, path, body }: ApiReque
   });
 }
 
-/** A server over HTTP; streams use the global fetch. */
+/** A server over HTTP; streams are Server-Sent Events (events.ts). */
 export function httpTransport(baseUrl: string): Transport {
   return {
     baseUrl,

@@ -1,11 +1,11 @@
-import type { ApiAnswer, ApiRequest, Transport } from './transport.js';
+import type { ApiAnswer, ApiRequest, EventFeed, FollowOptions, Transport } from './transport.js';
 
 /** The server's routes, opened in this process on the store (built by the composition root, src/runtime.ts). */
 export interface LocalApi {
   /** One JSON exchange with the routes. */
   send(request: ApiRequest): Promise<ApiAnswer>;
-  /** The h3 app itself, for event streams. */
-  fetch(request: Request): Promise<Response>;
+  /** Follows an event stream on the engine's bus, as the stream route orders it (replay, then live). */
+  follow(options: FollowOptions): EventFeed;
   /** Waits for the runs this process set going, then closes the store (releasing its lock). */
   close(): Promise<void>;
 }
@@ -39,12 +39,11 @@ export function localTransport(open: OpenLocalApi): Transport {
     return writer;
   };
 
-  const streamFetch = async (url: string | URL, init?: RequestInit) => (await apiFor('GET')).fetch(new Request(url, init));
-
   return {
     baseUrl: LOCAL_ORIGIN,
     send: async (request: ApiRequest) => (await apiFor(request.method)).send(request),
-    fetch: streamFetch,
+    // After a write, the writer's store: the runs it started publish on its bus.
+    follow: async (options: FollowOptions) => (await apiFor('GET')).follow(options),
     hostsRuns: async () => true,
     async close() {
       const opened = [writer, reader].filter((api): api is Promise<LocalApi> => api !== undefined);

@@ -1,7 +1,8 @@
 import { ServerUnreachableError } from './errors.js';
 import { httpTransport } from './http-transport.js';
 import { localTransport, type OpenLocalApi } from './local-transport.js';
-import type { ApiRequest, Transport } from './transport.js';
+import { followStream } from './events.js';
+import type { ApiRequest, FollowOptions, Transport } from './transport.js';
 
 export interface ServerOrLocalOptions {
   url: string;
@@ -47,7 +48,8 @@ export function serverOrLocal(options: ServerOrLocalOptions): Transport {
         return fallBack(error).send(request);
       }
     },
-    fetch: (url, init) => (chosen?.fetch ?? fetch)(url, init),
+    // Before the first request, a stream is the server's (as a request would be, failing when none answers).
+    follow: (options: FollowOptions) => followStream(chosen ?? http, options),
     async hostsRuns() {
       if (!chosen) {
         try {

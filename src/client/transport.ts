@@ -1,11 +1,13 @@
 /**
- * What the client is built on: one JSON exchange (`send`) and a `fetch` for event streams. Two
- * implementations: HTTP to a server (`http-transport.ts`) and the server's own routes called in
- * this process (`local-transport.ts`), so both modes share validation, error bodies and views.
+ * What the client is built on: one JSON exchange (`send`) and a way to follow an event stream.
+ * Two implementations: HTTP to a server (`http-transport.ts`) and the server's own routes called
+ * in this process (`local-transport.ts`), so both modes share validation, error bodies and views.
  *
  * `send` is a small request/answer pair rather than `Request`/`Response`: a short CLI call over
  * node:http must not pay for loading undici (~30 ms on the first `fetch` in Node 20).
  */
+
+import type { StreamEvent } from './types.js';
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -13,6 +15,8 @@ export interface ApiRequest {
   path: string;
   /** Sent as JSON. */
   body?: unknown;
+  /** Extra request headers (e.g. `x-svc-actor`), sent by both transports. */
+  headers?: Record<string, string>;
 }
 
 export interface ApiAnswer {
@@ -21,15 +25,37 @@ export interface ApiAnswer {
   body: unknown;
 }
 
-/** The subset of `fetch` the SSE client (the eventsource package) calls. */
-export type StreamFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+/** The headers a request carries, over HTTP and in process alike: JSON both ways, then the caller's own. */
+export function requestHeaders(request: ApiRequest, payloadBytes: number | undefined): Record<string, string> {
+  return {
+    accept: 'application/json',
+    ...(payloadBytes === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payloadBytes) }),
+    ...request.headers,
+  };
+}
+
+export interface FollowOptions {
+  /** A conversation id, or DASHBOARD_STREAM. */
+  stream: string;
+  /** Only this run's events. */
+  runId?: string;
+  /** Replay what came after this position first (0: the whole history); as Last-Event-ID. */
+  after?: number;
+  onEvent(event: StreamEvent, raw: string): void;
+  /** The stream stayed unreachable (or was closed for good); it is closed now. */
+  onLost(): void;
+}
+
+export interface EventFeed {
+  close(): void;
+}
 
 export interface Transport {
-  /** Where stream URLs point (a real server, or a placeholder origin in process). */
+  /** Where the API is (a real server, or a placeholder origin in process). */
   readonly baseUrl: string;
   send(request: ApiRequest): Promise<ApiAnswer>;
-  /** For event streams; `undefined` → the global fetch. */
-  readonly fetch?: StreamFetch;
+  /** Follows an event stream this transport's own way; `undefined`: SSE from `baseUrl` (events.ts). */
+  readonly follow?: (options: FollowOptions) => Promise<EventFeed>;
   /**
    * True when runs started through this transport execute in this process (no server): they
    * stop with it, so a command carries them on in the foreground.

@@ -1,15 +1,15 @@
 import { HTTPError, type H3Event } from 'h3';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from '../shared/errors.js';
+import { toErrorAnswer as toRouteErrorAnswer, type Answer } from './dispatch.js';
 
 /**
- * Maps anything thrown while answering a request to the contract's error body. An ApiError is an
- * expected answer; h3's own errors (unknown route, body limit) get our codes; anything else is a
- * bug: 500 with a generic message, and the stack goes to the log only.
+ * Maps anything thrown while h3 answers a request to the contract's error body: h3's own errors
+ * (unknown route, body limit) get our codes; the rest is what every door answers (an ApiError its
+ * body, anything else a logged 500: server/dispatch.ts).
  */
-export function toErrorAnswer(error: unknown, event: H3Event, logger: Logger): { status: number; body: Record<string, unknown> } {
+export function toErrorAnswer(error: unknown, event: H3Event, logger: Logger): Answer & { body: Record<string, unknown> } {
   const cause = error instanceof HTTPError && error.cause instanceof ApiError ? error.cause : error;
-  if (cause instanceof ApiError) return { status: cause.status, body: cause.toBody() };
   if (HTTPError.isError(cause) && !cause.unhandled) {
     const status = cause.status;
     if (status === 404) {
@@ -23,11 +23,5 @@ export function toErrorAnswer(error: unknown, event: H3Event, logger: Logger): {
     if (status < 500) return { status, body: { error: 'request_error', message: cause.message || 'The request cannot be answered.' } };
   }
   const original = HTTPError.isError(cause) && cause.cause instanceof Error ? cause.cause : cause;
-  logger.error('http.internal_error', {
-    method: event.req.method,
-    path: event.url.pathname,
-    error: original instanceof Error ? original.message : String(original),
-    stack: original instanceof Error ? original.stack : undefined,
-  });
-  return { status: 500, body: { error: 'internal_error', message: 'An internal error occurred; details are in the server log.' } };
+  return toRouteErrorAnswer(original, { method: event.req.method, pathname: event.url.pathname }, logger) as Answer & { body: Record<string, unknown> };
 }

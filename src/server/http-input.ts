@@ -1,9 +1,6 @@
 import { assertBodySize, type H3Event } from 'h3';
 import { ApiError, badRequest } from '../shared/errors.js';
 
-/** API JSON bodies are capped at 1 MiB (CONTRACT §4); webhooks set their own, smaller cap. */
-export { API_BODY_LIMIT } from './validation.js';
-
 function hasBody(event: H3Event): boolean {
   const length = event.req.headers.get('content-length');
   if (length !== null) return Number(length) > 0;
@@ -41,9 +38,6 @@ export async function readJsonBody(event: H3Event, limit: number): Promise<unkno
     throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`);
   }
 }
-
-// In a file of their own so that the CLI's in-process API can validate without loading h3.
-export { validate, validationError } from './validation.js';
 
 export function queryObject(event: H3Event): Record<string, string> {
   const query: Record<string, string> = {};

@@ -19,6 +19,13 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
+/**
+ * The request headers as handlers read them: h3's `Headers` over HTTP, a plain map in process
+ * (`headersOf` in dispatch.ts), because the first use of the global `Headers` loads undici (~20 ms
+ * for an offline command; docs/ARCHITECTURE.md, "Start-up cost"). Names are matched case-insensitively.
+ */
+export type RequestHeaders = Pick<Headers, 'get' | 'has'>;
+
 export interface HandlerInput<TBody, TQuery, TParams> {
   ctx: AppContext;
   body: TBody;
@@ -26,7 +33,13 @@ export interface HandlerInput<TBody, TQuery, TParams> {
   params: TParams;
   /** Raw request bytes, only for routes with `rawBody` (the webhook HMAC needs the exact bytes). */
   raw: Uint8Array | undefined;
-  event: H3Event;
+  /** The request headers (in process: the ones the client sends, e.g. `x-svc-actor`). */
+  headers: RequestHeaders;
+  /**
+   * The h3 event, only when h3 received the request: a stream writes to it. JSON routes never
+   * need it, so they answer the same in process, where there is none (server/dispatch.ts).
+   */
+  event: H3Event | undefined;
 }
 
 /**

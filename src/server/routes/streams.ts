@@ -2,16 +2,16 @@ import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
 import type { RunLink } from '../../engine/engine.js';
 import { defineRoute } from '../route.js';
-import { openEventStream, type StreamSource } from '../stream-hub.js';
+import type { StreamSource } from '../stream-feed.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to
  * that conversation (as their conversationId, or as their worker conversation). `runId` narrows
- * either to one run (what `svc watch <run>` uses).
+ * either to one run (what `svc watch <run>` uses). The CLI's in-process follower uses it too.
  */
-function sourceFor(ctx: AppContext, conversationId: string, runId: string | undefined): StreamSource {
+export function sourceFor(ctx: AppContext, conversationId: string, runId: string | undefined): StreamSource {
   const linked = (run: RunLink) =>
     (runId === undefined || run.id === runId) &&
     (conversationId === DASHBOARD_STREAM || run.conversationId === conversationId || run.platformId === conversationId);
@@ -33,6 +33,12 @@ export const streamRoutes = [
       lastEventId: z.string().optional().describe('replay events after this position (as the Last-Event-ID header does)'),
     }),
     responses: { 200: { description: 'An event stream: `id: <position>` and `data: <json event>` frames', contentType: 'text/event-stream' } },
-    handle: ({ ctx, params, query, event }) => openEventStream(ctx, event, sourceFor(ctx, params.conversationId, query.runId)),
+    handle: async ({ ctx, params, query, event }) => {
+      // Only h3 serves this route (in process, streams are followed through the feed: src/runtime.ts);
+      // the SSE writer and h3 load with it, never for a JSON route.
+      if (!event) throw new Error('An event stream needs an HTTP request to write to.');
+      const { openEventStream } = await import('../stream-hub.js');
+      return openEventStream(ctx, event, sourceFor(ctx, params.conversationId, query.runId));
+    },
   }),
 ];
