@@ -275,7 +275,14 @@ export class WorkspaceService {
       () => true,
       () => false,
     );
-    await runGit(branchExists ? ['worktree', 'add', '--', path, branch] : ['worktree', 'add', '-b', branch, '--', path, record.default_branch], git);
+    try {
+      await runGit(branchExists ? ['worktree', 'add', '--', path, branch] : ['worktree', 'add', '-b', branch, '--', path, record.default_branch], git);
+    } catch (error) {
+      // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
+      throw new ApiError(409, 'worktree_failed', `Could not make a worktree for run ${runId} in workspace ${id}: ${(error as Error).message}`, {
+        workspaceId: id,
+      });
+    }
     const environment: Environment = { id: newId('env'), workspace_id: id, path, branch, run_id: runId, created_at: this.#now() };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment };

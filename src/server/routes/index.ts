@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
 
 const openApiRoute = defineRoute({
