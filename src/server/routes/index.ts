@@ -27,6 +27,7 @@ export const routes: readonly RouteSpec[] = [
   ...commandRoutes,
   ...runRoutes,
   ...streamRoutes,
+  ...workspaceRoutes,
   openApiRoute,
 ];
 

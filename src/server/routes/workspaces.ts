@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EnvironmentViewSchema, WorkspaceSchema } from '../../workspaces/records.js';
+import { AGE_HINT, parseAge } from '../../workspaces/age.js';
 import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
 import { defineRoute, reply } from '../route.js';
 
@@ -23,6 +24,15 @@ const RegisterBody = z
 const EnvBody = z
   .record(z.string().regex(ENV_KEY_PATTERN, `env var names match ${ENV_KEY_PATTERN.source}`), z.string().max(128 * 1024))
   .describe('env var names and values; merged into what is set');
+
+const CleanupBody = z.strictObject({
+  olderThan: z
+    .string()
+    .refine((text) => parseAge(text) !== null, `olderThan takes ${AGE_HINT}`)
+    .default('7d')
+    .describe(`remove worktrees of runs that ended longer ago than this (${AGE_HINT}; default 7d)`),
+  workspaceId: z.string().min(1).optional().describe('only this workspace (default: all)'),
+});
 
 const WorkspaceList = z.object({ workspaces: z.array(WorkspaceSchema), total: z.number().int() });
 
@@ -49,6 +59,20 @@ export const workspaceRoutes = [
     errors: [400],
     responses: { 200: { description: 'Workspaces', schema: WorkspaceList } },
     handle: ({ ctx, query }) => ctx.workspaces.list(query),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workspaces/cleanup',
+    summary: 'Remove the worktrees (and svc/* branches) of runs that ended before a given age',
+    tag: 'workspaces',
+    body: CleanupBody,
+    bodyOptional: true,
+    errors: [400, 404, 413, 415],
+    responses: { 200: { description: 'The environments removed', schema: z.object({ removed: z.array(EnvironmentViewSchema) }) } },
+    handle: ({ ctx, body }) => {
+      const { olderThan, workspaceId } = CleanupBody.parse(body ?? {});
+      return ctx.workspaces.cleanup(new Date(Date.now() - parseAge(olderThan)!), workspaceId);
+    },
   }),
   defineRoute({
     method: 'GET',
