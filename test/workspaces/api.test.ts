@@ -2,7 +2,7 @@
 // worktree per run (side by side, removed with the run), workspace env values that never come
 // back out, and the env-leak gate with its audit entries.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupAll, getRun, readJsonLines, readLog, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
