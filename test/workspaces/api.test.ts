@@ -115,6 +115,37 @@ describe('a worktree per run', () => {
   });
 });
 
+describe('resume on a workspace', () => {
+  it('continues a failed run in the same worktree', async () => {
+    const server = await startServer();
+    const marker = join(await tempDir('svc-ws-marker-'), 'second-time');
+    const { workspace } = await registeredProject(server, {}, [
+      {
+        name: 'flaky',
+        description: 'fails the first time',
+        nodes: [
+          { id: 'prepare', bash: 'printf kept > prepared.txt' },
+          {
+            id: 'flaky',
+            bash: `[ -e ${JSON.stringify(marker)} ] || { touch ${JSON.stringify(marker)}; exit 1; }; cat prepared.txt; pwd`,
+            depends_on: ['prepare'],
+          },
+        ],
+      },
+    ]);
+    const id = await startRun(server, 'flaky', { message: '', workspaceId: workspace.id });
+    const failed = await waitForRun(server, id);
+    expect(failed.status).toBe('failed');
+    expect((await api(server, 'POST', `/api/workflows/runs/${id}/resume`)).status).toBe(200);
+    const again = await api(server, 'POST', '/api/workflows/flaky/run', { message: '', conversationId: failed.conversationId, workspaceId: workspace.id });
+    expect(again.body.runId).toBe(id);
+    const resumed = await waitForRun(server, id, (run) => run.status === 'completed' || (run.status === 'failed' && run.finishedAt !== failed.finishedAt));
+    expect(resumed.status).toBe('completed');
+    expect(resumed.cwd).toBe(failed.cwd);
+    expect(resumed.nodes.flaky.output).toBe(`kept\n${failed.cwd}`);
+  });
+});
+
 describe('env values and the env-leak gate', () => {
   const WORKFLOWS = [
     {
