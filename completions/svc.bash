@@ -6,16 +6,16 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--cwd|-c|--conversation|-s|--status|--workflow|-L|--limit|-m|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--cwd|-c|--conversation|--workspace|--older-than|-s|--status|--workflow|-L|--limit|-m|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status openapi update-check config workflow commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "") words='serve status openapi update-check config workflow workspace commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
     "serve") words='-p --port --host --help' ;;
     "status") words='--help' ;;
     "openapi") words='--help' ;;
@@ -30,9 +30,20 @@ _svc() {
     "workflow validate") words='--help' ;;
     "workflow save") words='--cwd --help' ;;
     "workflow delete") words='--cwd --help' ;;
-    "workflow run") words='-c --conversation --cwd -d --detach -w --wait --verbose --help' ;;
+    "workflow run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
+    "workspace") words='add list show rm envs env consent cleanup --help' ;;
+    "workspace add") words='--help' ;;
+    "workspace list") words='--help' ;;
+    "workspace show") words='--help' ;;
+    "workspace rm") words='-y --yes --help' ;;
+    "workspace envs") words='--help' ;;
+    "workspace env") words='set unset --help' ;;
+    "workspace env set") words='--help' ;;
+    "workspace env unset") words='--help' ;;
+    "workspace consent") words='--allow --revoke --help' ;;
+    "workspace cleanup") words='--older-than --workspace --help' ;;
     "commands") words='--cwd --help' ;;
-    "run") words='-c --conversation --cwd -d --detach -w --wait --verbose --help' ;;
+    "run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
     "runs") words='list show --help' ;;
     "runs list") words='-s --status --workflow -L --limit --help' ;;
     "runs show") words='--help' ;;

@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --cwd -c --conversation -s --status --workflow -L --limit -m --comment -r --reason
+            case --url -p --port --host --cwd -c --conversation --workspace --older-than -s --status --workflow -L --limit -m --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -31,6 +31,7 @@ complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 docum
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
 complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
+complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and directories runs execute in, each run in a git worktree of its own'
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
 complete -c svc -n '__svc_path_is ' -a 'runs' -d 'list and inspect runs'
@@ -67,12 +68,29 @@ complete -c svc -n '__svc_path_is workflow save' -l cwd -r -d 'project directory
 complete -c svc -n '__svc_path_is workflow delete' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
 complete -c svc -n '__svc_path_is workflow run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
+complete -c svc -n '__svc_path_is workflow run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is workflow run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is workflow run' -l verbose -d 'stream node output'
+complete -c svc -n '__svc_path_is workspace' -a 'add' -d 'clone a repository (URL) or register a local directory'
+complete -c svc -n '__svc_path_is workspace' -a 'list' -d 'list registered workspaces'
+complete -c svc -n '__svc_path_is workspace' -a 'show' -d 'one workspace: source, branch, env var names, the .env scan'
+complete -c svc -n '__svc_path_is workspace' -a 'rm' -d 'remove a workspace, its worktrees and our clone (never your directory)'
+complete -c svc -n '__svc_path_is workspace' -a 'envs' -d 'list a workspace'\''s environments (one worktree per run)'
+complete -c svc -n '__svc_path_is workspace' -a 'env' -d 'set or unset a workspace'\''s env vars (values are never shown)'
+complete -c svc -n '__svc_path_is workspace' -a 'consent' -d 'allow or revoke agents despite agent keys in .env files (audit-logged)'
+complete -c svc -n '__svc_path_is workspace' -a 'cleanup' -d 'remove worktrees of runs that ended before --older-than (default 7d)'
+complete -c svc -n '__svc_path_is workspace rm' -s y -l yes -d 'do not ask for confirmation'
+complete -c svc -n '__svc_path_is workspace env' -a 'set' -d 'set env vars: KEY=VALUE…'
+complete -c svc -n '__svc_path_is workspace env' -a 'unset' -d 'unset one env var'
+complete -c svc -n '__svc_path_is workspace consent' -l allow -d 'let agents run there despite agent keys in .env files'
+complete -c svc -n '__svc_path_is workspace consent' -l revoke -d 'block them again'
+complete -c svc -n '__svc_path_is workspace cleanup' -l older-than -r -d 'runs that ended longer ago than this: 30s, 90m, 12h, 7d, 2w (default 7d)'
+complete -c svc -n '__svc_path_is workspace cleanup' -l workspace -r -d 'only this workspace'
 complete -c svc -n '__svc_path_is commands' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
 complete -c svc -n '__svc_path_is run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
+complete -c svc -n '__svc_path_is run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is run' -l verbose -d 'stream node output'

@@ -10,6 +10,9 @@ import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
 import { WorkflowCatalog } from '../catalog/catalog.js';
+import { isTerminal } from '../engine/types.js';
+import { openWorkspaceRepositories } from '../workspaces/repository.js';
+import { WorkspaceService } from '../workspaces/service.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -31,6 +34,8 @@ export interface AppContext {
   /** Run in reverse order on shutdown (end SSE streams, stop the scheduler, …). */
   closers: Set<() => unknown>;
   engine: RunEngine;
+  /** Registered workspaces, their worktrees, env values and the env-leak gate. */
+  workspaces: WorkspaceService;
 }
 
 export interface ContextOptions {
@@ -57,8 +62,24 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // The server registers the webhook triggers it can see before its first request.
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces'> as AppContext;
     const { assistants } = ctx;
+    ctx.workspaces = new WorkspaceService({
+      repositories: await openWorkspaceRepositories(store),
+      logger,
+      home: settings.home,
+      env: process.env,
+      gitTimeoutMs: settings.gitTimeoutMs,
+      // Asked only after the engine below exists.
+      runs: {
+        finishedAt: async (runId) => {
+          const run = ctx.engine.find(runId);
+          if (!run) return undefined;
+          return isTerminal(run.status) ? (run.finishedAt ?? run.updatedAt) : null;
+        },
+      },
+    });
+    const { workspaces } = ctx;
     ctx.engine = await RunEngine.open(
       {
         store,
@@ -68,6 +89,12 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         agents: createAgents(settings),
         assistants: { defaultAssistant: () => assistants.get().defaultAssistant, modelOf: (name) => assistants.modelOf(name) },
         resolver: catalogResolver(ctx.workflows),
+        places: {
+          place: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId),
+          env: (workspaceId) => workspaces.envValues(workspaceId),
+          assertAgentAllowed: (workspaceId) => workspaces.assertAgentAllowed(workspaceId),
+          release: (runId) => workspaces.removeRunEnvironment(runId),
+        },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },

@@ -56,6 +56,35 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'run', description: 'same as `svc run`', load: runCommand },
     ],
   },
+  {
+    name: 'workspace',
+    description: 'repositories and directories runs execute in, each run in a git worktree of its own',
+    subcommands: [
+      { name: 'add', description: 'clone a repository (URL) or register a local directory', load: () => import('./commands/workspace/add.js') },
+      { name: 'list', description: 'list registered workspaces', load: () => import('./commands/workspace/list.js') },
+      { name: 'show', description: 'one workspace: source, branch, env var names, the .env scan', load: () => import('./commands/workspace/show.js') },
+      { name: 'rm', description: 'remove a workspace, its worktrees and our clone (never your directory)', load: () => import('./commands/workspace/rm.js') },
+      { name: 'envs', description: "list a workspace's environments (one worktree per run)", load: () => import('./commands/workspace/envs.js') },
+      {
+        name: 'env',
+        description: "set or unset a workspace's env vars (values are never shown)",
+        subcommands: [
+          { name: 'set', description: 'set env vars: KEY=VALUE…', load: () => import('./commands/workspace/env-set.js') },
+          { name: 'unset', description: 'unset one env var', load: () => import('./commands/workspace/env-unset.js') },
+        ],
+      },
+      {
+        name: 'consent',
+        description: 'allow or revoke agents despite agent keys in .env files (audit-logged)',
+        load: () => import('./commands/workspace/consent.js'),
+      },
+      {
+        name: 'cleanup',
+        description: 'remove worktrees of runs that ended before --older-than (default 7d)',
+        load: () => import('./commands/workspace/cleanup.js'),
+      },
+    ],
+  },
   { name: 'commands', description: 'list commands: markdown prompts a node runs with `command: <name>`', load: () => import('./commands/commands.js') },
   { name: 'run', description: 'start a workflow run and follow it (exit code = outcome)', load: runCommand },
   {

@@ -14,9 +14,12 @@ import type {
   RunView,
   SavedWorkflowDocument,
   StartRunInput,
+  EnvironmentView,
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  Workspace,
+  WorkspaceList,
 } from './types.js';
 
 /**
@@ -51,6 +54,20 @@ export interface SvcClient {
   commands: {
     list(cwd?: string): Promise<{ commands: CommandEntry[] }>;
   };
+  workspaces: {
+    /** Clone `{url}` or register an existing directory `{path}`. */
+    add(input: { url?: string; path?: string }): Promise<Workspace>;
+    list(query?: { limit?: number; offset?: number }): Promise<WorkspaceList>;
+    get(id: string): Promise<Workspace>;
+    environments(id: string): Promise<{ environments: EnvironmentView[] }>;
+    /** The env-leak gate's consent bit (audit-logged by the server). */
+    setConsent(id: string, allowEnvKeys: boolean): Promise<Workspace>;
+    setEnv(id: string, values: Record<string, string>): Promise<Workspace>;
+    unsetEnv(id: string, key: string): Promise<Workspace>;
+    delete(id: string): Promise<{ deleted: true; id: string }>;
+    /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
+    cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
+  };
   config: {
     get(): Promise<ConfigView>;
     setAssistants(patch: AssistantsPatch): Promise<AssistantsConfig>;
@@ -84,6 +101,7 @@ export function createClient(transport: Transport): SvcClient {
     throw new ApiResponseError(answer.status, errorBody);
   }
   const run = (runId: string, action = '') => `/api/workflows/runs/${segment(runId)}${action ? `/${action}` : ''}`;
+  const workspace = (id: string, rest = '') => `/api/workspaces/${segment(id)}${rest ? `/${rest}` : ''}`;
   const workflow = (name: string, cwd?: string) => withQuery(`/api/workflows/${segment(name)}`, { cwd });
 
   return {
@@ -112,6 +130,17 @@ export function createClient(transport: Transport): SvcClient {
     },
     commands: {
       list: (cwd) => call('GET', withQuery('/api/commands', { cwd })),
+    },
+    workspaces: {
+      add: (input) => call('POST', '/api/workspaces', input),
+      list: (query = {}) => call('GET', withQuery('/api/workspaces', { ...query })),
+      get: (id) => call('GET', workspace(id)),
+      environments: (id) => call('GET', workspace(id, 'environments')),
+      setConsent: (id, allowEnvKeys) => call('PATCH', workspace(id), { allowEnvKeys }),
+      setEnv: (id, values) => call('PUT', workspace(id, 'env'), values),
+      unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
+      delete: (id) => call('DELETE', workspace(id)),
+      cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
     },
     config: {
       get: () => call('GET', '/api/config'),

@@ -1,5 +1,5 @@
 import type { Settings } from '../shared/settings.js';
-import { readLock } from '../store/lock.js';
+import { readLock } from '../shared/lock-file.js';
 
 export interface ServerTarget {
   url: string;

@@ -11,9 +11,11 @@ import type { ConfigView } from '../config/view.js';
 import type { RunView } from '../engine/run-view.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
+import type { EnvironmentView, Workspace } from '../workspaces/records.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
+export type { EnvironmentView, Workspace };
 export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunView, SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary };
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
@@ -25,6 +27,12 @@ export interface StartRunInput {
   conversationId?: string | null;
   cwd?: string;
   trigger?: 'api' | 'cli';
+  /** Run in this workspace, in a worktree of its own. */
+  workspaceId?: string | null;
+}
+export interface WorkspaceList {
+  workspaces: Workspace[];
+  total: number;
 }
 export interface RunList {
   runs: RunView[];

@@ -42,6 +42,21 @@ export interface EngineLimits {
   agentFirstEventTimeoutMs: number;
 }
 
+/**
+ * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
+ * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
+ */
+export interface RunPlaces {
+  /** The run's working directory in the workspace: a worktree of its own, made at start, reused on resume. */
+  place(workspaceId: string, runId: string): Promise<{ cwd: string }>;
+  /** The workspace's env values, for its nodes' processes only. */
+  env(workspaceId: string): Promise<Record<string, string>>;
+  /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace. */
+  assertAgentAllowed(workspaceId: string): Promise<void>;
+  /** The run was deleted: its worktree and branch go too. */
+  release(runId: string): Promise<void>;
+}
+
 /** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
 export interface EngineDeps {
   store: Store;
@@ -51,6 +66,7 @@ export interface EngineDeps {
   agents: Record<AssistantName, Agent>;
   assistants: AssistantChoice;
   resolver: WorkflowResolver;
+  places: RunPlaces;
 }
 
 export interface RecoveryOptions {

@@ -93,7 +93,11 @@ export class RunEngine {
     if (resumable) return this.#continue(resumable, resolved);
 
     const id = newId('run');
-    const workspaceId = request.workspaceId ?? resolved.workspaceId;
+    // A run's workspace (docs/decisions.md, Workspaces): the one asked for; for a webhook run, the
+    // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
+    // in a worktree of its own, made now so that the run's cwd is on record from the start.
+    const workspaceId = request.workspaceId ?? (request.trigger === 'webhook' ? resolved.workspaceId : null);
+    const place = workspaceId ? await this.deps.places.place(workspaceId, id) : { cwd };
     const worker = await createWorkerConversation(this.deps.store, id, request.workflow, workspaceId);
     const at = now();
     const run: RunRecord = {
@@ -107,7 +111,7 @@ export class RunEngine {
       conversationId: conversationId ?? worker.platform_conversation_id,
       platformId: worker.platform_conversation_id,
       workspaceId,
-      cwd,
+      cwd: place.cwd,
       trigger: request.trigger,
       createdAt: at,
       startedAt: null,
@@ -138,8 +142,10 @@ export class RunEngine {
       }),
     );
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+    // Resume reuses the run's worktree (made again if it was cleaned up meanwhile).
+    const cwd = run.workspaceId ? (await this.deps.places.place(run.workspaceId, run.id)).cwd : run.cwd;
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
+      patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     this.#enqueue(run);
@@ -183,7 +189,9 @@ export class RunEngine {
               loadCommand: (name, cwd) => this.deps.resolver.loadCommand(name, cwd),
               firstEventTimeoutMs: this.deps.limits.agentFirstEventTimeoutMs,
               logger: this.deps.logger,
+              assertAgentAllowed: (workspaceId) => this.deps.places.assertAgentAllowed(workspaceId),
             },
+            workspaceEnv: run.workspaceId ? await this.deps.places.env(run.workspaceId) : {},
           },
           run,
           validation.workflow,
@@ -329,7 +337,13 @@ export class RunEngine {
     // Published, not persisted: the log it would go to is being removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
     await this.runs.delete(run);
+    if (run.workspaceId) await this.deps.places.release(run.id);
     return run;
+  }
+
+  /** The run with exactly this id, if there is one. */
+  find(runId: string): RunRecord | undefined {
+    return this.runs.get(runId);
   }
 
   get(runId: string): RunRecord {

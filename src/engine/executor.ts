@@ -21,6 +21,8 @@ export interface ExecutorDeps {
   parallelism: number;
   /** For `prompt` and `command` nodes. */
   prompt: PromptDeps;
+  /** The env values of the run's workspace (empty outside one). */
+  workspaceEnv: Readonly<Record<string, string>>;
 }
 
 const now = () => new Date().toISOString();
@@ -142,6 +144,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           node,
           outputs,
           variables,
+          env: deps.workspaceEnv,
           signal,
           onOutput,
           onProcess,

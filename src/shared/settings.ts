@@ -28,6 +28,8 @@ export interface Settings {
   searchPath: string;
   /** @default `SVC_LOG_LEVEL` || `info` */
   logLevel: LogLevel;
+  /** A git clone (or other git command) taking longer is stopped. @default `SVC_GIT_TIMEOUT_MS` || 300000 */
+  gitTimeoutMs: number;
   /**
    * Check every JSON answer of the API against the schema its route documents; a mismatch answers
    * 500 and logs `response.schema_mismatch`. For tests: it costs a schema parse per answer.
@@ -72,6 +74,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     codexBin: env.SVC_CODEX_BIN || 'codex',
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
+    gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
   };
 }

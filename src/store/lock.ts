@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lockPathOf, readLock, type LockInfo } from '../shared/lock-file.js';
 
-/** What the holder of the store lock says about itself. The server adds its URL once listening. */
-export interface LockInfo {
-  pid: number;
-  kind: 'server' | 'cli';
-  startedAt: string;
-  url?: string;
-}
+export { lockPathOf, readLock, type LockInfo };
 
 export class StoreLockedError extends Error {
   constructor(
@@ -21,27 +15,6 @@ export class StoreLockedError extends Error {
         : `Another svc command (pid ${holder.pid}) is writing the store; try again when it finishes.`,
     );
     this.name = 'StoreLockedError';
-  }
-}
-
-export const lockPathOf = (home: string) => join(home, 'svc.lock');
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The current holder, or undefined when the lock is free or stale (its process is gone). */
-export function readLock(home: string): LockInfo | undefined {
-  try {
-    const info = JSON.parse(readFileSync(lockPathOf(home), 'utf8')) as LockInfo;
-    return isAlive(info.pid) ? info : undefined;
-  } catch {
-    return undefined;
   }
 }
 

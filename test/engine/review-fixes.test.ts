@@ -34,7 +34,9 @@ beforeAll(async () => {
       name: 'broken-artifact',
       nodes: [
         // Occupies the path of its own output file: writing the output fails inside the executor.
-        { id: 'fast', bash: 'mkdir "$ARTIFACTS_DIR/fast.out"; echo hi' },
+        // It waits for `slow` to be under way first, or on a loaded machine the failure could stop
+        // `slow` before it noted its pid, and the test would wait for a file that never comes.
+        { id: 'fast', bash: 'while [ ! -s "$ARTIFACTS_DIR/slow.pid" ]; do sleep 0.05; done; mkdir "$ARTIFACTS_DIR/fast.out"; echo hi' },
         { id: 'slow', bash: 'sleep 60 & echo $! > "$ARTIFACTS_DIR/slow.pid"; wait' },
       ],
     },

@@ -26,7 +26,7 @@ async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Pr
  * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
  * arrive only as environment variables; `$id.output` is spliced as a quoted shell word.
  */
-export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, signal, onOutput, onProcess }) => {
+export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, signal, onOutput, onProcess }) => {
   if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
   const script = await bashArgs(renderBash(node.action.bash, outputs));
   if (signal.aborted) {
@@ -35,7 +35,7 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, s
   }
   let proc: ReturnType<typeof spawnGroup>;
   try {
-    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...variables } });
+    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...env, ...variables } });
     if (proc.child.pid !== undefined) onProcess(proc.child.pid);
   } catch (error) {
     // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.

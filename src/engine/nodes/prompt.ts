@@ -7,9 +7,18 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
  * variables substituted, sent to the node's agent. Model: node → workflow → configuration.
  */
 export const promptRunner =
-  ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, signal, onOutput, onProcess }) => {
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
+  async ({ run, node, outputs, variables, env, signal, onOutput, onProcess }) => {
     const { action } = node;
+    // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
+    if (run.workspaceId) {
+      try {
+        await assertAgentAllowed(run.workspaceId);
+      } catch (error) {
+        const { code, message } = error as { code?: string; message: string };
+        throw new NodeFailure(code ?? 'env_leak_blocked', message);
+      }
+    }
     let text: string;
     if (action.kind === 'prompt') text = action.prompt;
     else if (action.kind === 'command') {
@@ -26,7 +35,7 @@ export const promptRunner =
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,
-        env: agentEnvironment(process.env, variables as Record<string, string>),
+        env: agentEnvironment(process.env, { ...env, ...variables }),
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,

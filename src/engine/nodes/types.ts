@@ -13,6 +13,8 @@ export interface NodeRunContext {
   outputs: Readonly<Record<string, string>>;
   /** The run variables of CONTRACT §6 (ARGUMENTS, RUN_ID, …) plus trigger variables. */
   variables: Readonly<Record<string, string>>;
+  /** The workspace's env values (empty outside a workspace); run variables win over them. */
+  env: Readonly<Record<string, string>>;
   signal: AbortSignal;
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** Called with the leader of each process group the node starts. */
@@ -33,6 +35,8 @@ export interface PromptDeps {
   /** How long an agent may stay silent after it starts. */
   firstEventTimeoutMs: number;
   logger: Logger;
+  /** Rejects when an agent must not start in this workspace (the env-leak gate). */
+  assertAgentAllowed(workspaceId: string): Promise<void>;
 }
 
 export interface NodeOutcome {

@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
 
 const openApiRoute = defineRoute({
@@ -26,6 +27,7 @@ export const routes: readonly RouteSpec[] = [
   ...commandRoutes,
   ...runRoutes,
   ...streamRoutes,
+  ...workspaceRoutes,
   openApiRoute,
 ];
 

@@ -28,6 +28,7 @@ const StartBody = z.strictObject({
     .nullish()
     .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
   cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
+  workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
 });
 
@@ -71,7 +72,7 @@ export const runRoutes = [
     tag: 'runs',
     params: WorkflowParams,
     body: StartBody,
-    errors: [400, 404, 413, 415],
+    errors: [400, 404, 409, 413, 415],
     responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES) }) } },
     handle: async ({ ctx, params, body }) => {
       const run = await ctx.engine.start({
@@ -80,6 +81,7 @@ export const runRoutes = [
         conversationId: body.conversationId ?? null,
         cwd: body.cwd === undefined ? undefined : checkProjectDir(body.cwd),
         trigger: body.trigger ?? 'api',
+        workspaceId: body.workspaceId ?? null,
       });
       return reply(202, { runId: run.id, status: run.status });
     },

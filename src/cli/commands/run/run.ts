@@ -84,6 +84,7 @@ export default defineCommand({
   options: {
     conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
+    workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', 'stream node output'],
@@ -95,6 +96,7 @@ export default defineCommand({
       cwd: resolve(options.cwd ?? process.cwd()),
       trigger: 'cli',
       ...(options.conversation ? { conversationId: options.conversation } : {}),
+      ...(options.workspace ? { workspaceId: options.workspace } : {}),
     };
     return startAndFollow(cmd, workflow, input, options);
   },

@@ -1,0 +1,41 @@
+import type { EnvironmentView, Workspace } from '../../../client/index.js';
+import type { CommandContext } from '../../context.js';
+import { printJson, printTable } from '../../output.js';
+
+export const WORKSPACE_ARG = ['<workspace>', 'workspace id'] as const;
+
+/** One workspace, as `svc workspace show` and the commands that change one print it. */
+export function printWorkspace(cmd: CommandContext, workspace: Workspace): void {
+  if (cmd.globals.json) return printJson(cmd.io, workspace);
+  const scan = workspace.env_scan;
+  const lines = [
+    ['id', workspace.id],
+    ['name', workspace.name],
+    ['source', workspace.source === 'clone' ? `clone of ${workspace.url}` : 'registered directory'],
+    ['path', workspace.path],
+    ['default branch', workspace.default_branch || '(not a git repository: runs execute in the directory itself)'],
+    ['env vars', workspace.env_keys.length ? workspace.env_keys.join(', ') : '(none)'],
+    ['.env scan', scan.keys.length ? `agent keys ${scan.keys.join(', ')} in ${scan.files.join(', ')}` : scan.status],
+    ['agents allowed', workspace.allow_env_keys ? 'yes (consent on record)' : scan.keys.length ? 'no: blocked until `svc workspace consent --allow`' : 'yes'],
+    ['created', workspace.created_at],
+  ];
+  if (scan.unreadable.length) lines.push(['unreadable', scan.unreadable.join(', ')]);
+  const width = Math.max(...lines.map(([label]) => label!.length));
+  for (const [label, value] of lines) cmd.io.out(`${label!.padEnd(width)}  ${value}\n`);
+}
+
+export async function printWorkspaces(cmd: CommandContext, workspaces: Workspace[]): Promise<void> {
+  await printTable(
+    cmd.io,
+    ['ID', 'NAME', 'SOURCE', 'BRANCH', 'PATH'],
+    workspaces.map((w) => [w.id, w.name, w.source, w.default_branch, w.path]),
+  );
+}
+
+export async function printEnvironments(cmd: CommandContext, environments: EnvironmentView[]): Promise<void> {
+  await printTable(
+    cmd.io,
+    ['RUN', 'BRANCH', 'STATUS', 'CREATED', 'PATH'],
+    environments.map((e) => [e.run_id, e.branch, e.status, e.created_at, e.path]),
+  );
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { EnvironmentViewSchema, WorkspaceSchema } from '../../workspaces/records.js';
+import { AGE_HINT, parseAge } from '../../workspaces/age.js';
+import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
+import { defineRoute, reply } from '../route.js';
+
+/**
+ * Workspaces (spec "Workspaces"; docs/decisions.md, Workspaces). Answers are the workspace record
+ * (`WorkspaceSchema`); env values go in and never come out — only their names (`env_keys`).
+ */
+
+const IdParams = z.object({ id: z.string().min(1).describe('workspace id') });
+
+/** Who asks: the CLI says so in this header, so the consent audit entry can name it. */
+export const ACTOR_HEADER = 'x-svc-actor';
+
+const RegisterBody = z
+  .strictObject({
+    url: z.string().min(1).optional().describe('a repository to clone: https://, ssh://, git@host:path or file://'),
+    path: z.string().min(1).optional().describe('an existing local directory (absolute)'),
+  })
+  .describe('exactly one of url or path');
+
+const EnvBody = z
+  .record(z.string().regex(ENV_KEY_PATTERN, `env var names match ${ENV_KEY_PATTERN.source}`), z.string().max(128 * 1024))
+  .describe('env var names and values; merged into what is set');
+
+const CleanupBody = z.strictObject({
+  olderThan: z
+    .string()
+    .refine((text) => parseAge(text) !== null, `olderThan takes ${AGE_HINT}`)
+    .default('7d')
+    .describe(`remove worktrees of runs that ended longer ago than this (${AGE_HINT}; default 7d)`),
+  workspaceId: z.string().min(1).optional().describe('only this workspace (default: all)'),
+});
+
+const WorkspaceList = z.object({ workspaces: z.array(WorkspaceSchema), total: z.number().int() });
+
+export const workspaceRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/workspaces',
+    summary: 'Register a workspace: clone {url} into $SVC_HOME/workspaces/<id>/source, or register an existing directory {path}',
+    tag: 'workspaces',
+    body: RegisterBody,
+    errors: [400, 409, 413, 415],
+    responses: { 201: { description: 'The registered workspace', schema: WorkspaceSchema } },
+    handle: async ({ ctx, body }) => reply(201, await ctx.workspaces.register(body)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces',
+    summary: 'Registered workspaces, oldest first',
+    tag: 'workspaces',
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(200).default(50),
+      offset: z.coerce.number().int().min(0).default(0),
+    }),
+    errors: [400],
+    responses: { 200: { description: 'Workspaces', schema: WorkspaceList } },
+    handle: ({ ctx, query }) => ctx.workspaces.list(query),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workspaces/cleanup',
+    summary: 'Remove the worktrees (and svc/* branches) of runs that ended before a given age',
+    tag: 'workspaces',
+    body: CleanupBody,
+    bodyOptional: true,
+    errors: [400, 404, 413, 415],
+    responses: { 200: { description: 'The environments removed', schema: z.object({ removed: z.array(EnvironmentViewSchema) }) } },
+    handle: ({ ctx, body }) => {
+      const { olderThan, workspaceId } = CleanupBody.parse(body ?? {});
+      return ctx.workspaces.cleanup(new Date(Date.now() - parseAge(olderThan)!), workspaceId);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces/{id}',
+    summary: 'One workspace',
+    tag: 'workspaces',
+    params: IdParams,
+    errors: [404],
+    responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
+    handle: ({ ctx, params }) => ctx.workspaces.get(params.id),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces/{id}/environments',
+    summary: "The workspace's isolation environments: one git worktree per run",
+    tag: 'workspaces',
+    params: IdParams,
+    errors: [404],
+    responses: { 200: { description: 'Environments, newest first', schema: z.object({ environments: z.array(EnvironmentViewSchema) }) } },
+    handle: async ({ ctx, params }) => ({ environments: await ctx.workspaces.environments(params.id) }),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/api/workspaces/{id}',
+    summary: 'Grant or revoke consent to run agents despite agent keys in .env files (audit-logged at warn level)',
+    tag: 'workspaces',
+    params: IdParams,
+    body: z.strictObject({ allowEnvKeys: z.boolean().describe('stored as allow_env_keys') }),
+    errors: [400, 404, 413, 415],
+    responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
+    handle: ({ ctx, params, body, event }) =>
+      ctx.workspaces.setConsent(params.id, body.allowEnvKeys, event.req.headers.get(ACTOR_HEADER) === 'cli' ? 'cli' : 'api'),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/workspaces/{id}/env',
+    summary: "Set workspace env vars (merged); they reach the workspace's bash nodes and agents, and are never returned",
+    tag: 'workspaces',
+    params: IdParams,
+    body: EnvBody,
+    errors: [400, 404, 413, 415],
+    responses: { 200: { description: 'The workspace (env_keys lists the names set)', schema: WorkspaceSchema } },
+    handle: ({ ctx, params, body }) => ctx.workspaces.setEnv(params.id, body),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/workspaces/{id}/env/{key}',
+    summary: 'Unset one workspace env var',
+    tag: 'workspaces',
+    params: z.object({ id: z.string().min(1), key: z.string().min(1) }),
+    errors: [404],
+    responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
+    handle: ({ ctx, params }) => ctx.workspaces.unsetEnv(params.id, params.key),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/workspaces/{id}',
+    summary: 'Remove a workspace: its worktrees, their svc/* branches, our clone and the registration (never a directory registered by path)',
+    tag: 'workspaces',
+    params: IdParams,
+    errors: [404],
+    responses: { 200: { description: 'Deleted', schema: z.object({ deleted: z.literal(true), id: z.string() }) } },
+    handle: async ({ ctx, params }) => ({ deleted: true as const, id: (await ctx.workspaces.delete(params.id)).id }),
+  }),
+];

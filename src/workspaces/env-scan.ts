@@ -1,0 +1,99 @@
+/**
+ * The env-leak gate's scan (docs/decisions.md, Workspaces): `.env` and `.env.*` files at a
+ * workspace's root are read line by line for the keys that would hand an agent someone's API
+ * credentials. Only key NAMES come out of here: a value is looked at just long enough to see that
+ * it is not empty, never kept, never logged.
+ */
+
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Agent credentials that must not reach an agent from a repository's files without consent. */
+export const AGENT_KEY_NAMES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_API_KEY',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GEMINI_API_KEY',
+] as const;
+
+export type EnvScanStatus = 'clean' | 'keys_found' | 'unreadable';
+
+export interface EnvScan {
+  /** `keys_found` when any key matched; else `unreadable` when a file could not be read; else `clean`. */
+  status: EnvScanStatus;
+  /** The env files found at the root, by name. */
+  files: string[];
+  /** Matched key names, sorted, each once. */
+  keys: string[];
+  /** Files that exist but could not be read (never counted as matches). */
+  unreadable: string[];
+}
+
+const ENV_FILE = /^\.env(\..+)?$/;
+// `KEY=value`, `export KEY=value`, `KEY: value` is not dotenv; quotes around the value are allowed.
+const ASSIGNMENT = /^\s*(?:export\s+)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*=\s*(.*)$/;
+const WANTED = new Set<string>(AGENT_KEY_NAMES);
+/** A file this large is not a dotenv file; it is reported unreadable rather than read whole. */
+const MAX_ENV_FILE_BYTES = 1024 * 1024;
+
+/** A value counts when something is left after quotes and an inline comment are taken away. */
+function hasValue(rest: string): boolean {
+  const value = rest.trim();
+  if (value.startsWith('"') || value.startsWith("'"))
+    return (
+      value
+        .slice(1)
+        .replace(/["'].*$/, '')
+        .trim() !== ''
+    );
+  return value.replace(/\s#.*$/, '').trim() !== '';
+}
+
+async function keysIn(path: string): Promise<string[]> {
+  // A FIFO or device would block or never end: only regular files (a link is followed) are read.
+  if (!(await stat(path)).isFile()) throw new Error('not a regular file');
+  const found = new Set<string>();
+  let bytes = 0;
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      bytes += Buffer.byteLength(line) + 1;
+      if (bytes > MAX_ENV_FILE_BYTES) throw new Error('larger than 1 MiB');
+      const match = ASSIGNMENT.exec(line);
+      if (match && WANTED.has(match[1]!) && hasValue(match[2]!)) found.add(match[1]!);
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  return [...found];
+}
+
+/** Scans the env files at `root` (not below it: tools read the root's). */
+export async function scanEnvFiles(root: string): Promise<EnvScan> {
+  let names: string[];
+  try {
+    const entries = await readdir(root, { withFileTypes: true });
+    names = entries.filter((entry) => ENV_FILE.test(entry.name) && !entry.isDirectory()).map((entry) => entry.name);
+  } catch {
+    return { status: 'unreadable', files: [], keys: [], unreadable: ['.'] };
+  }
+  names.sort();
+  const keys = new Set<string>();
+  const unreadable: string[] = [];
+  for (const name of names) {
+    try {
+      for (const key of await keysIn(join(root, name))) keys.add(key);
+    } catch {
+      unreadable.push(name);
+    }
+  }
+  const status: EnvScanStatus = keys.size > 0 ? 'keys_found' : unreadable.length > 0 ? 'unreadable' : 'clean';
+  return { status, files: names, keys: [...keys].sort(), unreadable };
+}

@@ -1,0 +1,83 @@
+/**
+ * The real `git` binary, run so that it can never wait for a person: no stdin, no controlling
+ * terminal (its own session), credential and SSH prompts turned off, and a time limit after which
+ * its whole process group is killed. A clone that needs credentials fails at once instead of
+ * hanging the server (docs/decisions.md, Workspaces).
+ */
+
+import { spawnGroup } from '../processes/process-group.js';
+
+export const DEFAULT_GIT_TIMEOUT_MS = 5 * 60_000;
+
+export class GitError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+export interface GitOptions {
+  cwd: string;
+  timeoutMs?: number;
+  /** The environment git runs with; prompts are turned off on top of it. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Variables that make git and ssh fail instead of asking. */
+const NO_PROMPTS = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'true',
+  SSH_ASKPASS: 'true',
+  GCM_INTERACTIVE: 'never',
+  GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
+} as const;
+
+/** Runs `git <args>` and resolves with its stdout; rejects with a GitError carrying git's own message. */
+export async function runGit(args: readonly string[], options: GitOptions): Promise<string> {
+  const env = { ...options.env, ...NO_PROMPTS, LC_ALL: 'C' };
+  const git = spawnGroup('git', ['-c', 'credential.interactive=never', ...args], { cwd: options.cwd, env });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  git.child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+  git.child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+  let timedOut = false;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void git.terminate(2000);
+  }, timeoutMs);
+  try {
+    const { code, signal } = await git.done;
+    const stderr = Buffer.concat(err).toString('utf8').trim();
+    if (timedOut) throw new GitError(`git ${args[0]} did not finish within ${Math.round(timeoutMs / 1000)} s`, stderr, true);
+    if (code !== 0) throw new GitError(stderr || `git ${args[0]} failed (${signal ?? `exit ${code}`})`, stderr);
+    return Buffer.concat(out).toString('utf8');
+  } catch (error) {
+    if (error instanceof GitError) throw error;
+    throw new GitError(`git could not be started: ${(error as Error).message}`, '');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The branch HEAD names in a repository (`main`, `master`, …); a detached HEAD answers its commit. */
+export async function currentBranch(dir: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const name = (await runGit(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: dir, env }).catch(() => '')).trim();
+  if (name && name !== 'HEAD') return name;
+  // An empty repository has no commit yet, but its HEAD still names the unborn branch.
+  const unborn = (await runGit(['symbolic-ref', '--short', 'HEAD'], { cwd: dir, env }).catch(() => '')).trim();
+  return unborn || 'HEAD';
+}
+
+/** Whether `dir` is the top of a git work tree (a registered path need not be). */
+export async function isGitRepository(dir: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  try {
+    return (await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: dir, env })).trim() === 'true';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Workspace shapes, once: the zod schemas here give the TypeScript types and the API's response
+ * schemas (docs/decisions.md, Workspaces). Field names are snake_case, as the API shows them.
+ */
+
+import { z } from 'zod';
+
+export const EnvScanSchema = z.object({
+  status: z.enum(['clean', 'keys_found', 'unreadable']).describe('keys_found when an agent key matched; unreadable when a file could not be read'),
+  files: z.array(z.string()).describe('the .env files found at the root'),
+  keys: z.array(z.string()).describe('agent key names found (never values)'),
+  unreadable: z.array(z.string()).describe('files that could not be read; never counted as matches'),
+});
+
+export const WorkspaceSchema = z.object({
+  id: z.string(),
+  name: z.string().describe('from the repository or folder name'),
+  url: z.string().optional().describe('the clone URL (cloned workspaces only)'),
+  path: z.string().describe('the local directory: our clone, or the directory registered'),
+  source: z.enum(['clone', 'path']),
+  default_branch: z.string().describe("the branch runs' worktrees start from; empty for a directory that is no git repository"),
+  allow_env_keys: z.boolean().describe('consent to agents running despite agent keys in .env files'),
+  env_scan: EnvScanSchema,
+  env_keys: z.array(z.string()).describe('names of the workspace env vars (values are never returned)'),
+  created_at: z.string(),
+});
+export type Workspace = z.infer<typeof WorkspaceSchema>;
+
+/** What is stored: the view plus the dedupe key (a normalized clone URL or a real path). */
+export interface WorkspaceRecord extends Workspace {
+  source_key: string;
+}
+
+export const EnvironmentSchema = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  path: z.string().describe('the worktree directory'),
+  branch: z.string(),
+  run_id: z.string(),
+  created_at: z.string(),
+});
+export type Environment = z.infer<typeof EnvironmentSchema>;
+
+/** An environment as the API shows it: its state follows its run's. */
+export const EnvironmentViewSchema = EnvironmentSchema.extend({
+  status: z.enum(['active', 'ended']).describe('active while its run can still change; ended once the run is terminal or gone'),
+  ended_at: z.string().nullable().describe('when its run ended'),
+});
+export type EnvironmentView = z.infer<typeof EnvironmentViewSchema>;
+
+export const toWorkspaceView = ({ source_key: _key, ...view }: WorkspaceRecord): Workspace => view;

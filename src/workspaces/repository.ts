@@ -1,0 +1,150 @@
+/**
+ * Where workspaces, their environments and their env values are kept: async, query-shaped
+ * repositories (insert, get, list with filters and paging, update, delete, insert-if-absent for
+ * dedupe), so nothing outside this file scans a collection and a database implementation can
+ * take the file store's place (docs/decisions.md, Store).
+ */
+
+import type { Collection, Store } from '../store/index.js';
+import type { Environment, WorkspaceRecord } from './records.js';
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface Paging {
+  limit?: number;
+  offset?: number;
+}
+
+export type InsertResult<T> = { inserted: true; record: T } | { inserted: false; existing: T };
+
+export interface WorkspaceRepository {
+  /** Inserts unless a workspace with the same `source_key` exists (the same url or directory). */
+  insertIfAbsent(record: WorkspaceRecord): Promise<InsertResult<WorkspaceRecord>>;
+  get(id: string): Promise<WorkspaceRecord | undefined>;
+  findBySourceKey(key: string): Promise<WorkspaceRecord | undefined>;
+  /** Oldest first. */
+  list(paging?: Paging): Promise<Page<WorkspaceRecord>>;
+  update(id: string, patch: Partial<Omit<WorkspaceRecord, 'id'>>): Promise<WorkspaceRecord | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface EnvironmentFilter extends Paging {
+  workspaceId?: string;
+  runId?: string;
+}
+
+export interface EnvironmentRepository {
+  insert(environment: Environment): Promise<void>;
+  get(id: string): Promise<Environment | undefined>;
+  /** Newest first. */
+  list(filter?: EnvironmentFilter): Promise<Page<Environment>>;
+  update(id: string, patch: Partial<Omit<Environment, 'id'>>): Promise<Environment | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Env values of a workspace. They leave this repository only towards a process's environment. */
+export interface WorkspaceSecretRepository {
+  get(workspaceId: string): Promise<Record<string, string>>;
+  /** Merges `values` in; resolves to the names now set. */
+  merge(workspaceId: string, values: Record<string, string>): Promise<string[]>;
+  /** Resolves to whether the key was set. */
+  unset(workspaceId: string, key: string): Promise<boolean>;
+  clear(workspaceId: string): Promise<void>;
+}
+
+/** The collection the catalog also reads (`src/catalog/project-roots.ts`): one small file. */
+export const WORKSPACES_COLLECTION = 'workspaces';
+const ENVIRONMENTS_COLLECTION = 'workspace-environments';
+const SECRETS_COLLECTION = 'workspace-env';
+
+const page = <T>(items: T[], { limit = 50, offset = 0 }: Paging = {}): Page<T> => ({ items: items.slice(offset, offset + limit), total: items.length });
+
+function workspacesOn(collection: Collection<WorkspaceRecord>): WorkspaceRepository {
+  return {
+    async insertIfAbsent(record) {
+      // Checked and set in one synchronous step: two requests for the same repository cannot both insert.
+      const existing = collection.find((w) => w.source_key === record.source_key);
+      if (existing) return { inserted: false, existing };
+      const written = collection.put(record);
+      await written;
+      return { inserted: true, record };
+    },
+    get: async (id) => collection.get(id),
+    findBySourceKey: async (key) => collection.find((w) => w.source_key === key),
+    list: async (paging) =>
+      page(
+        [...collection.all()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
+        paging,
+      ),
+    async update(id, patch) {
+      const current = collection.get(id);
+      if (!current) return undefined;
+      const next = { ...current, ...patch, id };
+      await collection.put(next);
+      return next;
+    },
+    delete: (id) => collection.delete(id),
+  };
+}
+
+function environmentsOn(collection: Collection<Environment>): EnvironmentRepository {
+  return {
+    insert: (environment) => collection.put(environment),
+    get: async (id) => collection.get(id),
+    async list(filter = {}) {
+      const matches = collection
+        .filter((e) => (!filter.workspaceId || e.workspace_id === filter.workspaceId) && (!filter.runId || e.run_id === filter.runId))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+      return page(matches, { limit: filter.limit ?? 200, offset: filter.offset });
+    },
+    async update(id, patch) {
+      const current = collection.get(id);
+      if (!current) return undefined;
+      const next = { ...current, ...patch, id };
+      await collection.put(next);
+      return next;
+    },
+    delete: (id) => collection.delete(id),
+  };
+}
+
+function secretsOn(collection: Collection<{ id: string; values: Record<string, string> }>): WorkspaceSecretRepository {
+  return {
+    get: async (workspaceId) => ({ ...(collection.get(workspaceId)?.values ?? {}) }),
+    async merge(workspaceId, values) {
+      const merged = { ...(collection.get(workspaceId)?.values ?? {}), ...values };
+      await collection.put({ id: workspaceId, values: merged });
+      return Object.keys(merged).sort();
+    },
+    async unset(workspaceId, key) {
+      const current = collection.get(workspaceId)?.values ?? {};
+      if (!(key in current)) return false;
+      const { [key]: _removed, ...rest } = current;
+      await collection.put({ id: workspaceId, values: rest });
+      return true;
+    },
+    async clear(workspaceId) {
+      await collection.delete(workspaceId);
+    },
+  };
+}
+
+export interface WorkspaceRepositories {
+  workspaces: WorkspaceRepository;
+  environments: EnvironmentRepository;
+  secrets: WorkspaceSecretRepository;
+}
+
+/** The embedded (JSON-file) implementation. */
+export async function openWorkspaceRepositories(store: Store): Promise<WorkspaceRepositories> {
+  return {
+    // 'single': workspaces are few, and the catalog opens this collection with the same layout.
+    workspaces: workspacesOn(await store.collection<WorkspaceRecord>(WORKSPACES_COLLECTION, 'single')),
+    // One file per environment: they grow with runs.
+    environments: environmentsOn(await store.collection<Environment>(ENVIRONMENTS_COLLECTION, 'per-record')),
+    secrets: secretsOn(await store.collection<{ id: string; values: Record<string, string> }>(SECRETS_COLLECTION, 'single')),
+  };
+}
