@@ -1,4 +1,5 @@
 import { createClient, serverOrLocal, type OpenLocalApi, type ServerTarget, type SvcClient } from '../client/index.js';
+import { ACTOR_HEADER } from '../shared/actor.js';
 import type { Settings } from '../shared/settings.js';
 import { CliError } from './exit-codes.js';
 
@@ -28,5 +29,7 @@ export function connect(settings: Settings, target: ServerTarget, reach: Reach):
       running: target.running,
       local: reach === 'server' ? false : openLocal(settings),
     }),
+    // The server's audit entries name the CLI as the actor of what it changes.
+    { headers: { [ACTOR_HEADER]: 'cli' } },
   );
 }

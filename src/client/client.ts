@@ -93,9 +93,14 @@ function withQuery(path: string, query: Record<string, string | number | undefin
   return text ? `${path}?${text}` : path;
 }
 
-export function createClient(transport: Transport): SvcClient {
+export interface ClientOptions {
+  /** Headers every request carries (the CLI names itself as the actor: `x-svc-actor: cli`). */
+  headers?: Record<string, string>;
+}
+
+export function createClient(transport: Transport, options: ClientOptions = {}): SvcClient {
   async function call<T>(method: ApiRequest['method'], path: string, body?: unknown): Promise<T> {
-    const answer = await transport.send({ method, path, body });
+    const answer = await transport.send({ method, path, body, ...(options.headers ? { headers: options.headers } : {}) });
     if (answer.status >= 200 && answer.status < 300) return answer.body as T;
     const errorBody = typeof answer.body === 'object' && answer.body !== null ? (answer.body as Record<string, unknown>) : { message: String(answer.body) };
     throw new ApiResponseError(answer.status, errorBody);

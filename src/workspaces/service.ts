@@ -6,6 +6,7 @@
 
 import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
+import type { Actor } from '../shared/actor.js';
 import { ApiError, badRequest, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -19,7 +20,7 @@ import type { Paging, WorkspaceRepositories } from './repository.js';
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
 /** Who changed the consent bit, as the audit entry records it. */
-export type ConsentActor = 'api' | 'cli';
+export type ConsentActor = Actor;
 
 /** What the workspaces need to know about runs, without depending on the engine. */
 export interface RunLookup {

@@ -47,7 +47,7 @@ describe('svc workspace', () => {
     expect((await cli('workspace', 'consent', workspace.id)).code).toBe(2);
     const consent = await cli('workspace', 'consent', workspace.id, '--allow');
     expect(consent.code, consent.stderr).toBe(0);
-    expect(readLog(server.home).find((e) => e.event === 'env_leak_consent_granted')).toMatchObject({ workspaceId: workspace.id });
+    expect(readLog(server.home).find((e) => e.event === 'env_leak_consent_granted')).toMatchObject({ workspaceId: workspace.id, actor: 'cli' });
 
     const run = await cli('run', 'where', '--workspace', workspace.id, '--cwd', dir, '--json');
     expect(run.code, run.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorOf } from '../../shared/actor.js';
 import { EnvironmentViewSchema, WorkspaceSchema } from '../../workspaces/records.js';
 import { AGE_HINT, parseAge } from '../../workspaces/age.js';
 import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
@@ -10,9 +11,6 @@ import { defineRoute, reply } from '../route.js';
  */
 
 const IdParams = z.object({ id: z.string().min(1).describe('workspace id') });
-
-/** Who asks: the CLI says so in this header, so the consent audit entry can name it. */
-export const ACTOR_HEADER = 'x-svc-actor';
 
 const RegisterBody = z
   .strictObject({
@@ -103,8 +101,7 @@ export const workspaceRoutes = [
     body: z.strictObject({ allowEnvKeys: z.boolean().describe('stored as allow_env_keys') }),
     errors: [400, 404, 413, 415],
     responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
-    handle: ({ ctx, params, body, event }) =>
-      ctx.workspaces.setConsent(params.id, body.allowEnvKeys, event.req.headers.get(ACTOR_HEADER) === 'cli' ? 'cli' : 'api'),
+    handle: ({ ctx, params, body, headers }) => ctx.workspaces.setConsent(params.id, body.allowEnvKeys, actorOf(headers)),
   }),
   defineRoute({
     method: 'PUT',
