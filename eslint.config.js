@@ -49,4 +49,19 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // Every environment variable is read in src/shared/settings.ts, which documents each one. Passing the
+    // whole environment on to a child process is fine; picking a variable out of it elsewhere is not.
+    files: ['src/**/*.ts'],
+    ignores: ['src/shared/settings.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env']",
+          message: 'Read environment variables in src/shared/settings.ts only.',
+        },
+      ],
+    },
+  },
 );

@@ -6,7 +6,7 @@ const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(va
 
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
- * [--resume S]`, prompt on stdin (CONTRACT §9). `--verbose` is required by stream-json output.
+ * [--resume S]`, prompt on stdin (docs/decisions.md, Agents). `--verbose` is required by stream-json output.
  */
 export function createClaudeAgent(bin: string): Agent {
   return {

@@ -5,7 +5,7 @@ type Json = Record<string, unknown>;
 
 /**
  * OpenAI Codex CLI: `codex exec --json [--model M] -`, prompt on stdin. It reports tokens but no
- * cost, so cost stays null rather than a misleading 0 (CONTRACT §9).
+ * cost, so cost stays null rather than a misleading 0 (docs/decisions.md, Agents).
  */
 export function createCodexAgent(bin: string): Agent {
   return {

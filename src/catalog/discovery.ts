@@ -1,7 +1,7 @@
 /**
  * Discovery: which workflows exist for a working directory. Bundled workflows ship with svc;
  * project workflows are `.svc/workflows/*.yaml|yml` under the cwd and every registered workspace
- * (CONTRACT §6). The rules, in the order they apply:
+ * (docs/decisions.md, Workflow files). The rules, in the order they apply:
  * - every file is validated on its own; a broken file is reported in `errors` and never hides
  *   the others;
  * - a file's stem must equal its `name` (workflow-file.ts);

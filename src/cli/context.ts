@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveServer, type ServerTarget, type SvcClient } from '../client/index.js';
-import { loadSettings, SettingsError, type Settings } from '../shared/settings.js';
+import { loadSettings, loadTerminalSettings, SettingsError, type Settings } from '../shared/settings.js';
 import { connect, type Reach } from './connect.js';
 import { UsageError } from './exit-codes.js';
 import { systemIO, type IO } from './io.js';
@@ -35,8 +35,7 @@ export function createCommandContext(globals: GlobalOptions, io?: IO, commandTre
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-  // SVC_URL is read here until shared/settings.ts carries it.
-  const target = resolveServer(globals.url, theIO.env.SVC_URL, settings);
+  const target = resolveServer(globals.url, loadTerminalSettings(theIO.env).url, settings);
   let client: SvcClient | undefined;
   return {
     io: theIO,

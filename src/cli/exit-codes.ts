@@ -1,4 +1,4 @@
-/** Exit codes (CONTRACT §13); `svc help exit-codes` prints this table. */
+/** Exit codes (docs/decisions.md, CLI); `svc help exit-codes` prints this table. */
 export const EXIT = {
   ok: 0,
   failed: 1,

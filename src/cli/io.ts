@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { loadTerminalSettings } from '../shared/settings.js';
 
 /**
  * The terminal, as every command sees it. Commands never touch `process.stdout` or `process.env`
@@ -27,14 +28,11 @@ export interface IOOptions {
   json?: boolean;
 }
 
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
-}
-
 export function colorEnabled(env: NodeJS.ProcessEnv, isTTY: boolean, noColorFlag = false): boolean {
-  if (noColorFlag || (env.NO_COLOR ?? '') !== '') return false;
-  if (truthy(env.CLICOLOR_FORCE)) return true;
-  if (env.CLICOLOR === '0') return false;
+  const terminal = loadTerminalSettings(env);
+  if (noColorFlag || terminal.noColor) return false;
+  if (terminal.forceColor) return true;
+  if (terminal.colorOff) return false;
   return isTTY;
 }
 
@@ -42,7 +40,7 @@ export function systemIO(options: IOOptions = {}, env: NodeJS.ProcessEnv = proce
   const isStdoutTTY = Boolean(process.stdout.isTTY);
   const isStderrTTY = Boolean(process.stderr.isTTY);
   const isStdinTTY = Boolean(process.stdin.isTTY);
-  const ci = truthy(env.CI);
+  const { ci, promptDisabled } = loadTerminalSettings(env);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -51,7 +49,7 @@ export function systemIO(options: IOOptions = {}, env: NodeJS.ProcessEnv = proce
     isStderrTTY,
     isStdinTTY,
     color: colorEnabled(env, isStdoutTTY, options.noColor),
-    canPrompt: isStdinTTY && isStdoutTTY && !ci && !truthy(env.SVC_PROMPT_DISABLED),
+    canPrompt: isStdinTTY && isStdoutTTY && !ci && !promptDisabled,
     canSpin: isStderrTTY && !ci && !options.json,
     env,
     out: (text) => process.stdout.write(text),

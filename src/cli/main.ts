@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { ApiResponseError, ServerUnreachableError } from '../client/errors.js';
 import { isApiError } from '../shared/errors.js';
+import { loadTerminalSettings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { IO } from './io.js';
@@ -27,7 +28,7 @@ export function reportError(error: unknown, err: (text: string) => void, env: No
   }
   const message = error instanceof Error ? error.message : String(error);
   err(`svc: unexpected error: ${message}\n`);
-  if (env.SVC_DEBUG && error instanceof Error) err(`${error.stack}\n`);
+  if (loadTerminalSettings(env).debug && error instanceof Error) err(`${error.stack}\n`);
   return EXIT.failed;
 }
 

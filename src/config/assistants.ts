@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../shared/errors.js';
 import type { Collection, Store } from '../store/index.js';
 
-/** The agents svc knows how to drive (CONTRACT §9). */
+/** The agents svc knows how to drive (docs/decisions.md, Agents). */
 export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
 export type AssistantName = (typeof ASSISTANT_NAMES)[number];
 

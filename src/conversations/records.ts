@@ -1,7 +1,7 @@
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
 
-/** A conversation (CONTRACT §8). Worker conversations belong to one workflow run each. */
+/** A conversation (docs/decisions.md, Conversations). Worker conversations belong to one workflow run each. */
 export interface ConversationRecord {
   id: string;
   platform_conversation_id: string;

@@ -57,7 +57,7 @@ function lazyLog(path: string): { write(text: string): void; end(): Promise<void
   };
 }
 
-/** The variables of CONTRACT §6 that every node sees (as text in prompts, as env in bash). */
+/** The variables of docs/decisions.md, Workflow files that every node sees (as text in prompts, as env in bash). */
 export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
   return {
     ARGUMENTS: run.message,

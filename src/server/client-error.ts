@@ -1,7 +1,7 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** What Node's parser errors become: the status Node itself would send, and our code (CONTRACT §4). */
+/** What Node's parser errors become: the status Node itself would send, and our code (docs/decisions.md, Errors). */
 function answerFor(code: string | undefined): [number, string, string] {
   if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request_header_too_large', 'The request headers are too large.'];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request_timeout', 'The request did not arrive in time.'];

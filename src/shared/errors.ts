@@ -1,7 +1,7 @@
 /**
  * The one error type the domain throws for expected failures. Every front end maps it the same
  * way: the server to `{ error, message, details? }` with `status`, the CLI to a message and an
- * exit code (CONTRACT §4).
+ * exit code (docs/decisions.md, Errors).
  */
 export class ApiError extends Error {
   readonly status: number;

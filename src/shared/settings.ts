@@ -7,14 +7,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Every environment variable svc reads, resolved once. Nothing else reads `process.env`, so this
- * file is the single place that documents them (CONTRACT §2).
+ * file is the single place that documents them (docs/decisions.md, Environment).
  */
 export interface Settings {
   /** All state: store, clones, worktrees, artifacts, logs. @default `SVC_HOME` || `~/.svc` */
   home: string;
   /** Bind address. The API has no auth, so anything beyond loopback is opt-in. @default `SVC_HOST` || `127.0.0.1` */
   host: string;
-  /** Explicit port; `undefined` means "choose by the rules of CONTRACT §3". @default `PORT` */
+  /** Explicit port; `undefined` means "choose by the rules of docs/decisions.md, Port". @default `PORT` */
   port: number | undefined;
   /** Runs executing at once; others wait as `pending`. @default `SVC_MAX_CONCURRENT_RUNS` || 4 */
   maxConcurrentRuns: number;
@@ -76,5 +76,42 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
+  };
+}
+
+const truthy = (value: string | undefined) => value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+
+/**
+ * How the CLI treats the terminal, from the conventional variables (read here like every other
+ * one): `NO_COLOR` (any value) and `CLICOLOR=0` turn colour off, `CLICOLOR_FORCE` turns it on; `CI`
+ * and `SVC_PROMPT_DISABLED` forbid prompts and spinners; `SVC_DEBUG` prints stacks of unexpected
+ * errors; `SVC_URL` names the server to talk to.
+ */
+export interface TerminalSettings {
+  /** `NO_COLOR` set and non-empty. */
+  noColor: boolean;
+  /** `CLICOLOR_FORCE` truthy. */
+  forceColor: boolean;
+  /** `CLICOLOR=0`. */
+  colorOff: boolean;
+  /** `CI` truthy. */
+  ci: boolean;
+  /** `SVC_PROMPT_DISABLED` truthy. */
+  promptDisabled: boolean;
+  /** `SVC_DEBUG` set. */
+  debug: boolean;
+  /** `SVC_URL`: the server the CLI talks to (else the running server of `SVC_HOME`, else port `PORT`). */
+  url: string | undefined;
+}
+
+export function loadTerminalSettings(env: NodeJS.ProcessEnv = process.env): TerminalSettings {
+  return {
+    noColor: (env.NO_COLOR ?? '') !== '',
+    forceColor: truthy(env.CLICOLOR_FORCE),
+    colorOff: env.CLICOLOR === '0',
+    ci: truthy(env.CI),
+    promptDisabled: truthy(env.SVC_PROMPT_DISABLED),
+    debug: Boolean(env.SVC_DEBUG),
+    url: env.SVC_URL || undefined,
   };
 }

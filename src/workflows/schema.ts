@@ -1,5 +1,5 @@
 /**
- * The workflow YAML of CONTRACT §6, in two shapes kept apart on purpose:
+ * The workflow YAML of docs/decisions.md, Workflow files, in two shapes kept apart on purpose:
  *
  * 1. The RAW shape — zod schemas of exactly what a person writes (snake_case, optional fields,
  *    durations as written). Strict objects: an unknown key is an error, because it is almost

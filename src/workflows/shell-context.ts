@@ -1,7 +1,7 @@
 /**
  * Where in a bash script's quoting does a given offset sit?
  *
- * `$<id>.output` in a bash node is replaced by a single-quoted shell word (CONTRACT §6). That word
+ * `$<id>.output` in a bash node is replaced by a single-quoted shell word (docs/decisions.md, Workflow files). That word
  * is inert only where the shell reads it as shell syntax. Spliced as-is into `"…"`, a here-document
  * or `${…}`, the quotes become literal characters and a `$(…)` inside the output would run. So the
  * renderer needs the quoting context of each reference: unquoted words take the word as-is; inside

@@ -189,7 +189,7 @@ export class WorkspaceService {
     return { ...environment, status: ended ? 'ended' : 'active', ended_at: finishedAt ?? null };
   }
 
-  /** The consent bit, with its warn-level audit entry (spec "Audit log entries"). */
+  /** The consent bit, with its warn-level audit entry (docs/decisions.md, Log entries). */
   async setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
     const record = await this.#record(id);
     const scan = stripScan(await scanEnvFiles(record.path));

@@ -1,4 +1,4 @@
-// One writer per store: the lock file `$SVC_HOME/svc.lock` (issue 2, CONTRACT §13).
+// One writer per store: the lock file `$SVC_HOME/svc.lock` (issue 2, docs/decisions.md, CLI).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -11,7 +11,7 @@ export interface NodeRunContext {
   node: WorkflowNode;
   /** Outputs of completed nodes, full length. */
   outputs: Readonly<Record<string, string>>;
-  /** The run variables of CONTRACT §6 (ARGUMENTS, RUN_ID, …) plus trigger variables. */
+  /** The run variables of docs/decisions.md, Workflow files (ARGUMENTS, RUN_ID, …) plus trigger variables. */
   variables: Readonly<Record<string, string>>;
   /** The workspace's env values (empty outside a workspace); run variables win over them. */
   env: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@ import { PROJECT_DIR_DESCRIPTION, toSavedDocument, toWorkflowDocument, toWorkflo
 import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
- * Workflow definitions (spec "Workflow definitions"; CONTRACT §6). `workflow` in every answer is
+ * Workflow definitions (docs/decisions.md, Workflow files). `workflow` in every answer is
  * the definition as the user wrote it (snake_case keys, durations as written), not svc's
  * normalized form: it is what they edit and what PUT takes back.
  */
@@ -19,7 +19,7 @@ const NameParams = z.object({ name: WorkflowNameSchema });
 const DefinitionBody = z.object({
   definition: z
     .union([z.string(), z.record(z.string(), z.unknown())], { error: 'definition must be YAML text or an object' })
-    .describe('The workflow as YAML text or as an object (CONTRACT §6).'),
+    .describe('The workflow as YAML text or as an object (docs/decisions.md, Workflow files).'),
 });
 
 const SourceSchema = z.enum(['project', 'bundled']);

@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../../client/index.js';
 import { EXIT } from '../../exit-codes.js';
 
-/** The exit code a finished (or paused) run maps to (CONTRACT §13). */
+/** The exit code a finished (or paused) run maps to (docs/decisions.md, CLI). */
 export function exitCodeForStatus(status: RunStatus): number {
   switch (status) {
     case 'completed':
