@@ -61,8 +61,8 @@ export class RunEngine {
         for (const [nodeId, state] of Object.entries(run.nodes)) {
           if (state.status === 'completed') continue;
           // Its processes outlived the server (they lead their own groups): stop them, or a resume would
-          // run the node twice. A node the record still says `pending` may have one too: a round's
-          // write overlaps the spawns it announces (docs/decisions.md, "Engine overhead").
+          // run the node twice. Any unfinished node with a process file is stopped, whatever the
+          // record says of it: after a power loss the record may be a round behind its processes.
           const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
           if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
             this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });

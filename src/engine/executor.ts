@@ -27,6 +27,9 @@ export interface ExecutorDeps {
 
 const now = () => new Date().toISOString();
 
+/** Node progress within a run: atomic, not fsynced (docs/decisions.md, "Engine overhead"). */
+const ROUND_WRITE = { sync: false } as const;
+
 const abortableDelay = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
@@ -100,13 +103,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   const running = new Map<string, Promise<void>>();
   // Node state changed in memory since the record was last written. Each scheduling round writes
   // it once (see `schedule`) instead of every node writing it on start and again on end: the record
-  // is rewritten whole with an fsync, and two of those per node dominated the cost of a chain.
+  // is rewritten whole, and two of those per node dominated the cost of a chain.
   let unsaved = false;
-  // The round's write, in flight while the round's processes start (docs/decisions.md, "Engine
-  // overhead"): waited for by the next round, so a failed write still stops the run.
-  let saving: Promise<void> = Promise.resolve();
 
-  /** Runs a node that `schedule` marked running (that write in flight); its outcome is saved by the next round. */
+  /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
     const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
@@ -221,7 +221,6 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
-    await saving;
     const starting: Array<[WorkflowNode, NodeState]> = [];
     let changed = true;
     while (changed && !signal.aborted) {
@@ -255,12 +254,13 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
-    // One write for the round, overlapping the spawns it announces: a crash before it lands leaves
-    // those nodes `pending` with their process files, which recovery uses to stop what they started.
+    // One write for the round, before any process starts: on disk a node is `running` before its
+    // process exists, and its dependencies are `completed` before it can see their outputs. Not
+    // fsynced: it survives a crash of the server, and the run's next lifecycle transition (pause,
+    // end) writes the record durably (docs/decisions.md, "Engine overhead").
     if (unsaved) {
       unsaved = false;
-      saving = runs.save(run);
-      saving.catch(() => {}); // awaited by the next round or at the end
+      await runs.save(run, ROUND_WRITE);
     }
     for (const [node, state] of starting) {
       running.set(
@@ -281,12 +281,11 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
-    await saving;
   } catch (error) {
     internal.abort('executor_failed');
-    await Promise.allSettled([...running.values(), saving]);
+    await Promise.allSettled(running.values());
     throw error;
   }
-  // The last nodes' outcomes (or those of nodes an abort stopped).
-  if (unsaved) await runs.save(run);
+  // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
+  if (unsaved) await runs.save(run, ROUND_WRITE);
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { EventBus } from '../events/bus.js';
 import { ApiError, notFound } from '../shared/errors.js';
-import type { AppendLog, Collection, Store } from '../store/index.js';
+import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
 import type { RunFilter } from './engine-deps.js';
 import type { RunRecord } from './types.js';
@@ -55,9 +55,13 @@ export class RunStore {
     throw notFound('run_not_found', `No run '${idOrPrefix}'.`);
   }
 
-  save(run: RunRecord): Promise<void> {
+  /**
+   * Writes the run's record. Lifecycle transitions write it durably (fsync); the executor's
+   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead").
+   */
+  save(run: RunRecord, options?: PutOptions): Promise<void> {
     run.updatedAt = new Date().toISOString();
-    return this.runs.put(run);
+    return this.runs.put(run, options);
   }
 
   async delete(run: RunRecord): Promise<void> {

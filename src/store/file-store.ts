@@ -45,7 +45,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
           get size() {
             return collection.size;
           },
-          put: (item) => track(collection.put(item)),
+          put: (item, options) => track(collection.put(item, options)),
           delete: (id) => track(collection.delete(id)),
         }
       : {

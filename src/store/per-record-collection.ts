@@ -37,9 +37,9 @@ export async function openPerRecordCollection<T extends Identified>(dir: string,
     get size() {
       return reads.size;
     },
-    put: (item) => {
+    put: (item, options) => {
       items.set(item.id, item);
-      return queue.enqueue(item.id, () => writeFileAtomic(join(dir, item.id, RECORD_FILE), JSON.stringify(item)));
+      return queue.enqueue(item.id, () => writeFileAtomic(join(dir, item.id, RECORD_FILE), JSON.stringify(item), options));
     },
     delete: async (id) => {
       const existed = items.delete(id);

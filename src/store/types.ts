@@ -7,13 +7,23 @@ export interface Identified {
   id: string;
 }
 
+export interface PutOptions {
+  /** fsync before resolving (default true). */
+  sync?: boolean;
+}
+
 export interface Collection<T extends Identified> {
   all(): T[];
   get(id: string): T | undefined;
   find(predicate: (item: T) => boolean): T | undefined;
   filter(predicate: (item: T) => boolean): T[];
-  /** Inserts or replaces; durable when resolved. */
-  put(item: T): Promise<void>;
+  /**
+   * Inserts or replaces, atomically. Durable against a power loss when resolved, unless
+   * `{ sync: false }`: then only against a crash of this process (the page cache holds it) until
+   * a later synced write of the same record — for progress that is cheap to redo (docs/decisions.md,
+   * "Engine overhead").
+   */
+  put(item: T, options?: PutOptions): Promise<void>;
   /** Resolves to whether something was removed. */
   delete(id: string): Promise<boolean>;
   readonly size: number;
