@@ -8,7 +8,9 @@ import type { WorkflowDocument, WorkflowListing, SavedWorkflowDocument, Workflow
 import type { CommandEntry } from '../catalog/commands.js';
 import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js';
 import type { ConfigView } from '../config/view.js';
+import type { z } from 'zod';
 import type { RunView } from '../engine/run-view.js';
+import type { StartRunBodySchema } from '../engine/schemas.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace } from '../workspaces/records.js';
@@ -22,14 +24,8 @@ export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunVi
 export type RunDetail = RunView & { variables?: Record<string, string>; events: RunEvent[] };
 export type Health = ReturnType<typeof healthReport>;
 export type UpdateCheck = ReturnType<typeof updateCheck>;
-export interface StartRunInput {
-  message: string;
-  conversationId?: string | null;
-  cwd?: string;
-  trigger?: 'api' | 'cli';
-  /** Run in this workspace, in a worktree of its own. */
-  workspaceId?: string | null;
-}
+/** What `runs.start` takes: the route's body schema, as the caller writes it. */
+export type StartRunInput = z.input<typeof StartRunBodySchema>;
 export interface WorkspaceList {
   workspaces: Workspace[];
   total: number;

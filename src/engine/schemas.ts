@@ -65,3 +65,26 @@ export const RunRecordSchema = RunViewSchema.extend({
   /** The definition as written when the run started (or resumed): a later edit never changes a running run. */
   definition: z.unknown(),
 });
+
+/** The message reaches bash nodes as an environment variable, and Linux refuses any single one over 128 KiB. */
+export const MAX_MESSAGE_BYTES = 96 * 1024;
+
+/** `POST /api/workflows/{name}/run`: what starting a run takes (the client's `runs.start` input is this). */
+export const StartRunBodySchema = z.strictObject({
+  message: z
+    .string()
+    .refine(
+      (text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES,
+      `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`,
+    )
+    .describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow; at most 96 KiB'),
+  conversationId: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
+  cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
+  workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
+  trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
+});

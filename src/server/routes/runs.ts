@@ -1,36 +1,14 @@
 import { z } from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { toRunView } from '../../engine/run-view.js';
-import { RunDetailSchema, RunViewSchema } from '../../engine/schemas.js';
+import { RunDetailSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
 import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
 import { defineRoute, reply } from '../route.js';
-
-export const MAX_MESSAGE_BYTES = 96 * 1024;
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
 
 /** The API's run shapes are the domain's (engine/schemas.ts). */
 const RunSchema = RunViewSchema;
-
-const StartBody = z.strictObject({
-  // The message reaches bash nodes as environment variables, and Linux refuses any single one over 128 KiB.
-  message: z
-    .string()
-    .refine(
-      (text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES,
-      `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`,
-    )
-    .describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow; at most 96 KiB'),
-  conversationId: z
-    .string()
-    .min(1)
-    .max(200)
-    .nullish()
-    .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
-  cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
-  workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
-  trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
-});
 
 const StatusList = z.string().transform((value, issue) => {
   const parts = value
@@ -71,7 +49,7 @@ export const runRoutes = [
     summary: 'Start a run (or continue a resumable one of the same conversation)',
     tag: 'runs',
     params: WorkflowParams,
-    body: StartBody,
+    body: StartRunBodySchema,
     errors: [400, 404, 409, 413, 415],
     responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES) }) } },
     handle: async ({ ctx, params, body }) => {
