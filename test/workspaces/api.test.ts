@@ -223,3 +223,24 @@ describe('env values and the env-leak gate', () => {
     expect(readFileSync(join(server.home, 'logs', 'svc.log'), 'utf8')).not.toContain(CANARY);
   });
 });
+
+describe('a clone that would hang', () => {
+  it('is stopped at SVC_GIT_TIMEOUT_MS and answers clone_failed, leaving nothing behind', async () => {
+    // A server that accepts the connection and never says a word: git (TLS) would wait forever.
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const server = await startServer({ env: { SVC_GIT_TIMEOUT_MS: '1500' } });
+      const started = Date.now();
+      const answer = await api(server, 'POST', '/api/workspaces', { url: `https://127.0.0.1:${port}/acme/repo.git` });
+      expect(answer).toMatchObject({ status: 400, body: { error: 'clone_failed' } });
+      expect(answer.body.message).toContain('did not finish within');
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(listDir(join(server.home, 'workspaces'))).toEqual([]);
+    } finally {
+      silent.close();
+    }
+  });
+});
