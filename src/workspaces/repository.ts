@@ -62,6 +62,15 @@ const SECRETS_COLLECTION = 'workspace-env';
 
 const page = <T>(items: T[], { limit = 50, offset = 0 }: Paging = {}): Page<T> => ({ items: items.slice(offset, offset + limit), total: items.length });
 
+/** Merges `patch` into the record `id` (the id itself never changes); undefined when there is none. */
+async function updateIn<T extends { id: string }>(collection: Collection<T>, id: string, patch: Partial<Omit<T, 'id'>>): Promise<T | undefined> {
+  const current = collection.get(id);
+  if (!current) return undefined;
+  const next = { ...current, ...patch, id };
+  await collection.put(next);
+  return next;
+}
+
 function workspacesOn(collection: Collection<WorkspaceRecord>): WorkspaceRepository {
   return {
     async insertIfAbsent(record) {
@@ -79,13 +88,7 @@ function workspacesOn(collection: Collection<WorkspaceRecord>): WorkspaceReposit
         [...collection.all()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
         paging,
       ),
-    async update(id, patch) {
-      const current = collection.get(id);
-      if (!current) return undefined;
-      const next = { ...current, ...patch, id };
-      await collection.put(next);
-      return next;
-    },
+    update: (id, patch) => updateIn(collection, id, patch),
     delete: (id) => collection.delete(id),
   };
 }
@@ -100,13 +103,7 @@ function environmentsOn(collection: Collection<Environment>): EnvironmentReposit
         .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
       return page(matches, { limit: filter.limit ?? 200, offset: filter.offset });
     },
-    async update(id, patch) {
-      const current = collection.get(id);
-      if (!current) return undefined;
-      const next = { ...current, ...patch, id };
-      await collection.put(next);
-      return next;
-    },
+    update: (id, patch) => updateIn(collection, id, patch),
     delete: (id) => collection.delete(id),
   };
 }
