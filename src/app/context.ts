@@ -91,8 +91,9 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         resolver: catalogResolver(ctx.workflows),
         places: {
           place: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId),
+          resume: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId, { existingOnly: true }),
           env: (workspaceId) => workspaces.envValues(workspaceId),
-          assertAgentAllowed: (workspaceId) => workspaces.assertAgentAllowed(workspaceId),
+          assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
           release: (runId) => workspaces.removeRunEnvironment(runId),
         },
       },

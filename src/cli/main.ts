@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ApiResponseError, ServerUnreachableError } from '../client/errors.js';
+import { ApiResponseError, ServerExchangeError, ServerUnreachableError } from '../client/errors.js';
 import { isApiError } from '../shared/errors.js';
 import { loadTerminalSettings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
@@ -19,6 +19,10 @@ export function reportError(error: unknown, err: (text: string) => void, env: No
   }
   // The API said no (the same answer over HTTP and in process), or no server answered.
   if (error instanceof ApiResponseError || isApiError(error)) {
+    err(`svc: ${error.message}\n`);
+    return EXIT.failed;
+  }
+  if (error instanceof ServerExchangeError) {
     err(`svc: ${error.message}\n`);
     return EXIT.failed;
   }

@@ -84,7 +84,17 @@ export interface SvcClient {
   close(): Promise<void>;
 }
 
-const segment = encodeURIComponent;
+/**
+ * One path segment. `.` and `..` (and their percent-encoded spellings) would be folded away by
+ * URL parsing, turning `/api/workspaces/<id>/env/..` into `/api/workspaces/<id>/` — a different
+ * endpoint. No id or name svc makes looks like that, so they are refused before anything is sent.
+ */
+function segment(value: string): string {
+  if (value === '' || /^(\.|%2e){1,2}$/i.test(value)) {
+    throw new ApiResponseError(400, { error: 'invalid_request', message: `'${value}' is not a valid id or name.` });
+  }
+  return encodeURIComponent(value);
+}
 
 function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

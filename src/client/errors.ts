@@ -33,3 +33,18 @@ export class ServerUnreachableError extends Error {
     this.name = 'ServerUnreachableError';
   }
 }
+
+/**
+ * The server was reached but the exchange broke off (it closed the connection, or a read did not
+ * answer in time). Not "unreachable": the request may have been carried out, so nothing falls
+ * back to the store and nothing is sent again.
+ */
+export class ServerExchangeError extends Error {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
+    super(`The svc server at ${url} did not finish answering (${reason}); the request may have been carried out — check before repeating it.`);
+    this.name = 'ServerExchangeError';
+  }
+}

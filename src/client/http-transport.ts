@@ -1,4 +1,13 @@
-import { ServerUnreachableError } from './errors.js';
+import { ServerExchangeError, ServerUnreachableError } from './errors.js';
+
+/**
+ * Errors that mean no server took the request: only these may let the CLI fall back to the
+ * store. Anything after the connection was made (a reset, a timeout) might have been acted on.
+ */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOENT']);
+
+/** A read that takes longer is given up; a write (a clone, a run start in a big repository) waits as long as the server takes. */
+const READ_TIMEOUT_MS = 30_000;
 import { requestHeaders, type ApiAnswer, type ApiRequest, type Transport } from './transport.js';
 
 /** A JSON exchange on node:http (see transport.ts for why not fetch); node:https (TLS) loads only for https URLs. */
@@ -30,8 +39,11 @@ export async function sendHttp(baseUrl: string, request: ApiRequest): Promise<Ap
         });
       },
     );
-    req.on('error', (error: NodeJS.ErrnoException) => reject(new ServerUnreachableError(baseUrl, error.code ?? error.message)));
-    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code ?? error.message;
+      reject(error.code && NOT_CONNECTED.has(error.code) ? new ServerUnreachableError(baseUrl, reason) : new ServerExchangeError(baseUrl, reason));
+    });
+    if (method === 'GET') req.setTimeout(READ_TIMEOUT_MS, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
     req.end(payload);
   });
 }

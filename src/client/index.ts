@@ -3,7 +3,7 @@
  * HTTP to a server, or through the same routes in this process when none runs.
  */
 export { createClient, type SvcClient } from './client.js';
-export { ApiResponseError, ServerUnreachableError } from './errors.js';
+export { ApiResponseError, ServerExchangeError, ServerUnreachableError } from './errors.js';
 export { DASHBOARD_STREAM, type EventFeed, type FollowOptions } from './events.js';
 export { httpTransport } from './http-transport.js';
 export { LOCAL_ORIGIN, localTransport, type LocalApi, type OpenLocalApi } from './local-transport.js';

@@ -47,12 +47,14 @@ export interface EngineLimits {
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
  */
 export interface RunPlaces {
-  /** The run's working directory in the workspace: a worktree of its own, made at start, reused on resume. */
+  /** The run's working directory in the workspace: a worktree of its own, made at start. */
   place(workspaceId: string, runId: string): Promise<{ cwd: string }>;
+  /** The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up. */
+  resume(workspaceId: string, runId: string): Promise<{ cwd: string }>;
   /** The workspace's env values, for its nodes' processes only. */
   env(workspaceId: string): Promise<Record<string, string>>;
-  /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace. */
-  assertAgentAllowed(workspaceId: string): Promise<void>;
+  /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace (at `cwd`, its worktree). */
+  assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
   /** The run was deleted: its worktree and branch go too. */
   release(runId: string): Promise<void>;
 }

@@ -134,6 +134,20 @@ export class RunEngine {
    * are those of the definition as it is now (a node removed to fix the workflow is gone).
    */
   async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
+    // Claimed before anything is awaited: a second start of the same conversation meanwhile must
+    // not continue the same run twice.
+    run.resumePending = false;
+    let cwd = run.cwd;
+    if (run.workspaceId) {
+      try {
+        // The run's own worktree, with what its completed nodes did; one cleaned up is not made
+        // again (their changes are gone), nor is one of a workspace deleted meanwhile.
+        cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
+      } catch (error) {
+        await this.runs.save(run);
+        throw error;
+      }
+    }
     const nodes = Object.fromEntries(
       resolved.workflow.nodes.map((node) => {
         const state = run.nodes[node.id];
@@ -142,8 +156,6 @@ export class RunEngine {
       }),
     );
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
-    // Resume reuses the run's worktree (made again if it was cleaned up meanwhile).
-    const cwd = run.workspaceId ? (await this.deps.places.place(run.workspaceId, run.id)).cwd : run.cwd;
     await transition(this.runs, run, 'continue', {
       patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
@@ -189,7 +201,7 @@ export class RunEngine {
               loadCommand: (name, cwd) => this.deps.resolver.loadCommand(name, cwd),
               firstEventTimeoutMs: this.deps.limits.agentFirstEventTimeoutMs,
               logger: this.deps.logger,
-              assertAgentAllowed: (workspaceId) => this.deps.places.assertAgentAllowed(workspaceId),
+              assertAgentAllowed: (workspaceId, cwd) => this.deps.places.assertAgentAllowed(workspaceId, cwd),
             },
             workspaceEnv: run.workspaceId ? await this.deps.places.env(run.workspaceId) : {},
           },

@@ -28,6 +28,11 @@ export function checkCloneUrl(raw: string): CloneUrlCheck {
     return { ok: false, reason: `url scheme ${parsed.protocol} is not allowed; use https://, ssh://, git@host:path or file://` };
   if (!parsed.hostname) return { ok: false, reason: 'url needs a host' };
   if (parsed.hostname.startsWith('-')) return { ok: false, reason: 'url host must not start with "-"' };
+  // A credential in the URL would be stored, shown in every answer and written to the clone's
+  // .git/config where agents can read it: git's credential helpers are the place for it.
+  if (parsed.password || (parsed.protocol === 'https:' && parsed.username)) {
+    return { ok: false, reason: 'url must not carry credentials (user:password@ or token@); use a git credential helper or an ssh key' };
+  }
   return { ok: true, url };
 }
 

@@ -1,14 +1,13 @@
 /**
  * The env-leak gate's scan (docs/decisions.md, Workspaces): `.env` and `.env.*` files at a
- * workspace's root are read line by line for the keys that would hand an agent someone's API
+ * workspace's root (at most 1 MiB each) are read for the keys that would hand an agent someone's API
  * credentials. Only key NAMES come out of here: a value is looked at just long enough to see that
  * it is not empty, never kept, never logged.
  */
 
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 
 /** Agent credentials that must not reach an agent from a repository's files without consent. */
 export const AGENT_KEY_NAMES = [
@@ -55,24 +54,25 @@ function hasValue(rest: string): boolean {
 }
 
 async function keysIn(path: string): Promise<string[]> {
-  // A FIFO or device would block or never end: only regular files (a link is followed) are read.
-  if (!(await stat(path)).isFile()) throw new Error('not a regular file');
-  const found = new Set<string>();
-  let bytes = 0;
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  // O_NONBLOCK: opening a FIFO named `.env.x` must not wait for a writer. Checked on the open
+  // descriptor, so the file cannot be swapped between the check and the read.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    for await (const line of lines) {
-      bytes += Buffer.byteLength(line) + 1;
-      if (bytes > MAX_ENV_FILE_BYTES) throw new Error('larger than 1 MiB');
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error('not a regular file');
+    if (info.size > MAX_ENV_FILE_BYTES) throw new Error('larger than 1 MiB');
+    // At most the cap is ever read, whatever the file grows to meanwhile.
+    const buffer = Buffer.alloc(Math.min(info.size, MAX_ENV_FILE_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const found = new Set<string>();
+    for (const line of buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/)) {
       const match = ASSIGNMENT.exec(line);
       if (match && WANTED.has(match[1]!) && hasValue(match[2]!)) found.add(match[1]!);
     }
+    return [...found];
   } finally {
-    lines.close();
-    stream.destroy();
+    await handle.close();
   }
-  return [...found];
 }
 
 /** Scans the env files at `root` (not below it: tools read the root's). */

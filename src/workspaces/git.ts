@@ -36,9 +36,27 @@ const NO_PROMPTS = {
   GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
 } as const;
 
+/**
+ * Variables that would point git at another repository than the one in `cwd` (svc started from
+ * a git hook has GIT_DIR set): never passed on.
+ */
+const REPOSITORY_OVERRIDES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_NAMESPACE',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_PREFIX',
+] as const;
+
 /** Runs `git <args>` and resolves with its stdout; rejects with a GitError carrying git's own message. */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<string> {
-  const env = { ...options.env, ...NO_PROMPTS, LC_ALL: 'C' };
+  const env: NodeJS.ProcessEnv = { ...options.env, ...NO_PROMPTS, LC_ALL: 'C' };
+  for (const name of REPOSITORY_OVERRIDES) delete env[name];
   const git = spawnGroup('git', ['-c', 'credential.interactive=never', ...args], { cwd: options.cwd, env });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -73,11 +91,12 @@ export async function currentBranch(dir: string, env: NodeJS.ProcessEnv): Promis
   return unborn || 'HEAD';
 }
 
-/** Whether `dir` is the top of a git work tree (a registered path need not be). */
-export async function isGitRepository(dir: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+/** The top directory of the git work tree `dir` is in, or undefined when it is in none. */
+export async function gitTopLevel(dir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   try {
-    return (await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: dir, env })).trim() === 'true';
+    const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env })).trim();
+    return top || undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -34,6 +34,7 @@ export interface WorkspaceRecord extends Workspace {
 export const EnvironmentSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
+  repository: z.string().describe('the repository the worktree belongs to (the workspace path)'),
   path: z.string().describe('the worktree directory'),
   branch: z.string(),
   run_id: z.string(),

@@ -118,7 +118,7 @@ function secretsOn(collection: Collection<{ id: string; values: Record<string, s
     },
     async unset(workspaceId, key) {
       const current = collection.get(workspaceId)?.values ?? {};
-      if (!(key in current)) return false;
+      if (!Object.hasOwn(current, key)) return false;
       const { [key]: _removed, ...rest } = current;
       await collection.put({ id: workspaceId, values: rest });
       return true;

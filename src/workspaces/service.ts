@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { checkCloneUrl, normalizeCloneUrl, repositoryName } from './clone-source.js';
 import { scanEnvFiles, type EnvScan } from './env-scan.js';
-import { currentBranch, GitError, isGitRepository, runGit } from './git.js';
+import { currentBranch, GitError, gitTopLevel, runGit } from './git.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 
@@ -50,8 +50,34 @@ const stripScan = (scan: EnvScan) => ({ status: scan.status, files: scan.files, 
 
 export class WorkspaceService {
   readonly #deps: WorkspaceServiceDeps;
+  /**
+   * One operation at a time per workspace: placing a run, changing env values or consent,
+   * cleaning up and deleting all read the record, touch git or the store, and write — run side by
+   * side, a delete could miss a worktree a run was just given (left behind in the user's
+   * repository) or a write could bring back what a delete removed. In one process; a shared
+   * database will need its own row lock.
+   */
+  readonly #locks = new Map<string, Promise<unknown>>();
   constructor(deps: WorkspaceServiceDeps) {
     this.#deps = deps;
+  }
+
+  async #exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(id) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.catch(() => undefined);
+    this.#locks.set(id, tail);
+    void tail.then(() => {
+      if (this.#locks.get(id) === tail) this.#locks.delete(id);
+    });
+    return result;
+  }
+
+  /** `update` that answers 404 when the workspace is gone meanwhile. */
+  async #update(id: string, patch: Partial<Omit<WorkspaceRecord, 'id'>>): Promise<WorkspaceRecord> {
+    const updated = await this.#repos.workspaces.update(id, patch);
+    if (!updated) throw notFound('workspace_not_found', `No workspace '${id}'.`);
+    return updated;
   }
 
   get #repos() {
@@ -92,7 +118,11 @@ export class WorkspaceService {
     }
     const sourceKey = `path:${real}`;
     await this.#refuseDuplicate(sourceKey, real);
-    const git = await isGitRepository(real, this.#deps.env);
+    // Runs get worktrees of the whole repository, and the env-leak gate scans the registered
+    // directory: a directory inside a repository would leave the root's .env files unscanned.
+    const top = await gitTopLevel(real, this.#deps.env);
+    if (top !== undefined && (await realpath(top)) !== real) throw invalid(`is inside the git repository ${top}; register its top directory`);
+    const git = top !== undefined;
     const record: WorkspaceRecord = {
       id: newId('ws'),
       name: basename(real) || real,
@@ -110,6 +140,7 @@ export class WorkspaceService {
 
   async #registerClone(given: string): Promise<Workspace> {
     const check = checkCloneUrl(given);
+    // The reason never repeats the URL: it may carry a credential the check refused.
     if (!check.ok) throw badRequest('invalid_request', `${check.reason}.`, [{ path: 'url', message: check.reason }]);
     const sourceKey = `url:${normalizeCloneUrl(check.url)}`;
     await this.#refuseDuplicate(sourceKey, check.url);
@@ -190,10 +221,14 @@ export class WorkspaceService {
   }
 
   /** The consent bit, with its warn-level audit entry (docs/decisions.md, Log entries). */
-  async setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
+  setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
+    return this.#exclusive(id, () => this.#setConsent(id, allow, actor));
+  }
+
+  async #setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
     const record = await this.#record(id);
     const scan = stripScan(await scanEnvFiles(record.path));
-    const updated = (await this.#repos.workspaces.update(id, { allow_env_keys: allow, env_scan: scan }))!;
+    const updated = await this.#update(id, { allow_env_keys: allow, env_scan: scan });
     this.#deps.logger.warn(allow ? 'env_leak_consent_granted' : 'env_leak_consent_revoked', {
       workspaceId: id,
       path: record.path,
@@ -205,7 +240,11 @@ export class WorkspaceService {
     return toWorkspaceView(updated);
   }
 
-  async setEnv(id: string, values: Record<string, string>): Promise<Workspace> {
+  setEnv(id: string, values: Record<string, string>): Promise<Workspace> {
+    return this.#exclusive(id, () => this.#setEnv(id, values));
+  }
+
+  async #setEnv(id: string, values: Record<string, string>): Promise<Workspace> {
     await this.#record(id);
     const bad = Object.keys(values).filter((key) => !ENV_KEY_PATTERN.test(key));
     if (bad.length) {
@@ -216,14 +255,18 @@ export class WorkspaceService {
       );
     }
     const names = await this.#repos.secrets.merge(id, values);
-    return toWorkspaceView((await this.#repos.workspaces.update(id, { env_keys: names }))!);
+    return toWorkspaceView(await this.#update(id, { env_keys: names }));
   }
 
-  async unsetEnv(id: string, key: string): Promise<Workspace> {
+  unsetEnv(id: string, key: string): Promise<Workspace> {
+    return this.#exclusive(id, () => this.#unsetEnv(id, key));
+  }
+
+  async #unsetEnv(id: string, key: string): Promise<Workspace> {
     await this.#record(id);
     if (!(await this.#repos.secrets.unset(id, key))) throw notFound('env_key_not_found', `Workspace ${id} has no env var ${key}.`);
     const names = Object.keys(await this.#repos.secrets.get(id)).sort();
-    return toWorkspaceView((await this.#repos.workspaces.update(id, { env_keys: names }))!);
+    return toWorkspaceView(await this.#update(id, { env_keys: names }));
   }
 
   /** The workspace's env values, for a process's environment only. */
@@ -232,29 +275,38 @@ export class WorkspaceService {
   }
 
   /**
-   * The env-leak gate, before every agent invocation in a workspace: the root's .env files are
-   * scanned afresh, and agent keys there without consent on the record stop the agent.
+   * The env-leak gate, before every agent invocation in a workspace: the .env files at the
+   * workspace's root — and at the agent's directory, a worktree of it — are scanned afresh, and
+   * agent keys there without consent on the record stop the agent.
    */
-  async assertAgentAllowed(id: string): Promise<void> {
+  async assertAgentAllowed(id: string, cwd?: string): Promise<void> {
     const record = await this.#record(id);
     const scan = stripScan(await scanEnvFiles(record.path));
     if (JSON.stringify(scan) !== JSON.stringify(record.env_scan)) await this.#repos.workspaces.update(id, { env_scan: scan });
-    if (scan.keys.length === 0 || record.allow_env_keys) return;
+    if (record.allow_env_keys) return;
+    const here = cwd && cwd !== record.path ? await scanEnvFiles(cwd) : undefined;
+    const files = [...new Set([...(scan.keys.length ? scan.files : []), ...(here?.keys.length ? here.files : [])])];
+    const keys = [...new Set([...scan.keys, ...(here?.keys ?? [])])].sort();
+    if (keys.length === 0) return;
     throw new ApiError(
       422,
       'env_leak_blocked',
-      `Workspace ${id} has agent keys in ${scan.files.join(', ')} (${scan.keys.join(', ')}); an agent started there would receive them. ` +
+      `Workspace ${id} has agent keys in ${files.join(', ')} (${keys.join(', ')}); an agent started there would receive them. ` +
         `Remove them, or consent with \`svc workspace consent ${id} --allow\`.`,
-      { workspaceId: id, files: scan.files, keys: scan.keys },
+      { workspaceId: id, files, keys },
     );
   }
 
   /**
    * Where a run on a workspace executes: a fresh worktree on branch `svc/<runId>` from the default
-   * branch, reused when the run resumes. A directory that is no git repository has no worktrees:
-   * the run executes in it (docs/decisions.md, Workspaces).
+   * branch, reused when the run resumes. A directory that is no git repository
+   * has no worktrees: the run executes in it (docs/decisions.md, Workspaces).
    */
-  async placeRun(id: string, runId: string): Promise<RunPlace> {
+  placeRun(id: string, runId: string, options: { existingOnly?: boolean } = {}): Promise<RunPlace> {
+    return this.#exclusive(id, () => this.#placeRun(id, runId, options));
+  }
+
+  async #placeRun(id: string, runId: string, { existingOnly = false }: { existingOnly?: boolean }): Promise<RunPlace> {
     const record = await this.#record(id);
     if (!record.default_branch) return { cwd: record.path, environment: null };
     const existing = (await this.#repos.environments.list({ runId, workspaceId: id, limit: 1 })).items[0];
@@ -266,52 +318,65 @@ export class WorkspaceService {
       if (present) return { cwd: existing.path, environment: existing };
       await this.#repos.environments.delete(existing.id);
     }
+    if (existingOnly) {
+      throw new ApiError(
+        409,
+        'worktree_gone',
+        `Run ${runId}'s worktree in workspace ${id} was cleaned up, and with it what its completed nodes changed; start the workflow anew.`,
+        { workspaceId: id, runId },
+      );
+    }
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
     await mkdir(join(this.#ownDir(id), 'worktrees'), { recursive: true });
     const git = { cwd: record.path, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-    // A branch left by an earlier attempt (crash between branch and record) is taken over.
-    await runGit(['worktree', 'prune'], git).catch(() => undefined);
     const branchExists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], git).then(
       () => true,
       () => false,
     );
     try {
-      await runGit(branchExists ? ['worktree', 'add', '--', path, branch] : ['worktree', 'add', '-b', branch, '--', path, record.default_branch], git);
+      // `-f`: our own path may still be registered from a worktree removed by hand. (Not `worktree
+      // prune`: that would also drop the user's own stale worktree entries.)
+      await runGit(
+        branchExists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, record.default_branch],
+        git,
+      );
     } catch (error) {
       // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
       throw new ApiError(409, 'worktree_failed', `Could not make a worktree for run ${runId} in workspace ${id}: ${(error as Error).message}`, {
         workspaceId: id,
       });
     }
-    const environment: Environment = { id: newId('env'), workspace_id: id, path, branch, run_id: runId, created_at: this.#now() };
+    const environment: Environment = { id: newId('env'), workspace_id: id, repository: record.path, path, branch, run_id: runId, created_at: this.#now() };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment };
   }
 
-  /** Removes a run's worktree and branch (the run was deleted, or cleaned up). */
+  /** Removes a run's worktree and branch (the run was deleted). */
   async removeRunEnvironment(runId: string): Promise<void> {
     const { items } = await this.#repos.environments.list({ runId });
-    for (const environment of items) await this.#removeEnvironment(environment);
+    for (const environment of items) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
   }
 
+  /** Call with the workspace's lock held. The environment knows its repository: removal works without the workspace record. */
   async #removeEnvironment(environment: Environment): Promise<void> {
-    const record = await this.#repos.workspaces.get(environment.workspace_id);
     const own = this.#ownDir(environment.workspace_id);
-    if (record) {
-      const git = { cwd: record.path, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-      await runGit(['worktree', 'remove', '--force', '--', environment.path], git).catch(() => undefined);
-      // update-ref, not `branch -D`: that one leaves a packed-refs file behind in the user's repository.
-      await runGit(['update-ref', '-d', `refs/heads/${environment.branch}`], git).catch(() => undefined);
-      await runGit(['worktree', 'prune'], git).catch(() => undefined);
-    }
+    const git = { cwd: environment.repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
+    await runGit(['worktree', 'remove', '--force', '--force', '--', environment.path], git).catch(() => undefined);
+    // update-ref, not `branch -D`: that one leaves a packed-refs file behind in the user's repository.
+    await runGit(['update-ref', '-d', `refs/heads/${environment.branch}`], git).catch(() => undefined);
     // Only ever below <home>/workspaces/<id>/worktrees: never a directory of the user's.
     if (isInside(environment.path, join(own, 'worktrees'))) await rm(environment.path, { recursive: true, force: true });
     await this.#repos.environments.delete(environment.id);
   }
 
-  /** Removes the worktrees of runs that ended before `before` (`svc workspace cleanup`). */
+  /**
+   * Removes the worktrees of runs that ended before `before` (`svc workspace cleanup`). A failed
+   * run resumed later gets a new worktree and runs all its nodes again (their files are gone).
+   */
   async cleanup(before: Date, workspaceId?: string): Promise<{ removed: EnvironmentView[] }> {
+    if (Number.isNaN(before.getTime()))
+      throw badRequest('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
     if (workspaceId) await this.#record(workspaceId);
     const { items } = await this.#repos.environments.list({ workspaceId, limit: Number.MAX_SAFE_INTEGER });
     const removed: EnvironmentView[] = [];
@@ -319,7 +384,7 @@ export class WorkspaceService {
       const view = await this.#environmentView(environment);
       const endedAt = view.ended_at ?? (view.status === 'ended' ? environment.created_at : null);
       if (view.status !== 'ended' || endedAt === null || Date.parse(endedAt) >= before.getTime()) continue;
-      await this.#removeEnvironment(environment);
+      await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
       removed.push(view);
     }
     return { removed };
@@ -328,11 +393,23 @@ export class WorkspaceService {
   /**
    * Removes the registration, every worktree and `svc/*` branch of its runs, and our clone. A
    * directory the user registered by path is never deleted, nor anything outside
-   * `<home>/workspaces/<id>`.
+   * `<home>/workspaces/<id>`. Refused (409 `workspace_in_use`) while a run on it can still change:
+   * its worktree would vanish under it.
    */
-  async delete(id: string): Promise<Workspace> {
+  delete(id: string): Promise<Workspace> {
+    return this.#exclusive(id, () => this.#delete(id));
+  }
+
+  async #delete(id: string): Promise<Workspace> {
     const record = await this.#record(id);
     const { items } = await this.#repos.environments.list({ workspaceId: id, limit: Number.MAX_SAFE_INTEGER });
+    const views = await Promise.all(items.map((environment) => this.#environmentView(environment)));
+    const busy = views.filter((view) => view.status === 'active').map((view) => view.run_id);
+    if (busy.length) {
+      throw new ApiError(409, 'workspace_in_use', `Workspace ${id} has runs that are not finished (${busy.join(', ')}); cancel or abandon them first.`, {
+        runs: busy,
+      });
+    }
     for (const environment of items) await this.#removeEnvironment(environment);
     const own = this.#ownDir(id);
     // Our folder goes (clone and worktrees), unless a path the user registered lies in it.

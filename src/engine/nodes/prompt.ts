@@ -13,7 +13,7 @@ export const promptRunner =
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
       try {
-        await assertAgentAllowed(run.workspaceId);
+        await assertAgentAllowed(run.workspaceId, run.cwd);
       } catch (error) {
         const { code, message } = error as { code?: string; message: string };
         throw new NodeFailure(code ?? 'env_leak_blocked', message);

@@ -36,7 +36,7 @@ export interface PromptDeps {
   firstEventTimeoutMs: number;
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
-  assertAgentAllowed(workspaceId: string): Promise<void>;
+  assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
 }
 
 export interface NodeOutcome {
