@@ -29,7 +29,9 @@ const chatty = (id: string) => ({ id, bash: 'for i in $(seq 1 40); do echo "line
 beforeAll(async () => {
   cwd = await makeProject([
     { name: 'chatty', nodes: [chatty('a'), chatty('b'), chatty('c'), { id: 'd', bash: 'echo done', depends_on: ['a', 'b', 'c'] }] },
-    { name: 'long', nodes: [{ id: 'many', bash: 'for i in $(seq 1 3000); do echo "$i"; sleep 0.0005; done' }] },
+    // Lines 2 ms apart, so each is its own node_output event even on a loaded machine (a reader
+    // that lags merges what waits in the pipe into one chunk, and the history came out shorter).
+    { name: 'long', nodes: [{ id: 'many', bash: 'for i in $(seq 1 3000); do echo "$i"; sleep 0.002; done' }] },
     {
       name: 'broken-artifact',
       nodes: [
