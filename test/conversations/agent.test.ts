@@ -123,7 +123,7 @@ describe('model endpoints', () => {
     const endpointLog = join(logs, 'endpoint.jsonl');
     const key = 'sk-test-never-shown-4242';
     setProcessEnv({ FAKE_CLAUDE_ENDPOINT_LOG: endpointLog, SVC_TEST_MODEL_KEY: key });
-    const own = await startServer();
+    const own = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
     const patched = await api(own, 'PATCH', '/api/config/assistants', { claude: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' } });
     expect(patched.status).toBe(200);
     expect(patched.body.assistants.claude).toEqual({ model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' });
@@ -134,6 +134,19 @@ describe('model endpoints', () => {
     const conversation = await createConversation(own);
     await waitForReply(own, conversation.id, await send(own, conversation.id, 'endpoint probe'));
     expect(readJsonLines(endpointLog).at(-1)).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: key });
+    // codex gets the endpoint as a model provider on its command line.
+    await api(own, 'PATCH', '/api/config/assistants', { codex: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' } });
+    const codexConversation = await createConversation(own, { assistant: 'codex' });
+    await waitForReply(own, codexConversation.id, await send(own, codexConversation.id, 'codex endpoint probe'));
+    const codexCall = readJsonLines(join(logs, 'codex.jsonl')).find((c) => c.stdin === 'codex endpoint probe')!;
+    expect(codexCall.argv).toEqual(
+      expect.arrayContaining([
+        'model_providers.svc.base_url="http://127.0.0.1:9/v1"',
+        'model_providers.svc.env_key="SVC_TEST_MODEL_KEY"',
+        'model_provider="svc"',
+      ]),
+    );
+    expect(JSON.stringify(codexCall.argv)).not.toContain(key);
     for (const path of ['/api/config', `/api/conversations/${conversation.id}/messages`, `/api/conversations/${conversation.id}`, '/api/openapi.json']) {
       expect(JSON.stringify((await api(own, 'GET', path)).body), path).not.toContain(key);
     }

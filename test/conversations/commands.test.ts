@@ -56,6 +56,20 @@ describe('/run', () => {
   });
 });
 
+describe('a run started with a conversationId', () => {
+  it("takes the conversation's workspace and reports to it", async () => {
+    const { body: workspaces } = await api(server, 'GET', '/api/workspaces');
+    const conversation = await createConversation(server, { workspace_id: workspaces.workspaces[0].id });
+    const { body: started } = await api(server, 'POST', '/api/workflows/greet/run', {
+      message: 'by body',
+      conversationId: conversation.platform_conversation_id,
+    });
+    const run = await waitForRun(server, started.runId);
+    expect(run).toMatchObject({ status: 'completed', workspaceId: workspaces.workspaces[0].id });
+    await waitFor(async () => (await messages(server, conversation.id)).find((m) => m.metadata.runId === run.id));
+  });
+});
+
 describe('other commands', () => {
   it('answers /workflows, /status, /help and unknown commands without calling an agent', async () => {
     const conversation = await createConversation(server);
