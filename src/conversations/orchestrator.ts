@@ -113,10 +113,7 @@ export class Orchestrator {
 
   /** The message is answered: it leaves the pending list; a new agent session is kept for the next message. */
   async #settle(id: string, messageId: string, session?: ConversationRecord['agent_session']): Promise<void> {
-    const current = await this.deps.repositories.conversations.get(id);
-    if (!current) return;
-    await this.deps.repositories.conversations.update(id, {
-      pending_message_ids: (current.pending_message_ids ?? []).filter((m) => m !== messageId),
+    await this.deps.repositories.conversations.removePending(id, messageId, {
       ...(session ? { agent_session: session } : {}),
       updated_at: new Date().toISOString(),
     });
@@ -131,9 +128,9 @@ export class Orchestrator {
       for (const messageId of conversation.pending_message_ids ?? []) {
         const error = 'svc stopped before this message was answered; send it again.';
         const stored = await this.post(conversation.id, 'system', error, { error, code: 'interrupted', replyTo: messageId });
+        await this.deps.repositories.conversations.removePending(conversation.id, messageId);
         await this.deps.events.emit(conversation.id, 'agent_error', { messageId: stored.id, replyTo: messageId, error, code: 'interrupted' });
       }
-      await this.deps.repositories.conversations.update(conversation.id, { pending_message_ids: [] });
       this.deps.logger.warn('conversation.interrupted_answered', { conversationId: conversation.id, messages: conversation.pending_message_ids?.length ?? 0 });
     }
   }

@@ -30,6 +30,10 @@ export interface ConversationRepository {
   update(id: string, patch: Partial<Omit<ConversationRecord, 'id'>>): Promise<ConversationRecord | undefined>;
   /** Conversations with messages accepted and not answered (a restart answers them). */
   withPending(): Promise<ConversationRecord[]>;
+  /** Adds a message to the pending list (read and written in one step: concurrent sends lose none). */
+  addPending(id: string, messageId: string, patch?: Partial<Omit<ConversationRecord, 'id'>>): Promise<ConversationRecord | undefined>;
+  /** Takes a message off the pending list, in one step, with other changes (its new agent session). */
+  removePending(id: string, messageId: string, patch?: Partial<Omit<ConversationRecord, 'id'>>): Promise<ConversationRecord | undefined>;
 }
 
 export interface MessagePage {
@@ -60,6 +64,14 @@ const chunkOf = (seq: number) => Math.floor((seq - 1) / MESSAGE_CHUNK);
 const chunkKey = (conversationId: string, chunk: number) => `${conversationId}/messages/${String(chunk).padStart(6, '0')}`;
 
 function conversationsOn(collection: Collection<ConversationRecord>): ConversationRepository {
+  // Synchronous from read to put (the in-memory record changes at once), so two changes never race.
+  const changePending = async (id: string, change: (ids: string[]) => string[], patch: Partial<Omit<ConversationRecord, 'id'>>) => {
+    const current = collection.get(id);
+    if (!current) return undefined;
+    const next = { ...current, ...patch, id, pending_message_ids: change(current.pending_message_ids ?? []) };
+    await collection.put(next);
+    return next;
+  };
   return {
     insert: (record) => collection.put(record),
     get: async (id) => collection.get(id) ?? collection.find((c) => c.platform_conversation_id === id),
@@ -78,6 +90,8 @@ function conversationsOn(collection: Collection<ConversationRecord>): Conversati
       return next;
     },
     withPending: async () => collection.filter((c) => (c.pending_message_ids?.length ?? 0) > 0),
+    addPending: (id, messageId, patch = {}) => changePending(id, (ids) => [...ids, messageId], patch),
+    removePending: (id, messageId, patch = {}) => changePending(id, (ids) => ids.filter((m) => m !== messageId), patch),
   };
 }
 

@@ -75,11 +75,7 @@ export class ConversationService {
     const record = await this.#record(id);
     if (record.deleted_at) throw new ApiError(409, 'conversation_deleted', `Conversation ${record.id} was deleted; it takes no new messages.`);
     const message = await this.orchestrator.post(record.id, 'user', text);
-    const current = (await this.deps.repositories.conversations.get(record.id)) ?? record;
-    await this.deps.repositories.conversations.update(record.id, {
-      pending_message_ids: [...(current.pending_message_ids ?? []), message.id],
-      updated_at: message.created_at,
-    });
+    await this.deps.repositories.conversations.addPending(record.id, message.id, { updated_at: message.created_at });
     this.orchestrator.enqueue(record.id, message.id);
     return { accepted: true, messageId: message.id };
   }

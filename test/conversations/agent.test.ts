@@ -93,11 +93,16 @@ describe('a plain message', () => {
     let own = await startServer({ home });
     const conversation = await createConversation(own);
     const stuck = await send(own, conversation.id, 'never answered [fake:hang]');
+    // Queued behind it, sent at once: none may be lost from the pending list.
+    const queued = await Promise.all(Array.from({ length: 10 }, (_, i) => send(own, conversation.id, `queued ${i}`)));
     await waitFor(() => callFor('never answered'));
     await own.stop({ keepHome: true });
-    expect((await messages(await (own = await startServer({ home })), conversation.id)).length).toBeGreaterThan(0);
-    const reply = await waitForReply(own, conversation.id, stuck);
-    expect(reply).toMatchObject({ role: 'system', metadata: { code: 'interrupted', replyTo: stuck } });
+    own = await startServer({ home });
+    for (const messageId of [stuck, ...queued]) {
+      const reply = await waitForReply(own, conversation.id, messageId);
+      expect(reply).toMatchObject({ role: 'system', metadata: { code: 'interrupted', replyTo: messageId } });
+    }
+    expect(claudeCalls().filter((call) => String(call.stdin).startsWith('queued')).length).toBe(0);
     expect((await waitForReply(own, conversation.id, await send(own, conversation.id, 'after restart'))).content).toBe('fake reply: after restart');
   });
 });
