@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, readJsonLines, setProcessEnv, startServer, tempDir, waitFor, type Json } from '../engine/helpers.js';
-import { connect, createConversation, FAKE_CODEX, messages, send, waitForReply } from './helpers.js';
+import { connect, createConversation, FAKE_CODEX, send, waitForReply } from './helpers.js';
 
 let server: TestServer;
 let logs: string;
