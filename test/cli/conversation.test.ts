@@ -1,7 +1,10 @@
 // `svc conversation …`, `svc chat` and `svc watch --conversation` as a user types them, against a
 // running server with the fake agent, and `svc conversation send` with no server (in process).
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, startServer, tempDir, FAKE_CLAUDE } from '../engine/helpers.js';
+import { PassThrough } from 'node:stream';
+import { runSvc } from '../../src/cli/main.js';
+import { testIO } from '../../src/cli/test-io.js';
+import { api, cleanupAll, startServer, tempDir, FAKE_CLAUDE, waitFor } from '../engine/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/serve-process.js';
 
@@ -80,5 +83,34 @@ describe('svc conversation', () => {
     const sent = await runCli(['conversation', 'send', id, 'offline'], { env });
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toBe('fake reply: offline\n');
+  });
+});
+
+describe('svc chat on a terminal', () => {
+  it('reads messages with a prompt, streams each reply, and leaves on Ctrl+C', async () => {
+    const server = await startServer();
+    const io = testIO({ env: { PATH: process.env.PATH, SVC_HOME: server.home }, tty: true, canPrompt: true });
+    let screen = '';
+    io.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const stdin = io.stdin as PassThrough;
+    const done = runSvc(['--url', server.url, 'chat'], io);
+    const typed = async (text: string, until: () => boolean) => {
+      for (const char of text) stdin.write(char);
+      stdin.write('\r');
+      await waitFor(until, 10_000, () => `screen: ${screen} out: ${io.stdoutText()}`);
+    };
+    await waitFor(
+      () => screen.includes('you'),
+      10_000,
+      () => screen,
+    );
+    await typed('hello', () => io.stdoutText().includes('fake reply: hello\n'));
+    await typed('/help', () => io.stdoutText().includes('/run <workflow> <text>'));
+    stdin.write('\x03');
+    expect(await done).toBe(0);
+    expect(screen).toContain('Bye.');
+    const id = /Conversation (\S+)/.exec(io.stderrText())![1]!;
+    const { body } = await api(server, 'GET', `/api/conversations/${id}/messages`);
+    expect(body.messages.map((m: { content: string }) => m.content)).toEqual(['hello', 'fake reply: hello', '/help', expect.stringContaining('Commands:')]);
   });
 });

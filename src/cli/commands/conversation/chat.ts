@@ -47,15 +47,17 @@ async function piped(cmd: CommandContext, client: SvcClient, conversationId: str
 async function interactive(cmd: CommandContext, client: SvcClient, conversationId: string): Promise<number> {
   const prompts = await import('@clack/prompts');
   const p = await styler(cmd.io);
-  prompts.intro(`svc chat ${conversationId} — /help for commands, Ctrl+C to leave`);
+  // The command's terminal, not the process's: tests drive the prompt through an in-memory one.
+  const terminal = { input: cmd.io.stdin, output: cmd.io.stdout };
+  prompts.intro(`svc chat ${conversationId} — /help for commands, Ctrl+C to leave`, terminal);
   for (;;) {
-    const text = await prompts.text({ message: 'you', placeholder: 'a message, or /help' });
+    const text = await prompts.text({ message: 'you', placeholder: 'a message, or /help', ...terminal });
     if (prompts.isCancel(text)) break;
     if (text.trim() === '') continue;
     // Ctrl+C while a reply streams leaves at once; the server finishes and stores the reply.
     const leave = () => {
       cmd.io.out('\n');
-      prompts.outro(`Left; the reply will be in \`svc conversation show ${conversationId}\`.`);
+      prompts.outro(`Left; the reply will be in \`svc conversation show ${conversationId}\`.`, terminal);
       process.exit(0);
     };
     process.once('SIGINT', leave);
@@ -72,6 +74,6 @@ async function interactive(cmd: CommandContext, client: SvcClient, conversationI
       process.removeListener('SIGINT', leave);
     }
   }
-  prompts.outro('Bye.');
+  prompts.outro('Bye.', terminal);
   return 0;
 }
