@@ -1,10 +1,11 @@
 /**
  * Conversation events (docs/decisions.md, Events and streams): `message` (a stored message),
  * `assistant_delta` (reply text as it streams), `assistant_done` and `agent_error`. Like run
- * events they are appended to a log (`conversations/<id>/events.jsonl`) with a stream position
+ * events they are appended to a log (`conversations/<id>/events/`) with a stream position
  * from the bus's one clock, then published, so `Last-Event-ID` replays them on the conversation's stream.
  */
 
+import { readdir } from 'node:fs/promises';
 import type { RunStreamEvent } from '../engine/events.js';
 import type { EventPublisher } from '../events/bus.js';
 import type { Store } from '../store/index.js';
@@ -46,19 +47,46 @@ export interface ConversationEventLog {
   replay(conversationId: string, after: number): Promise<ConversationEvent[]>;
 }
 
+/** Events per chunk file of a conversation's event log. */
+export const EVENT_CHUNK = 1000;
+
+/**
+ * Each conversation's events are JSON lines in chunk files named by the position of their first
+ * event (`conversations/<id>/events/<pos>.jsonl`), a new one every EVENT_CHUNK events (and after a
+ * restart): a replay after position P reads the chunk holding P and those after it, never the
+ * whole history of a long conversation (reply deltas make it the largest log of all).
+ */
 export function openConversationEventLog(store: Store, bus: EventPublisher<ConversationEvent>): ConversationEventLog {
   const log = store.log<ConversationEvent>(CONVERSATIONS_COLLECTION);
-  const key = (conversationId: string) => `${conversationId}/events`;
+  const current = new Map<string, { first: number; count: number }>();
+  const key = (conversationId: string, first: number) => `${conversationId}/events/${first}`;
   return {
     async emit(conversationId, type, fields) {
       const event = { type, at: new Date().toISOString(), conversationId, pos: bus.nextPosition(), ...fields } as ConversationEventOf<typeof type>;
-      const appended = log.append(key(conversationId), event as ConversationEvent);
+      let chunk = current.get(conversationId);
+      if (!chunk || chunk.count >= EVENT_CHUNK) current.set(conversationId, (chunk = { first: event.pos, count: 0 }));
+      chunk.count++;
+      const appended = log.append(key(conversationId, chunk.first), event as ConversationEvent);
       bus.publishWhenPersisted(appended, event as ConversationEvent);
       await appended;
       return event;
     },
     async replay(conversationId, after) {
-      return (await log.read(key(conversationId))).filter((event) => event.pos > after);
+      let names: string[];
+      try {
+        names = await readdir(store.dataDir(CONVERSATIONS_COLLECTION, conversationId, 'events'));
+      } catch {
+        return [];
+      }
+      const firsts = names.flatMap((name) => (/^\d+\.jsonl$/.test(name) ? [Number(name.slice(0, -6))] : [])).sort((a, b) => a - b);
+      // The last chunk that starts at or before `after` may hold later events; every later chunk does.
+      const from = Math.max(
+        0,
+        firsts.findLastIndex((first) => first <= after),
+      );
+      const events: ConversationEvent[] = [];
+      for (const first of firsts.slice(from)) for (const event of await log.read(key(conversationId, first))) if (event.pos > after) events.push(event);
+      return events.sort((a, b) => a.pos - b.pos);
     },
   };
 }
