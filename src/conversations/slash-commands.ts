@@ -59,7 +59,10 @@ export async function answerCommand(deps: ConversationDeps, conversation: Conver
       return { content: workflows.length ? `Workflows:\n${lines.join('\n')}` : 'No workflows found.', metadata };
     }
     case 'runs': {
-      const runs = await deps.runs.list(conversation.id, 20);
+      // Runs name a conversation by either of its ids.
+      const byId = await deps.runs.list(conversation.id, 20);
+      const byPlatformId = await deps.runs.list(conversation.platform_conversation_id, 20);
+      const runs = [...byId, ...byPlatformId].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 20);
       const lines = runs.map((r) => `  ${r.id}  ${r.workflow}  ${r.status}${r.error ? ` (${r.error})` : ''}  ${r.createdAt}`);
       return {
         content: runs.length

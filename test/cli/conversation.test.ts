@@ -39,6 +39,9 @@ describe('svc conversation', () => {
     expect((await cli('conversation', 'list', '--all')).stdout).toContain(conversation.id);
     expect((await cli('conversation', 'send', conversation.id, 'more')).code).toBe(1);
     expect((await cli('conversation', 'show', 'conv_missing')).code).toBe(1);
+
+    await server.json('PATCH', '/api/config/assistants', { claude: { baseUrl: 'http://127.0.0.1:8080', apiKeyEnv: 'LOCAL_MODEL_KEY' } });
+    expect((await cli('config', 'show')).stdout).toMatch(/claude endpoint\s+http:\/\/127\.0\.0\.1:8080 \(key from \$LOCAL_MODEL_KEY\)/);
   });
 
   it('svc chat reads one message per stdin line when piped and exits 1 after an agent failure', async () => {

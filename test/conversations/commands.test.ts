@@ -67,6 +67,7 @@ describe('a run started with a conversationId', () => {
     const run = await waitForRun(server, started.runId);
     expect(run).toMatchObject({ status: 'completed', workspaceId: workspaces.workspaces[0].id });
     await waitFor(async () => (await messages(server, conversation.id)).find((m) => m.metadata.runId === run.id));
+    expect((await waitForReply(server, conversation.id, await send(server, conversation.id, '/runs'))).content).toContain(run.id);
   });
 });
 
