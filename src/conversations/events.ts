@@ -5,7 +5,6 @@
  * from the bus's one clock, then published, so `Last-Event-ID` replays them on the conversation's stream.
  */
 
-import { readdir } from 'node:fs/promises';
 import type { RunStreamEvent } from '../engine/events.js';
 import type { EventPublisher } from '../events/bus.js';
 import type { Store } from '../store/index.js';
@@ -72,13 +71,7 @@ export function openConversationEventLog(store: Store, bus: EventPublisher<Conve
       return event;
     },
     async replay(conversationId, after) {
-      let names: string[];
-      try {
-        names = await readdir(store.dataDir(CONVERSATIONS_COLLECTION, conversationId, 'events'));
-      } catch {
-        return [];
-      }
-      const firsts = names.flatMap((name) => (/^\d+\.jsonl$/.test(name) ? [Number(name.slice(0, -6))] : [])).sort((a, b) => a - b);
+      const firsts = (await log.keys(`${conversationId}/events`)).map((name) => Number(name.slice(name.lastIndexOf('/') + 1))).sort((a, b) => a - b);
       // The last chunk that starts at or before `after` may hold later events; every later chunk does.
       const from = Math.max(
         0,

@@ -9,7 +9,6 @@
  * most the few chunks it spans however long the history is (docs/decisions.md, Conversations).
  */
 
-import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { AppendLog, Collection, Store } from '../store/index.js';
 import { CONVERSATIONS_COLLECTION, openConversations, type ConversationRecord, type Message, type StoredMessage } from './records.js';
@@ -95,7 +94,7 @@ function conversationsOn(collection: Collection<ConversationRecord>): Conversati
   };
 }
 
-function messagesOn(log: AppendLog<StoredMessage>, store: Store): MessageRepository {
+function messagesOn(log: AppendLog<StoredMessage>): MessageRepository {
   // The last place used per conversation, found once from its newest chunk.
   const lastSeq = new Map<string, number>();
   const loading = new Map<string, Promise<number>>();
@@ -106,13 +105,7 @@ function messagesOn(log: AppendLog<StoredMessage>, store: Store): MessageReposit
     let pending = loading.get(conversationId);
     if (!pending) {
       pending = (async () => {
-        let names: string[];
-        try {
-          names = await readdir(store.dataDir(CONVERSATIONS_COLLECTION, conversationId, 'messages'));
-        } catch {
-          names = [];
-        }
-        const chunks = names.map((name) => /^(\d+)\.jsonl$/.exec(name)).flatMap((m) => (m ? [Number(m[1])] : []));
+        const chunks = (await log.keys(`${conversationId}/messages`)).map((key) => Number(key.slice(key.lastIndexOf('/') + 1)));
         if (chunks.length === 0) return 0;
         const newest = await readChunk(conversationId, Math.max(...chunks));
         return newest.reduce((max, message) => Math.max(max, message.seq), 0);
@@ -177,6 +170,6 @@ export interface ConversationRepositories {
 export async function openConversationRepositories(store: Store): Promise<ConversationRepositories> {
   return {
     conversations: conversationsOn(await openConversations(store)),
-    messages: messagesOn(store.log<StoredMessage>(CONVERSATIONS_COLLECTION), store),
+    messages: messagesOn(store.log<StoredMessage>(CONVERSATIONS_COLLECTION)),
   };
 }

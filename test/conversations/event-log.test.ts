@@ -1,6 +1,6 @@
 // A conversation's event log on a real store: positions from the bus's clock, published in order,
 // chunked files, and replay after any position (across chunks and a reopened store) in order.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openConversationEventLog, type ConversationEvent } from '../../src/conversations/index.js';
@@ -34,6 +34,8 @@ describe('the conversation event log', () => {
     expect((await events.replay('conv_x', cut)).map((e) => e.pos)).toEqual(emitted.slice(1801).map((e) => e.pos));
     expect(await events.replay('conv_x', emitted.at(-1)!.pos)).toEqual([]);
     expect(await events.replay('conv_none', 0)).toEqual([]);
+    // Reading creates nothing (a read-only store stays untouched).
+    expect(existsSync(join(home, 'data', 'conversations', 'conv_none'))).toBe(false);
 
     await store.close();
     store = await openFileStore({ home, logger: silentLogger, lock: 'cli' });
