@@ -10,6 +10,7 @@ import { AgentError } from '../agents/index.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 import { messageView, type ConversationRecord, type Message, type MessageMetadata, type StoredMessage } from './records.js';
 import { replyWithAgent } from './reply.js';
+import type { ReservedMessage } from './repository.js';
 import { answerCommand, isSlashCommand } from './slash-commands.js';
 
 export class Orchestrator {
@@ -25,8 +26,14 @@ export class Orchestrator {
   constructor(private readonly deps: ConversationDeps) {}
 
   /** Stores a message and announces it on the conversation's stream. */
-  async post(conversationId: string, role: Message['role'], content: string, metadata: MessageMetadata = {}): Promise<StoredMessage> {
-    const message = await this.deps.repositories.messages.append(conversationId, { role, content, created_at: new Date().toISOString(), metadata });
+  async post(
+    conversationId: string,
+    role: Message['role'],
+    content: string,
+    metadata: MessageMetadata = {},
+    reserved?: ReservedMessage,
+  ): Promise<StoredMessage> {
+    const message = await this.deps.repositories.messages.append(conversationId, { role, content, created_at: new Date().toISOString(), metadata }, reserved);
     await this.deps.events.emit(conversationId, 'message', { message: messageView(message) });
     return message;
   }
@@ -126,6 +133,11 @@ export class Orchestrator {
   async recoverInterrupted(): Promise<void> {
     for (const conversation of await this.deps.repositories.conversations.withPending()) {
       for (const messageId of conversation.pending_message_ids ?? []) {
+        // Marked pending but never stored (the server stopped in between): nothing to answer.
+        if (!(await this.deps.repositories.messages.get(conversation.id, messageId))) {
+          await this.deps.repositories.conversations.removePending(conversation.id, messageId);
+          continue;
+        }
         const error = 'svc stopped before this message was answered; send it again.';
         const stored = await this.post(conversation.id, 'system', error, { error, code: 'interrupted', replyTo: messageId });
         await this.deps.repositories.conversations.removePending(conversation.id, messageId);

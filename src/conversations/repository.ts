@@ -41,9 +41,16 @@ export interface MessagePage {
   nextBefore: string | null;
 }
 
+export interface ReservedMessage {
+  id: string;
+  seq: number;
+}
+
 export interface MessageRepository {
   /** Gives the message its id and place; durable when resolved. Calls of one conversation keep their order. */
-  append(conversationId: string, message: Omit<Message, 'id' | 'conversation_id'>): Promise<StoredMessage>;
+  append(conversationId: string, message: Omit<Message, 'id' | 'conversation_id'>, reserved?: ReservedMessage): Promise<StoredMessage>;
+  /** Takes the next place (and id) now, for an `append` that follows: the id can be recorded before the message is. */
+  reserve(conversationId: string): Promise<ReservedMessage>;
   /** Up to `limit` messages, oldest first, before the message `before` (or the newest). `undefined` when `before` is no message of it. */
   page(conversationId: string, options: { limit: number; before?: string }): Promise<MessagePage | undefined>;
   get(conversationId: string, messageId: string): Promise<StoredMessage | undefined>;
@@ -133,12 +140,16 @@ function messagesOn(log: AppendLog<StoredMessage>): MessageRepository {
   };
 
   return {
-    async append(conversationId, fields) {
+    async reserve(conversationId) {
       // Places are taken in call order: after the (shared) first load, the next place is taken synchronously.
       if (!lastSeq.has(conversationId)) await last(conversationId);
       const seq = lastSeq.get(conversationId)! + 1;
       lastSeq.set(conversationId, seq);
-      const message: StoredMessage = { id: messageId(seq), conversation_id: conversationId, ...fields, seq };
+      return { id: messageId(seq), seq };
+    },
+    async append(conversationId, fields, reserved) {
+      const { id, seq } = reserved ?? (await this.reserve(conversationId));
+      const message: StoredMessage = { id, conversation_id: conversationId, ...fields, seq };
       await log.append(chunkKey(conversationId, chunkOf(seq)), message);
       return message;
     },
