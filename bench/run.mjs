@@ -7,8 +7,8 @@
 // server (autocannon, each server in its own child process); `svc --version` wall time ÷ `node -e 0`;
 // server start to the first /health 200 ÷ `node -e 0`; idle server RSS.
 //
-// Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`) or
-// `bench/engine.mjs` (export `benchEngine()`) exist they are imported and their rows join the table.
+// Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`),
+// `bench/engine.mjs` (export `benchEngine()`) or `bench/conversations.mjs` (`benchConversations()`) exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
 // `value` (a bare number means "equal to"). Rows with a target get PASS or MISS.
@@ -351,6 +351,7 @@ async function main() {
   if (!args.has('--no-modules')) {
     rows.push(...(await moduleRows('workflows.mjs', 'benchWorkflows')));
     rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
+    rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));
   }
   console.log('');
   printTable(rows);

@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --cwd -c --conversation --workspace --older-than -s --status --workflow -L --limit -m --comment -r --reason
+            case --url -p --port --host --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --older-than -s --status --workflow -L -m --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -31,6 +31,7 @@ complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 docum
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
 complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
+complete -c svc -n '__svc_path_is ' -a 'chat' -d 'chat with the orchestrator (interactive on a terminal; one message per stdin line when piped)'
 complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and directories runs execute in, each run in a git worktree of its own'
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
@@ -72,6 +73,21 @@ complete -c svc -n '__svc_path_is workflow run' -l workspace -r -d 'run in this 
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is workflow run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is workflow run' -l verbose -d 'stream node output'
+complete -c svc -n '__svc_path_is conversation' -a 'new' -d 'start a conversation (optionally on a workspace)'
+complete -c svc -n '__svc_path_is conversation' -a 'list' -d 'list conversations, newest first'
+complete -c svc -n '__svc_path_is conversation' -a 'show' -d 'a conversation and its newest messages'
+complete -c svc -n '__svc_path_is conversation' -a 'rename' -d 'set the title of a conversation'
+complete -c svc -n '__svc_path_is conversation' -a 'rm' -d 'delete a conversation (soft: it stays readable)'
+complete -c svc -n '__svc_path_is conversation' -a 'send' -d 'send a message and print the reply as it streams'
+complete -c svc -n '__svc_path_is conversation new' -s w -l workspace -r -d 'the workspace its agents and runs use'
+complete -c svc -n '__svc_path_is conversation new' -s t -l title -r -d 'a title'
+complete -c svc -n '__svc_path_is conversation new' -l assistant -r -d 'claude or codex (default: the configuration'\''s)'
+complete -c svc -n '__svc_path_is conversation list' -s w -l workspace -r -d 'only the conversations of this workspace'
+complete -c svc -n '__svc_path_is conversation list' -s a -l all -d 'include deleted conversations'
+complete -c svc -n '__svc_path_is conversation list' -s n -l limit -r -d 'at most this many (default 50, at most 200)'
+complete -c svc -n '__svc_path_is conversation show' -s n -l limit -r -d 'how many of the newest messages (default 20, at most 200)'
+complete -c svc -n '__svc_path_is conversation send' -l no-wait -d 'send only; do not wait for the reply'
+complete -c svc -n '__svc_path_is chat' -s w -l workspace -r -d 'the workspace of a new conversation'
 complete -c svc -n '__svc_path_is workspace' -a 'add' -d 'clone a repository (URL) or register a local directory'
 complete -c svc -n '__svc_path_is workspace' -a 'list' -d 'list registered workspaces'
 complete -c svc -n '__svc_path_is workspace' -a 'show' -d 'one workspace: source, branch, env var names, the .env scan'
@@ -99,7 +115,7 @@ complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, 
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
 complete -c svc -n '__svc_path_is runs list' -s L -l limit -r -d 'at most this many (1-200, default 50)'
-complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'every run event of this conversation'
+complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conversation'\''s messages and the events of its runs'
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'
 complete -c svc -n '__svc_path_is watch' -l exit-status -d 'exit with the run'\''s outcome (0 completed, 1 failed, 3 cancelled, 4 paused)'
 complete -c svc -n '__svc_path_is watch' -l verbose -d 'stream node output'

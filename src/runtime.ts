@@ -65,6 +65,7 @@ export async function openLocalApi(settings: Settings, writes: boolean): Promise
     follow: (options) => followLocal(ctx, options),
     async close() {
       await ctx.engine.whenIdle();
+      await ctx.conversations.orchestrator.whenIdle();
       for (const close of [...ctx.closers].reverse()) await Promise.resolve(close()).catch(() => {});
       await closeContext(ctx);
     },
@@ -108,10 +109,10 @@ async function sendLocal(ctx: AppContext, table: RouteTable, request: ApiRequest
  * each in a microtask of its own, so a reader never runs inside the engine's publish. In process
  * nothing is lost: the feed ends when the reader closes it or when the API closes.
  */
-function followLocal(ctx: AppContext, options: FollowOptions): EventFeed {
+async function followLocal(ctx: AppContext, options: FollowOptions): Promise<EventFeed> {
   let open = true;
   const feed = openFeed(ctx, {
-    source: sourceFor(ctx, options.stream, options.runId),
+    source: await sourceFor(ctx, options.stream, options.runId),
     after: options.after,
     write: (item) => {
       const raw = JSON.stringify(item);

@@ -4,6 +4,15 @@ import { AgentError, type Agent, type AgentRequest, type AgentResult } from './t
 type Json = Record<string, unknown>;
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
+/** A configured endpoint reaches Claude Code as ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (docs/decisions.md, Agents). */
+function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']): NodeJS.ProcessEnv {
+  if (!endpoint) return env;
+  const next: NodeJS.ProcessEnv = { ...env, ANTHROPIC_BASE_URL: endpoint.baseUrl };
+  const key = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : undefined;
+  if (key !== undefined) next.ANTHROPIC_API_KEY = key;
+  return next;
+}
+
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
  * [--resume S]`, prompt on stdin (docs/decisions.md, Agents). `--verbose` is required by stream-json output.
@@ -23,7 +32,7 @@ export function createClaudeAgent(bin: string): Agent {
         agent: 'claude',
         bin,
         args,
-        request,
+        request: { ...request, env: withEndpoint(request.env, request.endpoint) },
         onLine(line) {
           if (typeof line.session_id === 'string') sessionId = line.session_id;
           if (line.type === 'system' && typeof line.model === 'string') model = line.model;

@@ -4,6 +4,21 @@ import { AgentError, type Agent, type AgentRequest, type AgentResult } from './t
 type Json = Record<string, unknown>;
 
 /**
+ * A configured endpoint becomes a model provider named `svc` on codex's command line (`-c` overrides
+ * of its config.toml): an OpenAI-compatible server at `base_url`, its key read by codex from `env_key`.
+ */
+function providerArgs(endpoint: AgentRequest['endpoint']): string[] {
+  if (!endpoint) return [];
+  const set = (key: string, value: string) => ['-c', `${key}=${JSON.stringify(value)}`];
+  return [
+    ...set('model_providers.svc.name', 'svc'),
+    ...set('model_providers.svc.base_url', endpoint.baseUrl),
+    ...(endpoint.apiKeyEnv ? set('model_providers.svc.env_key', endpoint.apiKeyEnv) : []),
+    ...set('model_provider', 'svc'),
+  ];
+}
+
+/**
  * OpenAI Codex CLI: `codex exec --json [--model M] -`, prompt on stdin. It reports tokens but no
  * cost, so cost stays null rather than a misleading 0 (docs/decisions.md, Agents).
  */
@@ -13,6 +28,9 @@ export function createCodexAgent(bin: string): Agent {
     async run(request: AgentRequest): Promise<AgentResult> {
       const args = ['exec', '--json'];
       if (request.model) args.push('--model', request.model);
+      args.push(...providerArgs(request.endpoint));
+      // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
+      if (request.resumeSession) args.push('resume', request.resumeSession);
       args.push('-');
       let text = '';
       let sessionId: string | null = null;

@@ -5,7 +5,7 @@ import { createCodexAgent } from './codex.js';
 import type { Agent } from './types.js';
 
 export { agentEnvironment, NESTED_AGENT_MARKERS } from './agent-env.js';
-export { AgentError, type Agent, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
+export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */
 export function createAgents(settings: Pick<Settings, 'claudeBin' | 'codexBin'>): Record<AssistantName, Agent> {

@@ -14,9 +14,20 @@ export interface AgentRequest {
   onText(text: string): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
   onProcess?(pid: number): void;
-  /** Continue an earlier agent session (conversations). */
+  /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */
   resumeSession?: string;
+  /** A model server to use instead of the agent's default (docs/decisions.md, Agents). */
+  endpoint?: AgentEndpoint | null;
   logger: Logger;
+}
+
+/**
+ * A model API endpoint from the assistant's configuration: its URL and the *name* of the variable
+ * (in the server's environment) that holds its key — the key itself is never stored or shown.
+ */
+export interface AgentEndpoint {
+  baseUrl: string;
+  apiKeyEnv: string | null;
 }
 
 export interface AgentResult {

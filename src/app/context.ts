@@ -3,7 +3,8 @@ import { createAgents } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
-import type { RunStreamEvent } from '../engine/events.js';
+import { isSettlingEvent } from '../engine/events.js';
+import { ConversationService, openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -22,8 +23,8 @@ export interface AppContext {
   settings: Settings;
   logger: Logger;
   store: FileStore;
-  /** Run events (and, as they come, conversation events) for SSE streams and CLI followers. */
-  bus: EventBus<RunStreamEvent>;
+  /** Run events and conversation events for SSE streams and CLI followers. */
+  bus: EventBus<SvcStreamEvent>;
   version: string;
   startedAt: number;
   /** The address the server listens on, once it does. */
@@ -36,6 +37,8 @@ export interface AppContext {
   engine: RunEngine;
   /** Registered workspaces, their worktrees, env values and the env-leak gate. */
   workspaces: WorkspaceService;
+  /** Conversations, their messages and the orchestrator that answers them. */
+  conversations: ConversationService;
 }
 
 export interface ContextOptions {
@@ -54,7 +57,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       settings,
       logger,
       store,
-      bus: new EventBus<RunStreamEvent>(),
+      bus: new EventBus<SvcStreamEvent>(),
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
@@ -62,7 +65,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // The server registers the webhook triggers it can see before its first request.
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: await openWorkspaceRepositories(store),
@@ -80,14 +83,20 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
     });
     const { workspaces } = ctx;
+    const agents = createAgents(settings);
+    const conversationRepositories = await openConversationRepositories(store);
     ctx.engine = await RunEngine.open(
       {
         store,
         bus: ctx.bus,
         logger,
         limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
-        agents: createAgents(settings),
-        assistants: { defaultAssistant: () => assistants.get().defaultAssistant, modelOf: (name) => assistants.modelOf(name) },
+        agents,
+        assistants: {
+          defaultAssistant: () => assistants.get().defaultAssistant,
+          modelOf: (name) => assistants.modelOf(name),
+          endpointOf: (name) => assistants.endpointOf(name),
+        },
         resolver: catalogResolver(ctx.workflows),
         places: {
           place: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId),
@@ -96,10 +105,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
           release: (runId) => workspaces.removeRunEnvironment(runId),
         },
+        // Asked only after the conversations below exist.
+        conversations: { workspaceOf: async (id) => (await conversationRepositories.conversations.get(id))?.workspace_id ?? null },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },
     );
+    ctx.conversations = openConversationService(ctx, conversationRepositories, agents);
+    // Only the store's writer answers messages left unanswered by a stopped server.
+    if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
     return ctx;
   } catch (error) {
     await store.close();
@@ -107,7 +121,51 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
+/** The conversations domain, given what it asks of the engine, the catalog, the workspaces and the configuration. */
+function openConversationService(
+  ctx: AppContext,
+  repositories: Awaited<ReturnType<typeof openConversationRepositories>>,
+  agents: ReturnType<typeof createAgents>,
+) {
+  const { engine, workspaces, assistants, workflows, settings } = ctx;
+  const service = new ConversationService({
+    repositories,
+    events: openConversationEventLog(ctx.store, ctx.bus),
+    logger: ctx.logger,
+    agents,
+    assistants: {
+      defaultAssistant: () => assistants.get().defaultAssistant,
+      modelOf: (name) => assistants.modelOf(name),
+      endpointOf: (name) => assistants.endpointOf(name),
+    },
+    workspaces: {
+      assertExists: async (id) => void (await workspaces.get(id)),
+      cwdOf: async (id) => (await workspaces.get(id)).path,
+      env: (id) => workspaces.envValues(id),
+      assertAgentAllowed: (id) => workspaces.assertAgentAllowed(id),
+    },
+    runs: {
+      start: async (input) => {
+        const run = await engine.start({ ...input, trigger: 'api' });
+        return { id: run.id, status: run.status };
+      },
+      list: async (conversationId, limit) =>
+        engine.list({ conversationId, limit }).runs.map((r) => ({ id: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, error: r.error })),
+      workflows: async () => (await workflows.discover()).workflows.map((w) => ({ name: w.name, description: w.workflow.description })),
+    },
+    env: process.env,
+    cwd: workflows.defaultCwd,
+    limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+  });
+  // A run linked to a conversation posts its outcome there.
+  ctx.bus.subscribe((event) => {
+    if ('runId' in event && event.type !== 'run_deleted' && isSettlingEvent(event)) service.runSettled(event);
+  });
+  return service;
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
+  await context.conversations.orchestrator.close();
   await context.engine.close();
   await context.store.close();
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { NOT_COMPLETED } from './completion-marks.js';
 
 /** One node of the command tree, flattened for the script generators. */
 interface CompletionNode {
@@ -14,7 +15,7 @@ function collect(command: Command, path: string, nodes: CompletionNode[]): void 
   const visible = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
   nodes.push({
     path,
-    commands: visible.map((c) => ({ name: c.name(), description: c.description() })),
+    commands: visible.filter((c) => !NOT_COMPLETED.has(c)).map((c) => ({ name: c.name(), description: c.description() })),
     options: [...command.options, ...(path === '' ? [] : [])]
       .filter((o) => !o.hidden)
       .map((o) => ({ flags: [o.short, o.long].filter((f): f is string => Boolean(f)), description: o.description, takesValue: o.required || o.optional })),

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CommandDefinition } from './define-command.js';
 import type { GlobalOptions } from './context.js';
 import type { IO } from './io.js';
+import { NOT_COMPLETED } from './completion-marks.js';
 
 type Loader = () => Promise<{ default: CommandDefinition }>;
 
@@ -13,6 +14,11 @@ export interface CommandEntry {
   /** `svc runs` means `svc runs list`. */
   isDefault?: boolean;
   subcommands?: CommandEntry[];
+  /**
+   * false: the name is not offered by shell completion (its subcommands still are). `conversation`
+   * uses it, because `svc con<TAB>` completes to `config` alone, as it always has.
+   */
+  completeName?: false;
 }
 
 const runCommand = () => import('./commands/run/run.js');
@@ -55,6 +61,24 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'delete', description: 'delete a project workflow (bundled ones are read-only)', load: () => import('./commands/workflow/delete.js') },
       { name: 'run', description: 'same as `svc run`', load: runCommand },
     ],
+  },
+  {
+    name: 'conversation',
+    description: 'conversations with the orchestrator: new, list, show, rename, rm, send',
+    completeName: false,
+    subcommands: [
+      { name: 'new', description: 'start a conversation (optionally on a workspace)', load: () => import('./commands/conversation/new.js') },
+      { name: 'list', description: 'list conversations, newest first', load: () => import('./commands/conversation/list.js') },
+      { name: 'show', description: 'a conversation and its newest messages', load: () => import('./commands/conversation/show.js') },
+      { name: 'rename', description: 'set the title of a conversation', load: () => import('./commands/conversation/rename.js') },
+      { name: 'rm', description: 'delete a conversation (soft: it stays readable)', load: () => import('./commands/conversation/rm.js') },
+      { name: 'send', description: 'send a message and print the reply as it streams', load: () => import('./commands/conversation/send.js') },
+    ],
+  },
+  {
+    name: 'chat',
+    description: 'chat with the orchestrator (interactive on a terminal; one message per stdin line when piped)',
+    load: () => import('./commands/conversation/chat.js'),
   },
   {
     name: 'workspace',
@@ -134,6 +158,7 @@ export function buildProgram(version: string, io?: IO): Program {
 
   const add = (parent: Command, entry: CommandEntry) => {
     const command = parent.command(entry.name, entry.isDefault ? { isDefault: true } : {}).description(entry.description);
+    if (entry.completeName === false) NOT_COMPLETED.add(command);
     if (entry.load) {
       loaders.set(command, entry.load);
       command.action(async (...raw: unknown[]) => {

@@ -4,6 +4,10 @@ import type { ApiRequest, Transport } from './transport.js';
 import type {
   AssistantsConfig,
   AssistantsPatch,
+  Conversation,
+  ConversationList,
+  ConversationListQuery,
+  MessagePage,
   CommandEntry,
   ConfigView,
   Health,
@@ -68,6 +72,18 @@ export interface SvcClient {
     /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
     cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
   };
+  conversations: {
+    create(input?: { workspace_id?: string; title?: string; assistant?: 'claude' | 'codex' }): Promise<Conversation>;
+    list(query?: ConversationListQuery): Promise<ConversationList>;
+    /** Either id. */
+    get(id: string): Promise<Conversation>;
+    rename(id: string, title: string): Promise<Conversation>;
+    /** Soft delete. */
+    delete(id: string): Promise<Conversation>;
+    messages(id: string, query?: { limit?: number; before?: string }): Promise<MessagePage>;
+    /** Stores the message and queues it; the reply comes on the conversation's stream. */
+    send(id: string, message: string): Promise<{ accepted: true; messageId: string }>;
+  };
   config: {
     get(): Promise<ConfigView>;
     setAssistants(patch: AssistantsPatch): Promise<AssistantsConfig>;
@@ -117,6 +133,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
   }
   const run = (runId: string, action = '') => `/api/workflows/runs/${segment(runId)}${action ? `/${action}` : ''}`;
   const workspace = (id: string, rest = '') => `/api/workspaces/${segment(id)}${rest ? `/${rest}` : ''}`;
+  const conversation = (id: string, rest = '') => `/api/conversations/${segment(id)}${rest ? `/${rest}` : ''}`;
   const workflow = (name: string, cwd?: string) => withQuery(`/api/workflows/${segment(name)}`, { cwd });
 
   return {
@@ -156,6 +173,19 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
       delete: (id) => call('DELETE', workspace(id)),
       cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
+    },
+    conversations: {
+      create: (input = {}) => call('POST', '/api/conversations', input),
+      list: (query = {}) =>
+        call(
+          'GET',
+          withQuery('/api/conversations', { ...query, include_deleted: query.include_deleted === undefined ? undefined : String(query.include_deleted) }),
+        ),
+      get: (id) => call('GET', conversation(id)),
+      rename: (id, title) => call('PATCH', conversation(id), { title }),
+      delete: (id) => call('DELETE', conversation(id)),
+      messages: (id, query = {}) => call('GET', withQuery(conversation(id, 'messages'), { ...query })),
+      send: (id, message) => call('POST', conversation(id, 'message'), { message }),
     },
     config: {
       get: () => call('GET', '/api/config'),

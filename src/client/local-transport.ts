@@ -5,7 +5,7 @@ export interface LocalApi {
   /** One JSON exchange with the routes. */
   send(request: ApiRequest): Promise<ApiAnswer>;
   /** Follows an event stream on the engine's bus, as the stream route orders it (replay, then live). */
-  follow(options: FollowOptions): EventFeed;
+  follow(options: FollowOptions): EventFeed | Promise<EventFeed>;
   /** Waits for the runs this process set going, then closes the store (releasing its lock). */
   close(): Promise<void>;
 }

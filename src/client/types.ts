@@ -14,6 +14,7 @@ import type { StartRunBodySchema } from '../engine/schemas.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace } from '../workspaces/records.js';
+import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
@@ -42,5 +43,22 @@ export interface RunListQuery {
   limit?: string | number;
   offset?: string | number;
 }
-/** Anything a stream carries: run events now; conversation events join them later. */
-export type StreamEvent = RunStreamEvent;
+export type { Conversation, ConversationEvent, Message };
+/** Anything a stream carries: run events and conversation events (messages, reply deltas, errors). */
+export type StreamEvent = RunStreamEvent | ConversationEvent;
+export interface ConversationList {
+  conversations: Conversation[];
+  total: number;
+}
+export interface MessagePage {
+  /** Oldest first. */
+  messages: Message[];
+  /** The `before` of the next (older) page; null when this one holds the oldest. */
+  next_before: string | null;
+}
+export interface ConversationListQuery {
+  workspace_id?: string;
+  include_deleted?: boolean;
+  limit?: number;
+  offset?: number;
+}

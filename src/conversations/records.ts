@@ -1,34 +1,104 @@
+import { z } from 'zod';
+import { ASSISTANT_NAMES, type AssistantName } from '../config/assistants.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
 
-/** A conversation (docs/decisions.md, Conversations). Worker conversations belong to one workflow run each. */
-export interface ConversationRecord {
-  id: string;
-  platform_conversation_id: string;
-  workspace_id: string | null;
-  title: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  /** Set on a run's worker conversation. */
-  run_id?: string | null;
+/** A conversation as the API shows it (docs/decisions.md, Conversations). */
+export const ConversationSchema = z.object({
+  id: z.string(),
+  platform_conversation_id: z.string().describe('the id streams are named by (`/api/stream/{id}`); paths accept either id'),
+  workspace_id: z.string().nullable(),
+  title: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable(),
+  run_id: z.string().nullable().describe("set on a run's worker conversation"),
+  assistant: z.enum(ASSISTANT_NAMES).nullable().describe("the agent answering its messages; null: the configuration's default assistant"),
+});
+export type Conversation = z.infer<typeof ConversationSchema>;
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
+
+export const MessageMetadataSchema = z
+  .object({
+    costUsd: z.number().nullable().optional(),
+    model: z.string().nullable().optional(),
+    tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
+    runId: z.string().optional(),
+    error: z.string().optional(),
+    code: z.string().optional(),
+    replyTo: z.string().optional().describe('the user message this one answers'),
+    command: z.string().optional().describe('the slash command this message answers'),
+  })
+  .describe('costUsd, model, tokens (agent replies), runId (/run), error and code (failures)');
+export type MessageMetadata = z.infer<typeof MessageMetadataSchema>;
+
+export const MessageSchema = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  role: z.enum(MESSAGE_ROLES),
+  content: z.string(),
+  created_at: z.string(),
+  metadata: MessageMetadataSchema,
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+/** A stored message: the view plus its place in the conversation (1, 2, …), which cursors use. */
+export interface StoredMessage extends Message {
+  seq: number;
 }
 
-/** Conversations grow with every run, so each lives in its own record file. */
-export const openConversations = (store: Store) => store.collection<ConversationRecord>('conversations', 'per-record');
+/** The stored record: the view plus what only the orchestrator reads. */
+export interface ConversationRecord extends Conversation {
+  /**
+   * The agent session that continues this conversation (claude `--resume`, codex `exec resume`),
+   * kept with the record so a restarted server carries on (docs/decisions.md, Conversations).
+   */
+  agent_session?: { assistant: AssistantName; id: string } | null;
+  /** User messages accepted and not yet answered, oldest first: a restart answers them with an error. */
+  pending_message_ids?: string[];
+}
 
-export async function createWorkerConversation(store: Store, runId: string, workflow: string, workspaceId: string | null): Promise<ConversationRecord> {
+export const conversationView = (record: ConversationRecord): Conversation => ({
+  id: record.id,
+  platform_conversation_id: record.platform_conversation_id,
+  workspace_id: record.workspace_id,
+  title: record.title,
+  created_at: record.created_at,
+  updated_at: record.updated_at,
+  deleted_at: record.deleted_at,
+  run_id: record.run_id ?? null,
+  assistant: record.assistant ?? null,
+});
+
+export const messageView = ({ seq: _seq, ...message }: StoredMessage): Message => message;
+
+/** The collection's name: also the folder of each conversation's message and event logs. */
+export const CONVERSATIONS_COLLECTION = 'conversations';
+
+/** Conversations grow with every run, so each lives in its own record file. */
+export const openConversations = (store: Store) => store.collection<ConversationRecord>(CONVERSATIONS_COLLECTION, 'per-record');
+
+export function newConversationRecord(fields: Partial<ConversationRecord> = {}): ConversationRecord {
   const at = new Date().toISOString();
-  const record: ConversationRecord = {
+  return {
     id: newId('conv'),
-    platform_conversation_id: newId('wkr'),
-    workspace_id: workspaceId,
-    title: `${workflow} run ${runId}`,
+    platform_conversation_id: newId('chat'),
+    workspace_id: null,
+    title: null,
     created_at: at,
     updated_at: at,
     deleted_at: null,
-    run_id: runId,
+    run_id: null,
+    assistant: null,
+    agent_session: null,
+    pending_message_ids: [],
+    ...fields,
   };
+}
+
+export async function createWorkerConversation(store: Store, runId: string, workflow: string, workspaceId: string | null): Promise<ConversationRecord> {
+  const record = newConversationRecord({ platform_conversation_id: newId('wkr'), workspace_id: workspaceId, title: `${workflow} run ${runId}`, run_id: runId });
   await (await openConversations(store)).put(record);
   return record;
 }

@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
-import type { EventBus } from '../events/bus.js';
+import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
 import type { RunStreamEvent } from './events.js';
@@ -59,16 +59,23 @@ export interface RunPlaces {
   release(runId: string): Promise<void>;
 }
 
+/** What the engine asks of conversations: the workspace a run started from one takes (docs/decisions.md, Workspaces). */
+export interface RunConversations {
+  /** The conversation's `workspace_id` (either of its ids); null for none or an unknown conversation. */
+  workspaceOf(conversationId: string): Promise<string | null>;
+}
+
 /** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
 export interface EngineDeps {
   store: Store;
-  bus: EventBus<RunStreamEvent>;
+  bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;
   agents: Record<AssistantName, Agent>;
   assistants: AssistantChoice;
   resolver: WorkflowResolver;
   places: RunPlaces;
+  conversations?: RunConversations;
 }
 
 export interface RecoveryOptions {

@@ -93,10 +93,13 @@ export class RunEngine {
     if (resumable) return this.#continue(resumable, resolved);
 
     const id = newId('run');
-    // A run's workspace (docs/decisions.md, Workspaces): the one asked for; for a webhook run, the
+    // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
     // in a worktree of its own, made now so that the run's cwd is on record from the start.
-    const workspaceId = request.workspaceId ?? (request.trigger === 'webhook' ? resolved.workspaceId : null);
+    const workspaceId =
+      request.workspaceId ??
+      (conversationId !== null ? await this.deps.conversations?.workspaceOf(conversationId) : null) ??
+      (request.trigger === 'webhook' ? resolved.workspaceId : null);
     const place = workspaceId ? await this.deps.places.place(workspaceId, id) : { cwd };
     const worker = await createWorkerConversation(this.deps.store, id, request.workflow, workspaceId);
     const at = now();

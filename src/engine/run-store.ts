@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { EventBus } from '../events/bus.js';
+import type { EventPublisher } from '../events/bus.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
@@ -15,17 +15,15 @@ import type { RunRecord } from './types.js';
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
-  #publishTail: Promise<void> = Promise.resolve();
-  #lastPos = 0;
 
   private constructor(
     private readonly runs: Collection<RunRecord>,
     private readonly events: AppendLog<RunEvent>,
     private readonly store: Store,
-    private readonly bus: EventBus<RunStreamEvent>,
+    private readonly bus: EventPublisher<RunStreamEvent>,
   ) {}
 
-  static async open(store: Store, bus: EventBus<RunStreamEvent>): Promise<RunStore> {
+  static async open(store: Store, bus: EventPublisher<RunStreamEvent>): Promise<RunStore> {
     return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
   }
 
@@ -99,12 +97,6 @@ export class RunStore {
     return this.store.dataDir('runs', runId, 'artifacts');
   }
 
-  /** Hybrid clock: microseconds of wall time, bumped so positions never repeat or go back. */
-  #nextPos(): number {
-    this.#lastPos = Math.max(this.#lastPos + 1, Date.now() * 1000);
-    return this.#lastPos;
-  }
-
   /** A run loaded from disk (paused, resumed, recovered) continues its numbering. */
   #loadSeq(runId: string): Promise<void> {
     let loading = this.#seqLoading.get(runId);
@@ -137,19 +129,14 @@ export class RunStore {
       at: new Date().toISOString(),
       runId: run.id,
       seq,
-      pos: this.#nextPos(),
+      pos: this.bus.nextPosition(),
       conversationId: run.conversationId,
       platformId: run.platformId,
       workflow: run.workflow,
       ...fields,
     } as RunEventOf<T>;
     const appended = this.events.append(`${run.id}/events`, event as RunEvent);
-    this.#publishTail = this.#publishTail.then(() =>
-      appended.then(
-        () => this.bus.publish(event as RunEvent),
-        () => undefined,
-      ),
-    );
+    this.bus.publishWhenPersisted(appended, event as RunEvent);
     await appended;
     return event;
   }

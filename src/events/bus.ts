@@ -21,10 +21,43 @@ export interface BusEvent {
 
 export type Listener<E extends BusEvent = StreamEvent> = (event: E) => void;
 
+/** What a producer of persisted events needs of the bus: positions and ordered publishing. */
+export interface EventPublisher<E extends BusEvent> {
+  nextPosition(): number;
+  publish(event: E): void;
+  publishWhenPersisted(persisted: Promise<unknown>, event: E): void;
+}
+
 /** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (engine/events.ts). */
-export class EventBus<E extends BusEvent = StreamEvent> {
+export class EventBus<E extends BusEvent = StreamEvent> implements EventPublisher<E> {
   #listeners = new Set<Listener<E>>();
   #lastPosition = 0;
+  #clock = 0;
+  #publishTail: Promise<void> = Promise.resolve();
+
+  /**
+   * The next stream position: a hybrid clock (microseconds of wall time, bumped so positions never
+   * repeat or go back), one for every persisted stream (run events and conversation events), so a
+   * stream that carries both can trust that positions only grow (docs/decisions.md, Streams).
+   */
+  nextPosition(): number {
+    this.#clock = Math.max(this.#clock + 1, Date.now() * 1000);
+    return this.#clock;
+  }
+
+  /**
+   * Publishes `event` once `persisted` resolves and every event given earlier has been published:
+   * appends of different logs finish in any order, but an event is published only after every
+   * event with a lower position. Nothing is published for a failed write.
+   */
+  publishWhenPersisted(persisted: Promise<unknown>, event: E): void {
+    this.#publishTail = this.#publishTail.then(() =>
+      persisted.then(
+        () => this.publish(event),
+        () => undefined,
+      ),
+    );
+  }
 
   /** The highest stream position published so far: every event up to it is already persisted. */
   get lastPosition(): number {

@@ -1,4 +1,4 @@
-import type { RunEvent, RunStreamEvent } from '../engine/events.js';
+import type { SvcStreamEvent } from '../conversations/index.js';
 import type { EventBus } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -12,13 +12,13 @@ export const MAX_CLIENT_BACKLOG = 2048;
 
 export interface StreamSource {
   /** Which live events this stream carries. */
-  matches(event: RunStreamEvent): boolean;
+  matches(event: SvcStreamEvent): boolean;
   /** Events after position `after` (from the store), in position order, for Last-Event-ID replay. */
-  replay(after: number): Promise<RunEvent[]>;
+  replay(after: number): Promise<SvcStreamEvent[]>;
 }
 
 /** `run_deleted` is never persisted and has no position: it is always sent, never replayed. */
-export const positionOf = (event: RunStreamEvent) => ('pos' in event ? event.pos : 0);
+export const positionOf = (event: SvcStreamEvent) => ('pos' in event ? event.pos : 0);
 
 export interface FeedOptions {
   source: StreamSource;
@@ -28,7 +28,7 @@ export interface FeedOptions {
    * Delivers one event. A promise (a write to a socket) counts against the reader's backlog until
    * it settles; replayed events are awaited one by one, so a long history is no "slow reader".
    */
-  write(event: RunStreamEvent): Promise<void> | void;
+  write(event: SvcStreamEvent): Promise<void> | void;
   /** The reader fell `backlog` events behind: the feed has stopped; the writer closes its end. */
   onOverflow(backlog: number): void;
 }
@@ -45,20 +45,20 @@ export interface Feed {
  * between the store and the bus: everything published before the subscription is on disk,
  * everything after reaches the buffer. A slow reader never slows the engine: its backlog is bounded.
  */
-export function openFeed(deps: { bus: EventBus<RunStreamEvent>; logger: Logger }, options: FeedOptions): Feed {
+export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }, options: FeedOptions): Feed {
   const { source } = options;
   let backlog = 0;
   let closed = false;
   let replaying = true;
   let lastSent = options.after ?? -1;
-  const buffered: RunStreamEvent[] = [];
+  const buffered: SvcStreamEvent[] = [];
 
   const close = () => {
     closed = true;
     unsubscribe();
   };
 
-  const send = (item: RunStreamEvent) => {
+  const send = (item: SvcStreamEvent) => {
     if (closed) return;
     const pos = positionOf(item);
     if (pos !== 0 && pos <= lastSent) return;

@@ -1,12 +1,12 @@
 import { EventStream, type H3Event } from 'h3';
 import type { AppContext } from '../app/context.js';
-import type { RunStreamEvent } from '../engine/events.js';
+import type { SvcStreamEvent } from '../conversations/index.js';
 import { openFeed, positionOf, type StreamSource } from './stream-feed.js';
 
 export { MAX_CLIENT_BACKLOG, type StreamSource } from './stream-feed.js';
 export const HEARTBEAT_MS = 15_000;
 
-function frame(event: RunStreamEvent) {
+function frame(event: SvcStreamEvent) {
   return { id: String(positionOf(event)), data: JSON.stringify(event) };
 }
 

@@ -83,6 +83,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
         append: (key, entry) => (lock ? track(inner.append(key, entry)) : Promise.reject(new Error('The store was opened read-only.'))),
         read: (key) => inner.read(key),
         remove: (key) => track(inner.remove(key)),
+        keys: (prefix) => inner.keys(prefix),
       };
     },
     dataDir(...segments) {

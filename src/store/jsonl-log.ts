@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../shared/logger.js';
 import type { AppendLog } from './types.js';
@@ -94,6 +94,20 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
         }
       });
       return entries;
+    },
+    // Logs split in parts (a conversation's message chunks) are listed without reading any.
+    async keys(prefix) {
+      const dir = dirname(pathOf(`${prefix}/_`));
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch {
+        return [];
+      }
+      return names
+        .filter((file) => file.endsWith('.jsonl'))
+        .map((file) => `${prefix}/${file.slice(0, -'.jsonl'.length)}`)
+        .sort();
     },
     async remove(key) {
       await writing.get(key);

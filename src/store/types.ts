@@ -34,6 +34,8 @@ export interface AppendLog<T> {
   /** Every entry in order; a torn last line (a crash mid-write) is skipped. */
   read(key: string): Promise<T[]>;
   remove(key: string): Promise<void>;
+  /** The keys directly under `prefix` (`<prefix>/<name>`) that hold entries, sorted; none: []. */
+  keys(prefix: string): Promise<string[]>;
 }
 
 /**

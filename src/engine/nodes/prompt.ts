@@ -36,6 +36,7 @@ export const promptRunner =
         cwd: run.cwd,
         model,
         env: agentEnvironment(process.env, { ...env, ...variables }),
+        endpoint: assistants.endpointOf?.(assistant) ?? null,
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,

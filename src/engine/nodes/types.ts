@@ -1,4 +1,4 @@
-import type { Agent } from '../../agents/index.js';
+import type { Agent, AgentEndpoint } from '../../agents/index.js';
 import type { AssistantName } from '../../config/assistants.js';
 import type { Logger } from '../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
@@ -25,6 +25,8 @@ export interface NodeRunContext {
 export interface AssistantChoice {
   defaultAssistant(): AssistantName;
   modelOf(name: AssistantName): string | null;
+  /** The assistant's model endpoint, if one is configured (docs/decisions.md, Agents). */
+  endpointOf?(name: AssistantName): AgentEndpoint | null;
 }
 
 /** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */

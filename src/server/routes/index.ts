@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { configRoutes } from './config.js';
+import { conversationRoutes } from './conversations.js';
 import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
@@ -28,6 +29,7 @@ export const routes: readonly RouteSpec[] = [
   ...runRoutes,
   ...streamRoutes,
   ...workspaceRoutes,
+  ...conversationRoutes,
   openApiRoute,
 ];
 

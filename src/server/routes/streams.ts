@@ -1,23 +1,37 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
+import type { SvcStreamEvent } from '../../conversations/index.js';
 import type { RunLink } from '../../engine/engine.js';
 import { defineRoute } from '../route.js';
-import type { StreamSource } from '../stream-feed.js';
+import { positionOf, type StreamSource } from '../stream-feed.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to
- * that conversation (as their conversationId, or as their worker conversation). `runId` narrows
- * either to one run (what `svc watch <run>` uses). The CLI's in-process follower uses it too.
+ * that conversation (as their conversationId — either of its ids — or as their worker
+ * conversation) and the conversation's own events (messages, reply deltas, errors). `runId`
+ * narrows either to one run's events (what `svc watch <run>` uses). The CLI's in-process
+ * follower uses it too.
  */
-export function sourceFor(ctx: AppContext, conversationId: string, runId: string | undefined): StreamSource {
+export async function sourceFor(ctx: AppContext, streamId: string, runId: string | undefined): Promise<StreamSource> {
+  const dashboard = streamId === DASHBOARD_STREAM;
+  const { conversationId, ids } = dashboard ? { conversationId: null, ids: [] } : await ctx.conversations.streamIds(streamId);
   const linked = (run: RunLink) =>
     (runId === undefined || run.id === runId) &&
-    (conversationId === DASHBOARD_STREAM || run.conversationId === conversationId || run.platformId === conversationId);
+    (dashboard || (run.conversationId !== null && ids.includes(run.conversationId)) || ids.includes(run.platformId));
+  const ownEvents = conversationId !== null && runId === undefined;
   return {
-    matches: (event) => linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }),
-    replay: (after) => ctx.engine.replay(after, linked),
+    matches: (event) =>
+      'runId' in event
+        ? linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId })
+        : ownEvents && event.conversationId === conversationId,
+    replay: async (after) => {
+      const runEvents: SvcStreamEvent[] = await ctx.engine.replay(after, linked);
+      if (!ownEvents) return runEvents;
+      const own = await ctx.conversations.replay(conversationId, after);
+      return [...runEvents, ...own].sort((a, b) => positionOf(a) - positionOf(b));
+    },
   };
 }
 
@@ -38,7 +52,7 @@ export const streamRoutes = [
       // the SSE writer and h3 load with it, never for a JSON route.
       if (!event) throw new Error('An event stream needs an HTTP request to write to.');
       const { openEventStream } = await import('../stream-hub.js');
-      return openEventStream(ctx, event, sourceFor(ctx, params.conversationId, query.runId));
+      return openEventStream(ctx, event, await sourceFor(ctx, params.conversationId, query.runId));
     },
   }),
 ];

@@ -8,7 +8,11 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, config);
     const rows: Array<[string, string]> = [
       ['default assistant', config.defaultAssistant],
-      ...Object.entries(config.assistants).map(([name, a]): [string, string] => [`${name} model`, a.model ?? '(agent default)']),
+      ...Object.entries(config.assistants).flatMap(([name, a]): Array<[string, string]> => [
+        [`${name} model`, a.model ?? '(agent default)'],
+        // The URL and the name of the key's variable; the key itself never reaches the API.
+        ...(a.baseUrl ? [[`${name} endpoint`, `${a.baseUrl}${a.apiKeyEnv ? ` (key from $${a.apiKeyEnv})` : ''}`] as [string, string]] : []),
+      ]),
       ['host', config.host],
       ['port', config.port === null ? '(automatic)' : String(config.port)],
       ['home', config.home],

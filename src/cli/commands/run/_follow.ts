@@ -32,7 +32,7 @@ export async function followRun(client: SvcClient, runId: string, onEvent: (even
         after,
         onEvent: (event) => {
           onEvent(event);
-          if (event.runId !== runId || !isSettlingEvent(event)) return;
+          if (!('runId' in event) || event.runId !== runId || !isSettlingEvent(event)) return;
           if (event.type === 'run_deleted') return done(new CliError(`Run ${runId} was deleted.`, EXIT.failed));
           client.runs.get(runId).then((run) => {
             if (!isSettled(run)) return;

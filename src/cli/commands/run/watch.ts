@@ -6,8 +6,9 @@ import { printJson, styler } from '../../output.js';
 import { followRun, isSettled } from './_follow.js';
 import { exitCodeForStatus } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
+import { printConversationEvent } from '../conversation/_print.js';
 
-/** Streams a conversation's (or every) run events until interrupted; the client reconnects with Last-Event-ID. */
+/** Streams a conversation's messages and run events (or every run event) until interrupted; the client reconnects with Last-Event-ID. */
 async function watchStream(cmd: CommandContext, client: SvcClient, stream: string, verbose: boolean): Promise<never> {
   const p = await styler(cmd.io);
   return new Promise<never>((_resolve, reject) => {
@@ -16,6 +17,7 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
         stream,
         onEvent: (event, raw) => {
           if (cmd.globals.json) return cmd.io.out(`${raw}\n`);
+          if (!('runId' in event)) return printConversationEvent(cmd, p, event, verbose);
           if (event.type === 'node_output' && !verbose) return;
           const detail =
             event.type === 'node_output'
@@ -28,7 +30,7 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
                 ]
                   .filter(Boolean)
                   .join(' ');
-          cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId ?? ''} ${event.type}${detail ? ` ${detail}` : ''}\n`);
+          cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId} ${event.type}${detail ? ` ${detail}` : ''}\n`);
         },
         // A server gone for good ends the watch.
         onLost: () => reject(new CliError(`Lost the connection to ${client.baseUrl}.`, EXIT.unreachable)),
@@ -41,7 +43,7 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
 export default defineCommand({
   args: [['[run]', 'run id or prefix']],
   options: {
-    conversation: ['-c, --conversation <id>', 'every run event of this conversation'],
+    conversation: ['-c, --conversation <id>', "this conversation's messages and the events of its runs"],
     all: ['-a, --all', 'every run event (the dashboard stream)'],
     exitStatus: ['--exit-status', "exit with the run's outcome (0 completed, 1 failed, 3 cancelled, 4 paused)"],
     verbose: ['--verbose', 'stream node output'],

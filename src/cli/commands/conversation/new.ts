@@ -1,0 +1,22 @@
+import { defineCommand } from '../../define-command.js';
+import { UsageError } from '../../exit-codes.js';
+import { printConversation } from './_print.js';
+
+/** `svc conversation new [--workspace id] [--title text] [--assistant claude|codex]`. */
+export default defineCommand({
+  options: {
+    workspace: ['-w, --workspace <id>', 'the workspace its agents and runs use'],
+    title: ['-t, --title <text>', 'a title'],
+    assistant: ['--assistant <name>', "claude or codex (default: the configuration's)"],
+  },
+  run: async (cmd, _args, options) => {
+    if (options.assistant !== undefined && options.assistant !== 'claude' && options.assistant !== 'codex')
+      throw new UsageError('--assistant is claude or codex');
+    const conversation = await cmd.client().conversations.create({
+      ...(options.workspace ? { workspace_id: options.workspace } : {}),
+      ...(options.title ? { title: options.title } : {}),
+      ...(options.assistant ? { assistant: options.assistant } : {}),
+    });
+    printConversation(cmd, conversation);
+  },
+});

@@ -1,0 +1,36 @@
+import { defineCommand } from '../../define-command.js';
+import { EXIT } from '../../exit-codes.js';
+import { printJson } from '../../output.js';
+import { sendAndAwaitReply } from './_reply.js';
+
+/**
+ * `svc conversation send <id> <message...>`: sends, then prints the reply as it streams (exit 1
+ * when the assistant fails). `--no-wait` only sends and prints the message id.
+ */
+export default defineCommand({
+  args: [
+    ['<conversation>', 'conversation id'],
+    ['<message...>', 'the message (a slash command such as /run, /help, or text for the assistant)'],
+  ],
+  options: { wait: ['--no-wait', 'send only; do not wait for the reply'] },
+  run: async (cmd, [id, words], options) => {
+    const client = cmd.client();
+    const text = words.join(' ');
+    if (options.wait === false) {
+      const accepted = await client.conversations.send(id, text);
+      if (cmd.globals.json) return printJson(cmd.io, accepted);
+      cmd.io.out(`${accepted.messageId}\n`);
+      return;
+    }
+    let streamed = false;
+    const outcome = await sendAndAwaitReply(client, id, text, (delta) => {
+      if (cmd.globals.json) return;
+      streamed = true;
+      cmd.io.out(delta);
+    });
+    if (cmd.globals.json) printJson(cmd.io, outcome);
+    else if (outcome.failed) cmd.io.err(`${outcome.content}\n`);
+    else cmd.io.out(streamed ? '\n' : `${outcome.content}\n`);
+    return outcome.failed ? EXIT.failed : 0;
+  },
+});

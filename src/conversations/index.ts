@@ -1,0 +1,13 @@
+export { ConversationService, MESSAGE_MAX_BYTES, TITLE_MAX } from './service.js';
+export { openConversationRepositories, type ConversationRepositories } from './repository.js';
+export {
+  openConversationEventLog,
+  isConversationEvent,
+  CONVERSATION_EVENT_TYPES,
+  type ConversationEvent,
+  type ConversationEventType,
+  type SvcStreamEvent,
+} from './events.js';
+export { ConversationSchema, MessageSchema, MESSAGE_ROLES, type Conversation, type Message } from './records.js';
+export type { ConversationDeps, RunOutcomeEvent } from './ports.js';
+export { HELP_TEXT } from './slash-commands.js';

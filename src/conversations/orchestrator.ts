@@ -1,0 +1,178 @@
+/**
+ * The orchestrator (docs/decisions.md, Conversations): answers the messages of one conversation
+ * one at a time, in order, and different conversations in parallel up to
+ * `SVC_MAX_CONCURRENT_CONVERSATIONS`. A message is a slash command (answered here) or goes to the
+ * conversation's assistant, whose reply streams as `assistant_delta` events, is stored, then
+ * announced with `assistant_done`; a failure is stored as a system message plus `agent_error`.
+ */
+
+import { AgentError } from '../agents/index.js';
+import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
+import { messageView, type ConversationRecord, type Message, type MessageMetadata, type StoredMessage } from './records.js';
+import { replyWithAgent } from './reply.js';
+import type { ReservedMessage } from './repository.js';
+import { answerCommand, isSlashCommand } from './slash-commands.js';
+
+export class Orchestrator {
+  /** Message ids waiting, per conversation. */
+  #queues = new Map<string, string[]>();
+  /** Conversations with waiting messages and none being answered, in arrival order. */
+  #ready: string[] = [];
+  #busy = new Set<string>();
+  #running = new Map<string, Promise<void>>();
+  #controllers = new Set<AbortController>();
+  #closed = false;
+
+  constructor(private readonly deps: ConversationDeps) {}
+
+  /** Stores a message and announces it on the conversation's stream. */
+  async post(
+    conversationId: string,
+    role: Message['role'],
+    content: string,
+    metadata: MessageMetadata = {},
+    reserved?: ReservedMessage,
+  ): Promise<StoredMessage> {
+    const message = await this.deps.repositories.messages.append(conversationId, { role, content, created_at: new Date().toISOString(), metadata }, reserved);
+    await this.deps.events.emit(conversationId, 'message', { message: messageView(message) });
+    return message;
+  }
+
+  /** Queues an accepted (stored) user message. */
+  enqueue(conversationId: string, messageId: string): void {
+    if (this.#closed) return;
+    const queue = this.#queues.get(conversationId) ?? [];
+    queue.push(messageId);
+    this.#queues.set(conversationId, queue);
+    if (!this.#busy.has(conversationId) && !this.#ready.includes(conversationId)) this.#ready.push(conversationId);
+    this.#pump();
+  }
+
+  queued(conversationId: string): number {
+    return this.#queues.get(conversationId)?.length ?? 0;
+  }
+
+  get stats() {
+    return {
+      answering: this.#running.size,
+      waiting: [...this.#queues.values()].reduce((n, q) => n + q.length, 0),
+      max: this.deps.limits.maxConcurrentConversations,
+    };
+  }
+
+  #pump(): void {
+    while (!this.#closed && this.#running.size < this.deps.limits.maxConcurrentConversations && this.#ready.length > 0) {
+      const conversationId = this.#ready.shift()!;
+      const messageId = this.#queues.get(conversationId)?.shift();
+      if (messageId === undefined) continue;
+      this.#busy.add(conversationId);
+      const done = this.#answer(conversationId, messageId)
+        .catch((error: unknown) => this.deps.logger.error('conversation.answer_failed', { conversationId, messageId, error: (error as Error).message }))
+        .finally(() => {
+          this.#running.delete(conversationId);
+          this.#busy.delete(conversationId);
+          // One message per turn: a long conversation does not hold a slot while others wait.
+          if (this.queued(conversationId) > 0) this.#ready.push(conversationId);
+          else this.#queues.delete(conversationId);
+          this.#pump();
+        });
+      this.#running.set(conversationId, done);
+    }
+  }
+
+  async #answer(conversationId: string, messageId: string): Promise<void> {
+    const { repositories } = this.deps;
+    const conversation = await repositories.conversations.get(conversationId);
+    const message = await repositories.messages.get(conversationId, messageId);
+    if (!conversation || !message) return;
+    if (isSlashCommand(message.content)) {
+      const answer = await answerCommand(this.deps, conversation, message.content, this.queued(conversationId));
+      const stored = await this.post(conversationId, 'system', answer.content, { ...answer.metadata, replyTo: messageId });
+      await this.#settle(conversation.id, messageId);
+      if (answer.failed) await this.deps.events.emit(conversationId, 'agent_error', { messageId: stored.id, replyTo: messageId, ...answer.failed });
+      else await this.deps.events.emit(conversationId, 'assistant_done', { messageId: stored.id, replyTo: messageId, costUsd: null });
+      return;
+    }
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    try {
+      const reply = await replyWithAgent(this.deps, conversation, message, controller.signal);
+      if (this.#closed) return; // stopped mid-answer: the next start answers it (recoverInterrupted)
+      const stored = await this.post(conversationId, 'assistant', reply.text, {
+        costUsd: reply.costUsd,
+        model: reply.model,
+        tokens: reply.tokens,
+        replyTo: messageId,
+      });
+      await this.#settle(conversation.id, messageId, reply.session);
+      await this.deps.events.emit(conversationId, 'assistant_done', { messageId: stored.id, replyTo: messageId, costUsd: reply.costUsd });
+    } catch (error) {
+      if (this.#closed) return;
+      const code = error instanceof AgentError ? error.code : ((error as { code?: string }).code ?? 'agent_failed');
+      const text = (error as Error).message;
+      const stored = await this.post(conversationId, 'system', `The assistant could not answer: ${text}`, { error: text, code, replyTo: messageId });
+      await this.#settle(conversation.id, messageId);
+      await this.deps.events.emit(conversationId, 'agent_error', { messageId: stored.id, replyTo: messageId, error: text, code });
+    } finally {
+      this.#controllers.delete(controller);
+    }
+  }
+
+  /** The message is answered: it leaves the pending list; a new agent session is kept for the next message. */
+  async #settle(id: string, messageId: string, session?: ConversationRecord['agent_session']): Promise<void> {
+    await this.deps.repositories.conversations.removePending(id, messageId, {
+      ...(session ? { agent_session: session } : {}),
+      updated_at: new Date().toISOString(),
+    });
+  }
+
+  /**
+   * Server start: messages accepted but never answered (the server stopped first) get an error
+   * message each, so no message is left silent; the conversation goes on.
+   */
+  async recoverInterrupted(): Promise<void> {
+    for (const conversation of await this.deps.repositories.conversations.withPending()) {
+      for (const messageId of conversation.pending_message_ids ?? []) {
+        // Marked pending but never stored (the server stopped in between): nothing to answer.
+        if (!(await this.deps.repositories.messages.get(conversation.id, messageId))) {
+          await this.deps.repositories.conversations.removePending(conversation.id, messageId);
+          continue;
+        }
+        const error = 'svc stopped before this message was answered; send it again.';
+        const stored = await this.post(conversation.id, 'system', error, { error, code: 'interrupted', replyTo: messageId });
+        await this.deps.repositories.conversations.removePending(conversation.id, messageId);
+        await this.deps.events.emit(conversation.id, 'agent_error', { messageId: stored.id, replyTo: messageId, error, code: 'interrupted' });
+      }
+      this.deps.logger.warn('conversation.interrupted_answered', { conversationId: conversation.id, messages: conversation.pending_message_ids?.length ?? 0 });
+    }
+  }
+
+  /** A run linked to a conversation settled: its outcome is posted there as a message. */
+  async postRunOutcome(event: RunOutcomeEvent): Promise<void> {
+    if (this.#closed || !event.conversationId || event.conversationId === event.platformId) return;
+    const conversation = await this.deps.repositories.conversations.get(event.conversationId);
+    if (!conversation || conversation.run_id) return;
+    const what = `Run ${event.runId} of '${event.workflow}'`;
+    const content =
+      event.type === 'run_completed'
+        ? `${what} completed${typeof event.costUsd === 'number' ? ` (cost $${event.costUsd.toFixed(4)})` : ''}.`
+        : event.type === 'run_failed'
+          ? `${what} failed: ${event.error ?? 'unknown error'}.`
+          : event.type === 'run_paused'
+            ? `${what} is paused at '${event.nodeId}': ${event.message ?? ''} (svc approve ${event.runId} / svc reject ${event.runId}).`
+            : `${what} ended: ${event.type.replace('run_', '')}.`;
+    await this.post(conversation.id, 'system', content, { runId: event.runId, ...(event.type === 'run_failed' ? { error: event.error ?? 'failed' } : {}) });
+  }
+
+  /** Resolves when no message is being answered or waits (the CLI without a server). */
+  async whenIdle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /** Shutdown: agent calls stop; their messages stay pending and are answered with an error on the next start. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const controller of this.#controllers) controller.abort('shutdown');
+    await Promise.allSettled([...this.#running.values()]);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What the conversations domain asks of the rest of svc, and nothing more: the composition root
+ * (app/context.ts) wires the engine, the catalog, the workspaces and the assistant configuration in.
+ */
+
+import type { Agent, AgentEndpoint } from '../agents/index.js';
+import type { AssistantName } from '../config/assistants.js';
+import type { Logger } from '../shared/logger.js';
+import type { ConversationEventLog } from './events.js';
+import type { ConversationRepositories } from './repository.js';
+
+export interface ConversationWorkspaces {
+  /** Rejects with `workspace_not_found`. */
+  assertExists(workspaceId: string): Promise<void>;
+  /** The workspace's source checkout, where its conversations' agents run. */
+  cwdOf(workspaceId: string): Promise<string>;
+  env(workspaceId: string): Promise<Record<string, string>>;
+  /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace. */
+  assertAgentAllowed(workspaceId: string): Promise<void>;
+}
+
+export interface ConversationRunSummary {
+  id: string;
+  workflow: string;
+  status: string;
+  createdAt: string;
+  error: string | null;
+}
+
+export interface ConversationRuns {
+  /** Starts a workflow linked to the conversation (rejects with `workflow_not_found`). */
+  start(input: { workflow: string; message: string; conversationId: string }): Promise<{ id: string; status: string }>;
+  /** Runs linked to a conversation, newest first. */
+  list(conversationId: string, limit: number): Promise<ConversationRunSummary[]>;
+  /** The names of the workflows that can be started, with their descriptions. */
+  workflows(): Promise<Array<{ name: string; description?: string | undefined }>>;
+}
+
+export interface ConversationAssistants {
+  defaultAssistant(): AssistantName;
+  modelOf(name: AssistantName): string | null;
+  endpointOf(name: AssistantName): AgentEndpoint | null;
+}
+
+/** A settling run event as the orchestrator hears it from the bus. */
+export interface RunOutcomeEvent {
+  type: string;
+  runId: string;
+  conversationId: string | null;
+  platformId: string;
+  workflow: string;
+  error?: string;
+  nodeId?: string;
+  message?: string;
+  costUsd?: number | null;
+}
+
+export interface ConversationDeps {
+  repositories: ConversationRepositories;
+  events: ConversationEventLog;
+  logger: Logger;
+  agents: Record<AssistantName, Agent>;
+  assistants: ConversationAssistants;
+  workspaces: ConversationWorkspaces;
+  runs: ConversationRuns;
+  /** The server's environment, which agents inherit (less nested-agent markers). */
+  env: NodeJS.ProcessEnv;
+  /** Where an agent of a conversation without a workspace runs. */
+  cwd: string;
+  limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number };
+}

@@ -1,0 +1,62 @@
+import { agentEnvironment } from '../agents/index.js';
+import type { ConversationDeps } from './ports.js';
+import type { ConversationRecord, StoredMessage } from './records.js';
+
+export interface AgentReply {
+  text: string;
+  costUsd: number | null;
+  model: string | null;
+  tokens: { input: number; output: number } | null;
+  session: ConversationRecord['agent_session'];
+}
+
+/**
+ * One plain message answered by the conversation's assistant (the configured default, with its
+ * model and endpoint), in the conversation's workspace (its source checkout, behind the env-leak
+ * gate, with its env values) or else the server's working directory. The agent's own session
+ * carries the conversation on: the one stored with the conversation is resumed when it belongs to
+ * the same assistant. Text streams as `assistant_delta` events while it arrives.
+ */
+export async function replyWithAgent(
+  deps: ConversationDeps,
+  conversation: ConversationRecord,
+  message: StoredMessage,
+  signal: AbortSignal,
+): Promise<AgentReply> {
+  const assistant = conversation.assistant ?? deps.assistants.defaultAssistant();
+  const model = deps.assistants.modelOf(assistant);
+  const workspaceId = conversation.workspace_id;
+  let cwd = deps.cwd;
+  let workspaceEnv: Record<string, string> = {};
+  if (workspaceId) {
+    await deps.workspaces.assertAgentAllowed(workspaceId);
+    cwd = await deps.workspaces.cwdOf(workspaceId);
+    workspaceEnv = await deps.workspaces.env(workspaceId);
+  }
+  const session = conversation.agent_session?.assistant === assistant ? conversation.agent_session.id : undefined;
+  // Deltas are emitted in the order they arrive (positions are taken synchronously) and all are
+  // persisted before the reply is stored, so `assistant_done` always follows the last delta.
+  const deltas: Promise<unknown>[] = [];
+  const result = await deps.agents[assistant].run({
+    prompt: message.content,
+    cwd,
+    model,
+    env: agentEnvironment(deps.env, workspaceEnv),
+    endpoint: deps.assistants.endpointOf(assistant),
+    signal,
+    firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
+    ...(session ? { resumeSession: session } : {}),
+    onText: (text) => {
+      deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
+    },
+    logger: deps.logger,
+  });
+  await Promise.allSettled(deltas);
+  return {
+    text: result.text,
+    costUsd: result.costUsd,
+    model: result.model,
+    tokens: result.tokens,
+    session: result.sessionId ? { assistant, id: result.sessionId } : (conversation.agent_session ?? null),
+  };
+}
