@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  benchmark,
-  BenchmarkSchema,
-  compareRuns,
-  ComparisonSchema,
-  dashboardRuns,
-  DashboardRunsSchema,
-} from '../../engine/benchmark.js';
+import { benchmark, BenchmarkSchema, compareRuns, ComparisonSchema, dashboardRuns, DashboardRunsSchema } from '../../engine/benchmark.js';
 import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
 import { defineRoute } from '../route.js';
 
