@@ -40,7 +40,7 @@ beforeAll(async () => {
   }
   // Not measured: cancelled, paused.
   runs.push({ id: runId(++n), workflow: 'two', status: 'cancelled', ms: 99_999, finishedAtMs: NOW, nodes: { a: { ms: 99_999 } } });
-  runs.push({ id: runId(++n), workflow: 'gated', status: 'paused', ms: 5, finishedAtMs: NOW, nodes: { a: { ms: 5 } } });
+  runs.push({ id: 'run_gated', workflow: 'gated', status: 'paused', ms: 5, finishedAtMs: NOW, nodes: { a: { ms: 5 } } });
   // Disjoint node sets for compare.
   runs.push({ id: 'run_cmp_a', workflow: 'cmp', ms: 50, finishedAtMs: NOW, nodes: { x: { ms: 10, cost: 0.1 }, shared: { ms: 30 } } });
   runs.push({ id: 'run_cmp_b', workflow: 'cmp', ms: 60, finishedAtMs: NOW, nodes: { shared: { ms: 45, cost: 0.2 }, y: { ms: 7 }, z: { status: 'skipped' } } });
