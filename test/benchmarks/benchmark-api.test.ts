@@ -39,7 +39,7 @@ beforeAll(async () => {
     runs.push({ id: runId(++n), workflow: 'hundreds', ms: i, finishedAtMs: NOW - (200 - i) * 24 * HOUR - HOUR, nodes: { a: { ms: i } } });
   }
   // Not measured: cancelled, paused.
-  runs.push({ id: runId(++n), workflow: 'two', status: 'cancelled', ms: 99_999, finishedAtMs: NOW, nodes: { a: { ms: 99_999 } } });
+  runs.push({ id: 'run_cancelled', workflow: 'two', status: 'cancelled', ms: 99_999, finishedAtMs: NOW, nodes: { a: { ms: 99_999 } } });
   runs.push({ id: 'run_gated', workflow: 'gated', status: 'paused', ms: 5, finishedAtMs: NOW, nodes: { a: { ms: 5 } } });
   // Disjoint node sets for compare.
   runs.push({ id: 'run_cmp_a', workflow: 'cmp', ms: 50, finishedAtMs: NOW, nodes: { x: { ms: 10, cost: 0.1 }, shared: { ms: 30 } } });
