@@ -88,13 +88,16 @@ export class RunStore {
     const runs: RunRecord[] = [];
     const counts: Partial<Record<RunStatus, number>> = {};
     let total = 0;
+    // Stored times are ISO strings in UTC (toISOString), which compare as text in time order.
+    const since = filter.sinceMs === undefined ? undefined : new Date(filter.sinceMs).toISOString();
+    const until = filter.untilMs === undefined ? undefined : new Date(filter.untilMs).toISOString();
     for (const r of this.#newestFirst) {
       if (
         (filter.workflow && r.workflow !== filter.workflow) ||
         (filter.conversationId && r.conversationId !== filter.conversationId) ||
         (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
-        (filter.sinceMs !== undefined && Date.parse(r.createdAt) < filter.sinceMs) ||
-        (filter.untilMs !== undefined && Date.parse(r.createdAt) > filter.untilMs)
+        (since !== undefined && r.createdAt < since) ||
+        (until !== undefined && r.createdAt > until)
       )
         continue;
       counts[r.status] = (counts[r.status] ?? 0) + 1;
