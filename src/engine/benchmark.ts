@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../shared/errors.js';
 import type { RunStore } from './run-store.js';
 import type { RunSummary } from './run-summaries.js';
-import { RunStatusSchema, RunViewSchema } from './schemas.js';
+import { RunViewSchema } from './schemas.js';
 import { RUN_STATUSES, type RunRecord, type RunStatus } from './types.js';
 
 /**
@@ -50,7 +50,9 @@ export const DashboardRunSchema = RunViewSchema.extend({
 export const DashboardRunsSchema = z.object({
   runs: z.array(DashboardRunSchema),
   total: z.number().int(),
-  counts: z.record(RunStatusSchema, z.number().int()).describe('matching runs per state, before the status filter'),
+  counts: z
+    .object(Object.fromEntries(RUN_STATUSES.map((status) => [status, z.number().int()])) as Record<RunStatus, z.ZodNumber>)
+    .describe('matching runs per state, before the status filter'),
 });
 export type DashboardRuns = z.infer<typeof DashboardRunsSchema>;
 
