@@ -97,10 +97,14 @@ export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryInd
     workflowOf.set(summary.runId, summary.workflow);
   };
 
+  // Sorted once, then appended: inserting 10,000 records in directory order one by one would be quadratic.
+  const initial: RunSummary[] = [];
   for (const run of records) {
     const summary = summarizeRun(run);
-    if (summary) insert(summary);
+    if (summary) initial.push(summary);
   }
+  initial.sort((a, b) => (a.finishedAt < b.finishedAt ? -1 : a.finishedAt > b.finishedAt ? 1 : 0));
+  for (const summary of initial) insert(summary);
 
   return {
     async update(run) {
