@@ -13,6 +13,7 @@ import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
 import { openWorkspaceRepositories } from '../workspaces/repository.js';
 import { WorkspaceService } from '../workspaces/service.js';
+import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -36,6 +37,8 @@ export interface AppContext {
   engine: RunEngine;
   /** Registered workspaces, their worktrees, env values and the env-leak gate. */
   workspaces: WorkspaceService;
+  /** The signed webhook endpoint's decisions, dedupe records and delivery history. */
+  webhooks: WebhookService;
 }
 
 export interface ContextOptions {
@@ -62,7 +65,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // The server registers the webhook triggers it can see before its first request.
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'webhooks'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: await openWorkspaceRepositories(store),
@@ -99,6 +102,17 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },
     );
+    const { engine } = ctx;
+    ctx.webhooks = new WebhookService({
+      repositories: await openWebhookRepositories(store),
+      logger,
+      findTrigger: (slug) => ctx.workflows.findTrigger(slug),
+      workspaceEnv: (id) => workspaces.envValues(id),
+      processSecret: (name) => settings.webhookSecret(name),
+      startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
+      runExists: (runId) => engine.find(runId) !== undefined,
+      artifactsDir: (runId) => engine.artifactsDir(runId),
+    });
     return ctx;
   } catch (error) {
     await store.close();

@@ -34,6 +34,8 @@ function toHandler(route: RouteSpec, ctx: AppContext, options: InvokeOptions) {
     const { status, body } = await invokeRoute(ctx, route, toRouteCall(event), options);
     // h3 answers 200 unless told otherwise; a handler's plain object keeps h3's fast path.
     if (status !== 200) event.res.status = status;
+    // A body refused unread leaves its rest on the connection: close it rather than reuse it.
+    if (status === 413) event.res.headers.set('connection', 'close');
     return body;
   };
 }

@@ -1,4 +1,4 @@
-import { assertBodySize, type H3Event } from 'h3';
+import { assertBodySize, HTTPError, type H3Event } from 'h3';
 import { ApiError, badRequest } from '../shared/errors.js';
 
 function hasBody(event: H3Event): boolean {
@@ -19,6 +19,8 @@ export async function readRawBody(event: H3Event, limit: number): Promise<Uint8A
     if ((error as { status?: number }).status === 413) {
       throw new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
     }
+    // A body cut off by its sender (the connection closed mid-body) is the sender's fault, not a 500.
+    if (!HTTPError.isError(error)) throw badRequest('invalid_request', 'The request body could not be read to its end.');
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { webhookRoutes } from './webhooks.js';
 import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
 
@@ -28,6 +29,7 @@ export const routes: readonly RouteSpec[] = [
   ...runRoutes,
   ...streamRoutes,
   ...workspaceRoutes,
+  ...webhookRoutes,
   openApiRoute,
 ];
 
