@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject, type Project } from '../helpers/workflow-project.js';
+import type { Project } from '../helpers/workflow-project.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
 import { deliver, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
 
