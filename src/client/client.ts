@@ -6,6 +6,8 @@ import type {
   AssistantsPatch,
   CommandEntry,
   ConfigView,
+  DeliveryQuery,
+  DeliveryView,
   Health,
   RunDetail,
   RunList,
@@ -18,6 +20,7 @@ import type {
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  WebhookTriggerView,
   Workspace,
   WorkspaceList,
 } from './types.js';
@@ -67,6 +70,12 @@ export interface SvcClient {
     delete(id: string): Promise<{ deleted: true; id: string }>;
     /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
     cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
+  };
+  webhooks: {
+    /** The registered triggers and whether each secret is configured (never its value). */
+    list(): Promise<{ webhooks: WebhookTriggerView[] }>;
+    /** Recent deliveries, newest first. */
+    deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
   };
   config: {
     get(): Promise<ConfigView>;
@@ -146,6 +155,10 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
       delete: (id) => call('DELETE', workspace(id)),
       cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
+    },
+    webhooks: {
+      list: () => call('GET', '/api/webhooks'),
+      deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
     },
     config: {
       get: () => call('GET', '/api/config'),

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { DELIVERY_OUTCOMES, SIGNATURE_HEADER, WEBHOOK_BODY_LIMIT, type DeliveryRecord } from '../../webhooks/index.js';
+import {
+  DELIVERY_OUTCOMES,
+  DeliveryViewSchema,
+  SIGNATURE_HEADER,
+  toDeliveryView,
+  toTriggerView,
+  WEBHOOK_BODY_LIMIT,
+  WebhookTriggerViewSchema,
+} from '../../webhooks/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
@@ -12,42 +20,6 @@ const Skipped = z.union([
   z.object({ skipped: z.literal('duplicate'), run_id: z.string(), first_received_at: z.string() }),
   z.object({ skipped: z.enum(['event_mismatch', 'filter_mismatch']) }),
 ]);
-
-const TriggerView = z.object({
-  slug: z.string(),
-  workflow: z.string(),
-  event: z.string(),
-  workspace_id: z.string().nullable(),
-  secret_env: z.string().describe('the NAME of the variable holding the secret'),
-  secret_configured: z.boolean().describe('whether that variable is set (workspace env vars, then the server environment)'),
-  idempotency_key: z.string(),
-  dedupe_window_sec: z.number().int(),
-  filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
-});
-
-const DeliveryView = z.object({
-  id: z.string(),
-  slug: z.string(),
-  workflow: z.string().nullable(),
-  outcome: z.enum(DELIVERY_OUTCOMES),
-  status: z.number().int(),
-  event: z.string().nullable(),
-  key: z.string().nullable(),
-  run_id: z.string().nullable(),
-  received_at: z.string(),
-});
-
-const toDeliveryView = (d: DeliveryRecord): z.infer<typeof DeliveryView> => ({
-  id: d.id,
-  slug: d.slug,
-  workflow: d.workflow,
-  outcome: d.outcome,
-  status: d.status,
-  event: d.event,
-  key: d.key,
-  run_id: d.runId,
-  received_at: d.receivedAt,
-});
 
 export const webhookRoutes = [
   defineRoute({
@@ -74,21 +46,9 @@ export const webhookRoutes = [
     path: '/api/webhooks',
     summary: 'The registered webhook triggers, and whether the secret of each is configured (never its value)',
     tag: 'webhooks',
-    responses: { 200: { description: 'Triggers by slug', schema: z.object({ webhooks: z.array(TriggerView) }) } },
+    responses: { 200: { description: 'Triggers by slug', schema: z.object({ webhooks: z.array(WebhookTriggerViewSchema) }) } },
     handle: async ({ ctx }) => ({
-      webhooks: await Promise.all(
-        ctx.workflows.triggers().map(async (t) => ({
-          slug: t.slug,
-          workflow: t.workflow,
-          event: t.trigger.event,
-          workspace_id: t.workspaceId,
-          secret_env: t.trigger.secretEnv,
-          secret_configured: (await ctx.webhooks.secretOf(t)) !== undefined,
-          idempotency_key: t.trigger.idempotencyKey,
-          dedupe_window_sec: t.trigger.dedupeWindowSec,
-          filter: { ...t.trigger.filter },
-        })),
-      ),
+      webhooks: await Promise.all(ctx.workflows.triggers().map(async (t) => toTriggerView(t, (await ctx.webhooks.secretOf(t)) !== undefined))),
     }),
   }),
   defineRoute({
@@ -102,7 +62,7 @@ export const webhookRoutes = [
       limit: z.coerce.number().int().min(1).max(1000).default(100),
     }),
     errors: [400],
-    responses: { 200: { description: 'Deliveries', schema: z.object({ deliveries: z.array(DeliveryView) }) } },
+    responses: { 200: { description: 'Deliveries', schema: z.object({ deliveries: z.array(DeliveryViewSchema) }) } },
     handle: async ({ ctx, query }) => ({ deliveries: (await ctx.webhooks.listDeliveries(query)).map(toDeliveryView) }),
   }),
 ];
