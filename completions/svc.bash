@@ -11,11 +11,11 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status openapi update-check config workflow webhook workspace commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "") words='serve status openapi update-check config workflow webhook schedule workspace commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
     "serve") words='-p --port --host --help' ;;
     "status") words='--help' ;;
     "openapi") words='--help' ;;
@@ -35,6 +35,8 @@ _svc() {
     "webhook list") words='--help' ;;
     "webhook deliveries") words='--outcome -n --limit --help' ;;
     "webhook test") words='--payload --event --key --secret-env --secret --dry-run --help' ;;
+    "schedule") words='list --help' ;;
+    "schedule list") words='--help' ;;
     "workspace") words='add list show rm envs env consent cleanup --help' ;;
     "workspace add") words='--help' ;;
     "workspace list") words='--help' ;;

@@ -18,7 +18,7 @@ function __svc_path_is
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "webhook" "webhook list" "webhook deliveries" "webhook test" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -32,6 +32,7 @@ complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
 complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
 complete -c svc -n '__svc_path_is ' -a 'webhook' -d 'signed webhook triggers: list them, see deliveries, send a test delivery'
+complete -c svc -n '__svc_path_is ' -a 'schedule' -d 'cron schedules of workflows (triggers.schedule)'
 complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and directories runs execute in, each run in a git worktree of its own'
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
@@ -84,6 +85,7 @@ complete -c svc -n '__svc_path_is webhook test' -l key -r -d 'the built payload'
 complete -c svc -n '__svc_path_is webhook test' -l secret-env -r -d 'sign with the secret in this environment variable (default: the trigger'\''s secret_env)'
 complete -c svc -n '__svc_path_is webhook test' -l secret -r -d 'sign with this secret'
 complete -c svc -n '__svc_path_is webhook test' -l dry-run -d 'print the equivalent curl command (with its signature) instead of sending'
+complete -c svc -n '__svc_path_is schedule' -a 'list' -d 'each schedule and its next firing'
 complete -c svc -n '__svc_path_is workspace' -a 'add' -d 'clone a repository (URL) or register a local directory'
 complete -c svc -n '__svc_path_is workspace' -a 'list' -d 'list registered workspaces'
 complete -c svc -n '__svc_path_is workspace' -a 'show' -d 'one workspace: source, branch, env var names, the .env scan'

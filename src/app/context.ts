@@ -14,6 +14,7 @@ import { isTerminal } from '../engine/types.js';
 import { openWorkspaceRepositories } from '../workspaces/repository.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
+import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -39,6 +40,8 @@ export interface AppContext {
   workspaces: WorkspaceService;
   /** The signed webhook endpoint's decisions, dedupe records and delivery history. */
   webhooks: WebhookService;
+  /** Cron triggers of workflows; ticking only in the server. */
+  schedules: ScheduleService;
 }
 
 export interface ContextOptions {
@@ -65,7 +68,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // The server registers the webhook triggers it can see before its first request.
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'webhooks'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'webhooks' | 'schedules'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: await openWorkspaceRepositories(store),
@@ -113,6 +116,21 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       runExists: (runId) => engine.find(runId) !== undefined,
       artifactsDir: (runId) => engine.artifactsDir(runId),
     });
+    ctx.schedules = new ScheduleService({
+      repository: await openScheduleRepository(store),
+      logger,
+      scheduled: () => scheduledWorkflows(ctx.workflows),
+      startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),
+      runState: (runId) => {
+        const run = engine.find(runId);
+        return run ? { terminal: isTerminal(run.status) } : undefined;
+      },
+    });
+    // Only the server fires schedules: a CLI process is too short-lived to keep a clock.
+    if (options.lock === 'server') {
+      ctx.schedules.start();
+      ctx.closers.add(() => ctx.schedules.stop());
+    }
     return ctx;
   } catch (error) {
     await store.close();
@@ -120,7 +138,24 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
+/** Every schedule of the workflows the server sees (its directory and the registered workspaces). */
+export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string): Promise<ScheduledWorkflow[]> {
+  const discovery = await catalog.discover(cwd);
+  const dir = await catalog.resolveCwd(cwd);
+  return discovery.workflows.flatMap((w) =>
+    w.workflow.triggers.schedule.map((schedule, index) => ({
+      workflow: w.name,
+      filename: w.filename,
+      cwd: w.root ?? dir,
+      workspaceId: w.workspaceId,
+      index,
+      schedule,
+    })),
+  );
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
+  context.schedules.stop();
   await context.engine.close();
   await context.store.close();
 }

@@ -74,6 +74,11 @@ export const MANIFEST: CommandEntry[] = [
     ],
   },
   {
+    name: 'schedule',
+    description: 'cron schedules of workflows (triggers.schedule)',
+    subcommands: [{ name: 'list', description: 'each schedule and its next firing', load: () => import('./commands/schedule/list.js') }],
+  },
+  {
     name: 'workspace',
     description: 'repositories and directories runs execute in, each run in a git worktree of its own',
     subcommands: [

@@ -15,6 +15,7 @@ import type {
   RunStatus,
   RunView,
   SavedWorkflowDocument,
+  ScheduleView,
   StartRunInput,
   EnvironmentView,
   UpdateCheck,
@@ -76,6 +77,10 @@ export interface SvcClient {
     list(): Promise<{ webhooks: WebhookTriggerView[] }>;
     /** Recent deliveries, newest first. */
     deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
+  };
+  schedules: {
+    /** Each workflow schedule and its next firing. */
+    list(): Promise<{ schedules: ScheduleView[] }>;
   };
   config: {
     get(): Promise<ConfigView>;
@@ -159,6 +164,9 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     webhooks: {
       list: () => call('GET', '/api/webhooks'),
       deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
+    },
+    schedules: {
+      list: () => call('GET', '/api/schedules'),
     },
     config: {
       get: () => call('GET', '/api/config'),

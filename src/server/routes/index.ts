@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { scheduleRoutes } from './schedules.js';
 import { webhookRoutes } from './webhooks.js';
 import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
@@ -30,6 +31,7 @@ export const routes: readonly RouteSpec[] = [
   ...streamRoutes,
   ...workspaceRoutes,
   ...webhookRoutes,
+  ...scheduleRoutes,
   openApiRoute,
 ];
 
