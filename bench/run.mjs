@@ -351,6 +351,7 @@ async function main() {
   if (!args.has('--no-modules')) {
     rows.push(...(await moduleRows('workflows.mjs', 'benchWorkflows')));
     rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
+    rows.push(...(await moduleRows('webhooks.mjs', 'benchWebhooks')));
   }
   console.log('');
   printTable(rows);
