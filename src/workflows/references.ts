@@ -46,6 +46,8 @@ export const PROMPT_VARIABLES = [
   'WEBHOOK_EVENT',
   'WEBHOOK_IDEMPOTENCY_KEY',
   'WEBHOOK_RECEIVED_AT',
+  'SCHEDULE_CRON',
+  'SCHEDULE_DUE_AT',
 ] as const;
 export type PromptVariable = (typeof PROMPT_VARIABLES)[number];
 const PROMPT_VARIABLE_SET: ReadonlySet<string> = new Set(PROMPT_VARIABLES);
