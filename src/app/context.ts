@@ -143,7 +143,7 @@ export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string)
   const discovery = await catalog.discover(cwd);
   const dir = await catalog.resolveCwd(cwd);
   return discovery.workflows.flatMap((w) =>
-    w.workflow.triggers.schedule.map((schedule, index) => ({
+    (w.workflow.triggers.schedule ?? []).map((schedule, index) => ({
       workflow: w.name,
       filename: w.filename,
       cwd: w.root ?? dir,

@@ -84,6 +84,9 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     assistant: raw.assistant,
     model: raw.model,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
-    triggers: { webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger), schedule: (raw.triggers?.schedule ?? []).map(toScheduleTrigger) },
+    triggers: {
+      webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),
+      ...(raw.triggers?.schedule?.length ? { schedule: raw.triggers.schedule.map(toScheduleTrigger) } : {}),
+    },
   };
 }

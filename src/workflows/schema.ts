@@ -282,5 +282,6 @@ export interface WorkflowDefinition {
   readonly model: string | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
-  readonly triggers: { readonly webhook: readonly WebhookTrigger[]; readonly schedule: readonly ScheduleTrigger[] };
+  /** `schedule` is present only when the workflow has schedules. */
+  readonly triggers: { readonly webhook: readonly WebhookTrigger[]; readonly schedule?: readonly ScheduleTrigger[] };
 }

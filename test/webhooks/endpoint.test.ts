@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_CLAUDE } from '../engine/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
 import { deliver, deliverChunked, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
@@ -18,7 +19,7 @@ const post = (slug: string, body: string | Uint8Array, options?: Parameters<type
 
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ cwd: project.dir, env: { PUSH_SECRET: SECRET } });
+  server = await startTestServer({ cwd: project.dir, env: { PUSH_SECRET: SECRET, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {
@@ -51,6 +52,17 @@ describe('processing outcomes (the first table)', () => {
     expect(lines[6]).toBe('same-as-file');
     expect(run.variables).toMatchObject({ TRIGGER_TYPE: 'webhook', TRIGGER_PAYLOAD: body, WEBHOOK_EVENT: 'push', WEBHOOK_IDEMPOTENCY_KEY: key });
     expect(run.variables.TRIGGER_PAYLOAD_FILE).toBe(join(server.ctx.engine.artifactsDir(run.id), 'trigger-payload.json'));
+  });
+
+  it('prompt templates get the same variables as text', async () => {
+    const body = JSON.stringify({ event: 'push', delivery_id: uniqueKey(), n: 1 });
+    const answer = await post('prompted', body);
+    expect(answer.status).toBe(202);
+    const run = await server.ctx.engine.waitUntilSettled(answer.body.run_id);
+    expect(run.status).toBe('completed');
+    const key = JSON.parse(body).delivery_id as string;
+    expect(run.nodes.ask!.output).toMatch(new RegExp(`^fake reply: type=webhook event=push key=${key} at=\\S+Z payload=`));
+    expect(run.nodes.ask!.output!.endsWith(`payload=${body}`)).toBe(true);
   });
 
   it('200 {skipped: "duplicate", run_id, first_received_at}: the same key and body again', async () => {

@@ -41,6 +41,19 @@ export async function makeHookProject(): Promise<Project> {
       '{ event: push, slug: short, secret_env: PUSH_SECRET, idempotency_key: delivery_id, dedupe_window_sec: 1 }',
     ]),
   );
+  await project.write(
+    'prompted.yaml',
+    [
+      'name: prompted',
+      'description: the trigger variables in a prompt template',
+      'nodes:',
+      '  - id: ask',
+      '    prompt: "type=$TRIGGER_TYPE event=$WEBHOOK_EVENT key=$WEBHOOK_IDEMPOTENCY_KEY at=$WEBHOOK_RECEIVED_AT payload=$TRIGGER_PAYLOAD"',
+      'triggers:',
+      '  webhook:',
+      '    - { event: push, slug: prompted, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
+    ].join('\n'),
+  );
   await project.write('gone.yaml', hookWorkflow('gone', ['{ event: push, slug: gone, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']));
   return project;
 }
