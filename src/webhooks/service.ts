@@ -92,7 +92,8 @@ export class WebhookService {
     };
     const { id: _id, receivedAt: _at, ...fields } = delivery;
     this.#deps.logger.info('webhook.delivery', fields);
-    await this.#deps.repositories.deliveries.append(delivery).catch((e: unknown) => {
+    // The history is for people (it is listed from memory at once); its file write is not waited for.
+    void this.#deps.repositories.deliveries.append(delivery).catch((e: unknown) => {
       this.#deps.logger.warn('webhook.delivery_log_failed', { slug, error: (e as Error).message });
     });
     this.#pruneNowAndThen(receivedAt);
