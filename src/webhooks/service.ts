@@ -196,6 +196,11 @@ export class WebhookService {
       await dedupe.replace(record);
     }
 
+    // The registry keeps the slug of a deleted workflow file as a tombstone: never start a namesake.
+    if (trigger.removed) {
+      await dedupe.release(record);
+      return notAvailable(trigger, note);
+    }
     const runId = record.runId;
     const text = new TextDecoder().decode(raw);
     const dir = this.#deps.artifactsDir(runId);
@@ -219,10 +224,7 @@ export class WebhookService {
     } catch (cause) {
       await dedupe.release(record);
       await rm(dir, { recursive: true, force: true });
-      if (isApiError(cause) && cause.code === 'workflow_not_found') {
-        note.outcome = 'workflow_not_available';
-        return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.`);
-      }
+      if (isApiError(cause) && cause.code === 'workflow_not_found') return notAvailable(trigger, note);
       throw cause;
     }
     // The run exists now; if this write is lost to a crash, the `reserved` record still points at it.
@@ -239,6 +241,11 @@ export class WebhookService {
       this.#deps.logger.warn('webhook.prune_failed', { error: (e as Error).message });
     });
   }
+}
+
+function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>): WebhookAnswer {
+  note.outcome = 'workflow_not_available';
+  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.`);
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

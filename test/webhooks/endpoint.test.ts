@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CLAUDE } from '../engine/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { deliver, deliverChunked, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
 
 let server: TestServer;
 let project: Project;
@@ -180,6 +180,18 @@ describe('errors (the second table)', () => {
     const answer = await post('gone', push());
     expect(answer.status).toBe(409);
     expect(answer.body.error).toBe('workflow_not_available');
+    // Still so after a discovery pass of that directory (the slug is kept as a tombstone), and not listed.
+    await registerTriggers(server, project.dir);
+    const again = await post('gone', push());
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('workflow_not_available');
+    expect((await server.json('GET', '/api/webhooks')).body.webhooks.map((w: { slug: string }) => w.slug)).not.toContain('gone');
+    // Another workflow may claim the slug afterwards.
+    await project.write('reborn.yaml', hookWorkflow('reborn', ['{ event: push, slug: gone, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']));
+    await registerTriggers(server, project.dir);
+    const reborn = await post('gone', push());
+    expect(reborn.status).toBe(202);
+    expect((await server.ctx.engine.waitUntilSettled(reborn.body.run_id)).workflow).toBe('reborn');
   });
 });
 
