@@ -1,6 +1,8 @@
 // The webhook endpoint through a real socket: every row of the spec's two tables, the order of the
 // checks, the signature cases, the five variables and TRIGGER_PAYLOAD_FILE, the delivery history.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +122,17 @@ describe('errors (the second table)', () => {
       expect(answer.status, name).toBe(401);
       expect(answer.body.error, name).toBe('invalid_signature');
     }
+  });
+
+  it('a signature made by another producer (openssl, as shell scripts and CI systems sign) verifies', async () => {
+    const body = push({ from: 'openssl' });
+    const { stdout } = await promisify(execFile)('sh', ['-c', `printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$KEY"`], {
+      env: { ...process.env, BODY: body, KEY: SECRET },
+    });
+    const hex = /([0-9a-f]{64})\s*$/.exec(stdout)![1];
+    const answer = await post('on-push', body, { signature: `sha256=${hex}` });
+    expect(answer.status).toBe(202);
+    await server.ctx.engine.waitUntilSettled(answer.body.run_id);
   });
 
   it('uppercase hex verifies (the hex is compared as bytes; docs/decisions.md, Webhooks)', async () => {
