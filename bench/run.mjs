@@ -352,6 +352,7 @@ async function main() {
     rows.push(...(await moduleRows('workflows.mjs', 'benchWorkflows')));
     rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
     rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));
+    rows.push(...(await moduleRows('webhooks.mjs', 'benchWebhooks')));
   }
   console.log('');
   printTable(rows);

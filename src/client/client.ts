@@ -10,6 +10,8 @@ import type {
   MessagePage,
   CommandEntry,
   ConfigView,
+  DeliveryQuery,
+  DeliveryView,
   Health,
   RunDetail,
   RunList,
@@ -17,11 +19,13 @@ import type {
   RunStatus,
   RunView,
   SavedWorkflowDocument,
+  ScheduleView,
   StartRunInput,
   EnvironmentView,
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  WebhookTriggerView,
   Workspace,
   WorkspaceList,
 } from './types.js';
@@ -71,6 +75,16 @@ export interface SvcClient {
     delete(id: string): Promise<{ deleted: true; id: string }>;
     /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
     cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
+  };
+  webhooks: {
+    /** The registered triggers and whether each secret is configured (never its value). */
+    list(): Promise<{ webhooks: WebhookTriggerView[] }>;
+    /** Recent deliveries, newest first. */
+    deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
+  };
+  schedules: {
+    /** Each workflow schedule and its next firing. */
+    list(): Promise<{ schedules: ScheduleView[] }>;
   };
   conversations: {
     create(input?: { workspace_id?: string; title?: string; assistant?: 'claude' | 'codex' }): Promise<Conversation>;
@@ -173,6 +187,13 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
       delete: (id) => call('DELETE', workspace(id)),
       cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
+    },
+    webhooks: {
+      list: () => call('GET', '/api/webhooks'),
+      deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
+    },
+    schedules: {
+      list: () => call('GET', '/api/schedules'),
     },
     conversations: {
       create: (input = {}) => call('POST', '/api/conversations', input),

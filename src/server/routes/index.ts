@@ -7,6 +7,8 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { scheduleRoutes } from './schedules.js';
+import { webhookRoutes } from './webhooks.js';
 import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
 
@@ -30,6 +32,8 @@ export const routes: readonly RouteSpec[] = [
   ...streamRoutes,
   ...workspaceRoutes,
   ...conversationRoutes,
+  ...webhookRoutes,
+  ...scheduleRoutes,
   openApiRoute,
 ];
 
