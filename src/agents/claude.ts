@@ -35,8 +35,12 @@ export function createClaudeAgent(bin: string): Agent {
         request: { ...request, env: withEndpoint(request.env, request.endpoint) },
         onLine(line) {
           if (typeof line.session_id === 'string') sessionId = line.session_id;
-          if (line.type === 'system' && typeof line.model === 'string') model = line.model;
-          if (line.type === 'assistant') {
+          // `claude-opus-4-8[1m]` on the init line names the context window too; the model is the part before.
+          if (line.type === 'system' && typeof line.model === 'string') model = line.model.replace(/\[[^\]]*\]$/, '');
+          // An API error comes as a made-up assistant line ("API Error: 400 …", model `<synthetic>`):
+          // it is the error, not a reply to stream.
+          const synthetic = line.error !== undefined || (line.message as Json | undefined)?.model === '<synthetic>';
+          if (line.type === 'assistant' && !synthetic) {
             const content = (line.message as Json | undefined)?.content;
             for (const part of Array.isArray(content) ? (content as Json[]) : []) {
               if (part.type === 'text' && typeof part.text === 'string') {
@@ -53,8 +57,17 @@ export function createClaudeAgent(bin: string): Agent {
         throw new AgentError('agent_failed', `claude ended without a result: ${why}`);
       }
       if (result.is_error === true || outcome.code !== 0) {
-        const text = typeof result.result === 'string' ? result.result : String(result.subtype ?? 'error');
-        throw new AgentError('agent_failed', `claude failed (${result.subtype ?? `exit ${outcome.code}`}): ${text}`);
+        const errors = Array.isArray(result.errors) ? (result.errors as unknown[]).map(String).filter(Boolean) : [];
+        const text =
+          typeof result.result === 'string' && result.result
+            ? result.result
+            : errors.length
+              ? errors.join('; ')
+              : outcome.stderrTail || String(result.subtype ?? 'error');
+        const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
+        // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
+        const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
+        throw new AgentError(lost ? 'agent_session_lost' : 'agent_failed', `claude failed (${why}): ${text}`);
       }
       const usage = result.usage as Json | undefined;
       const input = num(usage?.input_tokens);

@@ -26,7 +26,9 @@ export function createCodexAgent(bin: string): Agent {
   return {
     name: 'codex',
     async run(request: AgentRequest): Promise<AgentResult> {
-      const args = ['exec', '--json'];
+      // svc chooses the directory (a worktree, or the server's cwd for a conversation without a
+      // workspace); codex would otherwise refuse to work outside a git repository it trusts.
+      const args = ['exec', '--json', '--skip-git-repo-check'];
       if (request.model) args.push('--model', request.model);
       args.push(...providerArgs(request.endpoint));
       // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
@@ -34,8 +36,9 @@ export function createCodexAgent(bin: string): Agent {
       args.push('-');
       let text = '';
       let sessionId: string | null = null;
-      let tokens: AgentResult['tokens'] = null;
+      let totals: AgentResult['tokens'] = null;
       let failure: string | undefined;
+      let lastError: string | undefined;
       const outcome = await runJsonlProcess({
         agent: 'codex',
         bin,
@@ -50,18 +53,24 @@ export function createCodexAgent(bin: string): Agent {
           }
           if (line.type === 'turn.completed') {
             const usage = line.usage as Json | undefined;
-            tokens = { input: Number(usage?.input_tokens ?? 0), output: Number(usage?.output_tokens ?? 0) };
+            totals = { input: Number(usage?.input_tokens ?? 0), output: Number(usage?.output_tokens ?? 0) };
           }
-          if (line.type === 'turn.failed' || line.type === 'error') {
-            const error = line.error as Json | undefined;
-            failure = String(error?.message ?? line.message ?? 'codex reported an error');
-          }
+          const error = line.error as Json | undefined;
+          const message = String(error?.message ?? line.message ?? 'codex reported an error');
+          if (line.type === 'turn.failed') failure = message;
+          // An `error` line is also how codex announces a retry ("Reconnecting... 1/5") that then
+          // succeeds: only the exit code says whether it was fatal.
+          if (line.type === 'error') lastError = message;
         },
       });
       if (failure || outcome.code !== 0) {
-        throw new AgentError('agent_failed', `codex failed: ${failure ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`)}`);
+        throw new AgentError('agent_failed', `codex failed: ${failure ?? lastError ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`)}`);
       }
-      return { text, costUsd: null, tokens, sessionId, model: request.model };
+      // A resumed thread reports its running total: this turn used the difference.
+      const counted = totals as AgentResult['tokens']; // set in onLine, which TypeScript cannot follow
+      const before = request.resumeSession ? request.sessionTokens : null;
+      const tokens = counted && before ? { input: Math.max(0, counted.input - before.input), output: Math.max(0, counted.output - before.output) } : counted;
+      return { text, costUsd: null, tokens, sessionId, sessionTokens: counted, model: request.model };
     },
   };
 }

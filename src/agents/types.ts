@@ -16,6 +16,11 @@ export interface AgentRequest {
   onProcess?(pid: number): void;
   /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */
   resumeSession?: string;
+  /**
+   * The session's token totals after its previous turn: codex reports a resumed thread's running
+   * total, so the turn's own use is the difference.
+   */
+  sessionTokens?: { input: number; output: number } | null;
   /** A model server to use instead of the agent's default (docs/decisions.md, Agents). */
   endpoint?: AgentEndpoint | null;
   logger: Logger;
@@ -34,13 +39,24 @@ export interface AgentResult {
   text: string;
   /** Reported cost in USD; null when the agent reports none (codex), never a made-up 0. */
   costUsd: number | null;
+  /** What this call used. */
   tokens: { input: number; output: number } | null;
   sessionId: string | null;
+  /** The session's running token totals, where the agent reports them that way (codex). */
+  sessionTokens?: { input: number; output: number } | null;
   model: string | null;
 }
 
 /** Why an agent call failed, as a stable code for node errors and messages. */
-export type AgentErrorCode = 'agent_first_event_timeout' | 'agent_timeout' | 'agent_failed' | 'agent_not_found' | 'agent_cancelled' | 'agent_protocol_error';
+export type AgentErrorCode =
+  | 'agent_first_event_timeout'
+  | 'agent_timeout'
+  | 'agent_failed'
+  | 'agent_not_found'
+  | 'agent_cancelled'
+  | 'agent_protocol_error'
+  /** The session asked for with `resumeSession` does not exist (any more) for the agent. */
+  | 'agent_session_lost';
 
 export class AgentError extends Error {
   constructor(

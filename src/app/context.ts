@@ -14,6 +14,8 @@ import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
 import { openWorkspaceRepositories } from '../workspaces/repository.js';
 import { WorkspaceService } from '../workspaces/service.js';
+import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
+import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -39,6 +41,10 @@ export interface AppContext {
   workspaces: WorkspaceService;
   /** Conversations, their messages and the orchestrator that answers them. */
   conversations: ConversationService;
+  /** The signed webhook endpoint's decisions, dedupe records and delivery history. */
+  webhooks: WebhookService;
+  /** Cron triggers of workflows; ticking only in the server. */
+  schedules: ScheduleService;
 }
 
 export interface ContextOptions {
@@ -65,7 +71,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // The server registers the webhook triggers it can see before its first request.
       workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: await openWorkspaceRepositories(store),
@@ -114,6 +120,32 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     ctx.conversations = openConversationService(ctx, conversationRepositories, agents);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
+    const { engine } = ctx;
+    ctx.webhooks = new WebhookService({
+      repositories: await openWebhookRepositories(store),
+      logger,
+      findTrigger: (slug) => ctx.workflows.findTrigger(slug),
+      workspaceEnv: (id) => workspaces.envValues(id),
+      processSecret: (name) => settings.webhookSecret(name),
+      startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
+      runExists: (runId) => engine.find(runId) !== undefined,
+      artifactsDir: (runId) => engine.artifactsDir(runId),
+    });
+    ctx.schedules = new ScheduleService({
+      repository: await openScheduleRepository(store),
+      logger,
+      scheduled: () => scheduledWorkflows(ctx.workflows),
+      startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),
+      runState: (runId) => {
+        const run = engine.find(runId);
+        return run ? { terminal: isTerminal(run.status) } : undefined;
+      },
+    });
+    // Only the server fires schedules: a CLI process is too short-lived to keep a clock.
+    if (options.lock === 'server') {
+      ctx.schedules.start();
+      ctx.closers.add(() => ctx.schedules.stop());
+    }
     return ctx;
   } catch (error) {
     await store.close();
@@ -164,7 +196,24 @@ function openConversationService(
   return service;
 }
 
+/** Every schedule of the workflows the server sees (its directory and the registered workspaces). */
+export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string): Promise<ScheduledWorkflow[]> {
+  const discovery = await catalog.discover(cwd);
+  const dir = await catalog.resolveCwd(cwd);
+  return discovery.workflows.flatMap((w) =>
+    (w.workflow.triggers.schedule ?? []).map((schedule, index) => ({
+      workflow: w.name,
+      filename: w.filename,
+      cwd: w.root ?? dir,
+      workspaceId: w.workspaceId,
+      index,
+      schedule,
+    })),
+  );
+}
+
 export async function closeContext(context: AppContext): Promise<void> {
+  context.schedules.stop();
   await context.conversations.orchestrator.close();
   await context.engine.close();
   await context.store.close();

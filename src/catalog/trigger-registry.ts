@@ -25,6 +25,11 @@ export interface TriggerRecord {
   readonly filename: string;
   /** Normalized: camelCase, `dedupeWindowSec` defaulted. */
   readonly trigger: WebhookTrigger;
+  /**
+   * The workflow file is gone: the slug stays known (a tombstone), so the webhook answers 409
+   * `workflow_not_available` rather than 404, until another workflow claims the slug.
+   */
+  readonly removed?: true;
 }
 
 export const TRIGGERS_COLLECTION = 'webhook-triggers';
@@ -80,8 +85,12 @@ export class TriggerRegistry {
     return this.collection.get(slug);
   }
 
+  /** The live triggers (not the tombstones of removed workflows). */
   all(): TriggerRecord[] {
-    return this.collection.all().sort((a, b) => a.slug.localeCompare(b.slug));
+    return this.collection
+      .all()
+      .filter((t) => !t.removed)
+      .sort((a, b) => a.slug.localeCompare(b.slug));
   }
 
   /** Brings the records of the directories `discovery` read up to date; returns the slug conflicts. */
@@ -118,7 +127,10 @@ export class TriggerRegistry {
 
     if (this.writable) {
       for (const held of this.collection.all()) {
-        if (scope.has(held.cwd) && !wanted.has(held.slug)) await this.collection.delete(held.id);
+        if (!scope.has(held.cwd) || wanted.has(held.slug) || held.removed) continue;
+        // A trigger taken out of a file that still exists is gone; one whose file was deleted is a tombstone.
+        if (await exists(held.filename)) await this.collection.delete(held.id);
+        else await this.collection.put({ ...held, removed: true });
       }
       for (const record of wanted.values()) {
         const held = this.collection.get(record.id);

@@ -81,6 +81,28 @@ export const MANIFEST: CommandEntry[] = [
     load: () => import('./commands/conversation/chat.js'),
   },
   {
+    name: 'webhook',
+    description: 'signed webhook triggers: list them, see deliveries, send a test delivery',
+    subcommands: [
+      { name: 'list', description: 'the triggers: slug, workflow, event, whether the secret is set', load: () => import('./commands/webhook/list.js') },
+      {
+        name: 'deliveries',
+        description: 'recent deliveries and why each was accepted, skipped or refused',
+        load: () => import('./commands/webhook/deliveries.js'),
+      },
+      {
+        name: 'test',
+        description: 'sign and send a delivery like a producer (exit 0 for 2xx; --dry-run prints curl)',
+        load: () => import('./commands/webhook/test.js'),
+      },
+    ],
+  },
+  {
+    name: 'schedule',
+    description: 'cron schedules of workflows (triggers.schedule)',
+    subcommands: [{ name: 'list', description: 'each schedule and its next firing', load: () => import('./commands/schedule/list.js') }],
+  },
+  {
     name: 'workspace',
     description: 'repositories and directories runs execute in, each run in a git worktree of its own',
     subcommands: [

@@ -15,6 +15,8 @@ import type {
   MessagePage,
   CommandEntry,
   ConfigView,
+  DeliveryQuery,
+  DeliveryView,
   Health,
   RunDetail,
   RunList,
@@ -22,11 +24,13 @@ import type {
   RunStatus,
   RunView,
   SavedWorkflowDocument,
+  ScheduleView,
   StartRunInput,
   EnvironmentView,
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  WebhookTriggerView,
   Workspace,
   WorkspaceList,
 } from './types.js';
@@ -85,6 +89,16 @@ export interface SvcClient {
     delete(id: string): Promise<{ deleted: true; id: string }>;
     /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
     cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
+  };
+  webhooks: {
+    /** The registered triggers and whether each secret is configured (never its value). */
+    list(): Promise<{ webhooks: WebhookTriggerView[] }>;
+    /** Recent deliveries, newest first. */
+    deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
+  };
+  schedules: {
+    /** Each workflow schedule and its next firing. */
+    list(): Promise<{ schedules: ScheduleView[] }>;
   };
   conversations: {
     create(input?: { workspace_id?: string; title?: string; assistant?: 'claude' | 'codex' }): Promise<Conversation>;
@@ -195,6 +209,13 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
       delete: (id) => call('DELETE', workspace(id)),
       cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
+    },
+    webhooks: {
+      list: () => call('GET', '/api/webhooks'),
+      deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
+    },
+    schedules: {
+      list: () => call('GET', '/api/schedules'),
     },
     conversations: {
       create: (input = {}) => call('POST', '/api/conversations', input),

@@ -11,3 +11,4 @@ export { serverOrLocal, type ServerOrLocalOptions } from './server-or-local.js';
 export { resolveServer, type ServerTarget } from './server-target.js';
 export type { ApiAnswer, ApiRequest, Transport } from './transport.js';
 export * from './types.js';
+export { postWebhook, webhookUrl, type DeliveryAnswer } from './webhook-delivery.js';

@@ -54,7 +54,7 @@ export interface ConversationRecord extends Conversation {
    * The agent session that continues this conversation (claude `--resume`, codex `exec resume`),
    * kept with the record so a restarted server carries on (docs/decisions.md, Conversations).
    */
-  agent_session?: { assistant: AssistantName; id: string } | null;
+  agent_session?: { assistant: AssistantName; id: string; tokens?: { input: number; output: number } | null } | null;
   /** User messages accepted and not yet answered, oldest first: a restart answers them with an error. */
   pending_message_ids?: string[];
 }

@@ -1,4 +1,4 @@
-import { agentEnvironment } from '../agents/index.js';
+import { AgentError, agentEnvironment } from '../agents/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 
@@ -33,30 +33,41 @@ export async function replyWithAgent(
     cwd = await deps.workspaces.cwdOf(workspaceId);
     workspaceEnv = await deps.workspaces.env(workspaceId);
   }
-  const session = conversation.agent_session?.assistant === assistant ? conversation.agent_session.id : undefined;
+  const stored = conversation.agent_session?.assistant === assistant ? conversation.agent_session : undefined;
   // Deltas are emitted in the order they arrive (positions are taken synchronously) and all are
   // persisted before the reply is stored, so `assistant_done` always follows the last delta.
   const deltas: Promise<unknown>[] = [];
-  const result = await deps.agents[assistant].run({
-    prompt: message.content,
-    cwd,
-    model,
-    env: agentEnvironment(deps.env, workspaceEnv),
-    endpoint: deps.assistants.endpointOf(assistant),
-    signal,
-    firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
-    ...(session ? { resumeSession: session } : {}),
-    onText: (text) => {
-      deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
-    },
-    logger: deps.logger,
-  });
+  const ask = (session: typeof stored) =>
+    deps.agents[assistant].run({
+      prompt: message.content,
+      cwd,
+      model,
+      env: agentEnvironment(deps.env, workspaceEnv),
+      endpoint: deps.assistants.endpointOf(assistant),
+      signal,
+      firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
+      ...(session ? { resumeSession: session.id, sessionTokens: session.tokens ?? null } : {}),
+      onText: (text) => {
+        deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
+      },
+      logger: deps.logger,
+    });
+  let result: Awaited<ReturnType<typeof ask>>;
+  try {
+    result = await ask(stored);
+  } catch (error) {
+    // The agent no longer knows the session (Claude Code keeps them per directory, and the server
+    // moved): the conversation starts a new one rather than failing every message from now on.
+    if (!(stored && error instanceof AgentError && error.code === 'agent_session_lost')) throw error;
+    deps.logger.warn('conversation.session_lost', { conversationId: conversation.id, assistant });
+    result = await ask(undefined);
+  }
   await Promise.allSettled(deltas);
   return {
     text: result.text,
     costUsd: result.costUsd,
     model: result.model,
     tokens: result.tokens,
-    session: result.sessionId ? { assistant, id: result.sessionId } : (conversation.agent_session ?? null),
+    session: result.sessionId ? { assistant, id: result.sessionId, tokens: result.sessionTokens ?? null } : (conversation.agent_session ?? null),
   };
 }

@@ -19,6 +19,8 @@ export interface StartRunRequest {
   /** Extra variables (webhook runs). */
   variables?: Record<string, string>;
   workspaceId?: string | null;
+  /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
+  runId?: string;
 }
 
 export interface RunFilter {

@@ -92,7 +92,7 @@ export class RunEngine {
         : undefined;
     if (resumable) return this.#continue(resumable, resolved);
 
-    const id = newId('run');
+    const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
     // in a worktree of its own, made now so that the run's cwd is on record from the start.
@@ -357,6 +357,11 @@ export class RunEngine {
   }
 
   /** The run with exactly this id, if there is one. */
+  /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */
+  artifactsDir(runId: string): string {
+    return this.runs.artifactsDir(runId);
+  }
+
   find(runId: string): RunRecord | undefined {
     return this.runs.get(runId);
   }

@@ -34,6 +34,10 @@ function toHandler(route: RouteSpec, ctx: AppContext, options: InvokeOptions) {
     const { status, body } = await invokeRoute(ctx, route, toRouteCall(event), options);
     // h3 answers 200 unless told otherwise; a handler's plain object keeps h3's fast path.
     if (status !== 200) event.res.status = status;
+    // A body refused by its Content-Length is left unread on the connection, which then hangs
+    // until the keep-alive timeout: close it. (A chunked body cut off mid-stream is left as it
+    // was: its sender is still writing and would see EPIPE before the answer.)
+    if (status === 413 && event.req.headers.has('content-length')) event.res.headers.set('connection', 'close');
     return body;
   };
 }

@@ -38,6 +38,12 @@ export interface Settings {
    * @default `SVC_VALIDATE_RESPONSES` is `1` or `true`
    */
   validateResponses: boolean;
+  /**
+   * A webhook trigger's secret by the variable name its `secret_env` gives, from the environment
+   * these settings were loaded from (after the workspace's env vars: docs/decisions.md, Webhooks).
+   * An unset or empty variable is `undefined`: never an empty key.
+   */
+  webhookSecret(name: string): string | undefined;
 }
 
 export class SettingsError extends Error {}
@@ -79,6 +85,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
+    webhookSecret: (name) => (Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
   };
 }
 

@@ -21,6 +21,8 @@ export {
   RawWorkflowSchema,
   RawNodeSchema,
   RawWebhookTriggerSchema,
+  RawScheduleTriggerSchema,
+  SCHEDULE_OVERLAPS,
   SECRET_ENV_PATTERN,
   TRIGGER_RULES,
   WEBHOOK_SLUG_PATTERN,
@@ -34,8 +36,10 @@ export type {
   NodeActionKind,
   RawNode,
   RawWebhookTrigger,
+  RawScheduleTrigger,
   RawWorkflow,
   RetryPolicy,
+  ScheduleTrigger,
   TriggerRule,
   WebhookTrigger,
   WorkflowDefinition,
@@ -43,6 +47,7 @@ export type {
 } from './schema.js';
 
 export { formatDuration, parseDuration } from './duration.js';
+export { cronProblem, isTimeZone, nextFiring } from './cron.js';
 export { evaluateWhen, parseWhen } from './when.js';
 export type { WhenExpr, WhenParseResult } from './when.js';
 

@@ -9,7 +9,17 @@
 
 import { parseDuration } from './duration.js';
 import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
-import type { NodeAction, RawNode, RawWebhookTrigger, RawWorkflow, WebhookTrigger, WorkflowDefinition, WorkflowNode } from './schema.js';
+import type {
+  NodeAction,
+  RawNode,
+  RawScheduleTrigger,
+  RawWebhookTrigger,
+  RawWorkflow,
+  ScheduleTrigger,
+  WebhookTrigger,
+  WorkflowDefinition,
+  WorkflowNode,
+} from './schema.js';
 import { parseWhen } from './when.js';
 
 function durationMs(value: number | string | undefined, fallback: number): number {
@@ -62,6 +72,10 @@ function toWebhookTrigger(trigger: RawWebhookTrigger): WebhookTrigger {
   };
 }
 
+function toScheduleTrigger(trigger: RawScheduleTrigger): ScheduleTrigger {
+  return { cron: trigger.cron, timezone: trigger.timezone, message: trigger.message, overlap: trigger.overlap ?? 'skip' };
+}
+
 /** The normalized form of a validated raw workflow. */
 export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
   return {
@@ -70,6 +84,9 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     assistant: raw.assistant,
     model: raw.model,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
-    triggers: { webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger) },
+    triggers: {
+      webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),
+      ...(raw.triggers?.schedule?.length ? { schedule: raw.triggers.schedule.map(toScheduleTrigger) } : {}),
+    },
   };
 }

@@ -42,9 +42,12 @@ export const PROMPT_VARIABLES = [
   'WORKSPACE_DIR',
   'TRIGGER_TYPE',
   'TRIGGER_PAYLOAD',
+  'TRIGGER_PAYLOAD_FILE',
   'WEBHOOK_EVENT',
   'WEBHOOK_IDEMPOTENCY_KEY',
   'WEBHOOK_RECEIVED_AT',
+  'SCHEDULE_CRON',
+  'SCHEDULE_DUE_AT',
 ] as const;
 export type PromptVariable = (typeof PROMPT_VARIABLES)[number];
 const PROMPT_VARIABLE_SET: ReadonlySet<string> = new Set(PROMPT_VARIABLES);

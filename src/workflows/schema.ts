@@ -159,8 +159,19 @@ export const RawWebhookTriggerSchema = z.strictObject({
     .optional(),
 });
 
+export const SCHEDULE_OVERLAPS = ['skip', 'queue'] as const;
+
+/** A schedule (docs/decisions.md, Schedules); the cron expression and time zone are checked in semantic-checks.ts. */
+export const RawScheduleTriggerSchema = z.strictObject({
+  cron: nonEmptyText,
+  timezone: nonEmptyText.optional(),
+  message: z.string().optional(),
+  overlap: z.enum(SCHEDULE_OVERLAPS).optional(),
+});
+
 export const RawTriggersSchema = z.strictObject({
   webhook: z.array(RawWebhookTriggerSchema).optional(),
+  schedule: z.array(RawScheduleTriggerSchema).optional(),
 });
 
 export const RawWorkflowSchema = z.strictObject({
@@ -175,6 +186,7 @@ export const RawWorkflowSchema = z.strictObject({
 export type RawWorkflow = z.infer<typeof RawWorkflowSchema>;
 export type RawNode = z.infer<typeof RawNodeSchema>;
 export type RawWebhookTrigger = z.infer<typeof RawWebhookTriggerSchema>;
+export type RawScheduleTrigger = z.infer<typeof RawScheduleTriggerSchema>;
 
 /**
  * The keys allowed in the mapping at `path` of a raw workflow (for "did you mean" on unknown
@@ -189,6 +201,7 @@ export function knownKeysAt(path: readonly (string | number)[]): readonly string
   if (first === 'nodes' && path.length === 3 && third === 'approval') return shape(RawApprovalSchema);
   if (first === 'triggers' && path.length === 1) return shape(RawTriggersSchema);
   if (first === 'triggers' && second === 'webhook' && path.length === 3) return shape(RawWebhookTriggerSchema);
+  if (first === 'triggers' && second === 'schedule' && path.length === 3) return shape(RawScheduleTriggerSchema);
   return [];
 }
 
@@ -250,6 +263,17 @@ export interface WebhookTrigger {
   readonly filter: Readonly<Record<string, FilterValue>>;
 }
 
+export interface ScheduleTrigger {
+  /** Five or six fields (seconds first when six), as croner reads them. */
+  readonly cron: string;
+  /** An IANA zone; undefined means the server's. */
+  readonly timezone: string | undefined;
+  /** The run's message; undefined means `scheduled: <cron>`. */
+  readonly message: string | undefined;
+  /** While the previous scheduled run is not terminal: `skip` starts none, `queue` starts one when it ends. */
+  readonly overlap: (typeof SCHEDULE_OVERLAPS)[number];
+}
+
 export interface WorkflowDefinition {
   readonly name: string;
   readonly description: string;
@@ -258,5 +282,6 @@ export interface WorkflowDefinition {
   readonly model: string | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
-  readonly triggers: { readonly webhook: readonly WebhookTrigger[] };
+  /** `schedule` is present only when the workflow has schedules. */
+  readonly triggers: { readonly webhook: readonly WebhookTrigger[]; readonly schedule?: readonly ScheduleTrigger[] };
 }

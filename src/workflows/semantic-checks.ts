@@ -9,6 +9,7 @@
  */
 
 import { didYouMean } from './did-you-mean.js';
+import { cronProblem, isTimeZone } from './cron.js';
 import { DependencyGraph, findDependencyProblems, formatCycle } from './graph.js';
 import type { GraphNode } from './graph.js';
 import type { PathSegment, Problem } from './problems.js';
@@ -170,6 +171,24 @@ function checkWebhookSlugs(triggers: unknown, problems: Problem[]): void {
   });
 }
 
+/** Each schedule's cron expression parses and its time zone exists (docs/decisions.md, Schedules). */
+function checkSchedules(triggers: unknown, problems: Problem[]): void {
+  if (!isDict(triggers) || !Array.isArray(triggers.schedule)) return;
+  triggers.schedule.forEach((trigger: unknown, index: number) => {
+    if (!isDict(trigger)) return;
+    if (typeof trigger.cron === 'string' && trigger.cron.trim() !== '') {
+      const problem = cronProblem(trigger.cron);
+      if (problem) problems.push({ path: ['triggers', 'schedule', index, 'cron'], message: `invalid cron expression '${trigger.cron}': ${problem}` });
+    }
+    if (typeof trigger.timezone === 'string' && trigger.timezone !== '' && !isTimeZone(trigger.timezone)) {
+      problems.push({
+        path: ['triggers', 'schedule', index, 'timezone'],
+        message: `unknown time zone '${trigger.timezone}' (an IANA name such as Europe/Berlin)`,
+      });
+    }
+  });
+}
+
 /** Every cross-field problem of a raw workflow value (well-typed or not). */
 export function semanticProblems(input: unknown): Problem[] {
   if (!isDict(input)) return [];
@@ -183,5 +202,6 @@ export function semanticProblems(input: unknown): Problem[] {
     for (const node of sketches) checkNodeTexts(node, ids, graph, problems);
   }
   checkWebhookSlugs(input.triggers, problems);
+  checkSchedules(input.triggers, problems);
   return problems;
 }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, readJsonLines, setProcessEnv, startServer, tempDir, waitFor, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, readJsonLines, readLog, setProcessEnv, startServer, tempDir, waitFor, type Json } from '../engine/helpers.js';
 import { connect, createConversation, FAKE_CODEX, send, waitForReply } from './helpers.js';
 
 let server: TestServer;
@@ -117,9 +117,39 @@ describe('codex', () => {
     const calls = readJsonLines(join(logs, 'codex.jsonl'));
     const one = calls.find((c) => c.stdin === 'codex one')!;
     const two = calls.find((c) => c.stdin === 'codex two')!;
-    expect(one.argv).toEqual(['exec', '--json', '-']);
-    expect(two.argv.slice(0, 3)).toEqual(['exec', '--json', 'resume']);
+    expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '-']);
+    expect(two.argv.slice(0, 4)).toEqual(['exec', '--json', '--skip-git-repo-check', 'resume']);
     expect(two.argv.at(-1)).toBe('-');
+  });
+
+  it("counts a resumed thread's own tokens, and survives the retry notice codex prints before succeeding", async () => {
+    const conversation = await createConversation(server, { assistant: 'codex' });
+    await waitForReply(server, conversation.id, await send(server, conversation.id, 'codex turn one'));
+    // The real codex reports a resumed thread's running total (24/10 here); the turn used 12/5.
+    const second = await waitForReply(server, conversation.id, await send(server, conversation.id, 'codex turn two [fake:reconnect]'));
+    expect(second).toMatchObject({
+      role: 'assistant',
+      content: 'fake codex reply: codex turn two [fake:reconnect]',
+      metadata: { tokens: { input: 12, output: 5 } },
+    });
+  });
+});
+
+describe('claude sessions', () => {
+  it('a session the agent no longer knows is dropped and the message answered in a new one', async () => {
+    const conversation = await createConversation(server);
+    await waitForReply(server, conversation.id, await send(server, conversation.id, 'remember me [fake:reply=first]'));
+    setProcessEnv({ FAKE_CLAUDE_FORGET_SESSIONS: '1' });
+    try {
+      const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, 'still there? [fake:reply=second]'));
+      expect(reply).toMatchObject({ role: 'assistant', content: 'second' });
+      expect(readLog(server.home).filter((e) => e.event === 'conversation.session_lost' && e.conversationId === conversation.id)).toHaveLength(1);
+      // The new session sticks: the next message resumes it (and is forgotten too, so it starts over again).
+      const third = await waitForReply(server, conversation.id, await send(server, conversation.id, 'and now [fake:reply=third]'));
+      expect(third.content).toBe('third');
+    } finally {
+      setProcessEnv({ FAKE_CLAUDE_FORGET_SESSIONS: '' });
+    }
   });
 });
 

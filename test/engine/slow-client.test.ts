@@ -13,7 +13,9 @@ let server: TestServer;
 let cwd: string;
 
 beforeAll(async () => {
-  cwd = await makeProject([{ name: 'chatter', nodes: [{ id: 'many', bash: 'for i in $(seq 1 3000); do echo "$i"; sleep 0.0005; done' }] }]);
+  // Lines 2 ms apart, so each is its own node_output event even on a loaded machine (a lagging
+  // reader merges what waits in the pipe into one chunk, and the run came out under the backlog bound).
+  cwd = await makeProject([{ name: 'chatter', nodes: [{ id: 'many', bash: 'for i in $(seq 1 3000); do echo "$i"; sleep 0.002; done' }] }]);
   server = await startServer();
 });
 afterAll(cleanupAll);

@@ -1,50 +1,15 @@
 // Run events over SSE with a real client (`eventsource`): the dashboard stream, conversation
 // streams, `?runId=`, and Last-Event-ID replay after a disconnect — every event exactly once.
-import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, getRun, type Json, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, waitForStatus } from './helpers.js';
+import { connect as connectTo } from '../helpers/sse-client.js';
+import { api, cleanupAll, getRun, type Json, makeProject, startRun, startServer, waitFor, waitForRun, waitForStatus } from './helpers.js';
 
 let server: TestServer;
 let project: string;
 
-interface Client {
-  events: Json[];
-  /** The SSE `id:` of each event, in arrival order. */
-  ids: string[];
-  until(predicate: (events: Json[]) => boolean, timeoutMs?: number): Promise<void>;
-  close(): void;
-}
-
-/** Opens an SSE stream and collects its events; resolves once the connection is open. */
-function connect(path: string, options: { lastEventId?: string } = {}): Promise<Client> {
-  const headers: Record<string, string> = options.lastEventId === undefined ? {} : { 'Last-Event-ID': options.lastEventId };
-  const source = new EventSource(`${server.url}${path}`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-  });
-  const client: Client = {
-    events: [],
-    ids: [],
-    until: (predicate, timeoutMs = 30_000) =>
-      waitFor(
-        () => predicate(client.events),
-        timeoutMs,
-        () => `for SSE events on ${path}; got ${client.events.map((e) => e.type).join(',')}`,
-      ).then(() => undefined),
-    close: () => source.close(),
-  };
-  source.onmessage = (message) => {
-    client.events.push(JSON.parse(message.data));
-    client.ids.push(message.lastEventId);
-  };
-  onCleanup(() => source.close());
-  return new Promise((resolve, reject) => {
-    source.onopen = () => resolve(client);
-    source.onerror = (error) => {
-      if (source.readyState === EventSource.CLOSED) reject(new Error(`SSE ${path} failed: ${error.message ?? error.code}`));
-    };
-  });
-}
+/** A client of this file's server. */
+const connect = (path: string, options: { lastEventId?: string } = {}) => connectTo(server, path, options);
 
 const ofRun = (events: Json[], runId: string) => events.filter((e) => e.runId === runId);
 const ended = (runId: string) => (events: Json[]) => events.some((e) => e.runId === runId && (e.type === 'run_completed' || e.type === 'run_failed'));

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { processVariables } from './process-env.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDuration, renderBash } from '../../workflows/index.js';
@@ -35,7 +36,7 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
   }
   let proc: ReturnType<typeof spawnGroup>;
   try {
-    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...env, ...variables } });
+    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...env, ...processVariables(variables) } });
     if (proc.child.pid !== undefined) onProcess(proc.child.pid);
   } catch (error) {
     // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.

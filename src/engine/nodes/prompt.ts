@@ -1,4 +1,5 @@
 import { agentEnvironment, AgentError } from '../../agents/index.js';
+import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 
@@ -35,7 +36,7 @@ export const promptRunner =
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,
-        env: agentEnvironment(process.env, { ...env, ...variables }),
+        env: agentEnvironment(process.env, { ...env, ...processVariables(variables) }),
         endpoint: assistants.endpointOf?.(assistant) ?? null,
         signal,
         firstEventTimeoutMs,

@@ -8,6 +8,8 @@ import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
+import { scheduleRoutes } from './schedules.js';
+import { webhookRoutes } from './webhooks.js';
 import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
 
@@ -32,6 +34,8 @@ export const routes: readonly RouteSpec[] = [
   ...streamRoutes,
   ...workspaceRoutes,
   ...conversationRoutes,
+  ...webhookRoutes,
+  ...scheduleRoutes,
   openApiRoute,
 ];
 

@@ -1,0 +1,31 @@
+/**
+ * Where schedules keep their firing state (docs/decisions.md, Schedules), behind an async
+ * repository so a database can take the file store's place: one record per schedule.
+ */
+
+import type { Store } from '../store/index.js';
+
+export interface ScheduleState {
+  /** sha256 of the workflow file, the schedule's index, cron and zone: a changed schedule starts afresh. */
+  readonly id: string;
+  readonly workflow: string;
+  /** The due time last handled (fired, skipped, or missed while down), ISO. */
+  readonly lastDueAt: string;
+  /** A firing recorded (durably) before its run was created: started again if a crash lost the run. */
+  readonly pendingRunId: string | null;
+  readonly lastRunId: string | null;
+}
+
+export interface ScheduleStateRepository {
+  get(id: string): Promise<ScheduleState | undefined>;
+  /** `sync: false` for what is cheap to redo; a firing's reservation is always synced. */
+  put(state: ScheduleState, options?: { sync?: boolean }): Promise<void>;
+}
+
+export async function openScheduleRepository(store: Store): Promise<ScheduleStateRepository> {
+  const collection = await store.collection<ScheduleState>('schedule-state', 'per-record');
+  return {
+    get: async (id) => collection.get(id),
+    put: (state, options) => collection.put(state, options),
+  };
+}

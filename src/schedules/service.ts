@@ -1,0 +1,211 @@
+/**
+ * Schedules (docs/decisions.md, Schedules): `triggers.schedule` of the workflows the catalog sees
+ * start runs with `trigger: "schedule"` when due. The clock is injected (`now`), and `tick(now)`
+ * is the whole decision, so tests drive time by hand.
+ *
+ * - A schedule first seen starts counting from then: nothing in the past fires.
+ * - Each tick handles the latest due time since the last one handled (several missed ones collapse
+ *   into one). A due time before this process started (the server was down) is not replayed.
+ * - A firing is recorded durably (`pendingRunId`) before its run is created; if a crash lost the
+ *   run, the next tick creates it, so a firing due while running is neither lost nor doubled.
+ * - `overlap: skip` starts none while the previous scheduled run is not terminal; `queue` keeps the
+ *   firing until that run ends.
+ */
+
+import { createHash } from 'node:crypto';
+import { newId } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+import { nextFiring, type ScheduleTrigger } from '../workflows/index.js';
+import type { ScheduleStateRepository } from './repository.js';
+
+/** One schedule of one workflow, as discovery found it. */
+export interface ScheduledWorkflow {
+  workflow: string;
+  filename: string;
+  cwd: string;
+  workspaceId: string | null;
+  index: number;
+  schedule: ScheduleTrigger;
+}
+
+export interface ScheduleDeps {
+  repository: ScheduleStateRepository;
+  logger: Logger;
+  /** Every schedule of the workflows visible to the server now. */
+  scheduled(): Promise<ScheduledWorkflow[]>;
+  startRun(request: {
+    runId: string;
+    workflow: string;
+    message: string;
+    cwd: string;
+    workspaceId: string | null;
+    variables: Record<string, string>;
+  }): Promise<unknown>;
+  /** A run's state: undefined when it does not exist. */
+  runState(runId: string): { terminal: boolean } | undefined;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+export interface ScheduleView {
+  workflow: string;
+  cron: string;
+  timezone: string | null;
+  overlap: 'skip' | 'queue';
+  next_at: string | null;
+  last_due_at: string | null;
+  last_run_id: string | null;
+}
+
+/** The firings a tick made or declined (for logs and tests). */
+export interface TickOutcome {
+  workflow: string;
+  dueAt: string;
+  outcome: 'fired' | 'skipped_overlap' | 'queued' | 'missed_while_down' | 'recovered';
+  runId?: string;
+}
+
+const MAX_CATCH_UP = 100_000;
+const TICK_MS = 15_000;
+
+export const scheduleId = (s: Pick<ScheduledWorkflow, 'filename' | 'index' | 'schedule'>) =>
+  createHash('sha256')
+    .update(`${s.filename}\n${s.index}\n${s.schedule.cron}\n${s.schedule.timezone ?? ''}`)
+    .digest('hex');
+
+export class ScheduleService {
+  readonly #deps: ScheduleDeps;
+  readonly #now: () => number;
+  /** Due times before this are missed while the server was down. */
+  readonly #startedAt: number;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<TickOutcome[]> | undefined;
+
+  constructor(deps: ScheduleDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#startedAt = this.#now();
+  }
+
+  /** Ticks now and every few seconds until `stop()` (the server). */
+  start(): void {
+    if (this.#timer) return;
+    const loop = () => {
+      void this.tick().finally(() => {
+        if (this.#timer) this.#timer = setTimeout(loop, TICK_MS).unref();
+      });
+    };
+    this.#timer = setTimeout(loop, 0).unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Handles every due schedule at `now`; one tick at a time. */
+  tick(now = this.#now()): Promise<TickOutcome[]> {
+    const run = (this.#ticking ?? Promise.resolve([])).then(() => this.#tick(now));
+    this.#ticking = run.catch((error: unknown) => {
+      this.#deps.logger.error('schedule.tick_failed', { error: (error as Error).message });
+      return [];
+    });
+    return run;
+  }
+
+  async list(now = this.#now()): Promise<ScheduleView[]> {
+    const views: ScheduleView[] = [];
+    for (const s of await this.#deps.scheduled()) {
+      const state = await this.#deps.repository.get(scheduleId(s));
+      const next = nextFiring(s.schedule.cron, s.schedule.timezone, new Date(now));
+      views.push({
+        workflow: s.workflow,
+        cron: s.schedule.cron,
+        timezone: s.schedule.timezone ?? null,
+        overlap: s.schedule.overlap,
+        next_at: next?.toISOString() ?? null,
+        last_due_at: state?.lastDueAt ?? null,
+        last_run_id: state?.lastRunId ?? null,
+      });
+    }
+    return views;
+  }
+
+  async #tick(now: number): Promise<TickOutcome[]> {
+    const outcomes: TickOutcome[] = [];
+    for (const s of await this.#deps.scheduled()) {
+      try {
+        const outcome = await this.#handle(s, now);
+        if (outcome) outcomes.push(outcome);
+      } catch (error) {
+        this.#deps.logger.error('schedule.firing_failed', { workflow: s.workflow, cron: s.schedule.cron, error: (error as Error).message });
+      }
+    }
+    for (const o of outcomes) this.#deps.logger.info(`schedule.${o.outcome}`, { ...o });
+    return outcomes;
+  }
+
+  async #handle(s: ScheduledWorkflow, now: number): Promise<TickOutcome | undefined> {
+    const { repository } = this.#deps;
+    const id = scheduleId(s);
+    const state = await repository.get(id);
+    if (!state) {
+      await repository.put({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
+      return undefined;
+    }
+    if (state.pendingRunId && !this.#deps.runState(state.pendingRunId)) {
+      // Recorded, then lost to a crash before the run existed: create it now, with the recorded id.
+      await this.#start(s, state.pendingRunId, state.lastDueAt);
+      await repository.put({ ...state, pendingRunId: null, lastRunId: state.pendingRunId }, { sync: false });
+      return { workflow: s.workflow, dueAt: state.lastDueAt, outcome: 'recovered', runId: state.pendingRunId };
+    }
+    let from = new Date(state.lastDueAt);
+    const first = nextFiring(s.schedule.cron, s.schedule.timezone, from);
+    if (!first || first.getTime() > now) return undefined;
+    if (first.getTime() < this.#startedAt) {
+      // Due while the server was down: not replayed; counting resumes from this process's start.
+      from = new Date(this.#startedAt - 1);
+      if (!latestDue(s.schedule, from, now)) {
+        await repository.put({ ...state, lastDueAt: from.toISOString(), pendingRunId: null }, { sync: false });
+        return { workflow: s.workflow, dueAt: first.toISOString(), outcome: 'missed_while_down' };
+      }
+    }
+    const due = latestDue(s.schedule, from, now);
+    if (!due) return undefined;
+    const dueAt = due.toISOString();
+    const previous = state.lastRunId ? this.#deps.runState(state.lastRunId) : undefined;
+    if (previous && !previous.terminal) {
+      if (s.schedule.overlap === 'queue') return { workflow: s.workflow, dueAt, outcome: 'queued' };
+      await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null }, { sync: false });
+      return { workflow: s.workflow, dueAt, outcome: 'skipped_overlap' };
+    }
+    const runId = newId('run');
+    await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: runId });
+    await this.#start(s, runId, dueAt);
+    await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null, lastRunId: runId }, { sync: false });
+    return { workflow: s.workflow, dueAt, outcome: 'fired', runId };
+  }
+
+  #start(s: ScheduledWorkflow, runId: string, dueAt: string) {
+    return this.#deps.startRun({
+      runId,
+      workflow: s.workflow,
+      message: s.schedule.message ?? `scheduled: ${s.schedule.cron}`,
+      cwd: s.cwd,
+      workspaceId: s.workspaceId,
+      variables: { TRIGGER_TYPE: 'schedule', SCHEDULE_CRON: s.schedule.cron, SCHEDULE_DUE_AT: dueAt },
+    });
+  }
+}
+
+/** The latest due time after `after` and at or before `now`, or undefined when none is due. */
+function latestDue(schedule: ScheduleTrigger, after: Date, now: number): Date | undefined {
+  let due = nextFiring(schedule.cron, schedule.timezone, after);
+  if (!due || due.getTime() > now) return undefined;
+  for (let i = 0; i < MAX_CATCH_UP; i++) {
+    const next = nextFiring(schedule.cron, schedule.timezone, due);
+    if (!next || next.getTime() > now) break;
+    due = next;
+  }
+  return due;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import {
+  DELIVERY_OUTCOMES,
+  DeliveryViewSchema,
+  SIGNATURE_HEADER,
+  toDeliveryView,
+  toTriggerView,
+  WEBHOOK_BODY_LIMIT,
+  WebhookTriggerViewSchema,
+} from '../../webhooks/index.js';
+import { defineRoute, reply } from '../route.js';
+
+/**
+ * Webhooks (docs/decisions.md, Webhooks): the signed public endpoint outside `/api/`, the
+ * registered triggers, and the delivery history. Answers never carry a secret or a signature.
+ */
+
+const Accepted = z.object({ accepted: z.literal(true), run_id: z.string() });
+const Skipped = z.union([
+  z.object({ skipped: z.literal('duplicate'), run_id: z.string(), first_received_at: z.string() }),
+  z.object({ skipped: z.enum(['event_mismatch', 'filter_mismatch']) }),
+]);
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/workflow/{slug}',
+    summary: `A signed webhook delivery: ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the raw body>; at most 256 KiB`,
+    tag: 'webhooks',
+    params: z.object({ slug: z.string().describe('the trigger slug') }),
+    rawBody: true,
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    security: 'webhookSignature',
+    errors: [400, 401, 404, 409, 413, 503],
+    responses: {
+      202: { description: 'Accepted: a run was created', schema: Accepted },
+      200: { description: 'Skipped: a duplicate, or the event or filter does not match', schema: Skipped },
+    },
+    handle: async ({ ctx, params, raw, headers }) => {
+      const answer = await ctx.webhooks.receive(params.slug, raw ?? new Uint8Array(), headers.get(SIGNATURE_HEADER));
+      return reply(answer.status, answer.body);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/webhooks',
+    summary: 'The registered webhook triggers, and whether the secret of each is configured (never its value)',
+    tag: 'webhooks',
+    responses: { 200: { description: 'Triggers by slug', schema: z.object({ webhooks: z.array(WebhookTriggerViewSchema) }) } },
+    handle: async ({ ctx }) => ({
+      webhooks: await Promise.all(ctx.workflows.triggers().map(async (t) => toTriggerView(t, (await ctx.webhooks.secretOf(t)) !== undefined))),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/webhooks/deliveries',
+    summary: 'Recent webhook deliveries, newest first (a bounded history): why each was accepted, skipped or refused',
+    tag: 'webhooks',
+    query: z.object({
+      slug: z.string().optional(),
+      outcome: z.enum(DELIVERY_OUTCOMES).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+    }),
+    errors: [400],
+    responses: { 200: { description: 'Deliveries', schema: z.object({ deliveries: z.array(DeliveryViewSchema) }) } },
+    handle: async ({ ctx, query }) => ({ deliveries: (await ctx.webhooks.listDeliveries(query)).map(toDeliveryView) }),
+  }),
+];

@@ -1,0 +1,251 @@
+/**
+ * The webhook endpoint's decisions (docs/decisions.md, Webhooks), in the contract's order: trigger
+ * by slug (404) → secret (503) → signature (401) → JSON object (400) → event (200 skipped) →
+ * filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict) → the
+ * workflow still exists (409) → 202 with a run. The size limit (413) is the route's, checked while
+ * the body is read. Every delivery is logged and kept in the bounded history.
+ */
+
+import { createHash } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TriggerRecord } from '../catalog/trigger-registry.js';
+import { isApiError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+import { eventOf, idempotencyKeyOf, matchesFilter, parsePayload } from './payload.js';
+import type { DedupeRecord, DeliveryOutcome, DeliveryRecord } from './records.js';
+import type { WebhookRepositories } from './repository.js';
+import { verifySignature } from './signature.js';
+
+/** The largest body the endpoint takes. */
+export const WEBHOOK_BODY_LIMIT = 256 * 1024;
+/** The file in a webhook run's artifacts holding the exact payload bytes (`$TRIGGER_PAYLOAD_FILE`). */
+export const PAYLOAD_FILE = 'trigger-payload.json';
+const PRUNE_EVERY_MS = 60_000;
+
+export interface WebhookAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** What the service uses; the composition root wires it (app/context.ts). */
+export interface WebhookDeps {
+  repositories: WebhookRepositories;
+  logger: Logger;
+  /** The registered trigger of a slug. */
+  findTrigger(slug: string): TriggerRecord | undefined;
+  /** A workspace's env values (secrets are looked up there first). */
+  workspaceEnv(workspaceId: string): Promise<Record<string, string>>;
+  /** A variable of the server's environment (looked up second). */
+  processSecret(name: string): string | undefined;
+  /** Starts the run; rejects with `workflow_not_found` when the workflow is gone. */
+  startRun(request: { runId: string; workflow: string; message: string; cwd: string; variables: Record<string, string> }): Promise<{ id: string }>;
+  /** Whether a run exists (a dedupe record left `reserved` by a crash may point at none). */
+  runExists(runId: string): boolean;
+  /** Where a run's artifacts live. */
+  artifactsDir(runId: string): string;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+const error = (status: number, code: string, message: string): WebhookAnswer => ({ status, body: { error: code, message } });
+
+export class WebhookService {
+  readonly #deps: WebhookDeps;
+  readonly #now: () => number;
+  /** One delivery per (slug, key) at a time in this process; the repository's insert-if-absent guards across processes. */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+  #lastPrune = 0;
+
+  constructor(deps: WebhookDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** The secret of a trigger, or undefined when its variable is unset or empty (never an empty key). */
+  async secretOf(trigger: TriggerRecord): Promise<string | undefined> {
+    const name = trigger.trigger.secretEnv;
+    const fromWorkspace = trigger.workspaceId
+      ? (await this.#deps.workspaceEnv(trigger.workspaceId).catch((): Record<string, string> => ({})))[name]
+      : undefined;
+    const secret = fromWorkspace || this.#deps.processSecret(name);
+    return secret ? secret : undefined;
+  }
+
+  listDeliveries = (filter: Parameters<WebhookRepositories['deliveries']['list']>[0]) => this.#deps.repositories.deliveries.list(filter);
+
+  async receive(slug: string, raw: Uint8Array, signature: string | null): Promise<WebhookAnswer> {
+    const receivedAt = this.#now();
+    const note: Partial<DeliveryRecord> = {};
+    const answer = await this.#decide(slug, raw, signature, receivedAt, note);
+    const delivery: DeliveryRecord = {
+      id: newId('dlv'),
+      slug,
+      workflow: note.workflow ?? null,
+      outcome: note.outcome ?? 'accepted',
+      status: answer.status,
+      event: note.event ?? null,
+      key: note.key ?? null,
+      runId: note.runId ?? null,
+      receivedAt: new Date(receivedAt).toISOString(),
+    };
+    const { id: _id, receivedAt: _at, ...fields } = delivery;
+    this.#deps.logger.info('webhook.delivery', fields);
+    // The history is for people (it is listed from memory at once); its file write is not waited for.
+    void this.#deps.repositories.deliveries.append(delivery).catch((e: unknown) => {
+      this.#deps.logger.warn('webhook.delivery_log_failed', { slug, error: (e as Error).message });
+    });
+    this.#pruneNowAndThen(receivedAt);
+    return answer;
+  }
+
+  async #decide(slug: string, raw: Uint8Array, signature: string | null, receivedAt: number, note: Partial<Mutable<DeliveryRecord>>): Promise<WebhookAnswer> {
+    const outcome = (o: DeliveryOutcome) => (note.outcome = o);
+    const trigger = this.#deps.findTrigger(slug);
+    if (!trigger) {
+      outcome('webhook_trigger_not_found');
+      return error(404, 'webhook_trigger_not_found', `No webhook trigger has the slug '${slug}'.`);
+    }
+    note.workflow = trigger.workflow;
+    const secret = await this.secretOf(trigger);
+    if (secret === undefined) {
+      outcome('webhook_secret_missing');
+      return error(
+        503,
+        'webhook_secret_missing',
+        `The secret variable ${trigger.trigger.secretEnv} is not set (workspace env vars, then the server's environment).`,
+      );
+    }
+    if (!verifySignature(secret, raw, signature)) {
+      outcome('invalid_signature');
+      return error(401, 'invalid_signature', 'The x-svc-signature-256 header is missing or is not the HMAC-SHA256 of the body.');
+    }
+    const payload = parsePayload(raw);
+    if (!payload) {
+      outcome('invalid_json');
+      return error(400, 'invalid_json', 'The body is not a JSON object.');
+    }
+    const event = eventOf(payload);
+    note.event = event ?? null;
+    if (event !== trigger.trigger.event) {
+      outcome('event_mismatch');
+      return { status: 200, body: { skipped: 'event_mismatch' } };
+    }
+    if (!matchesFilter(payload, trigger.trigger.filter)) {
+      outcome('filter_mismatch');
+      return { status: 200, body: { skipped: 'filter_mismatch' } };
+    }
+    const key = idempotencyKeyOf(payload, trigger.trigger.idempotencyKey);
+    if (key === undefined) {
+      outcome('invalid_idempotency_key');
+      return error(400, 'invalid_idempotency_key', `The payload field '${trigger.trigger.idempotencyKey}' must be a non-empty string, a number or a boolean.`);
+    }
+    note.key = key;
+    const id = createHash('sha256').update(`${slug}\n${key}`).digest('hex');
+    // Deliveries of one key wait for each other, so the second sees the first's run.
+    const previous = this.#inFlight.get(id) ?? Promise.resolve();
+    const turn = previous.then(() => this.#dedupeAndStart(id, trigger, raw, key, event, receivedAt, note));
+    const settled = turn.catch(() => {});
+    this.#inFlight.set(id, settled);
+    try {
+      return await turn;
+    } finally {
+      if (this.#inFlight.get(id) === settled) this.#inFlight.delete(id);
+    }
+  }
+
+  async #dedupeAndStart(
+    id: string,
+    trigger: TriggerRecord,
+    raw: Uint8Array,
+    key: string,
+    event: string,
+    receivedAt: number,
+    note: Partial<Mutable<DeliveryRecord>>,
+  ): Promise<WebhookAnswer> {
+    const bodyHash = createHash('sha256').update(raw).digest('hex');
+    const at = new Date(receivedAt).toISOString();
+    const candidate: DedupeRecord = {
+      id,
+      slug: trigger.slug,
+      key,
+      bodyHash,
+      runId: newId('run'),
+      state: 'reserved',
+      firstReceivedAt: at,
+      expiresAt: receivedAt + trigger.trigger.dedupeWindowSec * 1000,
+    };
+    const { dedupe } = this.#deps.repositories;
+    let record = candidate;
+    const inserted = await dedupe.insertIfAbsent(candidate, receivedAt);
+    if (!inserted.inserted) {
+      const existing = inserted.existing;
+      const orphan = existing.state === 'reserved' && !this.#deps.runExists(existing.runId);
+      if (!orphan) {
+        note.runId = existing.runId;
+        if (existing.bodyHash !== bodyHash) {
+          note.outcome = 'idempotency_key_conflict';
+          return error(409, 'idempotency_key_conflict', `The idempotency key '${key}' was accepted at ${existing.firstReceivedAt} with a different payload.`);
+        }
+        note.outcome = 'duplicate';
+        return { status: 200, body: { skipped: 'duplicate', run_id: existing.runId, first_received_at: existing.firstReceivedAt } };
+      }
+      // A crash came between reserving the key and creating its run: this delivery takes the run over.
+      record = { ...candidate, runId: existing.runId, firstReceivedAt: existing.firstReceivedAt, expiresAt: existing.expiresAt };
+      await dedupe.replace(record);
+    }
+
+    // The registry keeps the slug of a deleted workflow file as a tombstone: never start a namesake.
+    if (trigger.removed) {
+      await dedupe.release(record);
+      return notAvailable(trigger, note);
+    }
+    const runId = record.runId;
+    const text = new TextDecoder().decode(raw);
+    const dir = this.#deps.artifactsDir(runId);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, PAYLOAD_FILE), raw);
+      await this.#deps.startRun({
+        runId,
+        workflow: trigger.workflow,
+        message: text,
+        cwd: trigger.cwd,
+        variables: {
+          TRIGGER_TYPE: 'webhook',
+          TRIGGER_PAYLOAD: text,
+          TRIGGER_PAYLOAD_FILE: join(dir, PAYLOAD_FILE),
+          WEBHOOK_EVENT: event,
+          WEBHOOK_IDEMPOTENCY_KEY: key,
+          WEBHOOK_RECEIVED_AT: at,
+        },
+      });
+    } catch (cause) {
+      await dedupe.release(record);
+      await rm(dir, { recursive: true, force: true });
+      if (isApiError(cause) && cause.code === 'workflow_not_found') return notAvailable(trigger, note);
+      throw cause;
+    }
+    // The run exists now; if this write is lost to a crash, the `reserved` record still points at it.
+    await dedupe.replace({ ...record, state: 'accepted' }, { sync: false });
+    note.runId = runId;
+    note.outcome = 'accepted';
+    return { status: 202, body: { accepted: true, run_id: runId } };
+  }
+
+  #pruneNowAndThen(now: number): void {
+    if (now - this.#lastPrune < PRUNE_EVERY_MS) return;
+    this.#lastPrune = now;
+    this.#deps.repositories.dedupe.pruneExpired(now).catch((e: unknown) => {
+      this.#deps.logger.warn('webhook.prune_failed', { error: (e as Error).message });
+    });
+  }
+}
+
+function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>): WebhookAnswer {
+  note.outcome = 'workflow_not_available';
+  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.`);
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

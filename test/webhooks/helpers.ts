@@ -1,0 +1,109 @@
+// Shared helpers of the webhook tests: a project with webhook-triggered workflows, a real server
+// that sees it, and deliveries signed like a producer signs them (node:crypto, over the exact bytes).
+import { createHmac } from 'node:crypto';
+import { request } from 'node:http';
+import type { TestServer } from '../helpers/server.js';
+import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
+
+export const SECRET = 'topsecret-push';
+export const sign = (body: string | Uint8Array, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** The bash node of the hook workflow prints what its environment carries. */
+const SHOW_SCRIPT = [
+  'printf "%s\\n" "type=$TRIGGER_TYPE" "event=$WEBHOOK_EVENT" "key=$WEBHOOK_IDEMPOTENCY_KEY" "at=$WEBHOOK_RECEIVED_AT" "len=${#TRIGGER_PAYLOAD}"',
+  'echo "file=$(sha256sum < "$TRIGGER_PAYLOAD_FILE" | cut -d" " -f1)"',
+  '[ "$TRIGGER_PAYLOAD" = "$(cat "$TRIGGER_PAYLOAD_FILE")" ] && echo same-as-file || echo differs-from-file',
+].join('\n');
+
+export function hookWorkflow(name: string, triggers: string[]): string {
+  return [
+    `name: ${name}`,
+    `description: reacts to pushes`,
+    'nodes:',
+    '  - id: show',
+    '    bash: |',
+    ...SHOW_SCRIPT.split('\n').map((line) => `      ${line}`),
+    'triggers:',
+    '  webhook:',
+    ...triggers.map((t) => `    - ${t}`),
+  ].join('\n');
+}
+
+/** A project with `hook` (slugs on-push, main-only, no-secret, short) and `gone` (slug gone). */
+export async function makeHookProject(): Promise<Project> {
+  const project = await makeProject();
+  await project.write(
+    'hook.yaml',
+    hookWorkflow('hook', [
+      '{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
+      '{ event: push, slug: main-only, secret_env: PUSH_SECRET, idempotency_key: delivery_id, filter: { ref: refs/heads/main, forced: false } }',
+      '{ event: push, slug: no-secret, secret_env: UNSET_SECRET_FOR_TESTS, idempotency_key: delivery_id }',
+      '{ event: push, slug: short, secret_env: PUSH_SECRET, idempotency_key: delivery_id, dedupe_window_sec: 1 }',
+    ]),
+  );
+  await project.write(
+    'prompted.yaml',
+    [
+      'name: prompted',
+      'description: the trigger variables in a prompt template',
+      'nodes:',
+      '  - id: ask',
+      '    prompt: "type=$TRIGGER_TYPE event=$WEBHOOK_EVENT key=$WEBHOOK_IDEMPOTENCY_KEY at=$WEBHOOK_RECEIVED_AT payload=$TRIGGER_PAYLOAD"',
+      'triggers:',
+      '  webhook:',
+      '    - { event: push, slug: prompted, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
+    ].join('\n'),
+  );
+  await project.write('gone.yaml', hookWorkflow('gone', ['{ event: push, slug: gone, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']));
+  return project;
+}
+
+export interface Delivery {
+  status: number;
+  body: any;
+}
+
+/** Posts `body` (exact bytes) to `/webhooks/workflow/<slug>` over a real socket; signed with SECRET unless `signature` says otherwise. */
+export async function deliver(
+  baseUrl: string,
+  slug: string,
+  body: string | Uint8Array,
+  options: { signature?: string | null; headers?: Record<string, string> } = {},
+): Promise<Delivery> {
+  const signature = options.signature === undefined ? sign(body) : options.signature;
+  const response = await fetch(`${baseUrl}/webhooks/workflow/${slug}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-svc-signature-256': signature }), ...options.headers },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Posts a body in chunks without Content-Length (chunked transfer encoding). */
+export function deliverChunked(baseUrl: string, slug: string, chunks: Buffer[], signature: string): Promise<Delivery> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`/webhooks/workflow/${slug}`, baseUrl);
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-signature-256': signature } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+    // The server may answer 413 and close before every chunk is written.
+    req.on('error', reject);
+    let i = 0;
+    const next = () => {
+      if (i >= chunks.length) return req.end();
+      const ok = req.write(chunks[i++]);
+      if (ok) setImmediate(next);
+      else req.once('drain', next);
+    };
+    next();
+  });
+}
+
+/** Registers the triggers of `dir`: a discovery pass (a listing) of that directory, as the API does. */
+export async function registerTriggers(server: Pick<TestServer, 'json'>, dir: string): Promise<void> {
+  const { status } = await server.json('GET', withCwd('/api/workflows', dir));
+  if (status !== 200) throw new Error(`listing workflows of ${dir} answered ${status}`);
+}
