@@ -8,7 +8,8 @@
 // server start to the first /health 200 ÷ `node -e 0`; idle server RSS.
 //
 // Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`),
-// `bench/engine.mjs` (export `benchEngine()`) or `bench/conversations.mjs` (`benchConversations()`) exist they are imported and their rows join the table.
+// `bench/engine.mjs` (export `benchEngine()`), `bench/conversations.mjs` (`benchConversations()`), `bench/webhooks.mjs`
+// (`benchWebhooks()`) or `bench/benchmarks.mjs` (`benchBenchmarks()`) exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
 // `value` (a bare number means "equal to"). Rows with a target get PASS or MISS.
@@ -353,6 +354,7 @@ async function main() {
     rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
     rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));
     rows.push(...(await moduleRows('webhooks.mjs', 'benchWebhooks')));
+    rows.push(...(await moduleRows('benchmarks.mjs', 'benchBenchmarks')));
   }
   console.log('');
   printTable(rows);

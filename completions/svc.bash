@@ -6,16 +6,16 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|-L|-m|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|-m|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status openapi update-check config workflow chat webhook schedule workspace commands run runs watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "") words='serve status openapi update-check config workflow chat webhook schedule workspace commands run runs bench watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
     "serve") words='-p --port --host --help' ;;
     "status") words='--help' ;;
     "openapi") words='--help' ;;
@@ -59,8 +59,12 @@ _svc() {
     "commands") words='--cwd --help' ;;
     "run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
     "runs") words='list show --help' ;;
-    "runs list") words='-s --status --workflow -L --limit --help' ;;
+    "runs list") words='-s --status --workflow --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;
+    "bench") words='show compare workflows --help' ;;
+    "bench show") words='--since -L --limit --help' ;;
+    "bench compare") words='--help' ;;
+    "bench workflows") words='--help' ;;
     "watch") words='-c --conversation -a --all --exit-status --verbose --help' ;;
     "cancel") words='--help' ;;
     "abandon") words='--help' ;;

@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow -L -m --comment -r --reason
+            case --url -p --port --host --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L -m --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -38,6 +38,7 @@ complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and director
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
 complete -c svc -n '__svc_path_is ' -a 'runs' -d 'list and inspect runs'
+complete -c svc -n '__svc_path_is ' -a 'bench' -d 'node times and costs of recent runs: svc bench <workflow>, compare, workflows'
 complete -c svc -n '__svc_path_is ' -a 'watch' -d 'follow a run live (or a conversation, or every run)'
 complete -c svc -n '__svc_path_is ' -a 'cancel' -d 'cancel a pending or running run'
 complete -c svc -n '__svc_path_is ' -a 'abandon' -d 'abandon a pending, running or paused run'
@@ -128,7 +129,14 @@ complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
+complete -c svc -n '__svc_path_is runs list' -l since -r -d 'runs created since: 24h, 7d, 2w or an ISO date'
+complete -c svc -n '__svc_path_is runs list' -l until -r -d 'runs created until: 24h, 7d, 2w (ago) or an ISO date'
 complete -c svc -n '__svc_path_is runs list' -s L -l limit -r -d 'at most this many (1-200, default 50)'
+complete -c svc -n '__svc_path_is bench' -a 'show' -d 'percentiles of a workflow'\''s recent runs and of each node (svc bench <workflow>)'
+complete -c svc -n '__svc_path_is bench' -a 'compare' -d 'two runs node by node: times, the delta, costs'
+complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows that have runs'
+complete -c svc -n '__svc_path_is bench show' -l since -r -d 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'
+complete -c svc -n '__svc_path_is bench show' -s L -l limit -r -d 'the newest n completed or failed runs (1-200, default 20)'
 complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conversation'\''s messages and the events of its runs'
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'
 complete -c svc -n '__svc_path_is watch' -l exit-status -d 'exit with the run'\''s outcome (0 completed, 1 failed, 3 cancelled, 4 paused)'

@@ -141,6 +141,20 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'show', description: 'a run: nodes with status, duration, cost, and a timeline', load: () => import('./commands/run/show.js') },
     ],
   },
+  {
+    name: 'bench',
+    description: 'node times and costs of recent runs: svc bench <workflow>, compare, workflows',
+    subcommands: [
+      {
+        name: 'show',
+        description: "percentiles of a workflow's recent runs and of each node (svc bench <workflow>)",
+        isDefault: true,
+        load: () => import('./commands/bench/show.js'),
+      },
+      { name: 'compare', description: 'two runs node by node: times, the delta, costs', load: () => import('./commands/bench/compare.js') },
+      { name: 'workflows', description: 'list the workflows that have runs', load: () => import('./commands/bench/workflows.js') },
+    ],
+  },
   { name: 'watch', description: 'follow a run live (or a conversation, or every run)', load: () => import('./commands/run/watch.js') },
   { name: 'cancel', description: 'cancel a pending or running run', load: () => import('./commands/run/cancel.js') },
   { name: 'abandon', description: 'abandon a pending, running or paused run', load: () => import('./commands/run/abandon.js') },

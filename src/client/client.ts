@@ -3,6 +3,11 @@ import { followStream, type EventFeed, type FollowOptions } from './events.js';
 import type { ApiRequest, Transport } from './transport.js';
 import type {
   AssistantsConfig,
+  Benchmark,
+  BenchmarkQuery,
+  Comparison,
+  DashboardQuery,
+  DashboardRuns,
   AssistantsPatch,
   Conversation,
   ConversationList,
@@ -50,6 +55,15 @@ export interface SvcClient {
     approve(runId: string, input?: { comment?: string }): Promise<RunView>;
     reject(runId: string, input?: { reason?: string }): Promise<RunView>;
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
+  };
+  bench: {
+    /** Percentiles over the newest completed and failed runs of a workflow. */
+    workflow(query: BenchmarkQuery): Promise<Benchmark>;
+    compare(runA: string, runB: string): Promise<Comparison>;
+    workflows(): Promise<{ workflows: string[] }>;
+  };
+  dashboard: {
+    runs(query?: DashboardQuery): Promise<DashboardRuns>;
   };
   workflows: {
     list(cwd?: string): Promise<WorkflowListing>;
@@ -166,6 +180,14 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       approve: (runId, input = {}) => call('POST', run(runId, 'approve'), input),
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),
+    },
+    bench: {
+      workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),
+      compare: (runA, runB) => call('GET', withQuery('/api/runs/benchmark/compare', { runA, runB })),
+      workflows: () => call('GET', '/api/runs/benchmark/workflows'),
+    },
+    dashboard: {
+      runs: (query = {}) => call('GET', withQuery('/api/dashboard/runs', { ...query })),
     },
     workflows: {
       list: (cwd) => call('GET', withQuery('/api/workflows', { cwd })),

@@ -10,6 +10,7 @@ import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js'
 import type { ConfigView } from '../config/view.js';
 import type { z } from 'zod';
 import type { RunView } from '../engine/run-view.js';
+import type { Benchmark, Comparison, DashboardRuns } from '../engine/benchmark.js';
 import type { StartRunBodySchema } from '../engine/schemas.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
@@ -22,6 +23,7 @@ export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
 export type { EnvironmentView, Workspace };
 export type { DeliveryOutcome, DeliveryView, ScheduleView, WebhookTriggerView };
+export type { Benchmark, Comparison, DashboardRuns };
 export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunView, SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary };
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
@@ -43,6 +45,25 @@ export interface RunListQuery {
   status?: string;
   workflow?: string;
   conversationId?: string;
+  /** `<n>h|d|w` or an ISO date, as the dashboard query takes them. */
+  since?: string;
+  until?: string;
+  limit?: string | number;
+  offset?: string | number;
+}
+/** `GET /api/runs/benchmark`, as the user typed it: the route validates it. */
+export interface BenchmarkQuery {
+  workflow: string;
+  since?: string;
+  limit?: string | number;
+}
+/** `GET /api/dashboard/runs`. */
+export interface DashboardQuery {
+  status?: string;
+  workflow?: string;
+  workspace_id?: string;
+  since?: string;
+  until?: string;
   limit?: string | number;
   offset?: string | number;
 }

@@ -27,6 +27,10 @@ export interface RunFilter {
   status?: RunStatus[];
   workflow?: string;
   conversationId?: string;
+  workspaceId?: string;
+  /** Runs created at or after / at or before these times (epoch ms). */
+  sinceMs?: number;
+  untilMs?: number;
   limit?: number;
   offset?: number;
 }

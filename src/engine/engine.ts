@@ -396,7 +396,7 @@ export class RunEngine {
   }
 
   /** Runs, newest first (ids grow with time), one page of them. */
-  list(filter: RunFilter = {}): { runs: RunRecord[]; total: number } {
+  list(filter: RunFilter = {}): ReturnType<RunStore['list']> {
     return this.runs.list(filter);
   }
 

@@ -76,6 +76,8 @@ export async function transition(runs: RunStore, run: RunRecord, change: RunChan
   }
   Object.assign(run, options.patch, { status: to });
   await runs.save(run);
+  // Where a run ends (or is continued by resume): the benchmarks' summary index follows, before the event announces it.
+  await runs.summaries.update(run);
   for (const event of options.events ?? []) await runs.emit(run, event.type, event.fields as never);
 }
 

@@ -4,7 +4,8 @@ import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
 import type { RunFilter } from './engine-deps.js';
-import type { RunRecord } from './types.js';
+import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
+import type { RunRecord, RunStatus } from './types.js';
 
 /**
  * Runs and their events on the store: one record file per run (a state change costs the same
@@ -15,13 +16,19 @@ import type { RunRecord } from './types.js';
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
+  /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
+  #newestFirst: RunRecord[] | undefined;
+  /** The per-workflow summaries of ended runs that benchmarks read (run-summaries.ts). */
+  readonly summaries: RunSummaryIndex;
 
   private constructor(
     private readonly runs: Collection<RunRecord>,
     private readonly events: AppendLog<RunEvent>,
     private readonly store: Store,
     private readonly bus: EventPublisher<RunStreamEvent>,
-  ) {}
+  ) {
+    this.summaries = openRunSummaryIndex(runs.all());
+  }
 
   static async open(store: Store, bus: EventPublisher<RunStreamEvent>): Promise<RunStore> {
     return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
@@ -59,26 +66,51 @@ export class RunStore {
    */
   save(run: RunRecord, options?: PutOptions): Promise<void> {
     run.updatedAt = new Date().toISOString();
+    if (!this.runs.get(run.id)) this.#newestFirst = undefined;
     return this.runs.put(run, options);
   }
 
   async delete(run: RunRecord): Promise<void> {
     await this.runs.delete(run.id);
+    this.#newestFirst = undefined;
+    await this.summaries.remove(run.id);
     this.#seq.delete(run.id);
   }
 
-  /** A page of runs, newest first: a query (filter, order, page) a database answers as one. */
-  list(filter: RunFilter): { runs: RunRecord[]; total: number } {
-    const matches = this.runs
-      .filter(
-        (r) =>
-          (!filter.status?.length || filter.status.includes(r.status)) &&
-          (!filter.workflow || r.workflow === filter.workflow) &&
-          (!filter.conversationId || r.conversationId === filter.conversationId),
-      )
-      .sort((a, b) => (a.id < b.id ? 1 : -1));
+  /**
+   * A page of runs, newest first, with the number of matches and the matches per state (the status
+   * filter aside): a query (filter, order, page, count) a database answers as one.
+   */
+  list(filter: RunFilter): { runs: RunRecord[]; total: number; counts: Partial<Record<RunStatus, number>> } {
+    this.#newestFirst ??= this.runs.all().sort((a, b) => (a.id < b.id ? 1 : -1));
     const offset = filter.offset ?? 0;
-    return { runs: matches.slice(offset, offset + (filter.limit ?? 50)), total: matches.length };
+    const limit = filter.limit ?? 50;
+    const runs: RunRecord[] = [];
+    const counts: Partial<Record<RunStatus, number>> = {};
+    let total = 0;
+    // Stored times are ISO strings in UTC (toISOString), which compare as text in time order.
+    const since = filter.sinceMs === undefined ? undefined : new Date(filter.sinceMs).toISOString();
+    const until = filter.untilMs === undefined ? undefined : new Date(filter.untilMs).toISOString();
+    for (const r of this.#newestFirst) {
+      if (
+        (filter.workflow && r.workflow !== filter.workflow) ||
+        (filter.conversationId && r.conversationId !== filter.conversationId) ||
+        (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
+        (since !== undefined && r.createdAt < since) ||
+        (until !== undefined && r.createdAt > until)
+      )
+        continue;
+      counts[r.status] = (counts[r.status] ?? 0) + 1;
+      if (filter.status?.length && !filter.status.includes(r.status)) continue;
+      if (total >= offset && runs.length < limit) runs.push(r);
+      total++;
+    }
+    return { runs, total, counts };
+  }
+
+  /** Every workflow with at least one run record, sorted. */
+  async workflows(): Promise<string[]> {
+    return [...new Set(this.runs.all().map((r) => r.workflow))].sort();
   }
 
   /**

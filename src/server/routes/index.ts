@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi.js';
 import { defineRoute, type RouteSpec } from '../route.js';
+import { benchmarkRoutes } from './benchmarks.js';
 import { configRoutes } from './config.js';
 import { conversationRoutes } from './conversations.js';
 import { healthRoutes } from './health.js';
@@ -29,6 +30,7 @@ export const routes: readonly RouteSpec[] = [
   ...workflowRoutes,
   ...commandRoutes,
   ...runRoutes,
+  ...benchmarkRoutes,
   ...streamRoutes,
   ...workspaceRoutes,
   ...conversationRoutes,

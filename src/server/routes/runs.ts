@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
+import { parseTimeBound } from '../../engine/benchmark.js';
 import { toRunView } from '../../engine/run-view.js';
 import { RunDetailSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
 import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
@@ -24,6 +25,8 @@ const ListQuery = z.object({
   status: StatusList.optional().describe('comma-separated run states'),
   workflow: z.string().optional(),
   conversationId: z.string().optional(),
+  since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date (as the dashboard query)'),
+  until: z.string().optional().describe('runs created until: `<n>h|d|w` ago or an ISO date'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
 });
@@ -73,7 +76,13 @@ export const runRoutes = [
     errors: [400],
     responses: { 200: { description: 'Runs', schema: z.object({ runs: z.array(RunSchema), total: z.number().int() }) } },
     handle: ({ ctx, query }) => {
-      const { runs, total } = ctx.engine.list(query);
+      const { since, until, ...filter } = query;
+      const now = Date.now();
+      const { runs, total } = ctx.engine.list({
+        ...filter,
+        sinceMs: parseTimeBound(since, now),
+        untilMs: parseTimeBound(until, now, 'invalid_until', 'until'),
+      });
       return { runs: runs.map((run) => toRunView(run)), total };
     },
   }),

@@ -6,6 +6,7 @@ import { formatCost, formatMs } from './_outcome.js';
 
 /** The API checks the filters (one rule for both front ends); a bad flag is still a usage error here. */
 function asUsageError(error: unknown): unknown {
+  if (error instanceof ApiResponseError && (error.error === 'invalid_since' || error.error === 'invalid_until')) return new UsageError(error.message);
   if (!(error instanceof ApiResponseError) || error.error !== 'invalid_request') return error;
   const [issue] = error.issues;
   if (issue?.path === 'limit') return new UsageError('--limit takes a whole number from 1 to 200');
@@ -17,12 +18,14 @@ export default defineCommand({
   options: {
     status: ['-s, --status <states>', 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'],
     workflow: ['--workflow <name>', 'only runs of this workflow'],
+    since: ['--since <when>', 'runs created since: 24h, 7d, 2w or an ISO date'],
+    until: ['--until <when>', 'runs created until: 24h, 7d, 2w (ago) or an ISO date'],
     limit: ['-L, --limit <n>', 'at most this many (1-200, default 50)'],
   },
   run: async (cmd, _args, options) => {
     const result = await cmd
       .client()
-      .runs.list({ status: options.status, workflow: options.workflow, limit: options.limit ?? 50 })
+      .runs.list({ status: options.status, workflow: options.workflow, since: options.since, until: options.until, limit: options.limit ?? 50 })
       .catch((error: unknown) => {
         throw asUsageError(error);
       });

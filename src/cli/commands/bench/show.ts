@@ -1,0 +1,44 @@
+import { defineCommand } from '../../define-command.js';
+import { printJson, printTable, styler } from '../../output.js';
+import { formatCost, formatMs } from '../run/_outcome.js';
+import { asUsageError, bar } from './_format.js';
+
+/**
+ * `svc bench <workflow>`: the summary line, then each node's p50, p95, runs and cost; on a TTY a
+ * bar of each node's p50, the slowest in red, so the slow node is seen before it is read.
+ */
+export default defineCommand({
+  args: [['<workflow>', 'workflow name']],
+  options: {
+    since: ['--since <when>', 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'],
+    limit: ['-L, --limit <n>', 'the newest n completed or failed runs (1-200, default 20)'],
+  },
+  run: async (cmd, [workflow], options) => {
+    const result = await cmd
+      .client()
+      .bench.workflow({ workflow, since: options.since, limit: options.limit })
+      .catch((error: unknown) => {
+        throw asUsageError(error);
+      });
+    if (cmd.globals.json) return printJson(cmd.io, result);
+    const { summary, nodes } = result;
+    if (summary.runs === 0) {
+      cmd.io.err(`No completed or failed runs of '${workflow}'${options.since ? ` since ${options.since}` : ''}.\n`);
+      return;
+    }
+    const paint = await styler(cmd.io);
+    const usd = summary.usd > 0 ? ` · ${formatCost(summary.usd)}` : '';
+    cmd.io.out(
+      `${paint.bold(workflow)}: ${summary.runs} run${summary.runs === 1 ? '' : 's'} · p50 ${formatMs(summary.p50Ms)} · p95 ${formatMs(summary.p95Ms)} · p99 ${formatMs(summary.p99Ms)}${usd}\n`,
+    );
+    const slowest = Math.max(0, ...nodes.map((n) => n.p50Ms));
+    const rows = nodes.map((node) => {
+      const cost = node.runsWithCost > 0 ? `${formatCost(node.totalCostUsd)}${node.runsWithCost < node.totalRuns ? ` (${node.runsWithCost} runs)` : ''}` : '-';
+      const row = [node.stepName, formatMs(node.p50Ms), formatMs(node.p95Ms), node.totalRuns, cost];
+      if (!cmd.io.isStdoutTTY) return row;
+      const drawn = bar(node.p50Ms, slowest);
+      return [...row, node.p50Ms === slowest && nodes.length > 1 ? paint.red(drawn) : paint.cyan(drawn)];
+    });
+    await printTable(cmd.io, ['NODE', 'P50', 'P95', 'RUNS', 'COST', ...(cmd.io.isStdoutTTY ? [''] : [])], rows);
+  },
+});

@@ -1,0 +1,129 @@
+import type { RunRecord } from './types.js';
+
+/**
+ * The per-workflow index of run summaries that benchmarks read (docs/decisions.md, "Benchmarks"):
+ * what a query needs of an ended run — its wall time, cost, and the time and cost of each node it
+ * executed — kept newest first per workflow, so a query reads at most `limit` summaries whatever
+ * the history, and never an event log.
+ */
+
+export interface NodeSummary {
+  id: string;
+  durationMs: number;
+  costUsd: number | null;
+}
+
+export interface RunSummary {
+  runId: string;
+  workflow: string;
+  status: 'completed' | 'failed';
+  finishedAt: string;
+  durationMs: number;
+  costUsd: number | null;
+  /** Executed nodes only: skipped, cancelled and never-started nodes are not executions. */
+  nodes: NodeSummary[];
+}
+
+/** The statuses a run summary is kept for: the runs benchmarks measure. */
+const MEASURED = new Set(['completed', 'failed']);
+
+/**
+ * A run's summary, or undefined while it is not completed or failed. A node restored by resume
+ * keeps the time of the pass that executed it: it counts once, as that execution.
+ */
+export function summarizeRun(run: RunRecord): RunSummary | undefined {
+  if (!MEASURED.has(run.status) || !run.finishedAt) return undefined;
+  const start = run.startedAt ?? run.createdAt;
+  const nodes: NodeSummary[] = [];
+  for (const [id, state] of Object.entries(run.nodes)) {
+    if ((state.status !== 'completed' && state.status !== 'failed') || state.startedAt === null) continue;
+    const durationMs = state.durationMs ?? (state.finishedAt ? Date.parse(state.finishedAt) - Date.parse(state.startedAt) : null);
+    if (durationMs === null || !Number.isFinite(durationMs)) continue;
+    nodes.push({ id, durationMs: Math.max(0, durationMs), costUsd: state.costUsd });
+  }
+  return {
+    runId: run.id,
+    workflow: run.workflow,
+    status: run.status as RunSummary['status'],
+    finishedAt: run.finishedAt,
+    durationMs: Math.max(0, Date.parse(run.finishedAt) - Date.parse(start)),
+    costUsd: run.costUsd,
+    nodes,
+  };
+}
+
+export interface RecentQuery {
+  /** Only runs that finished at or after this time (epoch ms). */
+  sinceMs?: number;
+  limit: number;
+}
+
+/** The async, query-shaped repository a database implementation can take the place of. */
+export interface RunSummaryIndex {
+  /** Writes or replaces the run's summary; a run that is not completed or failed is removed. */
+  update(run: RunRecord): Promise<void>;
+  remove(runId: string): Promise<void>;
+  /** Newest first (by `finishedAt`), at most `limit`. */
+  recent(workflow: string, query: RecentQuery): Promise<RunSummary[]>;
+}
+
+/**
+ * The embedded implementation: summaries kept in memory per workflow, sorted by `finishedAt`, built
+ * at open from the run records (the records are the source of truth, so there is nothing to
+ * migrate: runs ended before the index existed are indexed the same way) and kept current by the
+ * lifecycle's transitions. A query walks back from the newest and stops after `limit`.
+ */
+export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryIndex {
+  /** Oldest first per workflow, so the common case (a run just ended) is a push. */
+  const byWorkflow = new Map<string, RunSummary[]>();
+  const workflowOf = new Map<string, string>();
+
+  const drop = (runId: string) => {
+    const workflow = workflowOf.get(runId);
+    if (workflow === undefined) return;
+    workflowOf.delete(runId);
+    const list = byWorkflow.get(workflow)!;
+    const at = list.findLastIndex((s) => s.runId === runId);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) byWorkflow.delete(workflow);
+  };
+  const insert = (summary: RunSummary) => {
+    drop(summary.runId);
+    const list = byWorkflow.get(summary.workflow) ?? [];
+    byWorkflow.set(summary.workflow, list);
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.finishedAt > summary.finishedAt) at--;
+    list.splice(at, 0, summary);
+    workflowOf.set(summary.runId, summary.workflow);
+  };
+
+  // Sorted once, then appended: inserting 10,000 records in directory order one by one would be quadratic.
+  const initial: RunSummary[] = [];
+  for (const run of records) {
+    const summary = summarizeRun(run);
+    if (summary) initial.push(summary);
+  }
+  initial.sort((a, b) => (a.finishedAt < b.finishedAt ? -1 : a.finishedAt > b.finishedAt ? 1 : 0));
+  for (const summary of initial) insert(summary);
+
+  return {
+    async update(run) {
+      const summary = summarizeRun(run);
+      if (summary) insert(summary);
+      else drop(run.id);
+    },
+    async remove(runId) {
+      drop(runId);
+    },
+    async recent(workflow, { sinceMs, limit }) {
+      const list = byWorkflow.get(workflow) ?? [];
+      const found: RunSummary[] = [];
+      for (let i = list.length - 1; i >= 0 && found.length < limit; i--) {
+        const summary = list[i]!;
+        if (sinceMs !== undefined && Date.parse(summary.finishedAt) < sinceMs) break;
+        found.push(summary);
+      }
+      return found;
+    },
+  };
+}
