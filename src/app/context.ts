@@ -4,7 +4,13 @@ import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { isSettlingEvent } from '../engine/events.js';
-import { ConversationService, openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
+import {
+  ConversationService,
+  createWorkerConversation,
+  openConversationEventLog,
+  openConversationRepositories,
+  type SvcStreamEvent,
+} from '../conversations/index.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -112,7 +118,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           release: (runId) => workspaces.removeRunEnvironment(runId),
         },
         // Asked only after the conversations below exist.
-        conversations: { workspaceOf: async (id) => (await conversationRepositories.conversations.get(id))?.workspace_id ?? null },
+        conversations: {
+          workspaceOf: async (id) => (await conversationRepositories.conversations.get(id))?.workspace_id ?? null,
+          createWorker: async (run) => (await createWorkerConversation(store, run.id, run.workflow, run.workspaceId)).platform_conversation_id,
+        },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },

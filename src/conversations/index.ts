@@ -8,6 +8,6 @@ export {
   type ConversationEventType,
   type SvcStreamEvent,
 } from './events.js';
-export { ConversationSchema, MessageSchema, MESSAGE_ROLES, type Conversation, type Message } from './records.js';
+export { ConversationSchema, createWorkerConversation, MessageSchema, MESSAGE_ROLES, type Conversation, type Message } from './records.js';
 export type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 export { HELP_TEXT } from './slash-commands.js';

@@ -65,10 +65,15 @@ export interface RunPlaces {
   release(runId: string): Promise<void>;
 }
 
-/** What the engine asks of conversations: the workspace a run started from one takes (docs/decisions.md, Workspaces). */
+/**
+ * What the engine asks of conversations: a run's worker conversation, and the workspace a run
+ * started from a conversation takes (docs/decisions.md, Workspaces).
+ */
 export interface RunConversations {
   /** The conversation's `workspace_id` (either of its ids); null for none or an unknown conversation. */
   workspaceOf(conversationId: string): Promise<string | null>;
+  /** Creates the run's worker conversation; resolves to its `platform_conversation_id`. */
+  createWorker(run: { id: string; workflow: string; workspaceId: string | null }): Promise<string>;
 }
 
 /** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
@@ -81,7 +86,7 @@ export interface EngineDeps {
   assistants: AssistantChoice;
   resolver: WorkflowResolver;
   places: RunPlaces;
-  conversations?: RunConversations;
+  conversations: RunConversations;
 }
 
 export interface RecoveryOptions {

@@ -1,7 +1,6 @@
 import type { EngineDeps, RecoveryOptions, RunFilter, RunLink, StartRunRequest, StopReason } from './engine-deps.js';
 import type { RunEvent } from './events.js';
 import { finishRun, waitingGate } from './finish.js';
-import { createWorkerConversation } from '../conversations/records.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { validateWorkflowSource } from '../workflows/index.js';
@@ -98,10 +97,10 @@ export class RunEngine {
     // in a worktree of its own, made now so that the run's cwd is on record from the start.
     const workspaceId =
       request.workspaceId ??
-      (conversationId !== null ? await this.deps.conversations?.workspaceOf(conversationId) : null) ??
+      (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
       (request.trigger === 'webhook' ? resolved.workspaceId : null);
     const place = workspaceId ? await this.deps.places.place(workspaceId, id) : { cwd };
-    const worker = await createWorkerConversation(this.deps.store, id, request.workflow, workspaceId);
+    const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const at = now();
     const run: RunRecord = {
       id,
@@ -111,8 +110,8 @@ export class RunEngine {
       message: request.message,
       // Without a conversation of its own, a run belongs to its worker conversation: starting the
       // workflow again with that id is how such a run is resumed.
-      conversationId: conversationId ?? worker.platform_conversation_id,
-      platformId: worker.platform_conversation_id,
+      conversationId: conversationId ?? platformId,
+      platformId,
       workspaceId,
       cwd: place.cwd,
       trigger: request.trigger,
