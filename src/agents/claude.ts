@@ -7,9 +7,12 @@ const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(va
 /** A configured endpoint reaches Claude Code as ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (docs/decisions.md, Agents). */
 function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']): NodeJS.ProcessEnv {
   if (!endpoint) return env;
-  const next: NodeJS.ProcessEnv = { ...env, ANTHROPIC_BASE_URL: endpoint.baseUrl };
+  // The server's own Anthropic credentials must never travel to a configured endpoint: the key
+  // is the one `apiKeyEnv` names, or none.
+  const { ANTHROPIC_API_KEY: _key, ANTHROPIC_AUTH_TOKEN: _token, ...rest } = env;
+  const next: NodeJS.ProcessEnv = { ...rest, ANTHROPIC_BASE_URL: endpoint.baseUrl };
   const key = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : undefined;
-  if (key !== undefined) next.ANTHROPIC_API_KEY = key;
+  if (key) next.ANTHROPIC_API_KEY = key;
   return next;
 }
 

@@ -134,7 +134,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       repositories: await openWebhookRepositories(store),
       logger,
       findTrigger: (slug) => ctx.workflows.findTrigger(slug),
-      workspaceEnv: (id) => workspaces.envValues(id),
+      // Rejects when the workspace is gone (its trigger then has no secret).
+      workspaceEnv: async (id) => {
+        await workspaces.get(id);
+        return workspaces.envValues(id);
+      },
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
       runExists: (runId) => engine.find(runId) !== undefined,
@@ -223,7 +227,9 @@ export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string)
 
 export async function closeContext(context: AppContext): Promise<void> {
   context.schedules.stop();
-  await context.conversations.orchestrator.close();
+  // The engine first: the runs it stops end `failed`/`interrupted`, and the orchestrator, still
+  // open, posts those outcomes to their conversations.
   await context.engine.close();
+  await context.conversations.orchestrator.close();
   await context.store.close();
 }

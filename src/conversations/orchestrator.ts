@@ -85,6 +85,22 @@ export class Orchestrator {
     const conversation = await repositories.conversations.get(conversationId);
     const message = await repositories.messages.get(conversationId, messageId);
     if (!conversation || !message) return;
+    if (conversation.deleted_at) {
+      // Deleted while the message waited its turn: nothing more is done for it (no agent, no run).
+      const stored = await this.post(conversationId, 'system', 'This conversation was deleted before the message was answered; it was not handled.', {
+        error: 'conversation deleted',
+        code: 'conversation_deleted',
+        replyTo: messageId,
+      });
+      await this.#settle(conversation.id, messageId);
+      await this.deps.events.emit(conversationId, 'agent_error', {
+        messageId: stored.id,
+        replyTo: messageId,
+        error: 'conversation deleted',
+        code: 'conversation_deleted',
+      });
+      return;
+    }
     if (isSlashCommand(message.content)) {
       const answer = await answerCommand(this.deps, conversation, message.content, this.queued(conversationId));
       const stored = await this.post(conversationId, 'system', answer.content, { ...answer.metadata, replyTo: messageId });

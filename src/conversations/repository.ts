@@ -165,7 +165,14 @@ function messagesOn(log: AppendLog<StoredMessage>): MessageRepository {
         if (!anchor) return undefined;
         end = anchor.seq - 1;
       }
-      const messages = await range(conversationId, Math.max(1, end - limit + 1), end);
+      // A place can be reserved and never written (a crash between the two): such gaps are read
+      // past, so a page is only short at the very beginning of the history.
+      const messages: StoredMessage[] = [];
+      for (let to = end; messages.length < limit && to >= 1;) {
+        const from = Math.max(1, to - (limit - messages.length) + 1);
+        messages.unshift(...(await range(conversationId, from, to)));
+        to = from - 1;
+      }
       const oldest = messages[0];
       return { messages, nextBefore: oldest && oldest.seq > 1 ? oldest.id : null };
     },

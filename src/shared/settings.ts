@@ -46,6 +46,13 @@ export interface Settings {
   webhookSecret(name: string): string | undefined;
 }
 
+/**
+ * Variables every process has, whose values anyone can guess: a workflow's `secret_env` naming one
+ * of them (`HOME`, `PATH`, svc's own settings) must not make deliveries signable by anyone.
+ */
+const NOT_SECRETS =
+  /^(HOME|PATH|SHELL|USER|LOGNAME|PWD|OLDPWD|LANG|LANGUAGE|TERM|HOSTNAME|TMPDIR|TEMP|TMP|TZ|EDITOR|VISUAL|PAGER|MAIL|DISPLAY|CI|PORT|SHLVL|_|(LC|XDG|NODE|npm|SSH|GIT)_\w+|SVC_(?!WEBHOOK_)\w+)$/;
+
 export class SettingsError extends Error {}
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -85,7 +92,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
-    webhookSecret: (name) => (Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
+    webhookSecret: (name) => (!NOT_SECRETS.test(name) && Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
   };
 }
 

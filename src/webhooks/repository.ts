@@ -56,8 +56,13 @@ function dedupeOn(collection: Collection<DedupeRecord>): DedupeRepository {
     },
     async pruneExpired(now) {
       const expired = collection.filter((r) => r.expiresAt <= now);
-      for (const record of expired) await collection.delete(record.id);
-      return expired.length;
+      let removed = 0;
+      for (const { id } of expired) {
+        // Looked at again just before: a redelivery may have put a fresh record there meanwhile.
+        const current = collection.get(id);
+        if (current && current.expiresAt <= now && (await collection.delete(id))) removed++;
+      }
+      return removed;
     },
   };
 }

@@ -36,6 +36,7 @@ export interface WebhookDeps {
   /** The registered trigger of a slug. */
   findTrigger(slug: string): TriggerRecord | undefined;
   /** A workspace's env values (secrets are looked up there first). */
+  /** The workspace's env values; rejects when the workspace no longer exists. */
   workspaceEnv(workspaceId: string): Promise<Record<string, string>>;
   /** A variable of the server's environment (looked up second). */
   processSecret(name: string): string | undefined;
@@ -50,6 +51,9 @@ export interface WebhookDeps {
 }
 
 const error = (status: number, code: string, message: string): WebhookAnswer => ({ status, body: { error: code, message } });
+
+/** The longest idempotency key accepted, in bytes. */
+export const MAX_IDEMPOTENCY_KEY_BYTES = 1024;
 
 export class WebhookService {
   readonly #deps: WebhookDeps;
@@ -66,11 +70,14 @@ export class WebhookService {
   /** The secret of a trigger, or undefined when its variable is unset or empty (never an empty key). */
   async secretOf(trigger: TriggerRecord): Promise<string | undefined> {
     const name = trigger.trigger.secretEnv;
-    const fromWorkspace = trigger.workspaceId
-      ? (await this.#deps.workspaceEnv(trigger.workspaceId).catch((): Record<string, string> => ({})))[name]
-      : undefined;
-    const secret = fromWorkspace || this.#deps.processSecret(name);
-    return secret ? secret : undefined;
+    if (trigger.workspaceId) {
+      // A trigger of a workspace deleted since: its secret went with it, and the server's
+      // variable of the same name must not stand in for it (that would let another key sign).
+      const values = await this.#deps.workspaceEnv(trigger.workspaceId).catch(() => undefined);
+      if (values === undefined) return undefined;
+      if (values[name]) return values[name];
+    }
+    return this.#deps.processSecret(name) || undefined;
   }
 
   listDeliveries = (filter: Parameters<WebhookRepositories['deliveries']['list']>[0]) => this.#deps.repositories.deliveries.list(filter);
@@ -137,9 +144,14 @@ export class WebhookService {
       return { status: 200, body: { skipped: 'filter_mismatch' } };
     }
     const key = idempotencyKeyOf(payload, trigger.trigger.idempotencyKey);
-    if (key === undefined) {
+    // A key is an id, not a document: a 250 KB one would be kept in every record, log line and history entry.
+    if (key === undefined || Buffer.byteLength(key) > MAX_IDEMPOTENCY_KEY_BYTES) {
       outcome('invalid_idempotency_key');
-      return error(400, 'invalid_idempotency_key', `The payload field '${trigger.trigger.idempotencyKey}' must be a non-empty string, a number or a boolean.`);
+      return error(
+        400,
+        'invalid_idempotency_key',
+        `The payload field '${trigger.trigger.idempotencyKey}' must be a non-empty string (at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes), a number or a boolean.`,
+      );
     }
     note.key = key;
     const id = createHash('sha256').update(`${slug}\n${key}`).digest('hex');

@@ -1,0 +1,65 @@
+// What a security review of the webhook endpoint found, each pinned: a deleted workspace's trigger
+// must not fall back to the server's variable of the same name; `secret_env` naming a variable
+// anyone can guess (HOME, PATH, svc's own settings) is no secret; an idempotency key is bounded.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { api, cleanupAll, tempDir } from '../engine/helpers.js';
+import { startTestServer } from '../helpers/server.js';
+import { makeRepository } from '../workspaces/git-fixtures.js';
+import { deliver, hookWorkflow, sign } from './helpers.js';
+
+afterEach(cleanupAll);
+
+describe('webhook secrets', () => {
+  it("a deleted workspace's trigger answers 503 and never takes the server's variable of the same name", async () => {
+    const dir = join(await tempDir('svc-hook-ws-'), 'repo');
+    await mkdir(join(dir, '.svc', 'workflows'), { recursive: true });
+    makeRepository(dir);
+    await writeFile(
+      join(dir, '.svc', 'workflows', 'wsflow.yaml'),
+      hookWorkflow('wsflow', ['{ event: push, slug: ws-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
+    );
+    const server = await startTestServer({ env: { PUSH_SECRET: 'server-side-secret-value' } });
+    try {
+      const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
+      await api(server, 'PUT', `/api/workspaces/${workspace.id}/env`, { PUSH_SECRET: 'workspace-secret-value' });
+      await api(server, 'GET', '/api/workflows');
+      const body = JSON.stringify({ event: 'push', delivery_id: 'k1' });
+      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, 'workspace-secret-value') })).status).toBe(202);
+      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, 'server-side-secret-value') })).status).toBe(401);
+      const run = await server.ctx.engine.waitUntilSettled((await api(server, 'GET', '/api/workflows/runs?workflow=wsflow')).body.runs[0].id);
+      expect(run.status).toBe('completed');
+      expect((await api(server, 'DELETE', `/api/workspaces/${workspace.id}`)).status).toBe(200);
+      await api(server, 'GET', '/api/workflows');
+      const other = JSON.stringify({ event: 'push', delivery_id: 'k2' });
+      const answer = await deliver(server.url, 'ws-hook', other, { signature: sign(other, 'server-side-secret-value') });
+      expect(answer.status).toBe(503);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses secret_env naming a variable anyone can guess, and bounds the idempotency key', async () => {
+    const dir = await tempDir('svc-hook-guess-');
+    await mkdir(join(dir, '.svc', 'workflows'), { recursive: true });
+    await writeFile(
+      join(dir, '.svc', 'workflows', 'guess.yaml'),
+      hookWorkflow('guess', [
+        '{ event: push, slug: home-hook, secret_env: HOME, idempotency_key: delivery_id }',
+        '{ event: push, slug: ok-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
+      ]),
+    );
+    const server = await startTestServer({ cwd: dir, env: { PUSH_SECRET: 'a-long-enough-secret' } });
+    try {
+      await api(server, 'GET', `/api/workflows?cwd=${encodeURIComponent(dir)}`);
+      const body = JSON.stringify({ event: 'push', delivery_id: 'x' });
+      expect((await deliver(server.url, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
+      const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
+      const answer = await deliver(server.url, 'ok-hook', huge, { signature: sign(huge, 'a-long-enough-secret') });
+      expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
+    } finally {
+      await server.stop();
+    }
+  });
+});
