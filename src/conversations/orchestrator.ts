@@ -154,6 +154,11 @@ export class Orchestrator {
           await this.deps.repositories.conversations.removePending(conversation.id, messageId);
           continue;
         }
+        // Answered, then stopped before the answer was noted: the answer stands (no second one).
+        if (await this.deps.repositories.messages.replyTo(conversation.id, messageId)) {
+          await this.deps.repositories.conversations.removePending(conversation.id, messageId);
+          continue;
+        }
         const error = 'svc stopped before this message was answered; send it again.';
         const stored = await this.post(conversation.id, 'system', error, { error, code: 'interrupted', replyTo: messageId });
         await this.deps.repositories.conversations.removePending(conversation.id, messageId);

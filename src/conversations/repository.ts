@@ -54,6 +54,8 @@ export interface MessageRepository {
   /** Up to `limit` messages, oldest first, before the message `before` (or the newest). `undefined` when `before` is no message of it. */
   page(conversationId: string, options: { limit: number; before?: string }): Promise<MessagePage | undefined>;
   get(conversationId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /** The stored answer to a message (`metadata.replyTo`), looked for from its place on. */
+  replyTo(conversationId: string, messageId: string): Promise<StoredMessage | undefined>;
 }
 
 /** Messages per chunk file. */
@@ -157,6 +159,16 @@ function messagesOn(log: AppendLog<StoredMessage>): MessageRepository {
       const seq = seqOf(id);
       if (seq === undefined) return undefined;
       return (await readChunk(conversationId, chunkOf(seq))).find((message) => message.id === id);
+    },
+    async replyTo(conversationId, id) {
+      const seq = seqOf(id);
+      if (seq === undefined) return undefined;
+      const end = await last(conversationId);
+      for (let chunk = chunkOf(seq); chunk <= chunkOf(Math.max(seq, end)); chunk++) {
+        const found = (await readChunk(conversationId, chunk)).find((message) => message.metadata?.replyTo === id);
+        if (found) return found;
+      }
+      return undefined;
     },
     async page(conversationId, { limit, before }) {
       let end = await last(conversationId);

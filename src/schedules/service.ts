@@ -148,7 +148,7 @@ export class ScheduleService {
   async #handle(s: ScheduledWorkflow, now: number): Promise<TickOutcome | undefined> {
     const { repository } = this.#deps;
     const id = scheduleId(s);
-    const state = await repository.get(id);
+    let state = await repository.get(id);
     if (!state) {
       await repository.put({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
       return undefined;
@@ -158,6 +158,12 @@ export class ScheduleService {
       await this.#start(s, state.pendingRunId, state.lastDueAt);
       await repository.put({ ...state, pendingRunId: null, lastRunId: state.pendingRunId }, { sync: false });
       return { workflow: s.workflow, dueAt: state.lastDueAt, outcome: 'recovered', runId: state.pendingRunId };
+    }
+    if (state.pendingRunId) {
+      // The run exists but the crash came before it was noted as the last one: note it now, so the
+      // overlap check below looks at it.
+      state = { ...state, pendingRunId: null, lastRunId: state.pendingRunId };
+      await repository.put(state);
     }
     let from = new Date(state.lastDueAt);
     const first = nextFiring(s.schedule.cron, s.schedule.timezone, from);
