@@ -23,7 +23,7 @@ afterAll(async () => {
   await project?.remove();
 });
 
-const cli = (args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}) =>
+const cli = (args: string[], options: { env?: Record<string, string | undefined>; input?: string | Buffer } = {}) =>
   runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home, PUSH_SECRET: SECRET, ...options.env }, input: options.input });
 
 describe('svc webhook', () => {
@@ -96,5 +96,16 @@ describe('svc webhook', () => {
     expect(deliveries[0].outcome).toBe('accepted');
     const table = await cli(['webhook', 'deliveries', '--outcome', 'invalid_signature']);
     expect(table.stdout).toMatch(/\ton-push\t401\tinvalid_signature\t/);
+  });
+  it('test --dry-run with the payload on stdin prints a command that sends the very bytes signed (not UTF-8 text)', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"event":"push","delivery_id":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const dry = await cli(['webhook', 'test', 'on-push', '--payload', '-', '--dry-run'], { input: bytes });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`x-svc-signature-256: ${sign(bytes)}`);
+    expect(dry.stdout).toMatch(/--data-binary '@[^']+payload\.json'/);
+    const { stdout } = await promisify(execFile)('sh', ['-c', dry.stdout.trim()]);
+    // Past the signature check (a 401 comes first): the bytes sent are the bytes signed. Not UTF-8,
+    // they are no JSON the server takes, which is the next check.
+    expect(JSON.parse(stdout)).toMatchObject({ error: 'invalid_json' });
   });
 });

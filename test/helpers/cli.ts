@@ -15,7 +15,7 @@ export interface CliResult {
  */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string | Buffer; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {};

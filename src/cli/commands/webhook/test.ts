@@ -1,5 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { postWebhook, webhookUrl, type WebhookTriggerView } from '../../../client/index.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
@@ -65,7 +67,14 @@ export default defineCommand({
     const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature };
 
     if (options.dryRun) {
-      const data = options.payload !== undefined && options.payload !== '-' ? `@${options.payload}` : body.toString('utf8');
+      // The printed command must send the very bytes signed: a payload read from stdin goes to a
+      // file (text would change bytes that are not UTF-8, and an argument cannot hold a NUL).
+      let data = body.toString('utf8');
+      if (options.payload === '-') {
+        const file = join(await mkdtemp(join(tmpdir(), 'svc-webhook-')), 'payload.json');
+        await writeFile(file, body);
+        data = `@${file}`;
+      } else if (options.payload !== undefined) data = `@${options.payload}`;
       cmd.io.out(
         `curl -sS -X POST ${shellQuote(webhookUrl(cmd.target.url, slug))} -H 'content-type: application/json' -H ${shellQuote(`${SIGNATURE_HEADER}: ${signature}`)} --data-binary ${shellQuote(data)}\n`,
       );
