@@ -13,7 +13,8 @@ const REPLAY_MARGIN_MS = 2_000;
 /**
  * Sends a message, then waits for its answer on the conversation's stream, handing each reply
  * delta to `onDelta`. Stream positions are microseconds of wall time, so following from just
- * before the send replays whatever answered it before the stream was open: nothing is missed.
+ * before the send replays whatever answered it before the stream was open; should the server's
+ * clock be behind, the stored messages are looked at once the stream is open.
  * Sending first matters in process, where the first write moves the client to the store's
  * writer, whose bus the orchestrator publishes on.
  */
@@ -43,9 +44,19 @@ export async function sendAndAwaitReply(client: SvcClient, conversationId: strin
         },
         onLost: () => finish(new CliError(`Lost the connection to ${client.baseUrl} while waiting for the reply.`, EXIT.unreachable)),
       })
-      .then((opened) => {
+      .then(async (opened) => {
         feed = opened;
-        if (finished) opened.close();
-      }, finish);
+        if (finished) return opened.close();
+        // The replay starts from this machine's clock; a server whose clock is behind may have
+        // stored the answer at a position before it. Once the stream is open, nothing later can be
+        // missed, so one look at the stored messages covers what came before.
+        const page = await client.conversations.messages(conversationId, { limit: 50 });
+        const stored = page.messages.find((message) => message.metadata.replyTo === messageId);
+        if (stored) {
+          const { code, error } = stored.metadata;
+          finish({ content: stored.content, failed: code ? { code, error: error ?? stored.content } : null });
+        }
+      })
+      .catch(finish);
   });
 }
