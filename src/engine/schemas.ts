@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './statuses.js';
+import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**
  * The shapes of runs, once: the TypeScript types (types.ts) are inferred from these schemas, and
@@ -8,6 +8,17 @@ import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS } from './statuses.js';
 
 /** Run states. Terminal ones never change again, except by deletion. */
 export const RunStatusSchema = z.enum(RUN_STATUSES);
+
+/** A query's comma-separated run states (`failed,cancelled`), checked against the list. */
+export const RunStatusListSchema = z.string().transform((value, issue) => {
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
+  if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
+  return parts as RunStatus[];
+});
 
 export const NodeStatusSchema = z.enum(NODE_STATUSES);
 

@@ -1,17 +1,7 @@
 import { z } from 'zod';
 import { benchmark, BenchmarkSchema, compareRuns, ComparisonSchema, dashboardRuns, DashboardRunsSchema } from '../../engine/benchmark.js';
-import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
+import { RunStatusListSchema } from '../../engine/schemas.js';
 import { defineRoute } from '../route.js';
-
-const StatusList = z.string().transform((value, issue) => {
-  const parts = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
-  if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
-  return parts as RunStatus[];
-});
 
 /** `since` and `limit` stay strings here: the domain checks them, with their own error codes. */
 const BenchmarkQuery = z.object({
@@ -26,7 +16,7 @@ const CompareQuery = z.object({
 });
 
 const DashboardQuery = z.object({
-  status: StatusList.optional().describe('comma-separated run states'),
+  status: RunStatusListSchema.optional().describe('comma-separated run states'),
   workflow: z.string().optional(),
   workspace_id: z.string().optional(),
   since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date'),

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { parseTimeBound } from '../../engine/benchmark.js';
 import { toRunView } from '../../engine/run-view.js';
-import { RunDetailSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
-import { RUN_STATUSES, type RunStatus } from '../../engine/types.js';
+import { RunDetailSchema, RunStatusListSchema, RunStatusSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
 import { defineRoute, reply } from '../route.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
@@ -11,18 +10,8 @@ const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an 
 /** The API's run shapes are the domain's (engine/schemas.ts). */
 const RunSchema = RunViewSchema;
 
-const StatusList = z.string().transform((value, issue) => {
-  const parts = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
-  if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
-  return parts as RunStatus[];
-});
-
 const ListQuery = z.object({
-  status: StatusList.optional().describe('comma-separated run states'),
+  status: RunStatusListSchema.optional().describe('comma-separated run states'),
   workflow: z.string().optional(),
   conversationId: z.string().optional(),
   since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date (as the dashboard query)'),
@@ -54,7 +43,7 @@ export const runRoutes = [
     params: WorkflowParams,
     body: StartRunBodySchema,
     errors: [400, 404, 409, 413, 415],
-    responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: z.enum(RUN_STATUSES) }) } },
+    responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: RunStatusSchema }) } },
     handle: async ({ ctx, params, body }) => {
       const run = await ctx.engine.start({
         workflow: params.name,
