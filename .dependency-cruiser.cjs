@@ -1,7 +1,7 @@
 /* global module */
 // The layers of src/ (docs/ARCHITECTURE.md), checked by `npm run lint` (depcruise src):
 //
-//   front ends: cli/, server/  →  client/  →  domain  →  store/  →  shared/
+//   front ends: cli/, server/, web/  →  client/  →  domain  →  store/  →  shared/
 //   app/ is the composition root (knows everything but the CLI); runtime.ts is the CLI's lazy door
 //   into the bundled runtime.
 //
@@ -82,6 +82,21 @@ module.exports = {
       to: { path: RUNTIME, dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
     },
     {
+      name: 'web-only-through-client',
+      severity: 'error',
+      comment:
+        'The dashboard (src/web) runs in a browser: it reaches the API only through the client (over fetch), and may import nothing that needs Node, the server or the store.',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/(web|client)/' },
+    },
+    {
+      name: 'nothing-imports-web',
+      severity: 'error',
+      comment: 'The dashboard is a top front end, built on its own into dist/web (scripts/build-web.mjs); no other code imports it.',
+      from: { pathNot: '^src/web/' },
+      to: { path: '^src/web/' },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       comment: 'The CLI is a top front end: only its own files import it (the composition root included).',
@@ -91,8 +106,9 @@ module.exports = {
     {
       name: 'no-dev-dependencies-at-run-time',
       severity: 'error',
-      comment: 'Dev dependencies (linters, test and build tools) are not installed with svc; src/ may name their types only.',
-      from: { path: '^src/' },
+      comment:
+        'Dev dependencies (linters, test and build tools) are not installed with svc; src/ may name their types only. The dashboard (src/web) is the exception: its libraries are bundled into dist/web at build time.',
+      from: { path: '^src/', pathNot: '^src/web/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'type-import'] },
     },
     {

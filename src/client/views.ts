@@ -1,2 +1,2 @@
 /** Pure views of domain data that front ends draw themselves (no store, no server). */
-export { drawDag, toDrawNodes, toMermaid } from '../workflows/draw.js';
+export { drawDag, toDrawNodes, toMermaid, type DrawNode } from '../workflows/draw.js';

@@ -67,6 +67,9 @@ const RunVariablesSchema = z.record(z.string(), z.string());
 /** A run's detail: with its trigger variables and its events. */
 export const RunDetailSchema = RunViewSchema.extend({
   variables: RunVariablesSchema,
+  graph: z
+    .array(z.object({ id: z.string(), dependsOn: z.array(z.string()), kind: z.string(), conditional: z.boolean() }))
+    .describe("the DAG of the run's definition snapshot: each node, what it does and what it waits for"),
   events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
 });
 

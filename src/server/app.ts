@@ -4,6 +4,8 @@ import { invokeRoute, unmatchedAnswer, type InvokeOptions, type RouteCall } from
 import { toErrorAnswer } from './error-response.js';
 import { queryObject, readJsonBody, readRawBody } from './http-input.js';
 import { toRouterPath, type RouteSpec } from './route.js';
+import { checkBrowserRequest } from './browser-guard.js';
+import { webAsset } from './web-assets.js';
 
 export interface AppOptions {
   /**
@@ -42,6 +44,18 @@ function toHandler(route: RouteSpec, ctx: AppContext, options: InvokeOptions) {
   };
 }
 
+/** The dashboard's page or one of its assets (server/web-assets.ts). */
+function serveWebAsset(name: string, pathname: string): HTTPResponse {
+  const asset = webAsset(name);
+  const json = { 'content-type': 'application/json;charset=UTF-8' };
+  if (asset) return new HTTPResponse(asset.body, { headers: asset.headers });
+  if (name === 'index.html') {
+    const body = { error: 'dashboard_unavailable', message: 'The dashboard is not built: run `npm run build` in the svc checkout.' };
+    return new HTTPResponse(JSON.stringify(body), { status: 503, headers: json });
+  }
+  return new HTTPResponse(JSON.stringify({ error: 'route_not_found', message: `No route matches GET ${pathname}.` }), { status: 404, headers: json });
+}
+
 /** The h3 app: every route from the table, plus JSON answers for what no route matches. */
 export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options: AppOptions = {}): H3 {
   const invokeOptions: InvokeOptions = {
@@ -57,7 +71,19 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
       });
     },
   });
+  app.use((event, next) => {
+    try {
+      checkBrowserRequest(event.req.method, event.url.pathname, event.req.headers);
+    } catch (error) {
+      // Answered here, as a route answers: thrown from a middleware, h3 would log it as unhandled.
+      const answer = toErrorAnswer(error, event, ctx.logger);
+      return new HTTPResponse(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json;charset=UTF-8' } });
+    }
+    return next();
+  });
   for (const route of routes) app.on(route.method, toRouterPath(route.path), toHandler(route, ctx, invokeOptions));
+  app.get('/', () => serveWebAsset('index.html', '/'));
+  app.get('/assets/:name', (event) => serveWebAsset(event.context.params?.name ?? '', event.url.pathname));
   // A known path asked with another method is 405 with `Allow`, not a misleading 404. Registered
   // last as catch-alls: the router prefers a method-specific match.
   const methodsByPath = new Map<string, string[]>();

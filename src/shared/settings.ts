@@ -119,6 +119,8 @@ export interface TerminalSettings {
   debug: boolean;
   /** `SVC_URL`: the server the CLI talks to (else the running server of `SVC_HOME`, else port `PORT`). */
   url: string | undefined;
+  /** `BROWSER`: the program `svc open` starts with the dashboard's URL (else the system's default browser). */
+  browser: string | undefined;
 }
 
 export function loadTerminalSettings(env: NodeJS.ProcessEnv = process.env): TerminalSettings {
@@ -130,5 +132,6 @@ export function loadTerminalSettings(env: NodeJS.ProcessEnv = process.env): Term
     promptDisabled: truthy(env.SVC_PROMPT_DISABLED),
     debug: Boolean(env.SVC_DEBUG),
     url: env.SVC_URL || undefined,
+    browser: env.BROWSER || undefined,
   };
 }

@@ -29,8 +29,10 @@ export default defineCommand({
       if (error instanceof ListenError || error instanceof StoreLockedError) throw new CliError(error.message);
       throw error;
     }
-    if (cmd.globals.json) printJson(cmd.io, { url: server.url, port: server.port, pid: process.pid, home: settings.home, version: packageVersion() });
-    else cmd.io.out(`svc ${packageVersion()} listening on ${server.url} (home: ${settings.home})\n`);
+    const dashboard = `${server.url}/`;
+    if (cmd.globals.json)
+      printJson(cmd.io, { url: server.url, dashboard, port: server.port, pid: process.pid, home: settings.home, version: packageVersion() });
+    else cmd.io.out(`svc ${packageVersion()} listening on ${server.url} (home: ${settings.home})\ndashboard: ${dashboard}\n`);
 
     await new Promise<void>((resolve) => {
       let stopping = false;

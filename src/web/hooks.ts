@@ -1,0 +1,114 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { StreamEvent } from '../client/types.js';
+import { client, errorText, reportStreamState } from './api.js';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string | undefined;
+  loading: boolean;
+  /** Loads again (the data shown stays until the new answer arrives). */
+  reload(): void;
+}
+
+/** Data from the API, loaded when `key` changes; a late answer for an old key is dropped. */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const generation = useRef(0);
+  const loader = useRef(load);
+  loader.current = load;
+  const reload = useCallback(() => {
+    const mine = ++generation.current;
+    setState((previous) => ({ ...previous, loading: true }));
+    loader.current().then(
+      (data) => mine === generation.current && setState({ data, loading: false }),
+      (error: unknown) => mine === generation.current && setState((previous) => ({ data: previous.data, error: errorText(error), loading: false })),
+    );
+  }, []);
+  useEffect(() => {
+    setState({ loading: true });
+    reload();
+  }, [key, reload]);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+/**
+ * Follows a stream (`__dashboard__` or a conversation id) while the component is shown. The
+ * browser's EventSource reconnects with Last-Event-ID by itself, so nothing is missed while the
+ * connection is down.
+ */
+export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, runId?: string): void {
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    if (stream === undefined) return;
+    let closed = false;
+    let feed: { close(): void } | undefined;
+    client.events
+      .follow({
+        stream,
+        ...(runId === undefined ? {} : { runId }),
+        onEvent: (event) => handler.current(event),
+        onLost: () => reportStreamState('lost'),
+      })
+      .then(
+        (opened) => (closed ? opened.close() : (feed = opened)),
+        () => reportStreamState('lost'),
+      );
+    return () => {
+      closed = true;
+      feed?.close();
+    };
+  }, [stream, runId]);
+}
+
+/**
+ * Calls `fn` once after a burst of calls has settled: a run emits many events in a few
+ * milliseconds, and one reload of the list answers them all.
+ */
+export function useDebounced(fn: () => void, ms = 150): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latest = useRef(fn);
+  latest.current = fn;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => latest.current(), ms);
+  }, [ms]);
+}
+
+/** The current time, ticking every `ms` while `active` (running durations and timeline bars grow). */
+export function useNow(active: boolean, ms = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+  return active ? now : Date.now();
+}
+
+/** The `#/…` route: path segments and query. Links are plain `href="#/runs/x"`, so keyboard and history work. */
+export interface Route {
+  path: string[];
+  query: URLSearchParams;
+}
+
+function parseHash(): Route {
+  const hash = location.hash.replace(/^#\/?/, '');
+  const [path = '', query = ''] = hash.split('?');
+  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query) };
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(parseHash);
+  useEffect(() => {
+    const update = () => setRoute(parseHash());
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+export function navigate(hash: string): void {
+  location.hash = hash;
+}

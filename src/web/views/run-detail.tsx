@@ -1,0 +1,241 @@
+import { useMemo, useState } from 'preact/hooks';
+import { allowedOperations, type RunOperation } from '../../client/run-actions.js';
+import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
+import { client, errorText } from '../api.js';
+import { Dag } from '../components/dag.js';
+import { ErrorNote, StatusBadge } from '../components/status.js';
+import { Timeline } from '../components/timeline.js';
+import { formatCost, formatDuration, formatTime, spanMs } from '../format.js';
+import { navigate, useDebounced, useLoad, useNow, useStream } from '../hooks.js';
+
+/** Events by their per-run `seq`: what the detail answered and what the stream brought since, each once. */
+function mergeEvents(known: RunEvent[], more: RunEvent[]): RunEvent[] {
+  const bySeq = new Map<number, RunEvent>();
+  for (const event of [...known, ...more]) bySeq.set(event.seq, event);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** A node's output as it streamed; a finished node's stored output is the last word. */
+function outputOf(run: RunDetail, events: RunEvent[], nodeId: string): string {
+  const node = run.nodes[nodeId];
+  if (node?.finishedAt && node.output !== null) return node.output;
+  return events
+    .filter((event): event is Extract<RunEvent, { type: 'node_output' }> => event.type === 'node_output' && event.nodeId === nodeId)
+    .map((event) => event.text)
+    .join('');
+}
+
+const LABELS: Record<RunOperation, string> = {
+  cancel: 'Cancel',
+  approve: 'Approve',
+  reject: 'Reject',
+  resume: 'Resume',
+  abandon: 'Abandon',
+  delete: 'Delete',
+};
+
+function Actions({ run, onDone }: { run: RunDetail; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [comment, setComment] = useState('');
+  const [reason, setReason] = useState('');
+  const allowed = allowedOperations(run.status);
+  const act = async (operation: RunOperation) => {
+    if (operation === 'delete' && !confirm(`Delete run ${run.id} and its history?`)) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (operation === 'approve') await client.runs.approve(run.id, comment ? { comment } : {});
+      else if (operation === 'reject') await client.runs.reject(run.id, reason ? { reason } : {});
+      else await client.runs[operation](run.id);
+      if (operation === 'delete') return navigate('#/runs');
+      setComment('');
+      setReason('');
+      onDone();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const paused = run.status === 'paused';
+  const gate = paused ? Object.entries(run.nodes).find(([, node]) => node.status === 'waiting_approval') : undefined;
+  const pauseMessage = [...(run.events ?? [])].reverse().find((event) => event.type === 'run_paused') as Extract<RunEvent, { type: 'run_paused' }> | undefined;
+  return (
+    <div class="actions">
+      {paused ? (
+        <div class="approval" role="region" aria-label="Approval">
+          <p>
+            <strong>Waiting for approval</strong>
+            {gate ? <span class="mono"> at {gate[0]}</span> : null}
+            {pauseMessage ? <>: {pauseMessage.message}</> : null}
+          </p>
+          <label>
+            Comment <input name="comment" value={comment} onInput={(e) => setComment(e.currentTarget.value)} placeholder="optional" />
+          </label>
+          <button type="button" class="primary" disabled={busy} onClick={() => act('approve')}>
+            Approve
+          </button>
+          <label>
+            Reason <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} placeholder="optional" />
+          </label>
+          <button type="button" class="danger" disabled={busy} onClick={() => act('reject')}>
+            Reject
+          </button>
+        </div>
+      ) : null}
+      <div class="buttons">
+        {allowed
+          .filter((operation) => operation !== 'approve' && operation !== 'reject')
+          .map((operation) => (
+            <button
+              type="button"
+              key={operation}
+              data-action={operation}
+              disabled={busy}
+              class={operation === 'delete' || operation === 'abandon' ? 'danger' : ''}
+              onClick={() => act(operation)}
+            >
+              {LABELS[operation]}
+            </button>
+          ))}
+      </div>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+export function RunDetailView({ runId }: { runId: string }) {
+  const detail = useLoad(() => client.runs.get(runId), runId);
+  const [streamed, setStreamed] = useState<RunEvent[]>([]);
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const reload = useDebounced(detail.reload, 100);
+  useStream(
+    '__dashboard__',
+    (event: StreamEvent) => {
+      if (!('runId' in event) || event.runId !== runId) return;
+      setStreamed((previous) => [...previous, event as RunEvent]);
+      // Output only adds text; anything else changes the run's or a node's state.
+      if (event.type !== 'node_output') reload();
+    },
+    runId,
+  );
+  const run = detail.data;
+  const events = useMemo(() => mergeEvents(run?.events ?? [], streamed), [run, streamed]);
+  const now = useNow(run?.status === 'running' || run?.status === 'paused');
+
+  if (!run) {
+    return (
+      <section>
+        <p>
+          <a href="#/runs">← Runs</a>
+        </p>
+        {detail.error ? <ErrorNote error={detail.error} /> : <p class="note">Loading…</p>}
+      </section>
+    );
+  }
+  const states = Object.fromEntries(Object.entries(run.nodes).map(([id, node]) => [id, node.status]));
+  const graph = run.graph ?? Object.keys(run.nodes).map((id) => ({ id, dependsOn: [], kind: '', conditional: false }));
+  const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
+  const shownNode = shown ? run.nodes[shown] : undefined;
+  return (
+    <section aria-labelledby="run-title" data-run-id={run.id} data-status={run.status}>
+      <p>
+        <a href="#/runs">← Runs</a>
+      </p>
+      <h1 id="run-title">
+        {run.workflow} <StatusBadge status={run.status} />
+      </h1>
+      <dl class="facts">
+        <dt>Run</dt>
+        <dd class="mono">{run.id}</dd>
+        <dt>Message</dt>
+        <dd class="message">{run.message || '—'}</dd>
+        <dt>Trigger</dt>
+        <dd>{run.trigger}</dd>
+        <dt>Workspace</dt>
+        <dd class="mono">{run.workspaceId ?? '—'}</dd>
+        <dt>Started</dt>
+        <dd>{formatTime(run.startedAt)}</dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(spanMs(run.startedAt, run.finishedAt, now))}</dd>
+        <dt>Cost</dt>
+        <dd>{formatCost(run.costUsd)}</dd>
+        {run.conversationId ? (
+          <>
+            <dt>Conversation</dt>
+            <dd>
+              <a href={`#/conversations/${encodeURIComponent(run.conversationId)}`} class="mono">
+                {run.conversationId}
+              </a>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {run.error ? (
+        <p class="note error" role="alert">
+          {run.error}
+        </p>
+      ) : null}
+      {run.rejectReason ? <p class="note">Rejected: {run.rejectReason}</p> : null}
+      <Actions run={run} onDone={detail.reload} />
+      <div class="split">
+        <div>
+          <h2>Graph</h2>
+          <Dag nodes={graph} states={states} selected={shown} onSelect={setSelected} label={`DAG of ${run.workflow}; choose a node to see its output`} />
+        </div>
+        <div>
+          <h2>Timeline</h2>
+          <Timeline run={run} now={now} />
+          <h2>Nodes</h2>
+          <div class="table-wrap">
+            <table class="nodes">
+              <thead>
+                <tr>
+                  <th scope="col">Node</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {graph.map(({ id }) => {
+                  const node = run.nodes[id];
+                  return (
+                    <tr key={id} data-node-id={id} class={shown === id ? 'selected' : ''}>
+                      <td>
+                        <button type="button" class="link mono" onClick={() => setSelected(id)}>
+                          {id}
+                        </button>
+                      </td>
+                      <td>{node ? <StatusBadge status={node.status} /> : '—'}</td>
+                      <td>{formatDuration(node ? spanMs(node.startedAt, node.finishedAt, now) : null)}</td>
+                      <td>{formatCost(node?.costUsd)}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      </div>
+      {shown ? (
+        <div class="output-panel">
+          <h2>
+            Output of <span class="mono">{shown}</span> {shownNode ? <StatusBadge status={shownNode.status} /> : null}
+          </h2>
+          {shownNode?.error ? (
+            <p class="note error" role="alert">
+              {shownNode.error}
+            </p>
+          ) : null}
+          {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
+          <pre class="output" data-node-output={shown} aria-live="polite">
+            {outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')}
+          </pre>
+          {shownNode?.outputTruncated ? <p class="muted">Output truncated at 64 KiB; the whole output is in the run's artifacts.</p> : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

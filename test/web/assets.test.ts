@@ -1,0 +1,113 @@
+// The dashboard's files and the API's guard against other web pages, over plain HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { makeProject } from '../engine/helpers.js';
+
+let server: TestServer;
+let runId: string;
+
+beforeAll(async () => {
+  const dir = await makeProject([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
+  server = await startTestServer({ cwd: dir });
+  const started = await server.json('POST', '/api/workflows/gated/run', { message: 'hi', cwd: dir });
+  runId = started.body.runId;
+  for (let i = 0; i < 100; i++) {
+    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
+    if (run.body.status === 'paused') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+afterAll(async () => server?.stop());
+
+describe('GET / and /assets', () => {
+  it('serves the page with a strict Content-Security-Policy and its hashed assets', async () => {
+    const page = await server.fetch('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    const html = await page.text();
+    const script = /src="\/assets\/(app-[\w-]+\.js)"/.exec(html)?.[1];
+    const style = /href="\/assets\/(app-[\w-]+\.css)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect(style).toBeDefined();
+    expect(html).not.toMatch(/<script>|style=/);
+
+    const js = await server.fetch(`/assets/${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    const body = await js.arrayBuffer();
+    // Small enough to ship: a few hundred KiB at most, all of it ours and the two libraries'.
+    expect(body.byteLength).toBeLessThan(300 * 1024);
+    const css = await server.fetch(`/assets/${style}`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('answers an unknown asset with a JSON 404, never a file outside the build', async () => {
+    for (const path of ['/assets/nope.js', '/assets/..%2Fpackage.json', '/assets/%2e%2e%2f%2e%2e%2fpackage.json']) {
+      const answer = await server.fetch(path);
+      expect(answer.status).toBe(404);
+      expect((await answer.json()).error).toBe('route_not_found');
+    }
+  });
+});
+
+describe('state-changing calls from other pages are refused', () => {
+  const approve = (headers: Record<string, string>, body?: string) =>
+    server.fetch(`/api/workflows/runs/${runId}/approve`, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
+
+  it('refuses form encodings with 415, with or without a body', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain']) {
+      const answer = await approve({ 'content-type': type }, type.startsWith('multipart') ? '--x--\r\n' : 'comment=yes');
+      expect(answer.status).toBe(415);
+      expect(await answer.json()).toMatchObject({ error: 'unsupported_media_type' });
+      const empty = await server.fetch(`/api/workflows/runs/${runId}/cancel`, { method: 'POST', headers: { 'content-type': type } });
+      expect(empty.status).toBe(415);
+    }
+  });
+
+  it('refuses a call from another origin with 403, even as JSON', async () => {
+    const answer = await approve({ 'content-type': 'application/json', origin: 'http://evil.example' }, '{}');
+    expect(answer.status).toBe(403);
+    expect(await answer.json()).toMatchObject({ error: 'cross_origin_refused' });
+    const sameSite = await approve({ 'content-type': 'application/json', 'sec-fetch-site': 'same-site' }, '{}');
+    expect(sameSite.status).toBe(403);
+  });
+
+  it("refuses a browser's bodiless call without a JSON content type (a no-cors fetch)", async () => {
+    const answer = await server.fetch(`/api/workflows/runs/${runId}/cancel`, { method: 'POST', headers: { origin: server.url } });
+    expect(answer.status).toBe(415);
+  });
+
+  it('leaves the run untouched by every refused call', async () => {
+    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
+    expect(run.body.status).toBe('paused');
+  });
+
+  it("lets the page's own JSON calls and scripts without a body type through", async () => {
+    const own = await server.fetch('/api/workflows/validate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url, 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ definition: { name: 'x', nodes: [{ id: 'a', bash: 'true' }] } }),
+    });
+    expect(own.status).toBe(200);
+    // curl -X POST …/cancel: no Origin, no body.
+    const script = await server.fetch(`/api/workflows/runs/${runId}/abandon`, { method: 'POST' });
+    expect(script.status).toBe(200);
+    expect((await script.json()).status).toBe('abandoned');
+  });
+
+  it('leaves signed webhooks alone (their senders pick the content type)', async () => {
+    const answer = await server.fetch('/webhooks/workflow/nothing-here', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      body: 'x',
+    });
+    expect(answer.status).toBe(404);
+  });
+});
