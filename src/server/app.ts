@@ -4,8 +4,9 @@ import { invokeRoute, unmatchedAnswer, type InvokeOptions, type RouteCall } from
 import { toErrorAnswer } from './error-response.js';
 import { queryObject, readJsonBody, readRawBody } from './http-input.js';
 import { toRouterPath, type RouteSpec } from './route.js';
-import { checkBrowserRequest } from './browser-guard.js';
+import { checkBrowserRequest, checkHost } from './browser-guard.js';
 import { webAsset } from './web-assets.js';
+import { isLoopbackBind } from './loopback.js';
 
 export interface AppOptions {
   /**
@@ -62,6 +63,7 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
     validateResponses: options.validateResponses ?? ctx.settings.validateResponses,
     toError: (error, call, logger) => toErrorAnswer(error, call.event!, logger),
   };
+  const boundToLoopback = isLoopbackBind(ctx.settings.host);
   const app = new H3({
     onError: (error, event) => {
       const answer = toErrorAnswer(error, event, ctx.logger);
@@ -73,6 +75,7 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
   });
   app.use((event, next) => {
     try {
+      checkHost(event.req.headers.get('host'), boundToLoopback);
       checkBrowserRequest(event.req.method, event.url.pathname, event.req.headers);
     } catch (error) {
       // Answered here, as a route answers: thrown from a middleware, h3 would log it as unhandled.

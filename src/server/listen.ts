@@ -8,6 +8,7 @@ import { answerParserErrorsAsJson } from './client-error.js';
 import { planPort, type PortPlan } from './port.js';
 import { ListenError } from './listen-error.js';
 import { routes } from './routes/index.js';
+import { isLoopbackBind } from './loopback.js';
 
 export { ListenError };
 
@@ -27,8 +28,6 @@ export interface StartOptions {
   /** Readable log lines (the terminal's stderr); omitted in tests. */
   stderr?: { write(text: string): unknown };
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
  * listhen wraps its server with http-shutdown, whose `finish` listener writes to `req.socket`.
@@ -74,7 +73,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       hostname: settings.host,
       // listhen spreads an object `port` into get-port-please's options.
       port: portOptions(plan) as unknown as number,
-      public: !LOOPBACK.has(settings.host),
+      public: !isLoopbackBind(settings.host),
       showURL: false,
       autoClose: false,
       qr: false,
@@ -97,7 +96,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   ctx.listening = { host: settings.host, port: address.port, url };
   ctx.store.lock?.update({ url });
   ctx.logger.info('server.listening', { url, home: settings.home, pid: process.pid });
-  if (!LOOPBACK.has(settings.host)) {
+  if (!isLoopbackBind(settings.host)) {
     ctx.logger.warn('server.exposed', { host: settings.host, message: 'the API has no authentication; protect it with a firewall or reverse proxy' });
   }
 

@@ -34,7 +34,8 @@ const cliEnv = async (extra: Record<string, string> = {}) => ({ SVC_HOME: home, 
 describe('svc serve', () => {
   it('prints its URL, answers there, and writes it into the store lock', async () => {
     const serve = await spawnServe({ home });
-    expect(serve.stdout()).toBe(`svc ${packageVersion()} listening on ${serve.url} (home: ${home})\n`);
+    // The dashboard's address follows the listening line (issue 12), once both are written.
+    await expect.poll(() => serve.stdout()).toBe(`svc ${packageVersion()} listening on ${serve.url} (home: ${home})\ndashboard: ${serve.url}/\n`);
     expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await (await fetch(`${serve.url}/health`)).json()).toEqual({ status: 'ok' });
     const lock = JSON.parse(await readFile(join(home, 'svc.lock'), 'utf8'));

@@ -1,4 +1,5 @@
 // The dashboard's files and the API's guard against other web pages, over plain HTTP.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject } from '../engine/helpers.js';
@@ -52,7 +53,7 @@ describe('GET / and /assets', () => {
     for (const path of ['/assets/nope.js', '/assets/..%2Fpackage.json', '/assets/%2e%2e%2f%2e%2e%2fpackage.json']) {
       const answer = await server.fetch(path);
       expect(answer.status).toBe(404);
-      expect((await answer.json()).error).toBe('route_not_found');
+      expect(((await answer.json()) as { error: string }).error).toBe('route_not_found');
     }
   });
 });
@@ -99,7 +100,7 @@ describe('state-changing calls from other pages are refused', () => {
     // curl -X POST …/cancel: no Origin, no body.
     const script = await server.fetch(`/api/workflows/runs/${runId}/abandon`, { method: 'POST' });
     expect(script.status).toBe(200);
-    expect((await script.json()).status).toBe('abandoned');
+    expect(((await script.json()) as { status: string }).status).toBe('abandoned');
   });
 
   it('leaves signed webhooks alone (their senders pick the content type)', async () => {
@@ -109,5 +110,29 @@ describe('state-changing calls from other pages are refused', () => {
       body: 'x',
     });
     expect(answer.status).toBe(404);
+  });
+});
+
+describe('DNS rebinding', () => {
+  // fetch() will not set Host; node:http will, as a rebinding browser would send it.
+  const withHost = (host: string, path = '/api/health') =>
+    new Promise<number>((resolve, reject) => {
+      const url = new URL(path, server.url);
+      const req = request({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers only requests addressed to a loopback name', async () => {
+    const port = new URL(server.url).port;
+    expect(await withHost(`evil.example:${port}`)).toBe(403);
+    expect(await withHost(`evil.example:${port}`, '/')).toBe(403);
+    expect(await withHost(`127.0.0.1:${port}`)).toBe(200);
+    expect(await withHost(`localhost:${port}`)).toBe(200);
+    expect(await withHost(`[::1]:${port}`)).toBe(200);
+    expect(await withHost(`svc.localhost:${port}`)).toBe(200);
   });
 });

@@ -1,4 +1,6 @@
 // The dashboard end to end, in Debian's Chromium: a real server, real runs, the page's own clicks.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CLAUDE, makeProject, waitForRun } from '../engine/helpers.js';
@@ -147,7 +149,7 @@ describe('the dashboard in a browser', () => {
     await p.locator('.conversation h2').waitFor();
     await expect(p.locator('.conversation h2').textContent()).resolves.toBe(evil);
     await p.waitForTimeout(300);
-    expect(await p.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await p.evaluate('window.__pwned')).toBeUndefined();
     expect(await p.locator('main img, main script, #bold').count()).toBe(0);
     expect(problems).toEqual([]);
   });
@@ -182,6 +184,10 @@ describe('the dashboard in a browser', () => {
   });
 
   it('draws workflows and starts a run from the form', async () => {
+    // The server's own directory is the checkout; the project's workflows are found as a workspace's.
+    await writeFile(join(project, '.env'), 'ANTHROPIC_API_KEY=sk-test-not-a-real-key\n');
+    const workspace = await server.json('POST', '/api/workspaces', { path: project });
+    expect(workspace.status).toBe(201);
     const { page: p, problems } = await page();
     await p.goto(`${server.url}/#/workflows/gated`);
     await p.locator('.workflow-detail g.dag-node').first().waitFor();
@@ -193,6 +199,14 @@ describe('the dashboard in a browser', () => {
     await p.locator('section[data-status="paused"]').waitFor();
     await expect(p.locator('dd.message').textContent()).resolves.toBe('from the form');
     await screenshot(p, 'workflow-started');
+
+    // The workspace, its .env scan and the consent it lacks, read-only.
+    await p.goto(`${server.url}/#/workspaces/${workspace.body.id}`);
+    await p.locator(`[data-workspace-id="${workspace.body.id}"]`).waitFor();
+    await expect(p.locator('dd[data-consent="false"]').textContent()).resolves.toContain('not given');
+    await expect(p.getByText('ANTHROPIC_API_KEY').count()).resolves.toBeGreaterThan(0);
+    await expect(p.getByText('sk-test-not-a-real-key').count()).resolves.toBe(0);
+    await screenshot(p, 'workspace');
     expect(problems).toEqual([]);
   });
 
@@ -219,14 +233,14 @@ describe('the dashboard in a browser', () => {
     const { page: p, problems } = await page({ width: 420, height: 800, colorScheme: 'dark' });
     await p.goto(`${server.url}/#/runs`);
     await p.locator('tr[data-run-id]').first().waitFor();
-    const background = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = await p.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(background).toBe('rgb(15, 18, 22)');
     // Nothing pushes the page sideways; wide tables scroll inside their own box.
-    expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await p.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(p, 'runs-narrow-dark');
     await p.locator('tr[data-run-id] a').first().click();
     await p.locator('section[data-run-id]').waitFor();
-    expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await p.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(p, 'run-narrow-dark');
     expect(problems).toEqual([]);
   });

@@ -4,13 +4,28 @@ import { defineCommand } from '../define-command.js';
 import { CliError } from '../exit-codes.js';
 import { printJson } from '../output.js';
 
-/** Resolves once the program started, rejects when it could not be (not on PATH, no display helper). */
+/** A browser that is still running this long after its start has taken the URL. */
+const SETTLE_MS = 1500;
+
+/**
+ * Resolves once the program took the URL: it is still running after a moment, or it ended well
+ * (a browser handing the URL to its running window exits 0 at once). Rejects when it could not
+ * start, or ended with a failure (the shell's 127 for a `BROWSER` that names nothing).
+ */
 function started(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('spawn', () => {
+    const timer = setTimeout(() => {
       child.unref();
       resolve();
+    }, SETTLE_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(signal ? `it was killed by ${signal}` : `it exited with status ${code}`));
     });
   });
 }

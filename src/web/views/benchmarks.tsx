@@ -3,7 +3,7 @@ import type { Comparison } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Bar } from '../components/bar.js';
 import { ErrorNote } from '../components/status.js';
-import { formatCost, formatDuration } from '../format.js';
+import { formatCost, formatDuration, formatTime } from '../format.js';
 import { navigate, useLoad } from '../hooks.js';
 
 function WorkflowBenchmark({ workflow }: { workflow: string }) {
@@ -57,10 +57,12 @@ function WorkflowBenchmark({ workflow }: { workflow: string }) {
   );
 }
 
-function CompareRuns({ a, b }: { a: string; b: string }) {
+function CompareRuns({ workflow, a, b }: { workflow: string | undefined; a: string; b: string }) {
   const [runA, setRunA] = useState(a);
   const [runB, setRunB] = useState(b);
   const [result, setResult] = useState<Comparison | undefined>(undefined);
+  // Finished runs to pick from (of the workflow shown, if one is).
+  const recent = useLoad(() => client.runs.list({ status: 'completed,failed', limit: 50, ...(workflow ? { workflow } : {}) }), `recent:${workflow ?? ''}`);
   const [error, setError] = useState<string | undefined>(undefined);
   const compare = async (x: string, y: string) => {
     setError(undefined);
@@ -85,15 +87,23 @@ function CompareRuns({ a, b }: { a: string; b: string }) {
         class="inline-form"
         onSubmit={(e) => {
           e.preventDefault();
-          navigate(`#/benchmarks?a=${encodeURIComponent(runA.trim())}&b=${encodeURIComponent(runB.trim())}`);
+          const base = workflow ? `#/benchmarks/${encodeURIComponent(workflow)}` : '#/benchmarks';
+          navigate(`${base}?a=${encodeURIComponent(runA.trim())}&b=${encodeURIComponent(runB.trim())}`);
         }}
       >
         <label>
-          Run A <input name="runA" class="mono" value={runA} onInput={(e) => setRunA(e.currentTarget.value)} required />
+          Run A <input name="runA" class="mono" list="recent-runs" value={runA} onInput={(e) => setRunA(e.currentTarget.value)} required />
         </label>
         <label>
-          Run B <input name="runB" class="mono" value={runB} onInput={(e) => setRunB(e.currentTarget.value)} required />
+          Run B <input name="runB" class="mono" list="recent-runs" value={runB} onInput={(e) => setRunB(e.currentTarget.value)} required />
         </label>
+        <datalist id="recent-runs">
+          {recent.data?.runs.map((run) => (
+            <option key={run.id} value={run.id}>
+              {run.workflow} · {run.status} · {formatTime(run.finishedAt ?? run.createdAt)}
+            </option>
+          ))}
+        </datalist>
         <button type="submit">Compare</button>
       </form>
       <ErrorNote error={error} />
@@ -149,7 +159,10 @@ export function BenchmarksView({ workflow, query }: { workflow: string | undefin
         <ul class="pick-list">
           {list.data?.workflows.map((name) => (
             <li key={name}>
-              <a href={`#/benchmarks/${encodeURIComponent(name)}`} aria-current={name === workflow ? 'page' : undefined}>
+              <a
+                href={`#/benchmarks/${encodeURIComponent(name)}${query.toString() ? `?${query.toString()}` : ''}`}
+                aria-current={name === workflow ? 'page' : undefined}
+              >
                 {name}
               </a>
             </li>
@@ -158,7 +171,7 @@ export function BenchmarksView({ workflow, query }: { workflow: string | undefin
       </div>
       <div class="detail">
         {workflow ? <WorkflowBenchmark workflow={workflow} /> : null}
-        <CompareRuns a={query.get('a') ?? ''} b={query.get('b') ?? ''} />
+        <CompareRuns workflow={workflow} a={query.get('a') ?? ''} b={query.get('b') ?? ''} />
       </div>
     </section>
   );

@@ -179,6 +179,11 @@ export function RunDetailView({ runId }: { runId: string }) {
       ) : null}
       {run.rejectReason ? <p class="note">Rejected: {run.rejectReason}</p> : null}
       <Actions run={run} onDone={detail.reload} />
+      {run.status === 'completed' || run.status === 'failed' ? (
+        <p>
+          <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
+        </p>
+      ) : null}
       <div class="split">
         <div>
           <h2>Graph</h2>

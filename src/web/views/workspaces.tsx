@@ -38,7 +38,7 @@ function WorkspaceDetail({ id }: { id: string }) {
           {workspace.allow_env_keys
             ? 'given: agents run despite the keys in .env files'
             : scan.status === 'keys_found'
-              ? 'not given: agent nodes and messages here are blocked (svc workspace allow-env-keys)'
+              ? `not given: agent nodes and messages here are blocked (svc workspace consent ${workspace.id} --allow)`
               : 'not needed'}
         </dd>
       </dl>
