@@ -2,3 +2,4 @@
 export { openPostgres, type PostgresDatabase, type PostgresOptions, type Queryable } from './database.js';
 export { migrate, MIGRATION_LOCK_KEY, type Migration, type MigrationResult } from './migrate.js';
 export { MIGRATIONS } from './migrations.js';
+export { asJson, selectPage, type PageQuery } from './page.js';
