@@ -2,7 +2,9 @@
 // unique keys and single-statement updates the repositories rely on hold across them, not only
 // within one process.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import pg from 'pg';
 import { postgresConversationRepositories } from '../../src/conversations/postgres-repository.js';
+import { postgresRunRepository } from '../../src/engine/postgres-run-repository.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/index.js';
 import { postgresWebhookRepositories } from '../../src/webhooks/postgres-repository.js';
@@ -12,8 +14,9 @@ import { workspace } from './contract/workspaces.js';
 
 const postgres = usePostgres();
 let servers: [PostgresDatabase, PostgresDatabase];
+let url: string;
 beforeEach(async () => {
-  const url = await postgres.createDatabase();
+  url = await postgres.createDatabase();
   servers = (await Promise.all([openPostgres({ url, logger: silentLogger }), openPostgres({ url, logger: silentLogger })])) as [
     PostgresDatabase,
     PostgresDatabase,
@@ -69,4 +72,51 @@ it('messages appended to one conversation from two servers take distinct places,
   });
   await spread(20, (_db, i) => (i % 2 ? a! : b!).addPending('conv_a', `msg_${i}`));
   expect((await a!.get('conv_a'))?.pending_message_ids).toHaveLength(20);
+});
+
+const runEvent = (runId: string, seq: number) => ({
+  type: 'node_output' as const,
+  at: new Date(0).toISOString(),
+  runId,
+  seq,
+  conversationId: 'conv_a',
+  platformId: `wkr_${runId}`,
+  workflow: 'build',
+  nodeId: 'n1',
+  stream: 'stdout' as const,
+  text: `line ${seq}`,
+});
+
+it('run events written by two servers share one position order, and either server replays all of them', async () => {
+  const stored = await spread(40, (db, i) => postgresRunRepository(db).appendEvent(runEvent(`run_${i % 4}`, Math.floor(i / 4) + 1)));
+  expect(new Set(stored.map((e) => e.pos)).size).toBe(40);
+  for (const db of servers) {
+    const replayed = await postgresRunRepository(db).eventsAfter(0, { linkedTo: ['conv_a'] });
+    expect(replayed.map((e) => e.pos)).toEqual(stored.map((e) => e.pos).sort((a, b) => a - b));
+  }
+});
+
+it('replay holds back events committed after an earlier position that is still uncommitted, so a cursor never skips one', async () => {
+  const runs = postgresRunRepository(servers[0]);
+  const first = await runs.appendEvent(runEvent('run_a', 1));
+  // Another server's transaction takes the next position and has not committed yet.
+  const slow = new pg.Client({ connectionString: url });
+  await slow.connect();
+  try {
+    await slow.query('BEGIN');
+    await slow.query(
+      `INSERT INTO run_events (position, run_id, seq, record)
+       SELECT p, 'run_b', 1, jsonb_build_object('runId', 'run_b', 'seq', 1, 'pos', p, 'conversationId', 'conv_a', 'platformId', 'wkr_b')
+       FROM (SELECT nextval('svc_event_position') AS p) AS next`,
+    );
+    const later = await runs.appendEvent(runEvent('run_a', 2));
+    // Committed, but behind an open transaction: a reader that took it would move past the slow one's position.
+    expect((await runs.eventsAfter(first.pos, {})).map((e) => e.pos)).toEqual([]);
+    await slow.query('COMMIT');
+    const replayed = await runs.eventsAfter(first.pos, {});
+    expect(replayed.map((e) => e.runId)).toEqual(['run_b', 'run_a']);
+    expect(replayed[1]).toEqual(later);
+  } finally {
+    await slow.end();
+  }
 });

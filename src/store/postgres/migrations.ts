@@ -103,4 +103,49 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'runs and run events',
+    sql: `
+      CREATE TABLE runs (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        workflow text GENERATED ALWAYS AS (record->>'workflow') STORED,
+        status text GENERATED ALWAYS AS (record->>'status') STORED,
+        conversation_id text GENERATED ALWAYS AS (record->>'conversationId') STORED,
+        platform_id text GENERATED ALWAYS AS (record->>'platformId') STORED,
+        workspace_id text GENERATED ALWAYS AS (record->>'workspaceId') STORED,
+        created_at text GENERATED ALWAYS AS (record->>'createdAt') STORED,
+        resume_pending boolean GENERATED ALWAYS AS (coalesce((record->>'resumePending')::boolean, false)) STORED
+      );
+      -- Lists are newest first, and ids grow with time: the primary key read backwards, or these.
+      CREATE INDEX runs_workflow ON runs (workflow, id DESC);
+      CREATE INDEX runs_conversation ON runs (conversation_id, id DESC);
+      CREATE INDEX runs_workspace ON runs (workspace_id, id DESC);
+      CREATE INDEX runs_created ON runs (created_at);
+      CREATE INDEX runs_status ON runs (status, created_at);
+      CREATE INDEX runs_platform ON runs (platform_id);
+      -- Short ids (a prefix, LIKE 'run_lq2x%') whatever the database's collation.
+      CREATE INDEX runs_id_prefix ON runs (id text_pattern_ops);
+      CREATE INDEX runs_resumable ON runs (workflow, conversation_id, id DESC) WHERE resume_pending AND status = 'failed';
+
+      -- Every persisted stream event takes its place from this one sequence: the SSE id, shared by
+      -- every server. A copied file store sets it past the positions it brings.
+      CREATE SEQUENCE svc_event_position;
+      CREATE TABLE run_events (
+        position bigint PRIMARY KEY,
+        run_id text NOT NULL,
+        seq integer NOT NULL,
+        -- The writing transaction: a reader returns only events of transactions older than every
+        -- one still open, so a position taken earlier but committed later is never skipped.
+        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        record jsonb NOT NULL,
+        conversation_id text GENERATED ALWAYS AS (record->>'conversationId') STORED,
+        platform_id text GENERATED ALWAYS AS (record->>'platformId') STORED,
+        UNIQUE (run_id, seq)
+      );
+      CREATE INDEX run_events_conversation ON run_events (conversation_id, position);
+      CREATE INDEX run_events_platform ON run_events (platform_id, position);
+    `,
+  },
 ];

@@ -10,6 +10,9 @@ import { openConversationRepositories, type ConversationRepositories } from '../
 import { postgresConversationRepositories } from '../../../src/conversations/postgres-repository.js';
 import { openScheduleRepository, type ScheduleStateRepository } from '../../../src/schedules/index.js';
 import { postgresScheduleRepository } from '../../../src/schedules/postgres-repository.js';
+import { postgresRunRepository } from '../../../src/engine/postgres-run-repository.js';
+import { openFileRunRepository, type RunRepository } from '../../../src/engine/run-repository.js';
+import { EventBus } from '../../../src/events/bus.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { openFileStore } from '../../../src/store/index.js';
 import { openPostgres } from '../../../src/store/postgres/index.js';
@@ -23,6 +26,7 @@ export interface ContractStore {
   conversations(): Promise<ConversationRepositories>;
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
+  runs(): Promise<RunRepository>;
   /** Closes this one and opens the same data again, as a restarted server would. */
   reopen(): Promise<ContractStore>;
   close(): Promise<void>;
@@ -35,6 +39,7 @@ export async function fileContractStore(): Promise<ContractStore> {
   const home = await mkdtemp(join(tmpdir(), 'svc-contract-'));
   const open = async (): Promise<ContractStore> => {
     const store = await openFileStore({ home, logger: silentLogger, lock: 'cli' });
+    const bus = new EventBus();
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -46,6 +51,8 @@ export async function fileContractStore(): Promise<ContractStore> {
       conversations: () => openConversationRepositories(store),
       webhooks: (options) => openWebhookRepositories(store, options),
       schedules: () => openScheduleRepository(store),
+      // Positions from the bus's clock, as the server's RunStore takes them.
+      runs: () => openFileRunRepository(store, () => bus.nextPosition()),
       async reopen() {
         await close();
         return open();
@@ -76,6 +83,7 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         conversations: async () => postgresConversationRepositories(db),
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
+        runs: async () => postgresRunRepository(db),
         async reopen() {
           await close();
           return open();
