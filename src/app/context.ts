@@ -15,7 +15,8 @@ import type { PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
 import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
-import { openWorkspaceRepositories } from '../workspaces/repository.js';
+import type { WorkspaceRecord } from '../workspaces/records.js';
+import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
@@ -82,7 +83,12 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       assistants: await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
       // The server registers the webhook triggers it can see before its first request.
-      workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
+      workflows: await WorkflowCatalog.open(store, {
+        writable: options.lock !== false,
+        discoverOnOpen: options.lock === 'server',
+        logger,
+        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
+      }),
       closers: new Set(),
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
     const { assistants } = ctx;
@@ -206,6 +212,16 @@ async function openDatabaseRepositories(url: string, logger: Logger) {
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
   };
+}
+
+/** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
+async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
+  const all: WorkspaceRecord[] = [];
+  for (;;) {
+    const page = await repository.list({ limit: 500, offset: all.length });
+    all.push(...page.items);
+    if (page.items.length === 0 || all.length >= page.total) return all;
+  }
 }
 
 /** The conversations domain, given what it asks of the engine, the catalog, the workspaces and the configuration. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
+import { makeProject, workflowYaml } from '../helpers/workflow-project.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -70,4 +71,19 @@ it('two servers on one database share workspaces and conversations, which outliv
 
   const later = await serve(url);
   expect(JSON.stringify((await call(later, 'GET', '/api/workspaces')).body)).toContain(project);
+}, 60_000);
+
+it("a workspace registered on one server has its workflows found by the other (discovery reads the database's workspaces)", async () => {
+  const url = await postgres.createDatabase();
+  const [a, b] = await Promise.all([serve(url), serve(url)]);
+  const project = await makeProject();
+  cleanup.push(() => project.remove());
+  await project.write('only-here.yaml', workflowYaml('only-here'));
+
+  const created = await call(a, 'POST', '/api/workspaces', { path: project.dir });
+  expect(created.status).toBe(201);
+  const listed = await call(b, 'GET', '/api/workflows');
+  expect(listed.status).toBe(200);
+  const names = (listed.body.workflows as Array<{ name: string; workspaceId?: string | null }>).filter((w) => w.name === 'only-here');
+  expect(names).toHaveLength(1);
 }, 60_000);
