@@ -6,7 +6,7 @@
  * (`message_places`), so no two servers hand out the same place.
  */
 
-import { asJson, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
+import { asJson, callOrder, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 import { messageId, type ConversationRepositories, type ConversationRepository, type MessageRepository, type ReservedMessage } from './repository.js';
 
@@ -14,23 +14,26 @@ import { messageId, type ConversationRepositories, type ConversationRepository, 
 const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
 
 function conversationsIn(db: PostgresDatabase): ConversationRepository {
+  // Changes of one conversation resolve in the order they were asked, as the file store's do.
+  const inOrder = callOrder();
   const one = async (sql: string, params: unknown[]) => (await db.query<{ record: ConversationRecord }>(sql, params)).rows[0]?.record;
   /** `{...current, ...patch, id, pending_message_ids: <pending>}` in one statement ($1 id, $2 patch, $3 message id). */
   const changePending =
     (pending: string) =>
     (id: string, message: string, patch: Partial<Omit<ConversationRecord, 'id'>> = {}) =>
-      one(
-        `UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id, 'pending_message_ids', ${pending})
-       WHERE id = $1 RETURNING record`,
-        [id, asJson(patch), message],
+      inOrder(id, () =>
+        one(
+          `UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id, 'pending_message_ids', ${pending})
+           WHERE id = $1 RETURNING record`,
+          [id, asJson(patch), message],
+        ),
       );
   return {
     async insert(record) {
       // Replaces one of the same id, as the file store's put does.
-      await db.query('INSERT INTO conversations (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record', [
-        record.id,
-        asJson(record),
-      ]);
+      await inOrder(record.id, () =>
+        db.query('INSERT INTO conversations (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record', [record.id, asJson(record)]),
+      );
     },
     // The id first, as the file store looks: a platform id equal to another conversation's id loses.
     get: (idOrPlatformId) =>
@@ -50,7 +53,9 @@ function conversationsIn(db: PostgresDatabase): ConversationRepository {
       });
     },
     update: (id, patch) =>
-      one("UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id) WHERE id = $1 RETURNING record", [id, asJson(patch)]),
+      inOrder(id, () =>
+        one("UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id) WHERE id = $1 RETURNING record", [id, asJson(patch)]),
+      ),
     withPending: async () =>
       (await db.query<{ record: ConversationRecord }>('SELECT record FROM conversations WHERE has_pending ORDER BY created_at, id')).rows.map(
         (row) => row.record,
@@ -64,9 +69,11 @@ function conversationsIn(db: PostgresDatabase): ConversationRepository {
 }
 
 function messagesIn(db: PostgresDatabase): MessageRepository {
-  // Places of one conversation are asked for one after another, so this process's calls keep their
-  // order (the pool would otherwise let a later call's statement overtake an earlier one's).
-  const reserving = new Map<string, Promise<unknown>>();
+  // Places of one conversation are taken, and its messages stored, in the order asked: the pool
+  // would otherwise let a later call's statement overtake an earlier one's, and the orchestrator
+  // queues messages for answering in the order their appends resolve.
+  const reserving = callOrder();
+  const appending = callOrder();
   const takePlace = async (conversationId: string): Promise<ReservedMessage> => {
     const { rows } = await db.query<{ seq: number }>(
       `INSERT INTO message_places (conversation_id, last_seq) VALUES ($1, 1)
@@ -80,18 +87,14 @@ function messagesIn(db: PostgresDatabase): MessageRepository {
     (await db.query<{ record: StoredMessage }>('SELECT record FROM messages WHERE conversation_id = $1 AND id = $2', [conversationId, id])).rows[0]?.record;
 
   return {
-    reserve(conversationId) {
-      const previous = reserving.get(conversationId) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(() => takePlace(conversationId));
-      reserving.set(conversationId, next);
-      void next.finally(() => reserving.get(conversationId) === next && reserving.delete(conversationId)).catch(() => {});
-      return next;
-    },
-    async append(conversationId, fields, reserved) {
-      const { id, seq } = reserved ?? (await this.reserve(conversationId));
-      const message: StoredMessage = { id, conversation_id: conversationId, ...fields, seq };
-      await db.query('INSERT INTO messages (conversation_id, seq, id, record) VALUES ($1, $2, $3, $4)', [conversationId, seq, id, asJson(message)]);
-      return message;
+    reserve: (conversationId) => reserving(conversationId, () => takePlace(conversationId)),
+    append(conversationId, fields, reserved) {
+      return appending(conversationId, async () => {
+        const { id, seq } = reserved ?? (await reserving(conversationId, () => takePlace(conversationId)));
+        const message: StoredMessage = { id, conversation_id: conversationId, ...fields, seq };
+        await db.query('INSERT INTO messages (conversation_id, seq, id, record) VALUES ($1, $2, $3, $4)', [conversationId, seq, id, asJson(message)]);
+        return message;
+      });
     },
     get,
     replyTo: async (conversationId, id) =>

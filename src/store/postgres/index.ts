@@ -3,3 +3,4 @@ export { openPostgres, type PostgresDatabase, type PostgresOptions, type Queryab
 export { migrate, MIGRATION_LOCK_KEY, type Migration, type MigrationResult } from './migrate.js';
 export { MIGRATIONS } from './migrations.js';
 export { asJson, selectPage, type PageQuery } from './page.js';
+export { callOrder } from './call-order.js';

@@ -108,6 +108,22 @@ export function conversationRepositoryContract(factory: ContractStoreFactory): v
     expect(await messages.get('conv_b', sent[3]!.id)).toBeUndefined();
   });
 
+  it("calls on one conversation resolve in call order: concurrent sends (reserve, mark pending, append) are stored and queued in their places' order", async () => {
+    const { conversations, messages } = await stores.current().conversations();
+    await conversations.insert(conversation(1));
+    const resolved: number[] = [];
+    // What ConversationService.send does for each message; the orchestrator answers in this order.
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const reserved = await messages.reserve('conv_0001');
+        await conversations.addPending('conv_0001', reserved.id, { updated_at: at(i) });
+        resolved.push((await messages.append('conv_0001', text(`m${i}`), reserved)).seq);
+      }),
+    );
+    expect(resolved).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect((await conversations.get('conv_0001'))?.pending_message_ids).toHaveLength(20);
+  });
+
   it('a reserved place is the message appended later; one never written is read past; replies are found; numbering continues after a reopen', async () => {
     let { messages } = await stores.current().conversations();
     const question = await messages.append('conv_a', text('question?'));
