@@ -11,7 +11,7 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,9 +79,51 @@ function freePort(): Promise<number> {
 
 let databaseCount = 0;
 
+const CLUSTER_PREFIX = 'svc-pg-';
+/** Names the test process a cluster belongs to, so a later run can tell a leftover from a live one. */
+const OWNER_FILE = 'owner.pid';
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+function stopCluster(bin: string, data: string): void {
+  // Immediate: nothing in a test cluster needs a clean shutdown, and it takes milliseconds.
+  const args = ['-D', data, '-m', 'immediate', '-w', 'stop'];
+  spawnSync(isRoot() ? 'runuser' : join(bin, 'pg_ctl'), isRoot() ? ['-u', SERVER_USER, '--', join(bin, 'pg_ctl'), ...args] : args, { stdio: 'ignore' });
+}
+
+/**
+ * A test process killed outright (SIGKILL, a worker timeout) runs no exit handler, and its server
+ * would live on: the clusters whose owner is gone are stopped and removed before a new one starts.
+ * A dir without an owner yet is another process's cluster being made, unless it is old.
+ */
+function removeLeftoverClusters(bin: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(CLUSTER_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      const owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) continue;
+    } catch {
+      const made = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+      if (made === undefined || Date.now() - made < 10 * 60_000) continue;
+    }
+    if (existsSync(join(dir, 'data', 'postmaster.pid'))) stopCluster(bin, join(dir, 'data'));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = findPostgresBin();
-  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+  removeLeftoverClusters(bin);
+  const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid));
   if (isRoot()) {
     const { uid, gid } = serverUserIds();
     chownSync(dir, uid, gid);
@@ -120,14 +162,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     if (stopped) return;
     stopped = true;
     process.off('exit', stop);
-    // Immediate: nothing in a test cluster needs a clean shutdown, and it takes milliseconds.
-    spawnSync(
-      isRoot() ? 'runuser' : join(bin, 'pg_ctl'),
-      [...(isRoot() ? ['-u', SERVER_USER, '--', join(bin, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', '-w', 'stop'],
-      {
-        stdio: 'ignore',
-      },
-    );
+    stopCluster(bin, data);
     remove();
   };
   // A test process that dies without its afterAll still takes its server down with it.
