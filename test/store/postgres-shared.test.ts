@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import pg from 'pg';
 import { postgresConversationRepositories } from '../../src/conversations/postgres-repository.js';
 import { postgresRunRepository } from '../../src/engine/postgres-run-repository.js';
+import { postgresScheduleRepository } from '../../src/schedules/postgres-repository.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/index.js';
 import { postgresWebhookRepositories } from '../../src/webhooks/postgres-repository.js';
@@ -119,4 +120,15 @@ it('replay holds back events committed after an earlier position that is still u
   } finally {
     await slow.end();
   }
+});
+
+it('a firing reserved at once by two servers is reserved by one', async () => {
+  const first = { id: 'sched', workflow: 'nightly', lastDueAt: '2026-01-01T00:00:00.000Z', pendingRunId: null, lastRunId: null };
+  expect(await postgresScheduleRepository(servers[0]).insertIfAbsent(first)).toBe(true);
+  const [a, b] = servers.map((db) => postgresScheduleRepository(db));
+  const read = [(await a!.get('sched'))!, (await b!.get('sched'))!];
+  const won = await spread(10, (_db, i) =>
+    (i % 2 ? a! : b!).replaceIf(read[i % 2]!, { ...first, lastDueAt: '2026-01-02T00:00:00.000Z', pendingRunId: `run_${i}` }),
+  );
+  expect(won.filter(Boolean)).toHaveLength(1);
 });

@@ -30,4 +30,25 @@ export function scheduleRepositoryContract(factory: ContractStoreFactory): void 
     expect(await repository.get('a')).toEqual(state('a', { lastRunId: 'run_1', lastDueAt: '2026-01-02T00:00:00.000Z' }));
     expect(await repository.get('b')).toEqual(state('b', { workflow: 'weekly' }));
   });
+
+  it('inserts a first state once, and replaces a state only while it is still the one read: one of concurrent reservations wins', async () => {
+    const repository = await stores.current().schedules();
+    expect(await repository.insertIfAbsent(state('a'))).toBe(true);
+    expect(await repository.insertIfAbsent(state('a', { workflow: 'other' }))).toBe(false);
+    const read = (await repository.get('a'))!;
+    expect(read).toEqual(state('a'));
+
+    const reservations = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => repository.replaceIf(read, state('a', { lastDueAt: '2026-01-01T01:00:00.000Z', pendingRunId: `run_${i}` }))),
+    );
+    expect(reservations.filter(Boolean)).toHaveLength(1);
+    const winner = `run_${reservations.indexOf(true)}`;
+    expect(await repository.get('a')).toEqual(state('a', { lastDueAt: '2026-01-01T01:00:00.000Z', pendingRunId: winner }));
+    // A stale read no longer matches; a fresh one does.
+    expect(await repository.replaceIf(read, state('a', { lastRunId: 'run_x' }))).toBe(false);
+    const fresh = (await repository.get('a'))!;
+    expect(await repository.replaceIf(fresh, { ...fresh, pendingRunId: null, lastRunId: winner })).toBe(true);
+    expect(await repository.replaceIf(state('missing'), state('missing', { lastRunId: 'run_y' }))).toBe(false);
+    expect(await repository.get('missing')).toBeUndefined();
+  });
 }
