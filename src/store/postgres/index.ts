@@ -4,3 +4,4 @@ export { migrate, MIGRATION_LOCK_KEY, type Migration, type MigrationResult } fro
 export { MIGRATIONS } from './migrations.js';
 export { asJson, selectPage, type PageQuery } from './page.js';
 export { callOrder } from './call-order.js';
+export { openNotifier, type Notifier, type NotifierOptions } from './notifier.js';
