@@ -4,21 +4,19 @@ import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { isSettlingEvent } from '../engine/events.js';
-import {
-  ConversationService,
-  createWorkerConversation,
-  openConversationEventLog,
-  openConversationRepositories,
-  type SvcStreamEvent,
-} from '../conversations/index.js';
+import { ConversationService, openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
+import { newConversationRecord } from '../conversations/records.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
+import type { PostgresDatabase } from '../store/postgres/index.js';
+import { newId } from '../shared/ids.js';
 import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
-import { openWorkspaceRepositories } from '../workspaces/repository.js';
+import type { WorkspaceRecord } from '../workspaces/records.js';
+import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
 import { WorkspaceService } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
@@ -31,6 +29,12 @@ export interface AppContext {
   settings: Settings;
   logger: Logger;
   store: FileStore;
+  /**
+   * The PostgreSQL database when `SVC_DATABASE_URL` is set: workspaces, conversations and messages,
+   * webhook dedupe and deliveries, and schedule state live there; runs, run events, conversation
+   * events and configuration stay in `store` for now (docs/scaling.md, Status: groundwork).
+   */
+  database?: PostgresDatabase;
   /** Run events and conversation events for SSE streams and CLI followers. */
   bus: EventBus<SvcStreamEvent>;
   version: string;
@@ -64,23 +68,32 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const { settings } = options;
   const logger = createLogger({ level: settings.logLevel, file: join(settings.home, 'logs', 'svc.log'), stderr: options.stderr });
   const store = await openFileStore({ home: settings.home, logger, lock: options.lock });
+  let database: PostgresDatabase | undefined;
   try {
+    const shared = settings.databaseUrl ? await openDatabaseRepositories(settings.databaseUrl, logger) : undefined;
+    database = shared?.database;
     const ctx = {
       settings,
       logger,
       store,
+      database,
       bus: new EventBus<SvcStreamEvent>(),
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
       // The server registers the webhook triggers it can see before its first request.
-      workflows: await WorkflowCatalog.open(store, { writable: options.lock !== false, discoverOnOpen: options.lock === 'server', logger }),
+      workflows: await WorkflowCatalog.open(store, {
+        writable: options.lock !== false,
+        discoverOnOpen: options.lock === 'server',
+        logger,
+        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
+      }),
       closers: new Set(),
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
-      repositories: await openWorkspaceRepositories(store),
+      repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
       logger,
       home: settings.home,
       env: process.env,
@@ -96,7 +109,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     const { workspaces } = ctx;
     const agents = createAgents(settings);
-    const conversationRepositories = await openConversationRepositories(store);
+    const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
       {
         store,
@@ -120,7 +133,17 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         // Asked only after the conversations below exist.
         conversations: {
           workspaceOf: async (id) => (await conversationRepositories.conversations.get(id))?.workspace_id ?? null,
-          createWorker: async (run) => (await createWorkerConversation(store, run.id, run.workflow, run.workspaceId)).platform_conversation_id,
+          // Through the repository, so the worker conversation is kept where every other one is.
+          createWorker: async (run) => {
+            const record = newConversationRecord({
+              platform_conversation_id: newId('wkr'),
+              workspace_id: run.workspaceId,
+              title: `${run.workflow} run ${run.id}`,
+              run_id: run.id,
+            });
+            await conversationRepositories.conversations.insert(record);
+            return record.platform_conversation_id;
+          },
         },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
@@ -131,7 +154,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
     ctx.webhooks = new WebhookService({
-      repositories: await openWebhookRepositories(store),
+      repositories: shared?.webhooks ?? (await openWebhookRepositories(store)),
       logger,
       findTrigger: (slug) => ctx.workflows.findTrigger(slug),
       // Rejects when the workspace is gone (its trigger then has no secret).
@@ -145,7 +168,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       artifactsDir: (runId) => engine.artifactsDir(runId),
     });
     ctx.schedules = new ScheduleService({
-      repository: await openScheduleRepository(store),
+      repository: shared?.schedules ?? (await openScheduleRepository(store)),
       logger,
       scheduled: () => scheduledWorkflows(ctx.workflows),
       startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),
@@ -161,8 +184,43 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     }
     return ctx;
   } catch (error) {
+    await database?.close();
     await store.close();
     throw error;
+  }
+}
+
+/**
+ * The repositories kept in PostgreSQL when `SVC_DATABASE_URL` is set. Loaded only then, so the
+ * driver adds nothing to the start-up of a file-store svc. Opening applies the schema's migrations
+ * (under an advisory lock: servers starting together migrate once).
+ */
+async function openDatabaseRepositories(url: string, logger: Logger) {
+  const [{ openPostgres }, workspaces, conversations, webhooks, schedules] = await Promise.all([
+    import('../store/postgres/index.js'),
+    import('../workspaces/postgres-repository.js'),
+    import('../conversations/postgres-repository.js'),
+    import('../webhooks/postgres-repository.js'),
+    import('../schedules/postgres-repository.js'),
+  ]);
+  const database = await openPostgres({ url, logger });
+  logger.info('store.postgres_opened', { schemaVersion: database.migrations.version, applied: database.migrations.applied });
+  return {
+    database,
+    workspaces: workspaces.postgresWorkspaceRepositories(database),
+    conversations: conversations.postgresConversationRepositories(database),
+    webhooks: webhooks.postgresWebhookRepositories(database),
+    schedules: schedules.postgresScheduleRepository(database),
+  };
+}
+
+/** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
+async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
+  const all: WorkspaceRecord[] = [];
+  for (;;) {
+    const page = await repository.list({ limit: 500, offset: all.length });
+    all.push(...page.items);
+    if (page.items.length === 0 || all.length >= page.total) return all;
   }
 }
 
@@ -231,5 +289,6 @@ export async function closeContext(context: AppContext): Promise<void> {
   // open, posts those outcomes to their conversations.
   await context.engine.close();
   await context.conversations.orchestrator.close();
+  await context.database?.close();
   await context.store.close();
 }

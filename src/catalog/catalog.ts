@@ -47,13 +47,14 @@ export class WorkflowCatalog {
   }
 
   /**
-   * The catalog of an app: workspaces and the trigger registry come from `store`. With
+   * The catalog of an app: the trigger registry comes from `store`, and so do the workspaces unless
+   * `options.workspaces` lists them (a PostgreSQL store keeps them in the database). With
    * `discoverOnOpen`, one discovery pass of the default cwd runs now, so the triggers of the
    * workspaces are registered before the first request (a failure there only logs).
    */
   static async open(store: Store, options: CatalogOptions & { writable: boolean; discoverOnOpen?: boolean }): Promise<WorkflowCatalog> {
     const registry = await TriggerRegistry.open(store, options.writable);
-    const catalog = new WorkflowCatalog({ ...options, registry, workspaces: () => readWorkspaces(store) });
+    const catalog = new WorkflowCatalog({ ...options, registry, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
     if (options.discoverOnOpen) {
       await catalog.discover().catch((error: Error) => options.logger?.warn('workflows.discovery_failed', { error: error.message }));
     }

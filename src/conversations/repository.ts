@@ -62,7 +62,7 @@ export interface MessageRepository {
 export const MESSAGE_CHUNK = 100;
 
 /** `msg_<seq base 36>_<random>`: the place is in the id, so a cursor needs no index. */
-const messageId = (seq: number) => `msg_${seq.toString(36)}_${randomBytes(4).toString('hex')}`;
+export const messageId = (seq: number) => `msg_${seq.toString(36)}_${randomBytes(4).toString('hex')}`;
 const seqOf = (id: string): number | undefined => {
   const match = /^msg_([0-9a-z]+)_[0-9a-f]+$/.exec(id);
   const seq = match ? Number.parseInt(match[1]!, 36) : Number.NaN;

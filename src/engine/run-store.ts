@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { EventPublisher } from '../events/bus.js';
-import { ApiError, notFound } from '../shared/errors.js';
 import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
 import type { RunFilter } from './engine-deps.js';
+import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
-import type { RunRecord, RunStatus } from './types.js';
+import type { RunRecord } from './types.js';
 
 /**
  * Runs and their events on the store: one record file per run (a state change costs the same
@@ -49,15 +49,7 @@ export class RunStore {
   /** An exact id, or an unambiguous prefix of one (the CLI accepts short ids). */
   resolve(idOrPrefix: string): RunRecord {
     const exact = this.runs.get(idOrPrefix);
-    if (exact) return exact;
-    const matches = idOrPrefix.length >= 4 ? this.runs.filter((run) => run.id.startsWith(idOrPrefix)) : [];
-    if (matches.length === 1) return matches[0]!;
-    if (matches.length > 1) {
-      throw new ApiError(400, 'ambiguous_run_id', `'${idOrPrefix}' matches ${matches.length} runs; give more of the id.`, {
-        matches: matches.slice(0, 10).map((run) => run.id),
-      });
-    }
-    throw notFound('run_not_found', `No run '${idOrPrefix}'.`);
+    return pickRun(idOrPrefix, exact, exact || idOrPrefix.length < MIN_RUN_PREFIX ? [] : this.runs.filter((run) => run.id.startsWith(idOrPrefix)));
   }
 
   /**
@@ -81,31 +73,9 @@ export class RunStore {
    * A page of runs, newest first, with the number of matches and the matches per state (the status
    * filter aside): a query (filter, order, page, count) a database answers as one.
    */
-  list(filter: RunFilter): { runs: RunRecord[]; total: number; counts: Partial<Record<RunStatus, number>> } {
-    this.#newestFirst ??= this.runs.all().sort((a, b) => (a.id < b.id ? 1 : -1));
-    const offset = filter.offset ?? 0;
-    const limit = filter.limit ?? 50;
-    const runs: RunRecord[] = [];
-    const counts: Partial<Record<RunStatus, number>> = {};
-    let total = 0;
-    // Stored times are ISO strings in UTC (toISOString), which compare as text in time order.
-    const since = filter.sinceMs === undefined ? undefined : new Date(filter.sinceMs).toISOString();
-    const until = filter.untilMs === undefined ? undefined : new Date(filter.untilMs).toISOString();
-    for (const r of this.#newestFirst) {
-      if (
-        (filter.workflow && r.workflow !== filter.workflow) ||
-        (filter.conversationId && r.conversationId !== filter.conversationId) ||
-        (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
-        (since !== undefined && r.createdAt < since) ||
-        (until !== undefined && r.createdAt > until)
-      )
-        continue;
-      counts[r.status] = (counts[r.status] ?? 0) + 1;
-      if (filter.status?.length && !filter.status.includes(r.status)) continue;
-      if (total >= offset && runs.length < limit) runs.push(r);
-      total++;
-    }
-    return { runs, total, counts };
+  list(filter: RunFilter): RunPage {
+    this.#newestFirst ??= newestFirst(this.runs.all());
+    return pageOfRuns(this.#newestFirst, filter);
   }
 
   /** Every workflow with at least one run record, sorted. */

@@ -3,6 +3,7 @@
  * repository so a database can take the file store's place: one record per schedule.
  */
 
+import { isDeepStrictEqual } from 'node:util';
 import type { Store } from '../store/index.js';
 
 export interface ScheduleState {
@@ -20,6 +21,13 @@ export interface ScheduleStateRepository {
   get(id: string): Promise<ScheduleState | undefined>;
   /** `sync: false` for what is cheap to redo; a firing's reservation is always synced. */
   put(state: ScheduleState, options?: { sync?: boolean }): Promise<void>;
+  /** Stores `state` unless one of its id exists; resolves to whether it did. */
+  insertIfAbsent(state: ScheduleState): Promise<boolean>;
+  /**
+   * Replaces the state only while it is still `expected` (every field equal); resolves to whether
+   * it did. Servers sharing a database reserve a firing this way, so only one of them fires it.
+   */
+  replaceIf(expected: ScheduleState, next: ScheduleState): Promise<boolean>;
 }
 
 export async function openScheduleRepository(store: Store): Promise<ScheduleStateRepository> {
@@ -27,5 +35,16 @@ export async function openScheduleRepository(store: Store): Promise<ScheduleStat
   return {
     get: async (id) => collection.get(id),
     put: (state, options) => collection.put(state, options),
+    // Checked and set in one synchronous step: one process, one writer (the store's lock).
+    async insertIfAbsent(state) {
+      if (collection.get(state.id)) return false;
+      await collection.put(state);
+      return true;
+    },
+    async replaceIf(expected, next) {
+      if (!isDeepStrictEqual(collection.get(expected.id), expected)) return false;
+      await collection.put(next);
+      return true;
+    },
   };
 }

@@ -39,6 +39,12 @@ export interface Settings {
    */
   validateResponses: boolean;
   /**
+   * A PostgreSQL connection URL (`postgres://…` or `postgresql://…`): the store several servers can
+   * share (docs/decisions.md, PostgreSQL store). Unset: the embedded file store under `home`. It may
+   * hold a password, so it is never logged or shown. @default `SVC_DATABASE_URL`, unset
+   */
+  databaseUrl: string | undefined;
+  /**
    * A webhook trigger's secret by the variable name its `secret_env` gives, from the environment
    * these settings were loaded from (after the workspace's env vars: docs/decisions.md, Webhooks).
    * An unset or empty variable is `undefined`: never an empty key.
@@ -74,6 +80,14 @@ export function parsePort(raw: string, source = 'PORT'): number {
   return value;
 }
 
+/** A PostgreSQL URL, checked for its scheme only: the driver reports anything else when it connects. */
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  // The value is not echoed: it may carry a password.
+  if (!/^postgres(ql)?:\/\//i.test(raw.trim())) throw new SettingsError('SVC_DATABASE_URL must be a postgres:// or postgresql:// URL.');
+  return raw.trim();
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const level = (env.SVC_LOG_LEVEL || 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -91,6 +105,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
+    databaseUrl: databaseUrl(env.SVC_DATABASE_URL),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
     webhookSecret: (name) => (!NOT_SECRETS.test(name) && Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
   };

@@ -1,0 +1,129 @@
+/**
+ * Conversations and their messages on PostgreSQL (docs/decisions.md, PostgreSQL store): the same
+ * interfaces as the file store's (repository.ts), answered by indexed queries. Changes to a
+ * conversation's pending list are single UPDATE statements, so concurrent sends on any number of
+ * servers lose none; a message's place comes from one atomic upsert per conversation
+ * (`message_places`), so no two servers hand out the same place.
+ */
+
+import { asJson, callOrder, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
+import type { ConversationRecord, StoredMessage } from './records.js';
+import { messageId, type ConversationRepositories, type ConversationRepository, type MessageRepository, type ReservedMessage } from './repository.js';
+
+/** The record's pending ids as a jsonb array, whatever an older record holds there. */
+const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
+
+function conversationsIn(db: PostgresDatabase): ConversationRepository {
+  // Changes of one conversation resolve in the order they were asked, as the file store's do.
+  const inOrder = callOrder();
+  const one = async (sql: string, params: unknown[]) => (await db.query<{ record: ConversationRecord }>(sql, params)).rows[0]?.record;
+  /** `{...current, ...patch, id, pending_message_ids: <pending>}` in one statement ($1 id, $2 patch, $3 message id). */
+  const changePending =
+    (pending: string) =>
+    (id: string, message: string, patch: Partial<Omit<ConversationRecord, 'id'>> = {}) =>
+      inOrder(id, () =>
+        one(
+          `UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id, 'pending_message_ids', ${pending})
+           WHERE id = $1 RETURNING record`,
+          [id, asJson(patch), message],
+        ),
+      );
+  return {
+    async insert(record) {
+      // Replaces one of the same id, as the file store's put does.
+      await inOrder(record.id, () =>
+        db.query('INSERT INTO conversations (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record', [record.id, asJson(record)]),
+      );
+    },
+    // The id first, as the file store looks: a platform id equal to another conversation's id loses.
+    get: (idOrPlatformId) =>
+      one('SELECT record FROM conversations WHERE id = $1 OR platform_conversation_id = $1 ORDER BY (id = $1) DESC LIMIT 1', [idOrPlatformId]),
+    list(filter = {}) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (!filter.includeDeleted) where.push('NOT deleted');
+      if (filter.workspaceId) where.push(`workspace_id = $${params.push(filter.workspaceId)}`);
+      return selectPage<ConversationRecord>(db, {
+        from: 'conversations',
+        where,
+        params,
+        orderBy: 'created_at DESC, id DESC',
+        limit: filter.limit ?? 50,
+        offset: filter.offset ?? 0,
+      });
+    },
+    update: (id, patch) =>
+      inOrder(id, () =>
+        one("UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id) WHERE id = $1 RETURNING record", [id, asJson(patch)]),
+      ),
+    withPending: async () =>
+      (await db.query<{ record: ConversationRecord }>('SELECT record FROM conversations WHERE has_pending ORDER BY created_at, id')).rows.map(
+        (row) => row.record,
+      ),
+    addPending: changePending(`${PENDING} || to_jsonb($3::text)`),
+    // Order kept: the remaining ids in their places.
+    removePending: changePending(
+      `coalesce((SELECT jsonb_agg(e.value ORDER BY e.place) FROM jsonb_array_elements(${PENDING}) WITH ORDINALITY AS e(value, place) WHERE e.value <> to_jsonb($3::text)), '[]'::jsonb)`,
+    ),
+  };
+}
+
+function messagesIn(db: PostgresDatabase): MessageRepository {
+  // Places of one conversation are taken, and its messages stored, in the order asked: the pool
+  // would otherwise let a later call's statement overtake an earlier one's, and the orchestrator
+  // queues messages for answering in the order their appends resolve.
+  const reserving = callOrder();
+  const appending = callOrder();
+  const takePlace = async (conversationId: string): Promise<ReservedMessage> => {
+    const { rows } = await db.query<{ seq: number }>(
+      `INSERT INTO message_places (conversation_id, last_seq) VALUES ($1, 1)
+       ON CONFLICT (conversation_id) DO UPDATE SET last_seq = message_places.last_seq + 1 RETURNING last_seq AS seq`,
+      [conversationId],
+    );
+    const seq = rows[0]!.seq;
+    return { id: messageId(seq), seq };
+  };
+  const get = async (conversationId: string, id: string) =>
+    (await db.query<{ record: StoredMessage }>('SELECT record FROM messages WHERE conversation_id = $1 AND id = $2', [conversationId, id])).rows[0]?.record;
+
+  return {
+    reserve: (conversationId) => reserving(conversationId, () => takePlace(conversationId)),
+    append(conversationId, fields, reserved) {
+      return appending(conversationId, async () => {
+        const { id, seq } = reserved ?? (await reserving(conversationId, () => takePlace(conversationId)));
+        const message: StoredMessage = { id, conversation_id: conversationId, ...fields, seq };
+        await db.query('INSERT INTO messages (conversation_id, seq, id, record) VALUES ($1, $2, $3, $4)', [conversationId, seq, id, asJson(message)]);
+        return message;
+      });
+    },
+    get,
+    replyTo: async (conversationId, id) =>
+      (
+        await db.query<{ record: StoredMessage }>('SELECT record FROM messages WHERE conversation_id = $1 AND reply_to = $2 ORDER BY seq LIMIT 1', [
+          conversationId,
+          id,
+        ])
+      ).rows[0]?.record,
+    async page(conversationId, { limit, before }) {
+      let end = Number.MAX_SAFE_INTEGER;
+      if (before !== undefined) {
+        const anchor = await get(conversationId, before);
+        if (!anchor) return undefined;
+        end = anchor.seq - 1;
+      }
+      // Places reserved but never written are simply absent: the page reads past them.
+      const { rows } = await db.query<{ record: StoredMessage }>(
+        'SELECT record FROM messages WHERE conversation_id = $1 AND seq <= $2 ORDER BY seq DESC LIMIT $3',
+        [conversationId, Math.min(end, 2 ** 31 - 1), limit],
+      );
+      const messages = rows.map((row) => row.record).reverse();
+      const oldest = messages[0];
+      return { messages, nextBefore: oldest && oldest.seq > 1 ? oldest.id : null };
+    },
+  };
+}
+
+/** The PostgreSQL implementation of the conversation repositories. */
+export function postgresConversationRepositories(db: PostgresDatabase): ConversationRepositories {
+  return { conversations: conversationsIn(db), messages: messagesIn(db) };
+}

@@ -1,0 +1,110 @@
+/**
+ * Runs and run events on PostgreSQL (docs/decisions.md, PostgreSQL store): the RunRepository of
+ * run-repository.ts answered by indexed queries. Every event takes its stream position from one
+ * database sequence, so positions are one order across servers; a reader only returns events of
+ * transactions older than every one still open, so an event whose position was taken before
+ * another's but committed after it is never skipped by a reader that has moved past it.
+ */
+
+import { notFound } from '../shared/errors.js';
+import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
+import type { RunEvent } from './events.js';
+import type { RunEventFilter, RunRepository } from './run-repository.js';
+import { MIN_RUN_PREFIX, pickRun } from './run-queries.js';
+import type { RunRecord, RunStatus } from './types.js';
+
+/** `LIKE` treats `_` and `%` as wildcards, and run ids have underscores. */
+const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function postgresRunRepository(db: PostgresDatabase): RunRepository {
+  const one = async (sql: string, params: unknown[]) => (await db.query<{ record: RunRecord }>(sql, params)).rows[0]?.record;
+  const get = (id: string) => one('SELECT record FROM runs WHERE id = $1', [id]);
+  const records = async <T>(sql: string, params: unknown[]) => (await db.query<{ record: T }>(sql, params)).rows.map((row) => row.record);
+
+  return {
+    async save(run) {
+      // Every commit is durable: `sync: false` (progress cheap to redo) has nothing cheaper to choose here.
+      await db.query('INSERT INTO runs (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record', [run.id, asJson(run)]);
+    },
+    get,
+    async resolve(idOrPrefix) {
+      const exact = await get(idOrPrefix);
+      if (exact) return exact;
+      const ids =
+        idOrPrefix.length < MIN_RUN_PREFIX
+          ? []
+          : (await db.query<{ id: string }>("SELECT id FROM runs WHERE id LIKE $1 ESCAPE '\\' ORDER BY id", [likePrefix(idOrPrefix)])).rows;
+      const { id } = pickRun(idOrPrefix, undefined, ids);
+      const run = await get(id);
+      if (!run) throw notFound('run_not_found', `No run '${idOrPrefix}'.`); // deleted in between
+      return run;
+    },
+    byWorker: (platformId) => one('SELECT record FROM runs WHERE platform_id = $1 ORDER BY id LIMIT 1', [platformId]),
+    resumable: (workflow, conversationId) =>
+      one("SELECT record FROM runs WHERE resume_pending AND status = 'failed' AND workflow = $1 AND conversation_id = $2 ORDER BY id DESC LIMIT 1", [
+        workflow,
+        conversationId,
+      ]),
+    withStatus: (statuses) => records<RunRecord>('SELECT record FROM runs WHERE status = ANY($1::text[]) ORDER BY created_at, id', [[...statuses]]),
+    list(filter) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (filter.workflow) where.push(`workflow = $${params.push(filter.workflow)}`);
+      if (filter.conversationId) where.push(`conversation_id = $${params.push(filter.conversationId)}`);
+      if (filter.workspaceId) where.push(`workspace_id = $${params.push(filter.workspaceId)}`);
+      // ISO strings in UTC compare as text in time order.
+      if (filter.sinceMs !== undefined) where.push(`created_at >= $${params.push(new Date(filter.sinceMs).toISOString())}`);
+      if (filter.untilMs !== undefined) where.push(`created_at <= $${params.push(new Date(filter.untilMs).toISOString())}`);
+      const statuses = filter.status?.length ? filter.status : undefined;
+      const pageWhere = statuses ? [...where, `status = ANY($${params.length + 1}::text[])`] : where;
+      const sqlWhere = (parts: string[]) => (parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '');
+      // The counts and the page from one snapshot, so the total always agrees with the counts.
+      return db.transaction(async (client) => {
+        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const counted = await client.query<{ status: RunStatus; n: number }>(
+          `SELECT status, count(*)::int AS n FROM runs ${sqlWhere(where)} GROUP BY status`,
+          params,
+        );
+        const pageParams = statuses ? [...params, statuses] : [...params];
+        const page = await client.query<{ record: RunRecord }>(
+          `SELECT record FROM runs ${sqlWhere(pageWhere)} ORDER BY id DESC LIMIT $${pageParams.length + 1} OFFSET $${pageParams.length + 2}`,
+          [...pageParams, filter.limit ?? 50, filter.offset ?? 0],
+        );
+        const counts: Partial<Record<RunStatus, number>> = {};
+        for (const { status, n } of counted.rows) counts[status] = n;
+        const total = counted.rows.filter((row) => !statuses || statuses.includes(row.status)).reduce((sum, row) => sum + row.n, 0);
+        return { runs: page.rows.map((row) => row.record), total, counts };
+      });
+    },
+    // Sorted here, in code-unit order, whatever the database's collation.
+    workflows: async () => (await db.query<{ workflow: string }>('SELECT DISTINCT workflow FROM runs')).rows.map((row) => row.workflow).sort(),
+    delete: (id) =>
+      db.transaction(async (client) => {
+        await client.query('DELETE FROM run_events WHERE run_id = $1', [id]);
+        return ((await client.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0;
+      }),
+
+    async appendEvent(event) {
+      const { rows } = await db.query<{ record: RunEvent }>(
+        `INSERT INTO run_events (position, run_id, seq, record)
+         SELECT p, $1, $2, $3::jsonb || jsonb_build_object('pos', p) FROM (SELECT nextval('svc_event_position') AS p) AS next
+         RETURNING record`,
+        [event.runId, event.seq, asJson(event)],
+      );
+      return rows[0]!.record;
+    },
+    events: (runId) => records<RunEvent>('SELECT record FROM run_events WHERE run_id = $1 ORDER BY seq', [runId]),
+    lastSeq: async (runId) =>
+      (await db.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM run_events WHERE run_id = $1', [runId])).rows[0]!.seq,
+    eventsAfter(after, filter: RunEventFilter) {
+      const where = ['position > $1', 'tx < pg_snapshot_xmin(pg_current_snapshot())'];
+      const params: unknown[] = [after];
+      if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId)}`);
+      if (filter.linkedTo !== undefined) {
+        const n = params.push([...filter.linkedTo]);
+        where.push(`(conversation_id = ANY($${n}::text[]) OR platform_id = ANY($${n}::text[]))`);
+      }
+      return records<RunEvent>(`SELECT record FROM run_events WHERE ${where.join(' AND ')} ORDER BY position`, params);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { ApiError, notFound } from '../shared/errors.js';
+import type { RunFilter } from './engine-deps.js';
+import type { RunRecord, RunStatus } from './types.js';
+
+/** A page of runs, the number of matches, and the matches per state (the status filter aside). */
+export interface RunPage {
+  runs: RunRecord[];
+  total: number;
+  counts: Partial<Record<RunStatus, number>>;
+}
+
+/** Runs newest first (ids grow with time): what every list of runs is ordered by. */
+export const newestFirst = (runs: RunRecord[]): RunRecord[] => runs.sort((a, b) => (a.id < b.id ? 1 : -1));
+
+/** One page of `sorted` (newest first) for `filter`: the in-memory answer to the query a database answers in SQL. */
+export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): RunPage {
+  const offset = filter.offset ?? 0;
+  const limit = filter.limit ?? 50;
+  const runs: RunRecord[] = [];
+  const counts: Partial<Record<RunStatus, number>> = {};
+  let total = 0;
+  // Stored times are ISO strings in UTC (toISOString), which compare as text in time order.
+  const since = filter.sinceMs === undefined ? undefined : new Date(filter.sinceMs).toISOString();
+  const until = filter.untilMs === undefined ? undefined : new Date(filter.untilMs).toISOString();
+  for (const r of sorted) {
+    if (
+      (filter.workflow && r.workflow !== filter.workflow) ||
+      (filter.conversationId && r.conversationId !== filter.conversationId) ||
+      (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
+      (since !== undefined && r.createdAt < since) ||
+      (until !== undefined && r.createdAt > until)
+    )
+      continue;
+    counts[r.status] = (counts[r.status] ?? 0) + 1;
+    if (filter.status?.length && !filter.status.includes(r.status)) continue;
+    if (total >= offset && runs.length < limit) runs.push(r);
+    total++;
+  }
+  return { runs, total, counts };
+}
+
+/** Shortest prefix the CLI may give for a run id. */
+export const MIN_RUN_PREFIX = 4;
+
+/**
+ * The run an id or short id names: `exact` if there is one, else the single prefix match (at least
+ * MIN_RUN_PREFIX characters); several matches are 400 `ambiguous_run_id`, none 404 `run_not_found`.
+ */
+export function pickRun<R extends { id: string }>(idOrPrefix: string, exact: R | undefined, prefixMatches: readonly R[]): R {
+  if (exact) return exact;
+  if (prefixMatches.length === 1) return prefixMatches[0]!;
+  if (prefixMatches.length > 1) {
+    throw new ApiError(400, 'ambiguous_run_id', `'${idOrPrefix}' matches ${prefixMatches.length} runs; give more of the id.`, {
+      matches: prefixMatches.slice(0, 10).map((run) => run.id),
+    });
+  }
+  throw notFound('run_not_found', `No run '${idOrPrefix}'.`);
+}

@@ -1,0 +1,103 @@
+/**
+ * The run records and run events as an async, query-shaped repository: the shape the PostgreSQL
+ * store implements (postgres-run-repository.ts), and the file implementation here reads and writes
+ * the very layout RunStore uses (`runs/<id>/record.json`, `runs/<id>/events.jsonl`). RunStore still
+ * answers the engine's synchronous reads from memory; moving the engine onto this interface is the
+ * next step of docs/decisions.md, PostgreSQL store.
+ */
+
+import type { PutOptions, Store } from '../store/index.js';
+import type { RunFilter } from './engine-deps.js';
+import type { RunEvent } from './events.js';
+import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunPage } from './run-queries.js';
+import type { RunRecord, RunStatus } from './types.js';
+
+/** An event as emitted, before the store gives it its stream position. */
+export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'pos'> : never) : never;
+
+/** Which runs' events a stream carries: one run, runs linked to these conversation ids (as conversation or worker), or all. */
+export interface RunEventFilter {
+  runId?: string;
+  /** A run matches when its `conversationId` or its `platformId` is one of these; undefined: every run. */
+  linkedTo?: readonly string[];
+}
+
+export interface RunRepository {
+  /** Inserts or replaces the run's record. */
+  save(run: RunRecord, options?: PutOptions): Promise<void>;
+  get(id: string): Promise<RunRecord | undefined>;
+  /** An exact id, or a unique prefix of at least MIN_RUN_PREFIX characters; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
+  resolve(idOrPrefix: string): Promise<RunRecord>;
+  /** The run whose worker conversation this is. */
+  byWorker(platformId: string): Promise<RunRecord | undefined>;
+  /** The newest failed run of this workflow and conversation marked by resume, to continue. */
+  resumable(workflow: string, conversationId: string): Promise<RunRecord | undefined>;
+  /** Runs in these states, oldest first (what a starting server recovers). */
+  withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]>;
+  /** Newest first, one page, with the total and the counts per state (the status filter aside). */
+  list(filter: RunFilter): Promise<RunPage>;
+  /** Every workflow with at least one run, sorted. */
+  workflows(): Promise<string[]>;
+  /** Removes the run and its events; resolves to whether it existed. */
+  delete(id: string): Promise<boolean>;
+
+  /** Persists an event, giving it its stream position; resolves to the event as stored. */
+  appendEvent(event: NewRunEvent): Promise<RunEvent>;
+  /** A run's events in `seq` order. */
+  events(runId: string): Promise<RunEvent[]>;
+  /** The highest `seq` of a run's events; 0 when it has none. */
+  lastSeq(runId: string): Promise<number>;
+  /** Events after stream position `after`, of the runs `filter` names, in position order (Last-Event-ID replay). */
+  eventsAfter(after: number, filter: RunEventFilter): Promise<RunEvent[]>;
+}
+
+/** Code-unit order, as a database orders ids and ISO times whatever its collation. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const linked = (run: Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>, filter: RunEventFilter) =>
+  (filter.runId === undefined || run.id === filter.runId) &&
+  (filter.linkedTo === undefined || (run.conversationId !== null && filter.linkedTo.includes(run.conversationId)) || filter.linkedTo.includes(run.platformId));
+
+/**
+ * The embedded implementation, on the collection and logs RunStore writes. Positions come from
+ * `nextPosition` (the event bus's clock: docs/decisions.md, Streams), taken when the append is asked.
+ */
+export async function openFileRunRepository(store: Store, nextPosition: () => number): Promise<RunRepository> {
+  const runs = await store.collection<RunRecord>('runs', 'per-record');
+  const log = store.log<RunEvent>('runs');
+  const events = (runId: string) => log.read(`${runId}/events`);
+  return {
+    save: (run, options) => runs.put(run, options),
+    get: async (id) => runs.get(id),
+    resolve: async (idOrPrefix) => {
+      const exact = runs.get(idOrPrefix);
+      return pickRun(idOrPrefix, exact, exact || idOrPrefix.length < MIN_RUN_PREFIX ? [] : runs.filter((run) => run.id.startsWith(idOrPrefix)));
+    },
+    byWorker: async (platformId) => runs.find((run) => run.platformId === platformId),
+    resumable: async (workflow, conversationId) =>
+      newestFirst(runs.filter((r) => r.resumePending && r.status === 'failed' && r.workflow === workflow && r.conversationId === conversationId))[0],
+    withStatus: async (statuses) => runs.filter((run) => statuses.includes(run.status)).sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id)),
+    list: async (filter) => pageOfRuns(newestFirst(runs.all()), filter),
+    workflows: async () => [...new Set(runs.all().map((r) => r.workflow))].sort(),
+    async delete(id) {
+      const existed = await runs.delete(id);
+      await log.remove(`${id}/events`);
+      return existed;
+    },
+    async appendEvent(fields) {
+      const event = { ...fields, pos: nextPosition() } as RunEvent;
+      await log.append(`${event.runId}/events`, event);
+      return event;
+    },
+    events,
+    lastSeq: async (runId) => (await events(runId)).reduce((max, event) => Math.max(max, event.seq), 0),
+    async eventsAfter(after, filter) {
+      // A run that finished well before `after` (positions are microseconds of wall time) cannot have any.
+      const sinceMs = after / 1000 - 1000;
+      const touched = runs.filter((run) => linked(run, filter) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+      const found: RunEvent[] = [];
+      for (const run of touched) for (const event of await events(run.id)) if (event.pos > after) found.push(event);
+      return found.sort((a, b) => a.pos - b.pos);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import type { Migration } from './migrate.js';
+
+/**
+ * The PostgreSQL store's schema, as numbered migrations applied in order at start (migrate.ts).
+ * Append only: a released migration is never edited, a change is a new one.
+ *
+ * Each table keeps the record as the domain stores it (`record jsonb`, the same object the file
+ * store writes) and derives, as stored generated columns, the fields that queries filter, order,
+ * or dedupe by — so the indexed columns can never disagree with the record, and a field the domain
+ * adds needs no migration until a query uses it (docs/decisions.md, PostgreSQL store).
+ *
+ * Times are the records' ISO-8601 UTC strings (`toISOString()`), kept as text: they order as time,
+ * and a cast to timestamptz is not immutable, so it cannot back a generated column.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'workspaces, conversations, messages, webhook dedupe and deliveries, schedule state',
+    sql: `
+      CREATE TABLE workspaces (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        source_key text GENERATED ALWAYS AS (record->>'source_key') STORED,
+        created_at text GENERATED ALWAYS AS (record->>'created_at') STORED
+      );
+      -- insert-if-absent: one workspace per clone URL or directory.
+      CREATE UNIQUE INDEX workspaces_source_key ON workspaces (source_key);
+      CREATE INDEX workspaces_created ON workspaces (created_at, id);
+
+      CREATE TABLE workspace_environments (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        workspace_id text GENERATED ALWAYS AS (record->>'workspace_id') STORED,
+        run_id text GENERATED ALWAYS AS (record->>'run_id') STORED,
+        created_at text GENERATED ALWAYS AS (record->>'created_at') STORED
+      );
+      CREATE INDEX workspace_environments_newest ON workspace_environments (created_at DESC, id DESC);
+      CREATE INDEX workspace_environments_workspace ON workspace_environments (workspace_id, created_at DESC, id DESC);
+      CREATE INDEX workspace_environments_run ON workspace_environments (run_id);
+
+      -- A workspace's env values, one row per name: merge and unset touch only their names.
+      CREATE TABLE workspace_env (
+        workspace_id text NOT NULL,
+        name text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (workspace_id, name)
+      );
+
+      CREATE TABLE conversations (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        platform_conversation_id text GENERATED ALWAYS AS (record->>'platform_conversation_id') STORED,
+        workspace_id text GENERATED ALWAYS AS (record->>'workspace_id') STORED,
+        created_at text GENERATED ALWAYS AS (record->>'created_at') STORED,
+        deleted boolean GENERATED ALWAYS AS (coalesce(record->>'deleted_at', '') <> '') STORED,
+        has_pending boolean GENERATED ALWAYS AS (
+          CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN jsonb_array_length(record->'pending_message_ids') > 0 ELSE false END
+        ) STORED
+      );
+      CREATE INDEX conversations_platform_id ON conversations (platform_conversation_id);
+      CREATE INDEX conversations_newest ON conversations (created_at DESC, id DESC);
+      CREATE INDEX conversations_live_newest ON conversations (created_at DESC, id DESC) WHERE NOT deleted;
+      CREATE INDEX conversations_workspace ON conversations (workspace_id, created_at DESC, id DESC);
+      CREATE INDEX conversations_pending ON conversations (id) WHERE has_pending;
+
+      -- The last place taken in each conversation: reserving one is a single atomic upsert, so
+      -- servers sharing the database never hand out the same place twice.
+      CREATE TABLE message_places (
+        conversation_id text PRIMARY KEY,
+        last_seq integer NOT NULL
+      );
+      CREATE TABLE messages (
+        conversation_id text NOT NULL,
+        seq integer NOT NULL,
+        id text NOT NULL,
+        record jsonb NOT NULL,
+        reply_to text GENERATED ALWAYS AS (record->'metadata'->>'replyTo') STORED,
+        PRIMARY KEY (conversation_id, seq)
+      );
+      CREATE UNIQUE INDEX messages_id ON messages (conversation_id, id);
+      CREATE INDEX messages_reply_to ON messages (conversation_id, reply_to, seq) WHERE reply_to IS NOT NULL;
+
+      CREATE TABLE webhook_dedupe (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        run_id text GENERATED ALWAYS AS (record->>'runId') STORED,
+        expires_at bigint GENERATED ALWAYS AS ((record->>'expiresAt')::bigint) STORED
+      );
+      CREATE INDEX webhook_dedupe_expires ON webhook_dedupe (expires_at);
+
+      -- The delivery history: positions give the order across servers; old rows are pruned. Its
+      -- filters look only at the newest N rows (the primary key serves that), so they need no index.
+      CREATE TABLE webhook_deliveries (
+        position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        record jsonb NOT NULL,
+        slug text GENERATED ALWAYS AS (record->>'slug') STORED,
+        outcome text GENERATED ALWAYS AS (record->>'outcome') STORED
+      );
+
+      CREATE TABLE schedule_state (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'runs and run events',
+    sql: `
+      CREATE TABLE runs (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        workflow text GENERATED ALWAYS AS (record->>'workflow') STORED,
+        status text GENERATED ALWAYS AS (record->>'status') STORED,
+        conversation_id text GENERATED ALWAYS AS (record->>'conversationId') STORED,
+        platform_id text GENERATED ALWAYS AS (record->>'platformId') STORED,
+        workspace_id text GENERATED ALWAYS AS (record->>'workspaceId') STORED,
+        created_at text GENERATED ALWAYS AS (record->>'createdAt') STORED,
+        resume_pending boolean GENERATED ALWAYS AS (coalesce((record->>'resumePending')::boolean, false)) STORED
+      );
+      -- Lists are newest first, and ids grow with time: the primary key read backwards, or these.
+      CREATE INDEX runs_workflow ON runs (workflow, id DESC);
+      CREATE INDEX runs_conversation ON runs (conversation_id, id DESC);
+      CREATE INDEX runs_workspace ON runs (workspace_id, id DESC);
+      CREATE INDEX runs_created ON runs (created_at);
+      CREATE INDEX runs_status ON runs (status, created_at);
+      CREATE INDEX runs_platform ON runs (platform_id);
+      -- Short ids (a prefix, LIKE 'run_lq2x%') whatever the database's collation.
+      CREATE INDEX runs_id_prefix ON runs (id text_pattern_ops);
+      CREATE INDEX runs_resumable ON runs (workflow, conversation_id, id DESC) WHERE resume_pending AND status = 'failed';
+
+      -- Every persisted stream event takes its place from this one sequence: the SSE id, shared by
+      -- every server. A copied file store sets it past the positions it brings.
+      CREATE SEQUENCE svc_event_position;
+      CREATE TABLE run_events (
+        position bigint PRIMARY KEY,
+        run_id text NOT NULL,
+        seq integer NOT NULL,
+        -- The writing transaction: a reader returns only events of transactions older than every
+        -- one still open, so a position taken earlier but committed later is never skipped.
+        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        record jsonb NOT NULL,
+        conversation_id text GENERATED ALWAYS AS (record->>'conversationId') STORED,
+        platform_id text GENERATED ALWAYS AS (record->>'platformId') STORED,
+        UNIQUE (run_id, seq)
+      );
+      CREATE INDEX run_events_conversation ON run_events (conversation_id, position);
+      CREATE INDEX run_events_platform ON run_events (platform_id, position);
+    `,
+  },
+];

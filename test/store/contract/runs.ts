@@ -1,0 +1,174 @@
+/** The run repository's contract (src/engine/run-repository.ts), for every store. */
+
+import { expect, it } from 'vitest';
+import type { RunEvent } from '../../../src/engine/events.js';
+import type { NewRunEvent } from '../../../src/engine/run-repository.js';
+import type { RunRecord } from '../../../src/engine/types.js';
+import { useContractStore } from './lifecycle.js';
+import type { ContractStoreFactory } from './store.js';
+
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+
+/** Ids sort by creation as real ones do (`run_<time><random>`). */
+const run = (n: number, fields: Partial<RunRecord> = {}): RunRecord => ({
+  id: `run_${String(n).padStart(6, '0')}x`,
+  workflow: 'build',
+  status: 'completed',
+  message: `task ${n}`,
+  conversationId: null,
+  platformId: `wkr_${n}`,
+  workspaceId: null,
+  cwd: '/srv/project',
+  trigger: 'api',
+  createdAt: at(n),
+  startedAt: at(n),
+  finishedAt: null,
+  updatedAt: at(n),
+  error: null,
+  costUsd: null,
+  nodes: {},
+  resumePending: false,
+  variables: {},
+  definition: { name: 'build', nodes: [] },
+  ...fields,
+});
+
+const event = (r: RunRecord, seq: number, text = `line ${seq}`): NewRunEvent => ({
+  type: 'node_output',
+  at: at(seq),
+  runId: r.id,
+  seq,
+  conversationId: r.conversationId,
+  platformId: r.platformId,
+  workflow: r.workflow,
+  nodeId: 'n1',
+  stream: 'stdout',
+  text,
+});
+
+const ids = (runs: RunRecord[]) => runs.map((r) => Number(r.id.slice(4, 10)));
+
+export function runRepositoryContract(factory: ContractStoreFactory): void {
+  const stores = useContractStore(factory);
+
+  it('saves, replaces and resolves runs by id or unique prefix; ambiguous and unknown ids are errors', async () => {
+    const runs = await stores.current().runs();
+    for (const n of [11, 12, 21]) await runs.save(run(n));
+    await runs.save(run(12, { status: 'failed', error: 'boom' }));
+    expect(await runs.get(run(12).id)).toEqual(run(12, { status: 'failed', error: 'boom' }));
+    expect(await runs.get('run_nope')).toBeUndefined();
+    expect(await runs.resolve(run(21).id)).toEqual(run(21));
+    expect(await runs.resolve('run_00002')).toEqual(run(21));
+    await expect(runs.resolve('run_00001')).rejects.toMatchObject({ status: 400, code: 'ambiguous_run_id', details: { matches: [run(11).id, run(12).id] } });
+    await expect(runs.resolve('run_9')).rejects.toMatchObject({ status: 404, code: 'run_not_found' });
+    // Too short to be a prefix, and wildcards are characters like any other.
+    await expect(runs.resolve('run')).rejects.toMatchObject({ status: 404 });
+    await expect(runs.resolve('run%')).rejects.toMatchObject({ status: 404 });
+    await expect(runs.resolve('run__000')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('lists newest first, filtered and paged, with the total and the counts per state (the status filter aside)', async () => {
+    const runs = await stores.current().runs();
+    await runs.save(run(1, { workflow: 'deploy', status: 'failed' }));
+    await runs.save(run(2, { conversationId: 'conv_a', status: 'running' }));
+    await runs.save(run(3, { workspaceId: 'ws_a' }));
+    await runs.save(run(4, { conversationId: 'conv_a', workspaceId: 'ws_a', status: 'failed' }));
+    await runs.save(run(5, { status: 'pending' }));
+    expect(await runs.list({})).toEqual({
+      runs: [5, 4, 3, 2, 1].map((n) => expect.objectContaining({ id: run(n).id })),
+      total: 5,
+      counts: { completed: 1, failed: 2, running: 1, pending: 1 },
+    });
+    const failed = await runs.list({ status: ['failed', 'cancelled'] });
+    expect([ids(failed.runs), failed.total, failed.counts]).toEqual([[4, 1], 2, { completed: 1, failed: 2, running: 1, pending: 1 }]);
+    expect(ids((await runs.list({ workflow: 'deploy' })).runs)).toEqual([1]);
+    const linked = await runs.list({ conversationId: 'conv_a' });
+    expect([ids(linked.runs), linked.counts]).toEqual([[4, 2], { failed: 1, running: 1 }]);
+    expect(ids((await runs.list({ workspaceId: 'ws_a', status: ['completed'] })).runs)).toEqual([3]);
+    expect(ids((await runs.list({ sinceMs: Date.parse(at(2)), untilMs: Date.parse(at(4)) })).runs)).toEqual([4, 3, 2]);
+    const page = await runs.list({ limit: 2, offset: 1 });
+    expect([ids(page.runs), page.total]).toEqual([[4, 3], 5]);
+    expect(await runs.list({ offset: 9 })).toMatchObject({ runs: [], total: 5 });
+    expect(await runs.list({ workflow: 'none' })).toEqual({ runs: [], total: 0, counts: {} });
+    for (let n = 6; n <= 60; n++) await runs.save(run(n));
+    expect((await runs.list({})).runs).toHaveLength(50);
+  });
+
+  it('finds the run of a worker conversation, the newest resumable run, runs by state oldest first, and the workflows', async () => {
+    const runs = await stores.current().runs();
+    await runs.save(run(1, { status: 'failed', resumePending: true, conversationId: 'conv_a' }));
+    await runs.save(run(2, { status: 'failed', resumePending: true, conversationId: 'conv_a' }));
+    await runs.save(run(3, { status: 'failed', resumePending: false, conversationId: 'conv_a' }));
+    await runs.save(run(4, { status: 'running', workflow: 'deploy' }));
+    await runs.save(run(5, { status: 'pending', workflow: 'a-first', createdAt: at(0) }));
+    expect((await runs.byWorker('wkr_3'))?.id).toBe(run(3).id);
+    expect(await runs.byWorker('wkr_9')).toBeUndefined();
+    expect((await runs.resumable('build', 'conv_a'))?.id).toBe(run(2).id);
+    expect(await runs.resumable('deploy', 'conv_a')).toBeUndefined();
+    expect(await runs.resumable('build', 'conv_b')).toBeUndefined();
+    expect(ids(await runs.withStatus(['running', 'pending']))).toEqual([5, 4]);
+    expect(await runs.withStatus(['paused'])).toEqual([]);
+    expect(await runs.workflows()).toEqual(['a-first', 'build', 'deploy']);
+  });
+
+  it('events: positions that only grow, one run in seq order, the last seq, and a delete that takes them with the run', async () => {
+    const runs = await stores.current().runs();
+    const a = run(1);
+    const b = run(2);
+    await runs.save(a);
+    await runs.save(b);
+    const stored: RunEvent[] = [];
+    for (const [r, seq] of [
+      [a, 1],
+      [b, 1],
+      [a, 2],
+      [a, 3],
+      [b, 2],
+    ] as const)
+      stored.push(await runs.appendEvent(event(r, seq)));
+    for (let i = 1; i < stored.length; i++) expect(stored[i]!.pos).toBeGreaterThan(stored[i - 1]!.pos);
+    expect(stored[0]).toEqual({ ...event(a, 1), pos: stored[0]!.pos });
+    expect(await runs.events(a.id)).toEqual([stored[0], stored[2], stored[3]]);
+    expect(await runs.lastSeq(a.id)).toBe(3);
+    expect(await runs.lastSeq('run_none')).toBe(0);
+    expect(await runs.events('run_none')).toEqual([]);
+
+    expect(await runs.delete(a.id)).toBe(true);
+    expect(await runs.delete(a.id)).toBe(false);
+    expect(await runs.get(a.id)).toBeUndefined();
+    expect(await runs.events(a.id)).toEqual([]);
+    expect(await runs.events(b.id)).toEqual([stored[1], stored[4]]);
+  });
+
+  it('replay: events after a position, of one run or of the runs linked to conversations, in position order, across a reopen', async () => {
+    let runs = await stores.current().runs();
+    const a = run(1, { conversationId: 'conv_a' });
+    const b = run(2, { platformId: 'wkr_b' });
+    const c = run(3);
+    for (const r of [a, b, c]) await runs.save(r);
+    const stored: RunEvent[] = [];
+    for (const [r, seq] of [
+      [a, 1],
+      [b, 1],
+      [c, 1],
+      [a, 2],
+      [b, 2],
+      [c, 2],
+    ] as const)
+      stored.push(await runs.appendEvent(event(r, seq)));
+    const positions = (events: RunEvent[]) => events.map((e) => stored.findIndex((s) => s.pos === e.pos));
+
+    expect(positions(await runs.eventsAfter(0, {}))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(positions(await runs.eventsAfter(stored[2]!.pos, {}))).toEqual([3, 4, 5]);
+    expect(positions(await runs.eventsAfter(0, { runId: b.id }))).toEqual([1, 4]);
+    expect(positions(await runs.eventsAfter(0, { linkedTo: ['conv_a', 'wkr_b'] }))).toEqual([0, 1, 3, 4]);
+    expect(positions(await runs.eventsAfter(stored[1]!.pos, { linkedTo: ['conv_a'], runId: a.id }))).toEqual([3]);
+    expect(await runs.eventsAfter(0, { linkedTo: [] })).toEqual([]);
+
+    runs = await (await stores.reopen()).runs();
+    expect(positions(await runs.eventsAfter(stored[3]!.pos, {}))).toEqual([4, 5]);
+    const later = await runs.appendEvent(event(a, 3));
+    expect(later.pos).toBeGreaterThan(stored[5]!.pos);
+    expect(await runs.eventsAfter(stored[5]!.pos, { linkedTo: ['conv_a'] })).toEqual([later]);
+  });
+}

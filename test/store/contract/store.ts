@@ -1,0 +1,96 @@
+/**
+ * What every store contract suite is given: a factory of one store, file or PostgreSQL, opening the
+ * repositories of each domain on it. `reopen()` is the same data as a restarted server sees it.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openConversationRepositories, type ConversationRepositories } from '../../../src/conversations/index.js';
+import { postgresConversationRepositories } from '../../../src/conversations/postgres-repository.js';
+import { openScheduleRepository, type ScheduleStateRepository } from '../../../src/schedules/index.js';
+import { postgresScheduleRepository } from '../../../src/schedules/postgres-repository.js';
+import { postgresRunRepository } from '../../../src/engine/postgres-run-repository.js';
+import { openFileRunRepository, type RunRepository } from '../../../src/engine/run-repository.js';
+import { EventBus } from '../../../src/events/bus.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { openFileStore } from '../../../src/store/index.js';
+import { openPostgres } from '../../../src/store/postgres/index.js';
+import { openWebhookRepositories, type WebhookRepositories } from '../../../src/webhooks/index.js';
+import { postgresWebhookRepositories } from '../../../src/webhooks/postgres-repository.js';
+import { openWorkspaceRepositories, type WorkspaceRepositories } from '../../../src/workspaces/repository.js';
+import { postgresWorkspaceRepositories } from '../../../src/workspaces/postgres-repository.js';
+
+export interface ContractStore {
+  workspaces(): Promise<WorkspaceRepositories>;
+  conversations(): Promise<ConversationRepositories>;
+  webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
+  schedules(): Promise<ScheduleStateRepository>;
+  runs(): Promise<RunRepository>;
+  /** Closes this one and opens the same data again, as a restarted server would. */
+  reopen(): Promise<ContractStore>;
+  close(): Promise<void>;
+}
+
+export type ContractStoreFactory = () => Promise<ContractStore>;
+
+/** The embedded store in a temp SVC_HOME, removed by the last close. */
+export async function fileContractStore(): Promise<ContractStore> {
+  const home = await mkdtemp(join(tmpdir(), 'svc-contract-'));
+  const open = async (): Promise<ContractStore> => {
+    const store = await openFileStore({ home, logger: silentLogger, lock: 'cli' });
+    const bus = new EventBus();
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await store.close();
+    };
+    return {
+      workspaces: () => openWorkspaceRepositories(store),
+      conversations: () => openConversationRepositories(store),
+      webhooks: (options) => openWebhookRepositories(store, options),
+      schedules: () => openScheduleRepository(store),
+      // Positions from the bus's clock, as the server's RunStore takes them.
+      runs: () => openFileRunRepository(store, () => bus.nextPosition()),
+      async reopen() {
+        await close();
+        return open();
+      },
+      async close() {
+        await close();
+        await rm(home, { recursive: true, force: true });
+      },
+    };
+  };
+  return open();
+}
+
+/** A PostgreSQL store on a fresh database of the test file's server (test/support/postgres.ts). */
+export function postgresContractStore(createDatabase: () => Promise<string>): ContractStoreFactory {
+  return async () => {
+    const url = await createDatabase();
+    const open = async (): Promise<ContractStore> => {
+      const db = await openPostgres({ url, logger: silentLogger });
+      let closed = false;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        await db.close();
+      };
+      return {
+        workspaces: async () => postgresWorkspaceRepositories(db),
+        conversations: async () => postgresConversationRepositories(db),
+        webhooks: async (options) => postgresWebhookRepositories(db, options),
+        schedules: async () => postgresScheduleRepository(db),
+        runs: async () => postgresRunRepository(db),
+        async reopen() {
+          await close();
+          return open();
+        },
+        close,
+      };
+    };
+    return open();
+  };
+}
