@@ -31,14 +31,24 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+export interface StreamOptions {
+  /** Only this run's events. */
+  runId?: string;
+  /** The stream opened, first or again: load what is shown anew (FollowOptions.onOpen). */
+  onOpen?: () => void;
+}
+
 /**
  * Follows a stream (`__dashboard__` or a conversation id) while the component is shown. The
- * browser's EventSource reconnects with Last-Event-ID by itself, so nothing is missed while the
- * connection is down.
+ * browser's EventSource reconnects with Last-Event-ID by itself; `onOpen` covers what no replay
+ * carries (a page that had received nothing yet, the moment between its load and the stream).
  */
-export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, runId?: string): void {
+export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, options: StreamOptions = {}): void {
   const handler = useRef(onEvent);
   handler.current = onEvent;
+  const opened = useRef(options.onOpen);
+  opened.current = options.onOpen;
+  const { runId } = options;
   useEffect(() => {
     if (stream === undefined) return;
     let closed = false;
@@ -48,6 +58,7 @@ export function useStream(stream: string | undefined, onEvent: (event: StreamEve
         stream,
         ...(runId === undefined ? {} : { runId }),
         onEvent: (event) => handler.current(event),
+        onOpen: () => opened.current?.(),
         onLost: () => reportStreamState('lost'),
       })
       .then(
@@ -96,7 +107,16 @@ export interface Route {
 function parseHash(): Route {
   const hash = location.hash.replace(/^#\/?/, '');
   const [path = '', query = ''] = hash.split('?');
-  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query) };
+  return { path: path.split('/').filter(Boolean).map(decodeSegment), query: new URLSearchParams(query) };
+}
+
+/** A link's segment as typed: a malformed escape (`#/runs/%E0%A4%A`) stays as it is instead of breaking the page. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function useRoute(): Route {

@@ -59,34 +59,48 @@ function ConversationDetail({ id }: { id: string }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const end = useRef<HTMLDivElement>(null);
 
-  const add = (more: Message[]) =>
+  const add = (more: Message[]) => {
     setMessages((known) => {
       const byId = new Map(known.map((m) => [m.id, m]));
       for (const m of more) byId.set(m.id, m);
       return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at));
     });
-  useEffect(() => {
-    setMessages([]);
-    setPending({});
+    // A stored answer replaces the text that streamed for it (its `assistant_done` may come later,
+    // or not at all to a page that reconnected after it).
+    const answered = more.map((m) => m.metadata.replyTo).filter((replyTo): replyTo is string => replyTo !== undefined);
+    if (answered.length > 0) setPending((p) => Object.fromEntries(Object.entries(p).filter(([replyTo]) => !answered.includes(replyTo))));
+  };
+  // The newest page of messages; loaded again whenever the stream (re)opens, since a message
+  // stored while it was closed (or before it first opened) comes in no replay.
+  const loadLatest = () =>
     client.conversations.messages(id).then(
       (page) => {
         add(page.messages);
-        setOlder(page.next_before);
+        setOlder((known) => known ?? page.next_before);
       },
       (e: unknown) => setError(errorText(e)),
     );
+  useEffect(() => {
+    setMessages([]);
+    setPending({});
+    setOlder(null);
+    void loadLatest();
   }, [id]);
   useEffect(() => end.current?.scrollIntoView({ block: 'nearest' }), [messages.length, pending]);
 
   const stream = conversation.data?.platform_conversation_id;
-  useStream(stream, (event: StreamEvent) => {
-    if ('runId' in event) return;
-    if (event.type === 'message') add([event.message]);
-    else if (event.type === 'assistant_delta') setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
-    else if (event.type === 'assistant_done' || event.type === 'agent_error') {
-      setPending(({ [event.replyTo]: _done, ...rest }) => rest);
-    }
-  });
+  useStream(
+    stream,
+    (event: StreamEvent) => {
+      if ('runId' in event) return;
+      if (event.type === 'message') add([event.message]);
+      else if (event.type === 'assistant_delta') setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
+      else if (event.type === 'assistant_done' || event.type === 'agent_error') {
+        setPending(({ [event.replyTo]: _done, ...rest }) => rest);
+      }
+    },
+    { onOpen: () => void loadLatest() },
+  );
 
   const send = async () => {
     const content = text.trim();
