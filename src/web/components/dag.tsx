@@ -2,7 +2,8 @@ import { Graph, layout } from '@dagrejs/dagre';
 import { useMemo } from 'preact/hooks';
 import type { DrawNode } from '../../client/views.js';
 
-const NODE_WIDTH = 168;
+// Wide enough for the longest kind and state: `approval · waiting_approval`.
+const NODE_WIDTH = 190;
 const NODE_HEIGHT = 48;
 
 interface Placed {

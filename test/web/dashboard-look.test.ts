@@ -1,0 +1,156 @@
+// How the dashboard reads and handles, in a real browser: every view in both colour schemes and
+// in a narrow window without a CSP violation, state colours that can be read, and the keyboard.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeProject, waitForRun } from '../engine/helpers.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+
+let server: TestServer;
+let browser: Browser;
+let pausedRun: string;
+let failedRun: string;
+
+const STATES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned', 'skipped', 'waiting_approval'];
+
+beforeAll(async () => {
+  const project = await makeProject([
+    {
+      name: 'gated',
+      nodes: [
+        { id: 'prep', bash: 'echo ready' },
+        { id: 'gate', approval: { message: 'Go?' }, depends_on: ['prep'] },
+        { id: 'ship', bash: 'echo shipped', depends_on: ['gate'] },
+      ],
+    },
+    { name: 'failing', nodes: [{ id: 'boom', bash: 'echo boom; exit 2' }] },
+  ]);
+  server = await startTestServer({ cwd: project });
+  browser = await launchBrowser();
+  pausedRun = (await server.json('POST', '/api/workflows/gated/run', { message: 'look', cwd: project })).body.runId;
+  failedRun = (await server.json('POST', '/api/workflows/failing/run', { message: 'look', cwd: project })).body.runId;
+  await waitForRun(server, pausedRun, (run) => run.status === 'paused');
+  await waitForRun(server, failedRun);
+  const conversation = await server.json('POST', '/api/conversations', { title: 'look' });
+  expect(conversation.status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** WCAG contrast of two computed `rgb(…)` colours, worked out in the page. */
+const contrastIn = (page: Page, pairs: Array<[string, string]>) =>
+  page.evaluate((list) => {
+    const luminance = (css: string) => {
+      const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    return list.map(([a, b]) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    });
+  }, pairs);
+
+describe('the dashboard, looked at', () => {
+  it('renders every view in light and dark, wide and narrow, with no CSP violation and nothing pushed sideways', async () => {
+    const views = ['#/runs', `#/runs/${pausedRun}`, `#/runs/${failedRun}`, '#/workflows/smoke', '#/conversations', '#/benchmarks/failing', '#/workspaces'];
+    for (const options of [
+      { width: 1280, colorScheme: 'light' as const },
+      { width: 400, colorScheme: 'dark' as const },
+    ]) {
+      const { page, context, problems } = await openPage(browser, options);
+      for (const view of views) {
+        await page.goto(`${server.url}/${view}`);
+        await page.locator('main h1, main h2').first().waitFor();
+        await page.waitForTimeout(150);
+        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), view).toBe(true);
+      }
+      await screenshot(page, `benchmarks-${options.colorScheme}-${options.width}`);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('writes every state in a colour readable on the page and on panels, in both schemes', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page, context } = await openPage(browser, { colorScheme });
+      await page.goto(`${server.url}/#/runs`);
+      await page.locator('main h1').waitFor();
+      const colours = await page.evaluate((states) => {
+        const main = document.querySelector('main')!;
+        const panel = document.querySelector('header.top')!;
+        const read = (state: string) => {
+          const badge = document.createElement('span');
+          badge.className = `badge status-${state}`;
+          badge.textContent = state;
+          main.append(badge);
+          const colour = getComputedStyle(badge).color;
+          badge.remove();
+          return colour;
+        };
+        return {
+          background: getComputedStyle(document.body).backgroundColor,
+          panel: getComputedStyle(panel).backgroundColor,
+          states: Object.fromEntries(states.map((state) => [state, read(state)])),
+        };
+      }, STATES);
+      const pairs = STATES.flatMap((state) => [
+        [colours.states[state]!, colours.background],
+        [colours.states[state]!, colours.panel],
+      ]) as Array<[string, string]>;
+      const ratios = await contrastIn(page, pairs);
+      STATES.forEach((state, i) => {
+        expect(ratios[2 * i], `${state} on the page (${colorScheme})`).toBeGreaterThanOrEqual(4.5);
+        expect(ratios[2 * i + 1], `${state} on a panel (${colorScheme})`).toBeGreaterThanOrEqual(4.5);
+      });
+      await context.close();
+    }
+  });
+
+  it("outlines each DAG node in its state's colour", async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${server.url}/#/runs/${pausedRun}`);
+    await page.locator('g.dag-node[data-status="waiting_approval"]').waitFor();
+    const strokes = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll('g.dag-node')].map((g) => [g.getAttribute('data-status'), getComputedStyle(g.querySelector('rect')!).stroke]),
+      ),
+    );
+    const badge = (state: string) => page.locator(`.nodes .badge.status-${state}`).evaluate((el) => getComputedStyle(el).color);
+    expect(strokes.completed).toBe(await badge('completed'));
+    expect(strokes.waiting_approval).toBe(await badge('waiting_approval'));
+    expect(strokes.pending).toBe(await badge('pending'));
+    expect(new Set(Object.values(strokes)).size).toBe(3);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('approves from the keyboard alone, every stop on the way visibly focused', async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${server.url}/#/runs/${pausedRun}`);
+    await page.locator('section[data-status="paused"]').waitFor();
+    const unringed: string[] = [];
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const style = getComputedStyle(el);
+        return { text: el.textContent?.trim().slice(0, 30) ?? '', tag: el.tagName, outlined: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+      });
+      if (!focused.outlined) unringed.push(`${focused.tag} ${focused.text}`);
+      reached = focused.tag === 'BUTTON' && focused.text === 'Approve';
+    }
+    expect(reached).toBe(true);
+    expect(unringed).toEqual([]);
+    await page.keyboard.press('Enter');
+    await page.locator('section[data-status="completed"]').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
