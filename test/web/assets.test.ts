@@ -85,6 +85,36 @@ describe('state-changing calls from other pages are refused', () => {
     expect(answer.status).toBe(415);
   });
 
+  it('sees through odd casing, parameters, look-alike origins and other methods', async () => {
+    const cases: Array<[string, string, Record<string, string>, number]> = [
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'Text/Plain' }, 415],
+      ['PATCH', '/api/config', { 'content-type': 'text/plain; charset=application/json' }, 415],
+      ['PUT', '/api/config', { 'content-type': 'multipart/form-data; boundary=application/json' }, 415],
+      ['DELETE', `/api/workflows/runs/${runId}`, { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+      // Sandboxed frames, data: and file: pages send `Origin: null`.
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: 'null' }, 403],
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: `${server.url}.evil.example` }, 403],
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: `http://user@evil.example` }, 403],
+      ['DELETE', `/api/workflows/runs/${runId}`, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, 403],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const answer = await server.fetch(path, { method, headers, ...(method === 'DELETE' ? {} : { body: '{}' }) });
+      expect(answer.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(status);
+    }
+  });
+
+  it('grants no CORS, to a preflight or to a plain request', async () => {
+    const preflight = await server.fetch(`/api/workflows/runs/${runId}/approve`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    const plain = await server.fetch('/api/workflows', { headers: { origin: 'http://evil.example' } });
+    for (const answer of [preflight, plain]) {
+      expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    }
+    expect(preflight.status).toBe(405);
+  });
+
   it('leaves the run untouched by every refused call', async () => {
     const run = await server.json('GET', `/api/workflows/runs/${runId}`);
     expect(run.body.status).toBe('paused');
