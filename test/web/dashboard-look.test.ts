@@ -1,5 +1,7 @@
 // How the dashboard reads and handles, in a real browser: every view in both colour schemes and
 // in a narrow window without a CSP violation, state colours that can be read, and the keyboard.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeProject, waitForRun } from '../engine/helpers.js';
@@ -25,7 +27,11 @@ beforeAll(async () => {
     },
     { name: 'failing', nodes: [{ id: 'boom', bash: 'echo boom; exit 2' }] },
   ]);
+  // Not a workflow: no description, and a dependency on a node it does not have.
+  await writeFile(join(project, '.svc', 'workflows', 'broken.yaml'), 'name: broken\nnodes:\n  - id: a\n    bash: echo a\n    depends_on: [missing]\n');
   server = await startTestServer({ cwd: project });
+  // The project's workflows (the broken file among them) are found as a workspace's.
+  expect((await server.json('POST', '/api/workspaces', { path: project })).status).toBe(201);
   browser = await launchBrowser();
   pausedRun = (await server.json('POST', '/api/workflows/gated/run', { message: 'look', cwd: project })).body.runId;
   failedRun = (await server.json('POST', '/api/workflows/failing/run', { message: 'look', cwd: project })).body.runId;
@@ -126,6 +132,24 @@ describe('the dashboard, looked at', () => {
     expect(strokes.waiting_approval).toBe(await badge('waiting_approval'));
     expect(strokes.pending).toBe(await badge('pending'));
     expect(new Set(Object.values(strokes)).size).toBe(3);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows why an invalid workflow file does not load, on the file's own page", async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${server.url}/#/workflows`);
+    const link = page.getByRole('link', { name: /broken\.yaml/ });
+    await link.waitFor();
+    await link.click();
+    await page.waitForURL(/#\/workflows\/broken$/);
+    const note = page.locator('[data-invalid-file$="broken.yaml"]');
+    await note.waitFor();
+    await expect(note.locator('li').allTextContents()).resolves.toEqual([
+      expect.stringContaining("missing required field 'description'"),
+      expect.stringContaining("unknown node 'missing'"),
+    ]);
+    await screenshot(page, 'workflow-invalid');
     expect(problems).toEqual([]);
     await context.close();
   });
