@@ -74,17 +74,25 @@ export function useStream(stream: string | undefined, onEvent: (event: StreamEve
 
 /**
  * Calls `fn` once after a burst of calls has settled: a run emits many events in a few
- * milliseconds, and one reload of the list answers them all.
+ * milliseconds, and one reload of the list answers them all. A burst that never settles (a chain
+ * of quick nodes, many runs at once) still gets a call every `maxWaitMs`, so the page keeps up.
  */
-export function useDebounced(fn: () => void, ms = 150): () => void {
+export function useDebounced(fn: () => void, ms = 150, maxWaitMs = 1000): () => void {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const burstStart = useRef<number | undefined>(undefined);
   const latest = useRef(fn);
   latest.current = fn;
   useEffect(() => () => clearTimeout(timer.current), []);
   return useCallback(() => {
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => latest.current(), ms);
-  }, [ms]);
+    const now = Date.now();
+    burstStart.current ??= now;
+    const wait = Math.max(0, Math.min(ms, burstStart.current + maxWaitMs - now));
+    timer.current = setTimeout(() => {
+      burstStart.current = undefined;
+      latest.current();
+    }, wait);
+  }, [ms, maxWaitMs]);
 }
 
 /** The current time, ticking every `ms` while `active` (running durations and timeline bars grow). */

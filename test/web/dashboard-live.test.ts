@@ -13,6 +13,8 @@ const pages: WatchedPage[] = [];
 
 const WORKFLOWS = [
   { name: 'ticking', nodes: [{ id: 'tick', bash: 'for i in $(seq 1 15); do echo "tick $i"; sleep 0.2; done' }] },
+  // Forty quick nodes in a row: events come faster than the page's reloads settle, for seconds.
+  { name: 'chain', nodes: Array.from({ length: 40 }, (_, i) => ({ id: `n${i}`, bash: 'sleep 0.05', ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}) })) },
   { name: 'quick', nodes: [{ id: 'hello', bash: 'echo hello' }] },
   { name: 'quiet', nodes: [{ id: 'wait', bash: 'sleep 30' }] },
   {
@@ -65,6 +67,21 @@ describe('the dashboard, live', () => {
     await p.locator('section[data-status="completed"]').waitFor();
     await expect(output.textContent()).resolves.toContain('tick 15');
     expect(problems).toEqual([]);
+  });
+
+  it('keeps the list and the run page up to date through a run that never pauses for breath', async () => {
+    const list = await page();
+    const detail = await page();
+    await list.page.goto(`${server.url}/#/runs`);
+    await list.page.getByRole('heading', { name: 'Runs' }).waitFor();
+    const runId = await start(server, 'chain');
+    await detail.page.goto(`${server.url}/#/runs/${runId}`);
+    // Both show the run while it runs, and its progress, not only once it is over.
+    await list.page.locator(`tr[data-run-id="${runId}"][data-status="running"]`).waitFor({ timeout: 10_000 });
+    await detail.page.locator('g.dag-node[data-node-id="n5"][data-status="completed"]').waitFor({ timeout: 10_000 });
+    await expect(detail.page.locator('g.dag-node[data-node-id="n39"]').getAttribute('data-status')).resolves.not.toBe('completed');
+    await list.page.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor({ timeout: 20_000 });
+    expect([...list.problems, ...detail.problems]).toEqual([]);
   });
 
   it('cancels a running run, resumes a failed one and deletes one, from the page', async () => {
