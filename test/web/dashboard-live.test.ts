@@ -131,6 +131,20 @@ describe('the dashboard, live', () => {
     await screenshot(p, 'run-refused-inline');
   });
 
+  it('rejects from the page with a reason', async () => {
+    const runId = await start(server, 'gated');
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    await p.locator('section[data-status="paused"]').waitFor();
+    await p.getByLabel('Reason').fill('not this week');
+    await p.getByRole('button', { name: 'Reject' }).click();
+    await p.locator('section[data-status="cancelled"]').waitFor();
+    await p.locator('section[data-run-id] > p.note', { hasText: 'Rejected: not this week' }).waitFor();
+    await expect(p.locator('g.dag-node[data-node-id="after"]').getAttribute('data-status')).resolves.not.toBe('completed');
+    expect((await waitForRun(server, runId)).rejectReason).toBe('not this week');
+    expect(problems).toEqual([]);
+  });
+
   it('says so when the run shown is deleted elsewhere', async () => {
     const runId = await start(server, 'quick');
     await waitForRun(server, runId);

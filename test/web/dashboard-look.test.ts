@@ -154,6 +154,23 @@ describe('the dashboard, looked at', () => {
     await context.close();
   });
 
+  it('follows a link from the keyboard and goes on inside the page it opened', async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${server.url}/#/runs`);
+    const link = page.locator(`tr[data-run-id="${failedRun}"] a`);
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.locator(`section[data-run-id="${failedRun}"]`).waitFor();
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => ({
+      inMain: document.querySelector('main')!.contains(document.activeElement),
+      text: document.activeElement?.textContent,
+    }));
+    expect(focused).toEqual({ inMain: true, text: '← Runs' });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('approves from the keyboard alone, every stop on the way visibly focused', async () => {
     const { page, context, problems } = await openPage(browser);
     await page.goto(`${server.url}/#/runs/${pausedRun}`);
@@ -174,6 +191,9 @@ describe('the dashboard, looked at', () => {
     expect(unringed).toEqual([]);
     await page.keyboard.press('Enter');
     await page.locator('section[data-status="completed"]').waitFor();
+    // The approval box is gone with the button that had focus; the next Tab stays in the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.querySelector('main')!.contains(document.activeElement))).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });
