@@ -13,6 +13,8 @@ const pages: WatchedPage[] = [];
 
 const WORKFLOWS = [
   { name: 'ticking', nodes: [{ id: 'tick', bash: 'for i in $(seq 1 15); do echo "tick $i"; sleep 0.2; done' }] },
+  // More lines than the output box shows at once, still coming for a while.
+  { name: 'long', nodes: [{ id: 'many', bash: 'for i in $(seq 1 120); do echo "line $i"; sleep 0.02; done; sleep 1.5' }] },
   // Forty quick nodes in a row: events come faster than the page's reloads settle, for seconds.
   { name: 'chain', nodes: Array.from({ length: 40 }, (_, i) => ({ id: `n${i}`, bash: 'sleep 0.05', ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}) })) },
   { name: 'quick', nodes: [{ id: 'hello', bash: 'echo hello' }] },
@@ -66,6 +68,24 @@ describe('the dashboard, live', () => {
     await expect.poll(() => output.textContent(), { timeout: 10_000 }).not.toBe(early);
     await p.locator('section[data-status="completed"]').waitFor();
     await expect(output.textContent()).resolves.toContain('tick 15');
+    expect(problems).toEqual([]);
+  });
+
+  it("follows the tail of a node's output as it grows, unless the reader scrolled up", async () => {
+    const runId = await start(server, 'long');
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    const output = p.locator('pre[data-node-output="many"]');
+    await expect.poll(() => output.textContent(), { timeout: 10_000 }).toContain('line 120');
+    const place = () => output.evaluate((el) => ({ top: el.scrollTop, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
+    const atEnd = await place();
+    expect(atEnd.top).toBeGreaterThan(0);
+    expect(atEnd.gap).toBeLessThan(24);
+    await expect(p.locator('section[data-run-id]').getAttribute('data-status')).resolves.toBe('running');
+    // Scrolled up to read, the reader is left there while the run finishes.
+    await output.evaluate((el) => el.scrollTo({ top: 0 }));
+    await p.locator('section[data-status="completed"]').waitFor();
+    await expect(place()).resolves.toMatchObject({ top: 0 });
     expect(problems).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Dag } from '../components/dag.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
+import { NodeOutput } from '../components/output.js';
 import { Timeline } from '../components/timeline.js';
 import { formatCost, formatDuration, formatTime, spanMs } from '../format.js';
 import { navigate, useDebounced, useLoad, useNow, useStream } from '../hooks.js';
@@ -252,9 +253,7 @@ export function RunDetailView({ runId }: { runId: string }) {
             </p>
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
-          <pre class="output" data-node-output={shown} aria-live="polite">
-            {outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')}
-          </pre>
+          <NodeOutput nodeId={shown} text={outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')} />
           {shownNode?.outputTruncated ? <p class="muted">Output truncated at 64 KiB; the whole output is in the run's artifacts.</p> : null}
         </div>
       ) : null}
