@@ -42,6 +42,10 @@ export interface StreamOptions {
  * Follows a stream (`__dashboard__` or a conversation id) while the component is shown. The
  * browser's EventSource reconnects with Last-Event-ID by itself; `onOpen` covers what no replay
  * carries (a page that had received nothing yet, the moment between its load and the stream).
+ *
+ * A hidden tab lets its stream go and follows it again (loading anew) when shown: a browser keeps
+ * at most six connections to one server over HTTP/1.1, and each open stream holds one for good, so
+ * a seventh dashboard tab would otherwise wait forever for the page itself.
  */
 export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, options: StreamOptions = {}): void {
   const handler = useRef(onEvent);
@@ -51,23 +55,35 @@ export function useStream(stream: string | undefined, onEvent: (event: StreamEve
   const { runId } = options;
   useEffect(() => {
     if (stream === undefined) return;
-    let closed = false;
-    let feed: { close(): void } | undefined;
-    client.events
-      .follow({
-        stream,
-        ...(runId === undefined ? {} : { runId }),
-        onEvent: (event) => handler.current(event),
-        onOpen: () => opened.current?.(),
-        onLost: () => reportStreamState('lost'),
-      })
-      .then(
-        (opened) => (closed ? opened.close() : (feed = opened)),
-        () => reportStreamState('lost'),
-      );
+    let current: { closed: boolean; feed?: { close(): void } } | undefined;
+    const follow = () => {
+      if (current && !current.closed) return;
+      const mine: { closed: boolean; feed?: { close(): void } } = { closed: false };
+      current = mine;
+      client.events
+        .follow({
+          stream,
+          ...(runId === undefined ? {} : { runId }),
+          onEvent: (event) => handler.current(event),
+          onOpen: () => opened.current?.(),
+          onLost: () => reportStreamState('lost'),
+        })
+        .then(
+          (feed) => (mine.closed ? feed.close() : (mine.feed = feed)),
+          () => reportStreamState('lost'),
+        );
+    };
+    const stop = () => {
+      if (!current) return;
+      current.closed = true;
+      current.feed?.close();
+    };
+    const onVisibility = () => (document.hidden ? stop() : follow());
+    if (!document.hidden) follow();
+    document.addEventListener('visibilitychange', onVisibility);
     return () => {
-      closed = true;
-      feed?.close();
+      document.removeEventListener('visibilitychange', onVisibility);
+      stop();
     };
   }, [stream, runId]);
 }

@@ -189,6 +189,37 @@ describe('the dashboard, live', () => {
     expect(problems.filter((problem) => problem.startsWith('pageerror'))).toEqual([]);
   });
 
+  it('opens more tabs than the browser keeps connections to one server, hidden tabs giving theirs up', async () => {
+    // What the browser does to a tab left behind another one (headless tabs are all "visible").
+    const setHidden = (p: WatchedPage['page'], hidden: boolean) =>
+      p.evaluate((value) => {
+        Object.defineProperty(document, 'hidden', { value, configurable: true });
+        Object.defineProperty(document, 'visibilityState', { value: value ? 'hidden' : 'visible', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+    const context = await browser.newContext();
+    try {
+      const tabs: Array<WatchedPage['page']> = [];
+      for (let i = 0; i < 8; i++) {
+        const tab = await context.newPage();
+        tab.setDefaultTimeout(10_000);
+        await tab.goto(`${server.url}/#/runs`);
+        await tab.getByRole('heading', { name: 'Runs' }).waitFor();
+        await tab.locator('.live:not(.off)').waitFor();
+        if (i < 7) await setHidden(tab, true);
+        tabs.push(tab);
+      }
+      // A run started while the first tab was hidden is in its list once it is shown again.
+      const runId = await start(server, 'quick');
+      await waitForRun(server, runId);
+      await setHidden(tabs[0]!, false);
+      await tabs[0]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+      await tabs[7]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it('catches up after a server restart with the page left open', async () => {
     // A server of its own, restarted on the same port and home, as `svc serve` would be.
     const home = await makeHome();
