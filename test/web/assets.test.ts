@@ -165,4 +165,31 @@ describe('DNS rebinding', () => {
     expect(await withHost(`[::1]:${port}`)).toBe(200);
     expect(await withHost(`svc.localhost:${port}`)).toBe(200);
   });
+
+  it('lets signed webhooks in through a tunnel, which names its own public host', async () => {
+    // ngrok and cloudflared pass the public name on in Host; the signature, not the name, is the check.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/webhooks/workflow/nothing-here', server.url);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { host: 'abc123.ngrok-free.app', 'content-type': 'application/json' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(answer.status).toBe(404);
+    expect(answer.body).not.toContain('host_refused');
+    const port = new URL(server.url).port;
+    expect(await withHost(`abc123.ngrok-free.app:${port}`)).toBe(403);
+  });
 });

@@ -6,6 +6,9 @@ import { makeProject, waitForRun } from '../engine/helpers.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from '../helpers/browser.js';
 
+// Globals of the page, for the functions page.evaluate runs there (the tests compile without the DOM library).
+declare const document: any;
+
 let server: TestServer;
 let browser: Browser;
 let project: string;

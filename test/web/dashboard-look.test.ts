@@ -8,6 +8,10 @@ import { makeProject, waitForRun } from '../engine/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 
+// Globals of the page, for the functions page.evaluate runs there (the tests compile without the DOM library).
+declare const document: any;
+declare function getComputedStyle(element: unknown): any;
+
 let server: TestServer;
 let browser: Browser;
 let pausedRun: string;
@@ -180,7 +184,7 @@ describe('the dashboard, looked at', () => {
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement;
+        const el = document.activeElement;
         const style = getComputedStyle(el);
         return { text: el.textContent?.trim().slice(0, 30) ?? '', tag: el.tagName, outlined: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
       });
