@@ -58,6 +58,12 @@ function ConversationDetail({ id }: { id: string }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const end = useRef<HTMLDivElement>(null);
+  // Messages whose answer is in (stored, or announced done or failed): nothing is pending for them.
+  const answered = useRef(new Set<string>());
+  const settle = (replyTos: string[]) => {
+    for (const replyTo of replyTos) answered.current.add(replyTo);
+    if (replyTos.length > 0) setPending((p) => Object.fromEntries(Object.entries(p).filter(([replyTo]) => !replyTos.includes(replyTo))));
+  };
 
   const add = (more: Message[]) => {
     setMessages((known) => {
@@ -67,8 +73,7 @@ function ConversationDetail({ id }: { id: string }) {
     });
     // A stored answer replaces the text that streamed for it (its `assistant_done` may come later,
     // or not at all to a page that reconnected after it).
-    const answered = more.map((m) => m.metadata.replyTo).filter((replyTo): replyTo is string => replyTo !== undefined);
-    if (answered.length > 0) setPending((p) => Object.fromEntries(Object.entries(p).filter(([replyTo]) => !answered.includes(replyTo))));
+    settle(more.map((m) => m.metadata.replyTo).filter((replyTo): replyTo is string => replyTo !== undefined));
   };
   // The newest page of messages; loaded again whenever the stream (re)opens, since a message
   // stored while it was closed (or before it first opened) comes in no replay.
@@ -94,10 +99,9 @@ function ConversationDetail({ id }: { id: string }) {
     (event: StreamEvent) => {
       if ('runId' in event) return;
       if (event.type === 'message') add([event.message]);
-      else if (event.type === 'assistant_delta') setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
-      else if (event.type === 'assistant_done' || event.type === 'agent_error') {
-        setPending(({ [event.replyTo]: _done, ...rest }) => rest);
-      }
+      else if (event.type === 'assistant_delta') {
+        if (!answered.current.has(event.messageId)) setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
+      } else if (event.type === 'assistant_done' || event.type === 'agent_error') settle([event.replyTo]);
     },
     { onOpen: () => void loadLatest() },
   );
@@ -107,8 +111,10 @@ function ConversationDetail({ id }: { id: string }) {
     if (!content) return;
     setError(undefined);
     try {
-      await client.conversations.send(id, content);
+      const sent = await client.conversations.send(id, content);
       setText('');
+      // An agent may take a while before its first word: say at once that an answer is coming.
+      if (!answered.current.has(sent.messageId)) setPending((p) => (sent.messageId in p ? p : { ...p, [sent.messageId]: '' }));
     } catch (e) {
       setError(errorText(e));
     }
