@@ -68,19 +68,27 @@ const contrastIn = (page: Page, pairs: Array<[string, string]>) =>
 
 describe('the dashboard, looked at', () => {
   it('renders every view in light and dark, wide and narrow, with no CSP violation and nothing pushed sideways', async () => {
-    const views = ['#/runs', `#/runs/${pausedRun}`, `#/runs/${failedRun}`, '#/workflows/smoke', '#/conversations', '#/benchmarks/failing', '#/workspaces'];
+    const views: Array<[string, string]> = [
+      ['runs', '#/runs'],
+      ['run-paused', `#/runs/${pausedRun}`],
+      ['run-failed', `#/runs/${failedRun}`],
+      ['workflow', '#/workflows/smoke'],
+      ['conversations', '#/conversations'],
+      ['benchmark', '#/benchmarks/failing'],
+      ['workspaces', '#/workspaces'],
+    ];
     for (const options of [
       { width: 1280, colorScheme: 'light' as const },
       { width: 400, colorScheme: 'dark' as const },
     ]) {
       const { page, context, problems } = await openPage(browser, options);
-      for (const view of views) {
+      for (const [name, view] of views) {
         await page.goto(`${server.url}/${view}`);
         await page.locator('main h1, main h2').first().waitFor();
         await page.waitForTimeout(150);
         expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), view).toBe(true);
+        await screenshot(page, `look-${name}-${options.colorScheme}-${options.width}`);
       }
-      await screenshot(page, `benchmarks-${options.colorScheme}-${options.width}`);
       expect(problems).toEqual([]);
       await context.close();
     }
