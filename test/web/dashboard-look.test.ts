@@ -206,6 +206,14 @@ describe('the dashboard, looked at', () => {
     // The approval box is gone with the button that had focus; the next Tab stays in the page.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.querySelector('main')!.contains(document.activeElement))).toBe(true);
+    // On to the DAG, whose nodes are Tab stops too: a focused node is ringed in the focus colour.
+    for (let i = 0; i < 20 && !(await page.evaluate(() => document.activeElement?.matches('g.dag-node'))); i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.matches('g.dag-node'))).toBe(true);
+    const ring = await page.evaluate(() => ({
+      stroke: getComputedStyle(document.activeElement.querySelector('rect')).stroke,
+      focus: getComputedStyle(document.documentElement).getPropertyValue('--focus').trim(),
+    }));
+    expect(ring.stroke).toBe(`rgb(${[1, 3, 5].map((i) => parseInt(ring.focus.slice(i, i + 2), 16)).join(', ')})`);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -75,7 +75,9 @@ export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
               {...(activate
                 ? {
                     role: 'button',
-                    tabIndex: 0,
+                    // Lower case: on an SVG element Preact sets the attribute as written, and only
+                    // `tabindex` makes it focusable (`tabIndex` left the nodes out of the Tab order).
+                    tabindex: 0,
                     'aria-pressed': selected === node.id,
                     'aria-label': `${node.id}, ${node.kind}${state ? `, ${state}` : ''}`,
                     onClick: activate,
