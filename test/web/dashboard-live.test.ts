@@ -21,6 +21,7 @@ const WORKFLOWS = [
   // Forty quick nodes in a row: events come faster than the page's reloads settle, for seconds.
   { name: 'chain', nodes: Array.from({ length: 40 }, (_, i) => ({ id: `n${i}`, bash: 'sleep 0.05', ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}) })) },
   { name: 'quick', nodes: [{ id: 'hello', bash: 'echo hello' }] },
+  { name: 'colourful', nodes: [{ id: 'paint', bash: "printf '\\033[1;32mPASS\\033[0m all good \\033]0;title\\007done\\n'" }] },
   { name: 'quiet', nodes: [{ id: 'wait', bash: 'sleep 30' }] },
   {
     name: 'gated',
@@ -89,6 +90,16 @@ describe('the dashboard, live', () => {
     await output.evaluate((el) => el.scrollTo({ top: 0 }));
     await p.locator('section[data-status="completed"]').waitFor();
     await expect(place()).resolves.toMatchObject({ top: 0 });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a tool's coloured output as plain words, without terminal control sequences", async () => {
+    const runId = await start(server, 'colourful');
+    await waitForRun(server, runId);
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    await p.locator('section[data-status="completed"]').waitFor();
+    await expect(p.locator('pre[data-node-output="paint"]').textContent()).resolves.toBe('PASS all good done');
     expect(problems).toEqual([]);
   });
 

@@ -4,6 +4,15 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 const AT_BOTTOM = 24;
 
 /**
+ * Terminal control sequences (colours, cursor moves: CSI and OSC) that tools print for a terminal;
+ * a page shows them as `[32m` litter between the words, so they are left out.
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROLS = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+
+export const withoutTerminalControls = (text: string): string => text.replace(TERMINAL_CONTROLS, '');
+
+/**
  * A node's output, following its tail as it grows (as `tail -f` does) while the reader is at the
  * bottom; a reader who scrolled up to read earlier lines stays where they are.
  */
@@ -28,7 +37,7 @@ export function NodeOutput({ nodeId, text }: { nodeId: string; text: string }) {
         following.current = el.scrollHeight - el.scrollTop - el.clientHeight < AT_BOTTOM;
       }}
     >
-      {text}
+      {withoutTerminalControls(text)}
     </pre>
   );
 }
