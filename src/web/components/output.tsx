@@ -7,7 +7,6 @@ const AT_BOTTOM = 24;
  * Terminal control sequences (colours, cursor moves: CSI and OSC) that tools print for a terminal;
  * a page shows them as `[32m` litter between the words, so they are left out.
  */
-// eslint-disable-next-line no-control-regex
 const TERMINAL_CONTROLS = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
 export const withoutTerminalControls = (text: string): string => text.replace(TERMINAL_CONTROLS, '');
