@@ -27,6 +27,7 @@ async function followSse(baseUrl: string, options: FollowOptions): Promise<Event
   let failingSince: number | undefined;
   source.onopen = () => {
     failingSince = undefined;
+    options.onOpen?.();
   };
   source.onmessage = (message) => {
     let event: StreamEvent;

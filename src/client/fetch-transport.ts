@@ -45,7 +45,10 @@ export function fetchTransport(baseUrl: string, onStreamState?: (stream: string,
       if (options.runId !== undefined) url.searchParams.set('runId', options.runId);
       if (options.after !== undefined) url.searchParams.set('lastEventId', String(options.after));
       const source = new EventSource(url.toString());
-      source.onopen = () => onStreamState?.(options.stream, 'open');
+      source.onopen = () => {
+        onStreamState?.(options.stream, 'open');
+        options.onOpen?.();
+      };
       source.onmessage = (message) => {
         let event: StreamEvent;
         try {

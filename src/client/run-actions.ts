@@ -1,5 +1,6 @@
 import { canChange, RUN_OPERATIONS, type RunOperation } from '../engine/lifecycle.js';
 import type { RunStatus } from '../engine/statuses.js';
+import type { SvcClient } from './client.js';
 
 export type { RunOperation };
 
@@ -9,4 +10,20 @@ export type { RunOperation };
  */
 export function allowedOperations(status: RunStatus): RunOperation[] {
   return RUN_OPERATIONS.filter((operation) => canChange(operation, status));
+}
+
+/**
+ * Resume as `svc resume` does it (docs/decisions.md, CLI): mark the failed run, then start its
+ * workflow again in the same conversation and directory, which continues that run and skips the
+ * nodes it completed. The API's resume alone only marks the run for some later start, which a
+ * person pressing "Resume" would wait for in vain. Answers the id of the run that continues.
+ */
+export async function resumeAndContinue(client: SvcClient, runId: string): Promise<string> {
+  const run = await client.runs.resume(runId);
+  const started = await client.runs.start(run.workflow, {
+    message: run.message,
+    cwd: run.cwd,
+    ...(run.conversationId ? { conversationId: run.conversationId } : {}),
+  });
+  return started.runId;
 }

@@ -42,6 +42,12 @@ export interface FollowOptions {
   /** Replay what came after this position first (0: the whole history); as Last-Event-ID. */
   after?: number;
   onEvent(event: StreamEvent, raw: string): void;
+  /**
+   * The stream is open, first or again after a break. A page reloads what it shows here: a
+   * reconnect without a Last-Event-ID (nothing received yet) replays nothing, and what happened
+   * between a page's first load and its stream's opening is in no replay either.
+   */
+  onOpen?(): void;
   /** The stream stayed unreachable (or was closed for good); it is closed now. */
   onLost(): void;
 }

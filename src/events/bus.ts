@@ -31,8 +31,14 @@ export interface EventPublisher<E extends BusEvent> {
 /** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (engine/events.ts). */
 export class EventBus<E extends BusEvent = StreamEvent> implements EventPublisher<E> {
   #listeners = new Set<Listener<E>>();
-  #lastPosition = 0;
-  #clock = 0;
+  /**
+   * Starts at this process's start: every position below it was handed out by an earlier server,
+   * whose events are all on disk, so a Last-Event-ID replay (server/stream-feed.ts) sends them
+   * even before this server publishes its first event. Starting at 0 made every replay after a
+   * restart empty until then: a dashboard left open never learnt how its runs ended.
+   */
+  #lastPosition = Date.now() * 1000;
+  #clock = this.#lastPosition;
   #publishTail: Promise<void> = Promise.resolve();
 
   /**

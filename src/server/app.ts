@@ -75,7 +75,7 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
   });
   app.use((event, next) => {
     try {
-      checkHost(event.req.headers.get('host'), boundToLoopback);
+      checkHost(event.req.headers.get('host'), boundToLoopback, event.url.pathname);
       checkBrowserRequest(event.req.method, event.url.pathname, event.req.headers);
     } catch (error) {
       // Answered here, as a route answers: thrown from a middleware, h3 would log it as unhandled.

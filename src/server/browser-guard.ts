@@ -18,16 +18,19 @@ import type { RequestHeaders } from './route.js';
  * Webhooks (`/webhooks/…`) are outside: they are signed, and senders choose their own content type.
  */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const WEBHOOK_PREFIX = '/webhooks/';
 
 /**
  * DNS rebinding: a page at `http://evil.example:3090` whose name is made to resolve to 127.0.0.1
  * is same-origin with itself, so Origin checks pass; its requests still name `evil.example` in
  * `Host`. A server bound to loopback answers only requests addressed to a loopback name (or with
  * no Host at all: HTTP/1.0 scripts). A server bound elsewhere (`SVC_HOST`) was opened up on purpose
- * and is reached by names we cannot know.
+ * and is reached by names we cannot know. Webhooks are let in by any name: they come through
+ * HTTPS tunnels (ngrok, cloudflared) that pass their public name on in `Host`, and each one is
+ * checked by its signature instead.
  */
-export function checkHost(host: string | null, boundToLoopback: boolean): void {
-  if (!boundToLoopback || host === null) return;
+export function checkHost(host: string | null, boundToLoopback: boolean, pathname = '/'): void {
+  if (!boundToLoopback || host === null || pathname.startsWith(WEBHOOK_PREFIX)) return;
   if (isLoopbackName(host)) return;
   throw new ApiError(403, 'host_refused', `This server is bound to loopback and answers only requests to localhost or 127.0.0.1, not to '${host}'.`);
 }

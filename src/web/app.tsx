@@ -18,13 +18,15 @@ const SECTIONS = [
 
 function View({ route }: { route: Route }) {
   const [section = 'runs', id] = route.path;
+  // Keyed by the id: another run's page starts afresh (its streamed events, its chosen node)
+  // instead of mixing in those of the run shown before.
   switch (section) {
     case 'runs':
-      return id ? <RunDetailView runId={id} /> : <RunsView query={route.query} />;
+      return id ? <RunDetailView key={id} runId={id} /> : <RunsView query={route.query} />;
     case 'workflows':
-      return <WorkflowsView name={id} />;
+      return <WorkflowsView key={id} name={id} />;
     case 'conversations':
-      return <ConversationsView conversationId={id} />;
+      return <ConversationsView key={id} conversationId={id} />;
     case 'benchmarks':
       return <BenchmarksView workflow={id} query={route.query} />;
     case 'workspaces':

@@ -31,49 +31,84 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+export interface StreamOptions {
+  /** Only this run's events. */
+  runId?: string;
+  /** The stream opened, first or again: load what is shown anew (FollowOptions.onOpen). */
+  onOpen?: () => void;
+}
+
 /**
  * Follows a stream (`__dashboard__` or a conversation id) while the component is shown. The
- * browser's EventSource reconnects with Last-Event-ID by itself, so nothing is missed while the
- * connection is down.
+ * browser's EventSource reconnects with Last-Event-ID by itself; `onOpen` covers what no replay
+ * carries (a page that had received nothing yet, the moment between its load and the stream).
+ *
+ * A hidden tab lets its stream go and follows it again (loading anew) when shown: a browser keeps
+ * at most six connections to one server over HTTP/1.1, and each open stream holds one for good, so
+ * a seventh dashboard tab would otherwise wait forever for the page itself.
  */
-export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, runId?: string): void {
+export function useStream(stream: string | undefined, onEvent: (event: StreamEvent) => void, options: StreamOptions = {}): void {
   const handler = useRef(onEvent);
   handler.current = onEvent;
+  const opened = useRef(options.onOpen);
+  opened.current = options.onOpen;
+  const { runId } = options;
   useEffect(() => {
     if (stream === undefined) return;
-    let closed = false;
-    let feed: { close(): void } | undefined;
-    client.events
-      .follow({
-        stream,
-        ...(runId === undefined ? {} : { runId }),
-        onEvent: (event) => handler.current(event),
-        onLost: () => reportStreamState('lost'),
-      })
-      .then(
-        (opened) => (closed ? opened.close() : (feed = opened)),
-        () => reportStreamState('lost'),
-      );
+    let current: { closed: boolean; feed?: { close(): void } } | undefined;
+    const follow = () => {
+      if (current && !current.closed) return;
+      const mine: { closed: boolean; feed?: { close(): void } } = { closed: false };
+      current = mine;
+      client.events
+        .follow({
+          stream,
+          ...(runId === undefined ? {} : { runId }),
+          onEvent: (event) => handler.current(event),
+          onOpen: () => opened.current?.(),
+          onLost: () => reportStreamState('lost'),
+        })
+        .then(
+          (feed) => (mine.closed ? feed.close() : (mine.feed = feed)),
+          () => reportStreamState('lost'),
+        );
+    };
+    const stop = () => {
+      if (!current) return;
+      current.closed = true;
+      current.feed?.close();
+    };
+    const onVisibility = () => (document.hidden ? stop() : follow());
+    if (!document.hidden) follow();
+    document.addEventListener('visibilitychange', onVisibility);
     return () => {
-      closed = true;
-      feed?.close();
+      document.removeEventListener('visibilitychange', onVisibility);
+      stop();
     };
   }, [stream, runId]);
 }
 
 /**
  * Calls `fn` once after a burst of calls has settled: a run emits many events in a few
- * milliseconds, and one reload of the list answers them all.
+ * milliseconds, and one reload of the list answers them all. A burst that never settles (a chain
+ * of quick nodes, many runs at once) still gets a call every `maxWaitMs`, so the page keeps up.
  */
-export function useDebounced(fn: () => void, ms = 150): () => void {
+export function useDebounced(fn: () => void, ms = 150, maxWaitMs = 1000): () => void {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const burstStart = useRef<number | undefined>(undefined);
   const latest = useRef(fn);
   latest.current = fn;
   useEffect(() => () => clearTimeout(timer.current), []);
   return useCallback(() => {
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => latest.current(), ms);
-  }, [ms]);
+    const now = Date.now();
+    burstStart.current ??= now;
+    const wait = Math.max(0, Math.min(ms, burstStart.current + maxWaitMs - now));
+    timer.current = setTimeout(() => {
+      burstStart.current = undefined;
+      latest.current();
+    }, wait);
+  }, [ms, maxWaitMs]);
 }
 
 /** The current time, ticking every `ms` while `active` (running durations and timeline bars grow). */
@@ -96,7 +131,16 @@ export interface Route {
 function parseHash(): Route {
   const hash = location.hash.replace(/^#\/?/, '');
   const [path = '', query = ''] = hash.split('?');
-  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query) };
+  return { path: path.split('/').filter(Boolean).map(decodeSegment), query: new URLSearchParams(query) };
+}
+
+/** A link's segment as typed: a malformed escape (`#/runs/%E0%A4%A`) stays as it is instead of breaking the page. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function useRoute(): Route {

@@ -85,6 +85,36 @@ describe('state-changing calls from other pages are refused', () => {
     expect(answer.status).toBe(415);
   });
 
+  it('sees through odd casing, parameters, look-alike origins and other methods', async () => {
+    const cases: Array<[string, string, Record<string, string>, number]> = [
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'Text/Plain' }, 415],
+      ['PATCH', '/api/config', { 'content-type': 'text/plain; charset=application/json' }, 415],
+      ['PUT', '/api/config', { 'content-type': 'multipart/form-data; boundary=application/json' }, 415],
+      ['DELETE', `/api/workflows/runs/${runId}`, { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+      // Sandboxed frames, data: and file: pages send `Origin: null`.
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: 'null' }, 403],
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: `${server.url}.evil.example` }, 403],
+      ['POST', `/api/workflows/runs/${runId}/approve`, { 'content-type': 'application/json', origin: `http://user@evil.example` }, 403],
+      ['DELETE', `/api/workflows/runs/${runId}`, { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, 403],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const answer = await server.fetch(path, { method, headers, ...(method === 'DELETE' ? {} : { body: '{}' }) });
+      expect(answer.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(status);
+    }
+  });
+
+  it('grants no CORS, to a preflight or to a plain request', async () => {
+    const preflight = await server.fetch(`/api/workflows/runs/${runId}/approve`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    const plain = await server.fetch('/api/workflows', { headers: { origin: 'http://evil.example' } });
+    for (const answer of [preflight, plain]) {
+      expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    }
+    expect(preflight.status).toBe(405);
+  });
+
   it('leaves the run untouched by every refused call', async () => {
     const run = await server.json('GET', `/api/workflows/runs/${runId}`);
     expect(run.body.status).toBe('paused');
@@ -134,5 +164,32 @@ describe('DNS rebinding', () => {
     expect(await withHost(`localhost:${port}`)).toBe(200);
     expect(await withHost(`[::1]:${port}`)).toBe(200);
     expect(await withHost(`svc.localhost:${port}`)).toBe(200);
+  });
+
+  it('lets signed webhooks in through a tunnel, which names its own public host', async () => {
+    // ngrok and cloudflared pass the public name on in Host; the signature, not the name, is the check.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/webhooks/workflow/nothing-here', server.url);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { host: 'abc123.ngrok-free.app', 'content-type': 'application/json' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(answer.status).toBe(404);
+    expect(answer.body).not.toContain('host_refused');
+    const port = new URL(server.url).port;
+    expect(await withHost(`abc123.ngrok-free.app:${port}`)).toBe(403);
   });
 });

@@ -132,6 +132,26 @@ describe('the dashboard in a browser', () => {
     expect(problems).toEqual([]);
   });
 
+  it('says an answer is coming before the agent has said a word', async () => {
+    const created = await server.json('POST', '/api/conversations', { title: 'a slow starter' });
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/conversations/${created.body.id}`);
+    await p.getByRole('heading', { name: 'a slow starter' }).waitFor();
+    await p.getByLabel('Message').fill('[fake:delay-first=3000][fake:reply=there you are]');
+    await p.keyboard.press('Enter');
+    await p.locator('li[data-streaming-reply]', { hasText: 'replying…' }).waitFor({ timeout: 1500 });
+    await p.locator('li[data-role="assistant"]:not(.streaming)').waitFor({ timeout: 20_000 });
+    await expect(p.locator('li[data-role="assistant"] .message-body').textContent()).resolves.toBe('there you are');
+    await expect(p.locator('li[data-streaming-reply]').count()).resolves.toBe(0);
+    // An answer that beats the send's own reply to the page leaves nothing waiting behind it.
+    await p.getByLabel('Message').fill('/help');
+    await p.keyboard.press('Enter');
+    await p.locator('li[data-role="system"]').waitFor();
+    await p.waitForTimeout(300);
+    await expect(p.locator('li[data-streaming-reply]').count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   it('shows markup in run messages, node output and chat as text, running none of it', async () => {
     const evil = '<img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>';
     const started = await server.json('POST', '/api/workflows/inject/run', { message: evil, cwd: project });

@@ -2,7 +2,8 @@ import { Graph, layout } from '@dagrejs/dagre';
 import { useMemo } from 'preact/hooks';
 import type { DrawNode } from '../../client/views.js';
 
-const NODE_WIDTH = 168;
+// Wide enough for the longest kind and state: `approval · waiting_approval`.
+const NODE_WIDTH = 190;
 const NODE_HEIGHT = 48;
 
 interface Placed {
@@ -74,7 +75,9 @@ export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
               {...(activate
                 ? {
                     role: 'button',
-                    tabIndex: 0,
+                    // Lower case: on an SVG element Preact sets the attribute as written, and only
+                    // `tabindex` makes it focusable (`tabIndex` left the nodes out of the Tab order).
+                    tabindex: 0,
                     'aria-pressed': selected === node.id,
                     'aria-label': `${node.id}, ${node.kind}${state ? `, ${state}` : ''}`,
                     onClick: activate,

@@ -58,43 +58,63 @@ function ConversationDetail({ id }: { id: string }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const end = useRef<HTMLDivElement>(null);
+  // Messages whose answer is in (stored, or announced done or failed): nothing is pending for them.
+  const answered = useRef(new Set<string>());
+  const settle = (replyTos: string[]) => {
+    for (const replyTo of replyTos) answered.current.add(replyTo);
+    if (replyTos.length > 0) setPending((p) => Object.fromEntries(Object.entries(p).filter(([replyTo]) => !replyTos.includes(replyTo))));
+  };
 
-  const add = (more: Message[]) =>
+  const add = (more: Message[]) => {
     setMessages((known) => {
       const byId = new Map(known.map((m) => [m.id, m]));
       for (const m of more) byId.set(m.id, m);
       return [...byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at));
     });
-  useEffect(() => {
-    setMessages([]);
-    setPending({});
+    // A stored answer replaces the text that streamed for it (its `assistant_done` may come later,
+    // or not at all to a page that reconnected after it).
+    settle(more.map((m) => m.metadata.replyTo).filter((replyTo): replyTo is string => replyTo !== undefined));
+  };
+  // The newest page of messages; loaded again whenever the stream (re)opens, since a message
+  // stored while it was closed (or before it first opened) comes in no replay.
+  const loadLatest = () =>
     client.conversations.messages(id).then(
       (page) => {
         add(page.messages);
-        setOlder(page.next_before);
+        setOlder((known) => known ?? page.next_before);
       },
       (e: unknown) => setError(errorText(e)),
     );
+  useEffect(() => {
+    setMessages([]);
+    setPending({});
+    setOlder(null);
+    void loadLatest();
   }, [id]);
   useEffect(() => end.current?.scrollIntoView({ block: 'nearest' }), [messages.length, pending]);
 
   const stream = conversation.data?.platform_conversation_id;
-  useStream(stream, (event: StreamEvent) => {
-    if ('runId' in event) return;
-    if (event.type === 'message') add([event.message]);
-    else if (event.type === 'assistant_delta') setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
-    else if (event.type === 'assistant_done' || event.type === 'agent_error') {
-      setPending(({ [event.replyTo]: _done, ...rest }) => rest);
-    }
-  });
+  useStream(
+    stream,
+    (event: StreamEvent) => {
+      if ('runId' in event) return;
+      if (event.type === 'message') add([event.message]);
+      else if (event.type === 'assistant_delta') {
+        if (!answered.current.has(event.messageId)) setPending((p) => ({ ...p, [event.messageId]: (p[event.messageId] ?? '') + event.text }));
+      } else if (event.type === 'assistant_done' || event.type === 'agent_error') settle([event.replyTo]);
+    },
+    { onOpen: () => void loadLatest() },
+  );
 
   const send = async () => {
     const content = text.trim();
     if (!content) return;
     setError(undefined);
     try {
-      await client.conversations.send(id, content);
+      const sent = await client.conversations.send(id, content);
       setText('');
+      // An agent may take a while before its first word: say at once that an answer is coming.
+      if (!answered.current.has(sent.messageId)) setPending((p) => (sent.messageId in p ? p : { ...p, [sent.messageId]: '' }));
     } catch (e) {
       setError(errorText(e));
     }

@@ -1,9 +1,10 @@
 import { useMemo, useState } from 'preact/hooks';
-import { allowedOperations, type RunOperation } from '../../client/run-actions.js';
+import { allowedOperations, resumeAndContinue, type RunOperation } from '../../client/run-actions.js';
 import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Dag } from '../components/dag.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
+import { NodeOutput } from '../components/output.js';
 import { Timeline } from '../components/timeline.js';
 import { formatCost, formatDuration, formatTime, spanMs } from '../format.js';
 import { navigate, useDebounced, useLoad, useNow, useStream } from '../hooks.js';
@@ -47,13 +48,18 @@ function Actions({ run, onDone }: { run: RunDetail; onDone: () => void }) {
     try {
       if (operation === 'approve') await client.runs.approve(run.id, comment ? { comment } : {});
       else if (operation === 'reject') await client.runs.reject(run.id, reason ? { reason } : {});
-      else await client.runs[operation](run.id);
+      else if (operation === 'resume') {
+        const continued = await resumeAndContinue(client, run.id);
+        if (continued !== run.id) return navigate(`#/runs/${encodeURIComponent(continued)}`);
+      } else await client.runs[operation](run.id);
       if (operation === 'delete') return navigate('#/runs');
       setComment('');
       setReason('');
       onDone();
     } catch (e) {
       setError(errorText(e));
+      // Refused (409: someone else acted first) or failed: show the run as it now is, beside why.
+      onDone();
     } finally {
       setBusy(false);
     }
@@ -109,16 +115,19 @@ export function RunDetailView({ runId }: { runId: string }) {
   const detail = useLoad(() => client.runs.get(runId), runId);
   const [streamed, setStreamed] = useState<RunEvent[]>([]);
   const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [deleted, setDeleted] = useState(false);
   const reload = useDebounced(detail.reload, 100);
+  // A deleted run's stream has nothing more to say (and the server ends it): stop following.
   useStream(
-    '__dashboard__',
+    deleted ? undefined : '__dashboard__',
     (event: StreamEvent) => {
       if (!('runId' in event) || event.runId !== runId) return;
+      if (event.type === 'run_deleted') return setDeleted(true);
       setStreamed((previous) => [...previous, event as RunEvent]);
       // Output only adds text; anything else changes the run's or a node's state.
       if (event.type !== 'node_output') reload();
     },
-    runId,
+    { runId, onOpen: reload },
   );
   const run = detail.data;
   const events = useMemo(() => mergeEvents(run?.events ?? [], streamed), [run, streamed]);
@@ -178,7 +187,16 @@ export function RunDetailView({ runId }: { runId: string }) {
         </p>
       ) : null}
       {run.rejectReason ? <p class="note">Rejected: {run.rejectReason}</p> : null}
-      <Actions run={run} onDone={detail.reload} />
+      {deleted ? (
+        <p class="note error" role="alert">
+          This run was deleted; what is shown is what it was. <a href="#/runs">Back to the runs.</a>
+        </p>
+      ) : (
+        <>
+          <ErrorNote error={detail.error} />
+          <Actions run={run} onDone={detail.reload} />
+        </>
+      )}
       {run.status === 'completed' || run.status === 'failed' ? (
         <p>
           <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
@@ -235,9 +253,7 @@ export function RunDetailView({ runId }: { runId: string }) {
             </p>
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
-          <pre class="output" data-node-output={shown} aria-live="polite">
-            {outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')}
-          </pre>
+          <NodeOutput nodeId={shown} text={outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')} />
           {shownNode?.outputTruncated ? <p class="muted">Output truncated at 64 KiB; the whole output is in the run's artifacts.</p> : null}
         </div>
       ) : null}

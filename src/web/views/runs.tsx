@@ -45,9 +45,14 @@ export function RunsView({ query }: { query: URLSearchParams }) {
   const workflows = useLoad(() => client.workflows.list(), 'workflows');
   const reload = useDebounced(runs.reload);
   // Every run event may change a row, its counts or the order; output chunks change none of them.
-  useStream('__dashboard__', (event) => {
-    if ('runId' in event && event.type !== 'node_output') reload();
-  });
+  // A stream that (re)opens may have missed some (a server restart, the page's own start).
+  useStream(
+    '__dashboard__',
+    (event) => {
+      if ('runId' in event && event.type !== 'node_output') reload();
+    },
+    { onOpen: reload },
+  );
   const anyRunning = runs.data?.runs.some((run) => run.status === 'running') ?? false;
   const now = useNow(anyRunning);
   const [workflowText, setWorkflowText] = useState(workflow);

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { WorkflowListing } from '../../client/types.js';
 import { toDrawNodes } from '../../client/views.js';
 import { client, errorText } from '../api.js';
 import { Dag } from '../components/dag.js';
@@ -53,6 +54,50 @@ function RunForm({ name }: { name: string }) {
   );
 }
 
+interface FileErrors {
+  filename: string;
+  /** What the file is called in links: its name without `.yaml`/`.yml`, as a workflow in it would be. */
+  name: string;
+  errors: string[];
+}
+
+/** The listing's load errors, one entry per file (a file may have many). */
+function byFile(errors: ReadonlyArray<{ filename: string; error: string }>): FileErrors[] {
+  const files = new Map<string, FileErrors>();
+  for (const { filename, error } of errors) {
+    const name = (filename.split(/[\\/]/).pop() ?? filename).replace(/\.ya?ml$/i, '');
+    const file = files.get(filename) ?? { filename, name, errors: [] };
+    file.errors.push(error);
+    files.set(filename, file);
+  }
+  return [...files.values()];
+}
+
+function ErrorList({ errors }: { errors: string[] }) {
+  return (
+    <ul>
+      {errors.map((line, i) => (
+        <li key={i}>{line}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** A file that does not load is no workflow the API can answer for: its errors say why. */
+function BrokenFile({ name, file }: { name: string; file: FileErrors }) {
+  return (
+    <div class="workflow-detail" data-workflow={name}>
+      <h2>{name}</h2>
+      <div class="note error" role="alert" data-invalid-file={file.filename}>
+        <strong>
+          Invalid: <span class="mono">{file.filename}</span> does not load
+        </strong>
+        <ErrorList errors={file.errors} />
+      </div>
+    </div>
+  );
+}
+
 function WorkflowDetail({ name }: { name: string }) {
   const doc = useLoad(async () => {
     const found = await client.workflows.get(name);
@@ -71,11 +116,7 @@ function WorkflowDetail({ name }: { name: string }) {
       {errors.length > 0 ? (
         <div class="note error" role="alert">
           <strong>Invalid:</strong>
-          <ul>
-            {errors.map((line) => (
-              <li key={line}>{line}</li>
-            ))}
-          </ul>
+          <ErrorList errors={errors} />
         </div>
       ) : (
         <p class="note ok">Valid.</p>
@@ -86,8 +127,18 @@ function WorkflowDetail({ name }: { name: string }) {
   );
 }
 
+/** The chosen workflow once the listing says what it is: a workflow, or a file that failed to load. */
+function Detail({ name, listing, broken }: { name: string | undefined; listing: WorkflowListing | undefined; broken: FileErrors[] }) {
+  if (!name) return <p class="note">Choose a workflow to see its graph and run it.</p>;
+  if (!listing) return <p class="note">Loading…</p>;
+  const file = broken.find((candidate) => candidate.name === name);
+  if (file && !listing.workflows.some((workflow) => workflow.name === name)) return <BrokenFile name={name} file={file} />;
+  return <WorkflowDetail name={name} />;
+}
+
 export function WorkflowsView({ name }: { name: string | undefined }) {
   const listing = useLoad(() => client.workflows.list(), 'workflows');
+  const broken = byFile(listing.data?.errors ?? []);
   return (
     <section aria-labelledby="workflows-title" class="master-detail">
       <div class="master">
@@ -106,20 +157,27 @@ export function WorkflowsView({ name }: { name: string | undefined }) {
             </li>
           ))}
         </ul>
-        {listing.data?.errors?.length ? (
+        {broken.length > 0 ? (
           <div class="note error" role="alert">
             <strong>Files that failed to load</strong>
-            <ul>
-              {listing.data.errors.map((e) => (
-                <li key={e.filename}>
-                  <span class="mono">{e.filename}</span>: {e.error}
+            <ul class="pick-list">
+              {broken.map((file) => (
+                <li key={file.filename}>
+                  <a href={`#/workflows/${encodeURIComponent(file.name)}`} aria-current={file.name === name ? 'page' : undefined} class="mono">
+                    {file.filename}
+                  </a>{' '}
+                  <span>
+                    {file.errors.length} {file.errors.length === 1 ? 'error' : 'errors'}
+                  </span>
                 </li>
               ))}
             </ul>
           </div>
         ) : null}
       </div>
-      <div class="detail">{name ? <WorkflowDetail name={name} /> : <p class="note">Choose a workflow to see its graph and run it.</p>}</div>
+      <div class="detail">
+        <Detail name={name} listing={listing.data} broken={broken} />
+      </div>
     </section>
   );
 }
