@@ -66,3 +66,8 @@ export async function styler(io: IO): Promise<Styler> {
   const chalk = new Chalk({ level: 1 });
   return { bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan };
 }
+
+/** A server bound to every address (`SVC_HOST=0.0.0.0`) is reached from a browser here through loopback. */
+export function browsableUrl(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}

@@ -1,6 +1,7 @@
 import { canChange, RUN_OPERATIONS, type RunOperation } from '../engine/lifecycle.js';
 import type { RunStatus } from '../engine/statuses.js';
 import type { SvcClient } from './client.js';
+import type { RunView, StartRunInput } from './types.js';
 
 export type { RunOperation };
 
@@ -20,10 +21,11 @@ export function allowedOperations(status: RunStatus): RunOperation[] {
  */
 export async function resumeAndContinue(client: SvcClient, runId: string): Promise<string> {
   const run = await client.runs.resume(runId);
-  const started = await client.runs.start(run.workflow, {
-    message: run.message,
-    cwd: run.cwd,
-    ...(run.conversationId ? { conversationId: run.conversationId } : {}),
-  });
+  const started = await client.runs.start(run.workflow, continuationOf(run));
   return started.runId;
+}
+
+/** The start that continues a run marked by resume: its message, directory and conversation. */
+export function continuationOf(run: Pick<RunView, 'message' | 'cwd' | 'conversationId'>): StartRunInput {
+  return { message: run.message, cwd: run.cwd, ...(run.conversationId ? { conversationId: run.conversationId } : {}) };
 }

@@ -64,4 +64,18 @@ describe('svc serve', () => {
       await killAllServes();
     }
   });
+
+  it('gives a loopback dashboard address for a server bound to every address', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'svc-open-home-'));
+    try {
+      const serve = await spawnServe({ home, env: { SVC_HOST: '0.0.0.0' } });
+      const port = new URL(serve.url).port;
+      await expect.poll(() => serve.stdout()).toContain(`dashboard: http://127.0.0.1:${port}/`);
+      const opened = await runCli(['open', '--print'], { env: { SVC_HOME: home } });
+      expect(opened.stdout.trim()).toBe(`http://127.0.0.1:${port}/`);
+    } finally {
+      await killAllServes();
+    }
+  });
 });
+

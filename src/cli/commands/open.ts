@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadTerminalSettings } from '../../shared/settings.js';
 import { defineCommand } from '../define-command.js';
 import { CliError } from '../exit-codes.js';
-import { printJson } from '../output.js';
+import { browsableUrl, printJson } from '../output.js';
 
 /** A browser that is still running this long after its start has taken the URL. */
 const SETTLE_MS = 1500;
@@ -53,7 +53,7 @@ export default defineCommand({
     const client = cmd.client('server');
     await client.system.health();
     const hash = runId === undefined ? '' : `#/runs/${encodeURIComponent((await client.runs.get(runId)).id)}`;
-    const url = `${client.baseUrl}/${hash}`;
+    const url = `${browsableUrl(client.baseUrl)}/${hash}`;
     if (cmd.globals.json) printJson(cmd.io, { url });
     else cmd.io.out(`${url}\n`);
     if (options.print) return;

@@ -2,7 +2,7 @@ import { packageVersion } from '../../shared/version.js';
 import { parsePort, SettingsError } from '../../shared/settings.js';
 import { defineCommand } from '../define-command.js';
 import { CliError, UsageError } from '../exit-codes.js';
-import { printJson } from '../output.js';
+import { browsableUrl, printJson } from '../output.js';
 
 /** `svc serve`: runs until SIGINT/SIGTERM, then stops accepting, flushes the store and exits 0. */
 export default defineCommand({
@@ -29,7 +29,7 @@ export default defineCommand({
       if (error instanceof ListenError || error instanceof StoreLockedError) throw new CliError(error.message);
       throw error;
     }
-    const dashboard = `${server.url}/`;
+    const dashboard = `${browsableUrl(server.url)}/`;
     if (cmd.globals.json)
       printJson(cmd.io, { url: server.url, dashboard, port: server.port, pid: process.pid, home: settings.home, version: packageVersion() });
     else cmd.io.out(`svc ${packageVersion()} listening on ${server.url} (home: ${settings.home})\ndashboard: ${dashboard}\n`);

@@ -2,6 +2,7 @@ import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { lastEventPosition } from './_follow.js';
 import { printOutcome } from './_operation.js';
 import { startAndFollow } from './run.js';
+import { continuationOf } from '../../../client/run-actions.js';
 
 /**
  * `svc resume <run>`: marks the failed run, then starts its workflow again in the same
@@ -22,12 +23,6 @@ export default defineCommand({
     if (options.markOnly) return printOutcome(cmd, 'resume', run);
     // Follow from the continuation on: the run's first attempt is history.
     const after = await lastEventPosition(client, run.id);
-    return startAndFollow(
-      cmd,
-      run.workflow,
-      { message: run.message, cwd: run.cwd, trigger: 'cli', ...(run.conversationId ? { conversationId: run.conversationId } : {}) },
-      options,
-      after,
-    );
+    return startAndFollow(cmd, run.workflow, { ...continuationOf(run), trigger: 'cli' }, options, after);
   },
 });
