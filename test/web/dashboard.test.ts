@@ -257,6 +257,9 @@ describe('the dashboard in a browser', () => {
     expect(background).toBe('rgb(15, 18, 22)');
     // Nothing pushes the page sideways; wide tables scroll inside their own box.
     expect(await p.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    // What a glance needs stays on screen: the state, duration and cost columns.
+    const cost = await p.getByRole('columnheader', { name: 'Cost' }).boundingBox();
+    expect(cost!.x + cost!.width).toBeLessThanOrEqual(420);
     await screenshot(p, 'runs-narrow-dark');
     await p.locator('tr[data-run-id] a').first().click();
     await p.locator('section[data-run-id]').waitFor();

@@ -128,9 +128,13 @@ function ConversationDetail({ id }: { id: string }) {
         <button
           type="button"
           onClick={async () => {
-            const page = await client.conversations.messages(id, { before: older });
-            add(page.messages);
-            setOlder(page.next_before);
+            try {
+              const page = await client.conversations.messages(id, { before: older });
+              add(page.messages);
+              setOlder(page.next_before);
+            } catch (e) {
+              setError(errorText(e));
+            }
           }}
         >
           Load older messages

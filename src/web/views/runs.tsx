@@ -118,12 +118,20 @@ export function RunsView({ query }: { query: URLSearchParams }) {
                 <th scope="col">Run</th>
                 <th scope="col">Workflow</th>
                 <th scope="col">State</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Workspace</th>
-                <th scope="col">Started</th>
+                <th scope="col" class="wide-only">
+                  Trigger
+                </th>
+                <th scope="col" class="wide-only">
+                  Workspace
+                </th>
+                <th scope="col" class="wide-only">
+                  Started
+                </th>
                 <th scope="col">Duration</th>
                 <th scope="col">Cost</th>
-                <th scope="col">Nodes</th>
+                <th scope="col" class="wide-only">
+                  Nodes
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -141,14 +149,14 @@ export function RunsView({ query }: { query: URLSearchParams }) {
                     <td>{run.workflow}</td>
                     <td>
                       <StatusBadge status={run.status} />
-                      {run.currentNode ? <span class="muted"> {run.currentNode}</span> : null}
+                      {run.currentNode ? <span class="muted wide-only"> {run.currentNode}</span> : null}
                     </td>
-                    <td>{run.trigger}</td>
-                    <td class="mono">{run.workspaceId ?? '—'}</td>
-                    <td>{formatTime(run.startedAt ?? run.createdAt)}</td>
+                    <td class="wide-only">{run.trigger}</td>
+                    <td class="mono wide-only">{run.workspaceId ?? '—'}</td>
+                    <td class="wide-only">{formatTime(run.startedAt ?? run.createdAt)}</td>
                     <td>{formatDuration(duration)}</td>
                     <td>{formatCost(run.costUsd)}</td>
-                    <td>
+                    <td class="wide-only">
                       {done}/{nodes}
                     </td>
                   </tr>
