@@ -4,7 +4,13 @@ import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { isSettlingEvent } from '../engine/events.js';
-import { ConversationService, openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
+import {
+  ConversationService,
+  openConversationEventLog,
+  openConversationRepositories,
+  type ConversationEventLog,
+  type SvcStreamEvent,
+} from '../conversations/index.js';
 import { newConversationRecord } from '../conversations/records.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -30,9 +36,9 @@ export interface AppContext {
   logger: Logger;
   store: FileStore;
   /**
-   * The PostgreSQL database when `SVC_DATABASE_URL` is set: workspaces, conversations and messages,
-   * webhook dedupe and deliveries, and schedule state live there; runs, run events, conversation
-   * events and configuration stay in `store` for now (docs/scaling.md, Status: groundwork).
+   * The PostgreSQL database when `SVC_DATABASE_URL` is set: runs and their events and summaries,
+   * workspaces, conversations, messages and their events, webhook dedupe and deliveries, and
+   * schedule state live there; configuration and artifacts stay in `store` (docs/scaling.md).
    */
   database?: PostgresDatabase;
   /** Run events and conversation events for SSE streams and CLI followers. */
@@ -101,7 +107,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
-          const run = ctx.engine.find(runId);
+          const run = await ctx.engine.find(runId);
           if (!run) return undefined;
           return isTerminal(run.status) ? (run.finishedAt ?? run.updatedAt) : null;
         },
@@ -113,6 +119,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     ctx.engine = await RunEngine.open(
       {
         store,
+        runStorage: shared?.runs,
         bus: ctx.bus,
         logger,
         limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
@@ -149,7 +156,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },
     );
-    ctx.conversations = openConversationService(ctx, conversationRepositories, agents);
+    const conversationEvents = shared?.conversationEvents(ctx.bus) ?? openConversationEventLog(ctx.store, ctx.bus);
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, agents);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
@@ -164,7 +172,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
-      runExists: (runId) => engine.find(runId) !== undefined,
+      runExists: async (runId) => (await engine.find(runId)) !== undefined,
       artifactsDir: (runId) => engine.artifactsDir(runId),
     });
     ctx.schedules = new ScheduleService({
@@ -172,8 +180,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       logger,
       scheduled: () => scheduledWorkflows(ctx.workflows),
       startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),
-      runState: (runId) => {
-        const run = engine.find(runId);
+      runState: async (runId) => {
+        const run = await engine.find(runId);
         return run ? { terminal: isTerminal(run.status) } : undefined;
       },
     });
@@ -196,12 +204,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
  * (under an advisory lock: servers starting together migrate once).
  */
 async function openDatabaseRepositories(url: string, logger: Logger) {
-  const [{ openPostgres }, workspaces, conversations, webhooks, schedules] = await Promise.all([
+  const [{ openPostgres }, workspaces, conversations, conversationEvents, webhooks, schedules, runs, summaries] = await Promise.all([
     import('../store/postgres/index.js'),
     import('../workspaces/postgres-repository.js'),
     import('../conversations/postgres-repository.js'),
+    import('../conversations/postgres-events.js'),
     import('../webhooks/postgres-repository.js'),
     import('../schedules/postgres-repository.js'),
+    import('../engine/postgres-run-repository.js'),
+    import('../engine/postgres-run-summaries.js'),
   ]);
   const database = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: database.migrations.version, applied: database.migrations.applied });
@@ -211,6 +222,8 @@ async function openDatabaseRepositories(url: string, logger: Logger) {
     conversations: conversations.postgresConversationRepositories(database),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
+    runs: { repository: runs.postgresRunRepository(database), summaries: summaries.postgresRunSummaryIndex(database) },
+    conversationEvents: (bus: EventBus<SvcStreamEvent>) => conversationEvents.postgresConversationEventLog(database, bus),
   };
 }
 
@@ -228,12 +241,13 @@ async function allWorkspaces(repository: WorkspaceRepository): Promise<Workspace
 function openConversationService(
   ctx: AppContext,
   repositories: Awaited<ReturnType<typeof openConversationRepositories>>,
+  events: ConversationEventLog,
   agents: ReturnType<typeof createAgents>,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
     repositories,
-    events: openConversationEventLog(ctx.store, ctx.bus),
+    events,
     logger: ctx.logger,
     agents,
     assistants: {
@@ -253,7 +267,13 @@ function openConversationService(
         return { id: run.id, status: run.status };
       },
       list: async (conversationId, limit) =>
-        engine.list({ conversationId, limit }).runs.map((r) => ({ id: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, error: r.error })),
+        (await engine.list({ conversationId, limit })).runs.map((r) => ({
+          id: r.id,
+          workflow: r.workflow,
+          status: r.status,
+          createdAt: r.createdAt,
+          error: r.error,
+        })),
       workflows: async () => (await workflows.discover()).workflows.map((w) => ({ name: w.name, description: w.workflow.description })),
     },
     env: process.env,

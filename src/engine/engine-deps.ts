@@ -4,6 +4,9 @@ import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
 import type { RunStreamEvent } from './events.js';
+import type { RunStorage } from './run-repository.js';
+
+export type { RunFilter } from './run-queries.js';
 import type { AssistantChoice } from './nodes/types.js';
 import type { RunRecord, RunStatus, TriggerKind } from './types.js';
 import type { WorkflowResolver } from './workflow-resolver.js';
@@ -21,18 +24,6 @@ export interface StartRunRequest {
   workspaceId?: string | null;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
-}
-
-export interface RunFilter {
-  status?: RunStatus[];
-  workflow?: string;
-  conversationId?: string;
-  workspaceId?: string;
-  /** Runs created at or after / at or before these times (epoch ms). */
-  sinceMs?: number;
-  untilMs?: number;
-  limit?: number;
-  offset?: number;
 }
 
 /** What links a run to a stream: its id, its conversation and its worker conversation. */
@@ -79,6 +70,8 @@ export interface RunConversations {
 /** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
 export interface EngineDeps {
   store: Store;
+  /** Where runs are kept; the file store's layout when omitted (run-store.ts). */
+  runStorage?: RunStorage;
   bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;

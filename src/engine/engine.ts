@@ -1,4 +1,4 @@
-import type { EngineDeps, RecoveryOptions, RunFilter, RunLink, StartRunRequest, StopReason } from './engine-deps.js';
+import type { EngineDeps, RecoveryOptions, RunFilter, StartRunRequest, StopReason } from './engine-deps.js';
 import type { RunEvent } from './events.js';
 import { finishRun, waitingGate } from './finish.js';
 import { notFound } from '../shared/errors.js';
@@ -8,6 +8,8 @@ import { executeRun } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
+import type { RunEventFilter } from './run-repository.js';
+import type { RunPage } from './run-queries.js';
 import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
@@ -27,7 +29,8 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
  * CLI's offline mode both use this one class.
  */
 export class RunEngine {
-  #queue: string[] = [];
+  /** Live records (run-store.ts) waiting for a slot, in order. */
+  #queue: RunRecord[] = [];
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
@@ -39,7 +42,7 @@ export class RunEngine {
   ) {}
 
   static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
-    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus));
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage));
     if (options.recover) await engine.#recover(options.requeuePending ?? true);
     else engine.#closed = true;
     return engine;
@@ -54,7 +57,7 @@ export class RunEngine {
    * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
    */
   async #recover(requeuePending: boolean): Promise<void> {
-    const runs = this.runs.all().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const runs = await this.runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
     for (const run of runs) {
       if (run.status === 'running') {
         for (const [nodeId, state] of Object.entries(run.nodes)) {
@@ -73,8 +76,9 @@ export class RunEngine {
           events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
         });
         this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+        this.runs.release(run);
       } else if (run.status === 'pending' && requeuePending) {
-        this.#queue.push(run.id);
+        this.#queue.push(run);
       }
     }
     this.#pump();
@@ -85,11 +89,9 @@ export class RunEngine {
     const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
-    const resumable =
-      conversationId !== null
-        ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
-        : undefined;
-    if (resumable) return this.#continue(resumable, resolved);
+    const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
+    // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
+    if (resumable?.resumePending && resumable.status === 'failed') return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
@@ -167,15 +169,15 @@ export class RunEngine {
   }
 
   #enqueue(run: RunRecord, front = false): void {
-    if (front) this.#queue.unshift(run.id);
-    else this.#queue.push(run.id);
+    if (front) this.#queue.unshift(run);
+    else this.#queue.push(run);
     this.#pump();
   }
 
   #pump(): void {
     while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
-      const run = this.runs.get(this.#queue.shift()!);
-      if (run && run.status === 'pending') void this.#launch(run);
+      const run = this.#queue.shift()!;
+      if (run.status === 'pending') void this.#launch(run);
     }
   }
 
@@ -239,14 +241,16 @@ export class RunEngine {
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
+    // Nothing here holds a settled run any more: the next operation reads it from the store.
+    if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const resolve of waiters ?? []) resolve(run);
   }
 
   /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
-  waitUntilSettled(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+  async waitUntilSettled(runId: string): Promise<RunRecord> {
+    const run = await this.runs.resolve(runId);
     if (isSettled(run.status) && !this.#active.has(run.id)) return Promise.resolve(run);
     return new Promise((resolve) => {
       const set = this.#waiters.get(run.id) ?? new Set();
@@ -268,13 +272,13 @@ export class RunEngine {
       if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
-    this.#queue = this.#queue.filter((id) => id !== run.id);
+    this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
     await this.#finish(run, reason, null);
     return run;
   }
 
-  cancel(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+  async cancel(runId: string): Promise<RunRecord> {
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('cancel', run.status);
     return this.#stop(run, 'cancel');
   }
@@ -290,7 +294,7 @@ export class RunEngine {
    * arriving in between waits for the executor to finish, so events stay in causal order.
    */
   async #settledRun(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     const active = this.#active.get(run.id);
     if (active && run.status === 'paused') await active.done;
     return run;
@@ -339,14 +343,14 @@ export class RunEngine {
   }
 
   async resume(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
     await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
     return run;
   }
 
   async delete(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('delete', run.status);
     // Published, not persisted: the log it would go to is being removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
@@ -355,47 +359,39 @@ export class RunEngine {
     return run;
   }
 
-  /** The run with exactly this id, if there is one. */
   /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */
   artifactsDir(runId: string): string {
     return this.runs.artifactsDir(runId);
   }
 
-  find(runId: string): RunRecord | undefined {
+  /** The run with exactly this id, if there is one. */
+  find(runId: string): Promise<RunRecord | undefined> {
     return this.runs.get(runId);
   }
 
-  get(runId: string): RunRecord {
+  /** An exact id or a unique prefix (400 `ambiguous_run_id`, 404 `run_not_found`). */
+  get(runId: string): Promise<RunRecord> {
     return this.runs.resolve(runId);
   }
 
   /** A run's persisted events, in order (the run detail). */
-  events(runId: string): Promise<RunEvent[]> {
-    return this.runs.readEvents(this.runs.resolve(runId).id);
+  async events(runId: string): Promise<RunEvent[]> {
+    return this.runs.readEvents((await this.runs.resolve(runId)).id);
   }
 
-  /**
-   * Persisted events after stream position `after` of the runs `match` accepts, in position order
-   * (Last-Event-ID replay). A run that finished long before `after` cannot have any, so only runs
-   * touched since then are read.
-   */
-  async replay(after: number, match: (run: RunLink) => boolean): Promise<RunEvent[]> {
-    const sinceMs = after / 1000 - 1000;
-    const events: RunEvent[] = [];
-    for (const run of await this.runs.touchedSince(sinceMs, match)) {
-      for (const event of await this.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
-    }
-    return events.sort((a, b) => a.pos - b.pos);
+  /** Persisted events after stream position `after` of the runs `filter` names, in position order (Last-Event-ID replay). */
+  replay(after: number, filter: RunEventFilter): Promise<RunEvent[]> {
+    return this.runs.eventsAfter(after, filter);
   }
 
-  byWorker(platformId: string): RunRecord {
-    const run = this.runs.find((r) => r.platformId === platformId);
+  async byWorker(platformId: string): Promise<RunRecord> {
+    const run = await this.runs.byWorker(platformId);
     if (!run) throw notFound('run_not_found', `No run has the worker conversation '${platformId}'.`);
     return run;
   }
 
   /** Runs, newest first (ids grow with time), one page of them. */
-  list(filter: RunFilter = {}): ReturnType<RunStore['list']> {
+  list(filter: RunFilter = {}): Promise<RunPage> {
     return this.runs.list(filter);
   }
 

@@ -81,15 +81,18 @@ export function postgresRunRepository(db: PostgresDatabase): RunRepository {
     delete: (id) =>
       db.transaction(async (client) => {
         await client.query('DELETE FROM run_events WHERE run_id = $1', [id]);
+        await client.query('DELETE FROM run_summaries WHERE run_id = $1', [id]);
         return ((await client.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0;
       }),
 
     async appendEvent(event) {
-      const { rows } = await db.query<{ record: RunEvent }>(
-        `INSERT INTO run_events (position, run_id, seq, record)
+      const { rows } = await db.inOrder(() =>
+        db.query<{ record: RunEvent }>(
+          `INSERT INTO run_events (position, run_id, seq, record)
          SELECT p, $1, $2, $3::jsonb || jsonb_build_object('pos', p) FROM (SELECT nextval('svc_event_position') AS p) AS next
          RETURNING record`,
-        [event.runId, event.seq, asJson(event)],
+          [event.runId, event.seq, asJson(event)],
+        ),
       );
       return rows[0]!.record;
     },

@@ -43,7 +43,7 @@ export interface WebhookDeps {
   /** Starts the run; rejects with `workflow_not_found` when the workflow is gone. */
   startRun(request: { runId: string; workflow: string; message: string; cwd: string; variables: Record<string, string> }): Promise<{ id: string }>;
   /** Whether a run exists (a dedupe record left `reserved` by a crash may point at none). */
-  runExists(runId: string): boolean;
+  runExists(runId: string): Promise<boolean>;
   /** Where a run's artifacts live. */
   artifactsDir(runId: string): string;
   /** @default Date.now */
@@ -193,7 +193,7 @@ export class WebhookService {
     const inserted = await dedupe.insertIfAbsent(candidate, receivedAt);
     if (!inserted.inserted) {
       const existing = inserted.existing;
-      const orphan = existing.state === 'reserved' && !this.#deps.runExists(existing.runId);
+      const orphan = existing.state === 'reserved' && !(await this.#deps.runExists(existing.runId));
       if (!orphan) {
         note.runId = existing.runId;
         if (existing.bodyHash !== bodyHash) {
