@@ -8,7 +8,7 @@ import type { RunStorage } from './run-repository.js';
 
 export type { RunFilter } from './run-queries.js';
 import type { AssistantChoice } from './nodes/types.js';
-import type { RunRecord, RunStatus, TriggerKind } from './types.js';
+import type { RunRecord, TriggerKind } from './types.js';
 import type { WorkflowResolver } from './workflow-resolver.js';
 
 /** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */
