@@ -26,6 +26,7 @@ import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspac
 import { WorkspaceService } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
+import { openDatabaseRepositories } from './database.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -76,14 +77,18 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const store = await openFileStore({ home: settings.home, logger, lock: options.lock });
   let database: PostgresDatabase | undefined;
   try {
-    const shared = settings.databaseUrl ? await openDatabaseRepositories(settings.databaseUrl, logger) : undefined;
+    // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
+    const bus = new EventBus<SvcStreamEvent>();
+    const shared = settings.databaseUrl
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined)
+      : undefined;
     database = shared?.database;
     const ctx = {
       settings,
       logger,
       store,
       database,
-      bus: new EventBus<SvcStreamEvent>(),
+      bus,
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
@@ -120,9 +125,14 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       {
         store,
         runStorage: shared?.runs,
-        bus: ctx.bus,
+        claims: shared?.claims,
+        bus: shared?.publisher ?? ctx.bus,
         logger,
-        limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+        limits: {
+          maxConcurrentRuns: settings.maxConcurrentRuns,
+          agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+          runLeaseMs: settings.runLeaseMs,
+        },
         agents,
         assistants: {
           defaultAssistant: () => assistants.get().defaultAssistant,
@@ -156,8 +166,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
       { recover: options.lock !== false, requeuePending: options.lock === 'server' },
     );
-    const conversationEvents = shared?.conversationEvents(ctx.bus) ?? openConversationEventLog(ctx.store, ctx.bus);
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, agents);
+    const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
+    // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
+    const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
@@ -173,6 +185,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
       runExists: async (runId) => (await engine.find(runId)) !== undefined,
+      reservationGraceMs: settings.databaseUrl ? 2 * settings.runLeaseMs + 10_000 : 0,
       artifactsDir: (runId) => engine.artifactsDir(runId),
     });
     ctx.schedules = new ScheduleService({
@@ -198,35 +211,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
-/**
- * The repositories kept in PostgreSQL when `SVC_DATABASE_URL` is set. Loaded only then, so the
- * driver adds nothing to the start-up of a file-store svc. Opening applies the schema's migrations
- * (under an advisory lock: servers starting together migrate once).
- */
-async function openDatabaseRepositories(url: string, logger: Logger) {
-  const [{ openPostgres }, workspaces, conversations, conversationEvents, webhooks, schedules, runs, summaries] = await Promise.all([
-    import('../store/postgres/index.js'),
-    import('../workspaces/postgres-repository.js'),
-    import('../conversations/postgres-repository.js'),
-    import('../conversations/postgres-events.js'),
-    import('../webhooks/postgres-repository.js'),
-    import('../schedules/postgres-repository.js'),
-    import('../engine/postgres-run-repository.js'),
-    import('../engine/postgres-run-summaries.js'),
-  ]);
-  const database = await openPostgres({ url, logger });
-  logger.info('store.postgres_opened', { schemaVersion: database.migrations.version, applied: database.migrations.applied });
-  return {
-    database,
-    workspaces: workspaces.postgresWorkspaceRepositories(database),
-    conversations: conversations.postgresConversationRepositories(database),
-    webhooks: webhooks.postgresWebhookRepositories(database),
-    schedules: schedules.postgresScheduleRepository(database),
-    runs: { repository: runs.postgresRunRepository(database), summaries: summaries.postgresRunSummaryIndex(database) },
-    conversationEvents: (bus: EventBus<SvcStreamEvent>) => conversationEvents.postgresConversationEventLog(database, bus),
-  };
-}
-
 /** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
 async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
   const all: WorkspaceRecord[] = [];
@@ -242,6 +226,7 @@ function openConversationService(
   ctx: AppContext,
   repositories: Awaited<ReturnType<typeof openConversationRepositories>>,
   events: ConversationEventLog,
+  ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
@@ -281,7 +266,7 @@ function openConversationService(
     limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
   });
   // A run linked to a conversation posts its outcome there.
-  ctx.bus.subscribe((event) => {
+  ownEvents((event) => {
     if ('runId' in event && event.type !== 'run_deleted' && isSettlingEvent(event)) service.runSettled(event);
   });
   return service;

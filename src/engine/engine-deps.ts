@@ -4,6 +4,7 @@ import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
 import type { RunStreamEvent } from './events.js';
+import type { RunClaims } from './run-claims.js';
 import type { RunStorage } from './run-repository.js';
 
 export type { RunFilter } from './run-queries.js';
@@ -37,6 +38,8 @@ export interface EngineLimits {
   runParallelism?: number;
   /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
   agentFirstEventTimeoutMs: number;
+  /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
+  runLeaseMs?: number;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface EngineDeps {
   store: Store;
   /** Where runs are kept; the file store's layout when omitted (run-store.ts). */
   runStorage?: RunStorage;
+  /** Several servers on one database: runs are claimed, leased and stopped through it (run-claims.ts). */
+  claims?: RunClaims;
   bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;

@@ -10,7 +10,8 @@ import { killOrphanGroup, readProcessFile } from '../processes/process-identity.
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
-import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
+import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
+import type { ForwardedStop, RunClaims } from './run-claims.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -34,22 +35,92 @@ export class RunEngine {
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
+  /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
+  readonly #claims: RunClaims | undefined;
+  #claiming = false;
+  #claimAgain = false;
+  /** Slots promised to claims in flight. */
+  #reserved = 0;
 
   private constructor(
     private readonly deps: EngineDeps,
     /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
-  ) {}
+  ) {
+    this.#claims = deps.claims;
+  }
 
   static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
     const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage));
-    if (options.recover) await engine.#recover(options.requeuePending ?? true);
-    else engine.#closed = true;
+    if (!options.recover) engine.#closed = true;
+    else if (deps.claims) await deps.claims.start(engine.#sharedEvents());
+    else await engine.#recover(options.requeuePending ?? true);
     return engine;
   }
 
   get stats() {
     return { running: this.#active.size, queued: this.#queue.length, max: this.deps.limits.maxConcurrentRuns };
+  }
+
+  /** This server's id among those sharing the database; undefined on the file store. */
+  get serverId(): string | undefined {
+    return this.#claims?.serverId;
+  }
+
+  /** The servers sharing the database and the runs each executes (`/api/health`); undefined on the file store. */
+  share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
+    return this.#claims?.share();
+  }
+
+  /** What the other servers tell this one (docs/scaling.md). */
+  #sharedEvents() {
+    return {
+      pending: () => this.#pump(),
+      orphaned: (runIds: string[]) => void this.#takeOver(runIds),
+      stop: (runId: string, op: ForwardedStop) => {
+        const active = this.#active.get(runId);
+        if (active && !active.controller.signal.aborted) active.controller.abort(op);
+      },
+    };
+  }
+
+  /**
+   * Runs of a server whose lease expired, now held by this one: a running one was interrupted, as a
+   * restarted server finds its own (resumable); a pending one may be claimed by any server again.
+   */
+  async #takeOver(runIds: string[]): Promise<void> {
+    for (const id of runIds) {
+      try {
+        const run = await this.runs.get(id);
+        if (run?.status === 'running') await this.#interrupt(run);
+        else if (run?.status === 'pending') await this.#claims!.unclaim(id);
+      } catch (error) {
+        this.deps.logger.error('run.takeover_failed', { runId: id, error: (error as Error).message });
+      }
+    }
+    this.#pump();
+  }
+
+  /** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable). */
+  async #interrupt(run: RunRecord): Promise<void> {
+    for (const [nodeId, state] of Object.entries(run.nodes)) {
+      if (state.status === 'completed') continue;
+      // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+      // run the node twice. Any unfinished node with a process file is stopped, whatever the
+      // record says of it: after a power loss the record may be a round behind its processes. Only
+      // this SVC_HOME's files are seen: a server never kills what another machine started.
+      const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
+      if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
+        this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+      }
+      if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+    }
+    await transition(this.runs, run, 'interrupt', {
+      patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+      events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+    });
+    this.runs.release(run);
+    this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
   }
 
   /**
@@ -60,25 +131,9 @@ export class RunEngine {
     const runs = await this.runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
     for (const run of runs) {
       if (run.status === 'running') {
-        for (const [nodeId, state] of Object.entries(run.nodes)) {
-          if (state.status === 'completed') continue;
-          // Its processes outlived the server (they lead their own groups): stop them, or a resume would
-          // run the node twice. Any unfinished node with a process file is stopped, whatever the
-          // record says of it: after a power loss the record may be a round behind its processes.
-          const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
-          if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
-            this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
-          }
-          if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
-        }
-        await transition(this.runs, run, 'interrupt', {
-          patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
-          events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
-        });
-        this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
-        this.runs.release(run);
+        await this.#interrupt(run);
       } else if (run.status === 'pending' && requeuePending) {
-        this.#queue.push(run);
+        this.#queue.push(this.runs.hold(run));
       }
     }
     this.#pump();
@@ -129,7 +184,7 @@ export class RunEngine {
       definition: resolved.definition,
     };
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
-    this.#enqueue(run);
+    await this.#enqueue(run);
     return run;
   }
 
@@ -164,26 +219,77 @@ export class RunEngine {
       patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
-    this.#enqueue(run);
+    await this.#enqueue(run);
     return run;
   }
 
-  #enqueue(run: RunRecord, front = false): void {
-    if (front) this.#queue.unshift(run);
-    else this.#queue.push(run);
+  /**
+   * A run made pending: queued here; or, with a shared database, claimed by this server at once when
+   * it has a free slot, else offered to every server.
+   */
+  async #enqueue(run: RunRecord, front = false): Promise<void> {
+    if (!this.#claims) {
+      this.runs.hold(run);
+      if (front) this.#queue.unshift(run);
+      else this.#queue.push(run);
+      return this.#pump();
+    }
+    if (!this.#closed && this.#active.size + this.#reserved < this.deps.limits.maxConcurrentRuns) {
+      this.#reserved++;
+      try {
+        if (await this.#claims.claimRun(run.id)) return void this.#launch(run);
+      } finally {
+        this.#reserved--;
+      }
+    }
+    // Written as held by this server (so no other claimed it before its events were written): let it go.
+    await this.#claims.unclaim(run.id);
+    this.#claims.announcePending().catch((error: unknown) => this.deps.logger.warn('run.announce_failed', { error: (error as Error).message }));
     this.#pump();
   }
 
   #pump(): void {
+    if (this.#claims) return void this.#claimRuns();
     while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
       const run = this.#queue.shift()!;
       if (run.status === 'pending') void this.#launch(run);
     }
   }
 
+  /**
+   * Claims as many pending runs as this server has free slots (the database hands each to one
+   * server) and launches them; one claim at a time, again while more may be waiting.
+   */
+  async #claimRuns(): Promise<void> {
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    this.#claiming = true;
+    try {
+      do {
+        this.#claimAgain = false;
+        const free = this.deps.limits.maxConcurrentRuns - this.#active.size - this.#reserved;
+        if (this.#closed || free <= 0) break;
+        const ids = await this.#claims!.claim(free);
+        for (const id of ids) {
+          const run = await this.runs.get(id);
+          if (run?.status === 'pending' && !this.#closed) void this.#launch(this.runs.hold(run));
+          else if (run?.status === 'pending') await this.#claims!.unclaim(id);
+        }
+        if (ids.length === free) this.#claimAgain = true;
+      } while (this.#claimAgain);
+    } catch (error) {
+      this.deps.logger.error('run.claim_failed', { error: (error as Error).message });
+    } finally {
+      this.#claiming = false;
+    }
+  }
+
   /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
   #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
+    this.runs.hold(run);
     const done = (async () => {
       let failure: string | null = null;
       try {
@@ -214,6 +320,8 @@ export class RunEngine {
           controller.signal,
         );
       } catch (error) {
+        // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
+        if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
@@ -228,6 +336,7 @@ export class RunEngine {
     this.#active.set(run.id, { controller, done });
     void done.finally(() => {
       this.#active.delete(run.id);
+      if (isSettled(run.status) || run.status === 'pending') this.runs.release(run);
       this.#pump();
     });
     return recorded;
@@ -272,9 +381,35 @@ export class RunEngine {
       if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
+    if (this.#claims && run.status === 'running') return this.#stopElsewhere(run, reason);
     this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
-    await this.#finish(run, reason, null);
+    try {
+      await this.#finish(run, reason, null);
+    } catch (error) {
+      // A pending run another server started meanwhile: that server stops it.
+      const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
+      if (now?.status === 'running') return this.#stopElsewhere(now, reason);
+      throw error;
+    }
     return run;
+  }
+
+  /**
+   * A run another server executes: that server is told (LISTEN/NOTIFY), stops it as its own (the
+   * whole process tree), and writes the outcome; this one answers once the store shows it. A server
+   * that died meanwhile never answers: its lease runs out and the run ends interrupted instead.
+   */
+  async #stopElsewhere(run: RunRecord, reason: ForwardedStop): Promise<RunRecord> {
+    await this.#claims!.forwardStop(run.id, reason);
+    const deadline = Date.now() + 2 * this.deps.limits.runLeaseMs! + 10_000;
+    let current: RunRecord | undefined = run;
+    while (current?.status === 'running' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      current = await this.runs.get(run.id);
+    }
+    if (!current) throw notFound('run_not_found', `No run '${run.id}'.`);
+    if (current.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, current.status);
+    return current;
   }
 
   async cancel(runId: string): Promise<RunRecord> {
@@ -318,7 +453,7 @@ export class RunEngine {
       await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
     } else {
       await transition(this.runs, run, 'approve', { to: 'pending', events });
-      this.#enqueue(run, true);
+      await this.#enqueue(run, true);
     }
     return run;
   }
@@ -409,5 +544,6 @@ export class RunEngine {
     const active = [...this.#active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.allSettled(active.map((a) => a.done));
+    await this.#claims?.close();
   }
 }

@@ -22,8 +22,12 @@ export interface RunEventFilter {
 }
 
 export interface RunRepository {
-  /** Inserts or replaces the run's record. */
-  save(run: RunRecord, options?: PutOptions): Promise<void>;
+  /**
+   * Inserts or replaces the run's record; with `expected`, only while the stored run is in that
+   * state (a change of state made by one server at a time), or, with 'absent', only a new run;
+   * resolves to false when that did not hold.
+   */
+  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
   /** An exact id, or a unique prefix of at least MIN_RUN_PREFIX characters; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
   resolve(idOrPrefix: string): Promise<RunRecord>;
@@ -74,9 +78,11 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
   let sorted: RunRecord[] | undefined;
   return {
-    save: (run, options) => {
+    // One server per SVC_HOME, and the engine changes the one live record: `expected` always holds.
+    save: async (run, options) => {
       if (!runs.get(run.id)) sorted = undefined;
-      return runs.put(run, options);
+      await runs.put(run, options);
+      return true;
     },
     get: async (id) => runs.get(id),
     resolve: async (idOrPrefix) => {

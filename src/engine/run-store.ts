@@ -17,18 +17,17 @@ export async function openFileRunStorage(store: Store, nextPosition: () => numbe
 
 /**
  * Runs and their events, for the engine: every read and write goes through the async RunRepository
- * (docs/decisions.md, PostgreSQL store), and the runs this process is handling (queued, executing,
- * under an operation) are kept as one live object each, so every part of the engine changes the
- * same record. Every event gets the run's next `seq` and a stream position from the repository, is
+ * (docs/decisions.md, PostgreSQL store). The runs this engine holds (queued or executing here) are
+ * kept as one live object each, which every read returns, so every part of the engine changes the
+ * same record; any other run is read from the store each time (another server may change it). Every event gets the run's next `seq` and a stream position from the repository, is
  * persisted, and only then published — so a client that reconnects with Last-Event-ID finds in
  * the store everything it may have seen live.
  */
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
-  /** The live record of each run this process handles; a load in flight is shared, so two operations never hold two copies. */
+  /** The live record of each run this engine holds (queued or executing here). */
   #live = new Map<string, RunRecord>();
-  #loading = new Map<string, Promise<RunRecord | undefined>>();
 
   private constructor(
     private readonly repository: RunRepository,
@@ -45,22 +44,12 @@ export class RunStore {
 
   /** Runs in these states, oldest first (what a starting server recovers). */
   async withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]> {
-    return (await this.repository.withStatus(statuses)).map((run) => this.#adopt(run));
+    return (await this.repository.withStatus(statuses)).map((run) => this.#live.get(run.id) ?? run);
   }
 
-  /** The live record if this process handles the run, else the stored one (which then becomes live). */
+  /** The live record if this engine holds the run, else the stored one. */
   async get(id: string): Promise<RunRecord | undefined> {
-    const live = this.#live.get(id);
-    if (live) return live;
-    let loading = this.#loading.get(id);
-    if (!loading) {
-      loading = this.repository.get(id).then((run) => {
-        this.#loading.delete(id);
-        return run && this.#adopt(run);
-      });
-      this.#loading.set(id, loading);
-    }
-    return loading;
+    return this.#live.get(id) ?? (await this.repository.get(id));
   }
 
   /** An exact id, or an unambiguous prefix of one (the CLI accepts short ids). */
@@ -68,28 +57,33 @@ export class RunStore {
     const live = this.#live.get(idOrPrefix);
     if (live) return live;
     const found = await this.repository.resolve(idOrPrefix);
-    return (await this.get(found.id)) ?? this.#adopt(found);
+    return this.#live.get(found.id) ?? found;
   }
 
   async byWorker(platformId: string): Promise<RunRecord | undefined> {
     const found = await this.repository.byWorker(platformId);
-    return found && this.#adopt(found);
+    return found && (this.#live.get(found.id) ?? found);
   }
 
   async resumable(workflow: string, conversationId: string): Promise<RunRecord | undefined> {
     const found = await this.repository.resumable(workflow, conversationId);
-    return found && this.#adopt(found);
+    return found && (this.#live.get(found.id) ?? found);
   }
 
-  /** The live object when there is one (it may be ahead of what a query read). */
-  #adopt(run: RunRecord): RunRecord {
+  /** This engine queues or executes the run: every read returns this object until `release`. */
+  hold(run: RunRecord): RunRecord {
     const live = this.#live.get(run.id);
     if (live) return live;
     this.#live.set(run.id, run);
     return run;
   }
 
-  /** The run is settled and nothing here holds it: the next read loads it again from the store. */
+  /** Whether this engine holds the run. */
+  holds(runId: string): boolean {
+    return this.#live.has(runId);
+  }
+
+  /** The engine no longer holds the run: the next read loads it from the store. */
   release(run: RunRecord): void {
     if (this.#live.get(run.id) === run) this.#live.delete(run.id);
     this.#seq.delete(run.id);
@@ -97,12 +91,13 @@ export class RunStore {
 
   /**
    * Writes the run's record. Lifecycle transitions write it durably (fsync); the executor's
-   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead").
+   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead"). With
+   * `expected` (a change of state), the write happens only while the stored run is in that state:
+   * resolves to false when another server changed it first.
    */
-  save(run: RunRecord, options?: PutOptions): Promise<void> {
+  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean> {
     run.updatedAt = new Date().toISOString();
-    this.#live.set(run.id, run);
-    return this.repository.save(run, options);
+    return this.repository.save(run, options, expected);
   }
 
   async delete(run: RunRecord): Promise<void> {

@@ -150,7 +150,7 @@ export class ScheduleService {
     const id = scheduleId(s);
     let state = await repository.get(id);
     if (!state) {
-      await repository.put({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
+      await repository.insertIfAbsent({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
       return undefined;
     }
     if (state.pendingRunId && !(await this.#deps.runState(state.pendingRunId))) {
@@ -186,7 +186,8 @@ export class ScheduleService {
       return { workflow: s.workflow, dueAt, outcome: 'skipped_overlap' };
     }
     const runId = newId('run');
-    await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: runId });
+    // Reserved by compare-and-set: of several servers sharing a database, one fires it (docs/scaling.md).
+    if (!(await repository.replaceIf(state, { ...state, lastDueAt: dueAt, pendingRunId: runId }))) return undefined;
     await this.#start(s, runId, dueAt);
     await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null, lastRunId: runId }, { sync: false });
     return { workflow: s.workflow, dueAt, outcome: 'fired', runId };

@@ -89,3 +89,19 @@ it("a conversation's own events and its runs' events share the sequence: one ord
   await replay.until((got) => got.length >= stream.events.length);
   expect(replay.events.map((e) => e.pos)).toEqual(positions);
 });
+
+it('/health/db is connected only while the database answers', async () => {
+  const url = await postgres.createDatabase();
+  const server = await startServer({ env: { SVC_DATABASE_URL: url } });
+  expect(await api(server, 'GET', '/health/db')).toEqual({ status: 200, body: { status: 'ok', database: 'connected' } });
+  const name = new URL(url).pathname.slice(1);
+  const admin = postgres.server().url();
+  // No new connections, and the server's are ended: the database no longer answers it.
+  await query(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+  await query(admin, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  const down = await api(server, 'GET', '/health/db');
+  expect(down.status).toBe(503);
+  expect(down.body).toMatchObject({ status: 'error', database: 'disconnected' });
+  await query(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+  expect(await api(server, 'GET', '/health/db')).toEqual({ status: 200, body: { status: 'ok', database: 'connected' } });
+});
