@@ -223,3 +223,32 @@ it('20 identical webhook deliveries split across two servers make one run', asyn
   const runs = await query<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook'");
   expect(runs).toEqual([{ id: runId }]);
 }, 60_000);
+
+it('a server that missed its lease (stopped, not dead) finds its run interrupted by another and does not carry it on', async () => {
+  const url = await postgres.createDatabase();
+  const project = await makeProject([
+    {
+      name: 'two-steps',
+      nodes: [
+        { id: 'first', bash: 'sleep 2; echo first' },
+        { id: 'second', bash: 'echo second', depends_on: ['first'] },
+      ],
+    },
+  ]);
+  const [a, b] = await servers(url, 2, project);
+  const runId = await startRun(a!, 'two-steps', { message: '', cwd: project });
+  await waitForStatus(b!, runId, 'running', 10_000);
+  // Frozen past its lease: the other server takes the run over as interrupted.
+  process.kill(a!.pid, 'SIGSTOP');
+  try {
+    await waitForStatus(b!, runId, 'failed', 15_000);
+  } finally {
+    process.kill(a!.pid, 'SIGCONT');
+  }
+  // Woken, the first server's next write of the run is refused: it stops there.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const run = await getRun(b!, runId);
+  expect(run).toMatchObject({ status: 'failed', error: 'interrupted' });
+  expect((run.events as Json[]).some((e) => e.type === 'node_started' && e.nodeId === 'second')).toBe(false);
+  expect((run.events as Json[]).filter((e) => e.type === 'run_failed')).toHaveLength(1);
+}, 60_000);
