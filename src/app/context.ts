@@ -164,14 +164,16 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-      { recover: options.lock !== false, requeuePending: options.lock === 'server' },
+      // With a shared database only servers execute: a CLI process there must not take other servers' runs for
+      // interrupted ones; the runs it starts wait `pending` for a server to claim them (docs/scaling.md).
+      { recover: options.lock !== false && (!shared || options.lock === 'server'), requeuePending: options.lock === 'server' },
     );
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents);
     // Only the store's writer answers messages left unanswered by a stopped server.
-    if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
+    if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
     ctx.webhooks = new WebhookService({
       repositories: shared?.webhooks ?? (await openWebhookRepositories(store)),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
+import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { api, getRun, isAlive, makeProject, startRun, tempDir, waitFor, waitForDeath, waitForStatus, type Json } from '../engine/helpers.js';
 import { cleanupAll } from '../engine/helpers.js';
@@ -251,4 +252,26 @@ it('a server that missed its lease (stopped, not dead) finds its run interrupted
   expect(run).toMatchObject({ status: 'failed', error: 'interrupted' });
   expect((run.events as Json[]).some((e) => e.type === 'node_started' && e.nodeId === 'second')).toBe(false);
   expect((run.events as Json[]).filter((e) => e.type === 'run_failed')).toHaveLength(1);
+}, 60_000);
+
+it("a CLI command without a server of its own, on the shared database, leaves the servers' runs running", async () => {
+  const url = await postgres.createDatabase();
+  const dir = await tempDir('svc-pg-cli-');
+  const project = await makeProject([
+    { name: 'nap', nodes: [{ id: 'nap', bash: `echo $$ > ${dir}/pid; exec sleep 30` }] },
+    { name: 'quick', nodes: [{ id: 'one', bash: 'echo done' }] },
+  ]);
+  const [a] = await servers(url, 1, project);
+  const done = await startRun(a!, 'quick', { message: '', cwd: project });
+  await waitForStatus(a!, done, 'completed');
+  const runId = await startRun(a!, 'nap', { message: '', cwd: project });
+  const pid = await waitFor(async () => Number((await readFile(join(dir, 'pid'), 'utf8').catch(() => '')).trim()) || undefined, 20_000);
+  // A writing command in the CLI's offline mode (its own SVC_HOME has no server) opens the store as its writer.
+  const cli = await runCli(['delete', done], { env: { SVC_HOME: await tempDir('svc-pg-cli-home-'), SVC_DATABASE_URL: url } });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect((await api(a!, 'GET', `/api/workflows/runs/${done}`)).status).toBe(404);
+  expect((await getRun(a!, runId)).status).toBe('running');
+  expect(isAlive(pid)).toBe(true);
+  await api(a!, 'POST', `/api/workflows/runs/${runId}/cancel`);
+  await waitForDeath(pid);
 }, 60_000);
