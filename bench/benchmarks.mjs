@@ -15,48 +15,54 @@ const WORKFLOWS = ['build', 'deploy', 'review', 'triage'];
 const round = (n, digits = 3) => Number(n.toFixed(digits));
 const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** `count` ended runs, one a minute, four nodes each (one with an agent's cost), a tenth failed. */
+/** Run `j` of `count` ended runs, one a minute, four nodes each (one with an agent's cost), a tenth failed (bench/postgres.mjs seeds the same). */
+export function benchRunRecord(j, count, now) {
+  const iso = (t) => new Date(t).toISOString();
+  const id = `run_${String(j).padStart(8, '0')}`;
+  const finished = now - (count - j) * 60_000;
+  const started = finished - 1000 - (j % 97) * 10;
+  const node = (ms, cost = null) => ({
+    status: 'completed',
+    startedAt: iso(started),
+    finishedAt: iso(started + ms),
+    durationMs: ms,
+    costUsd: cost,
+    output: 'ok',
+    error: null,
+    attempts: 1,
+  });
+  const record = {
+    id,
+    workflow: WORKFLOWS[j % WORKFLOWS.length],
+    status: j % 10 === 0 ? 'failed' : 'completed',
+    message: `task ${j}`,
+    conversationId: `c-${id}`,
+    platformId: `c-${id}`,
+    workspaceId: j % 3 === 0 ? 'ws-bench' : null,
+    cwd: '/tmp',
+    trigger: 'api',
+    createdAt: iso(started),
+    startedAt: iso(started),
+    finishedAt: iso(finished),
+    updatedAt: iso(finished),
+    error: null,
+    costUsd: 0.01,
+    nodes: { plan: node(200, 0.01), lint: node(100 + (j % 13)), test: node(500 + (j % 31)), ship: node(50) },
+    resumePending: false,
+    variables: {},
+    definition: null,
+  };
+  return record;
+}
+
+/** `count` ended runs (benchRunRecord), written as files before the server opens its store. */
 async function seed(home, count) {
   const now = Date.now();
-  const iso = (t) => new Date(t).toISOString();
   for (let i = 0; i < count; i += 500) {
     const writes = [];
     for (let j = i; j < Math.min(count, i + 500); j++) {
-      const id = `run_${String(j).padStart(8, '0')}`;
-      const finished = now - (count - j) * 60_000;
-      const started = finished - 1000 - (j % 97) * 10;
-      const node = (ms, cost = null) => ({
-        status: 'completed',
-        startedAt: iso(started),
-        finishedAt: iso(started + ms),
-        durationMs: ms,
-        costUsd: cost,
-        output: 'ok',
-        error: null,
-        attempts: 1,
-      });
-      const record = {
-        id,
-        workflow: WORKFLOWS[j % WORKFLOWS.length],
-        status: j % 10 === 0 ? 'failed' : 'completed',
-        message: `task ${j}`,
-        conversationId: `c-${id}`,
-        platformId: `c-${id}`,
-        workspaceId: j % 3 === 0 ? 'ws-bench' : null,
-        cwd: '/tmp',
-        trigger: 'api',
-        createdAt: iso(started),
-        startedAt: iso(started),
-        finishedAt: iso(finished),
-        updatedAt: iso(finished),
-        error: null,
-        costUsd: 0.01,
-        nodes: { plan: node(200, 0.01), lint: node(100 + (j % 13)), test: node(500 + (j % 31)), ship: node(50) },
-        resumePending: false,
-        variables: {},
-        definition: null,
-      };
-      const dir = join(home, 'data', 'runs', id);
+      const record = benchRunRecord(j, count, now);
+      const dir = join(home, 'data', 'runs', record.id);
       writes.push(mkdir(dir, { recursive: true }).then(() => writeFile(join(dir, 'record.json'), JSON.stringify(record))));
     }
     await Promise.all(writes);

@@ -9,7 +9,8 @@
 //
 // Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`),
 // `bench/engine.mjs` (export `benchEngine()`), `bench/conversations.mjs` (`benchConversations()`), `bench/webhooks.mjs`
-// (`benchWebhooks()`) or `bench/benchmarks.mjs` (`benchBenchmarks()`) exist they are imported and their rows join the table.
+// (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`) or `bench/postgres.mjs` (`benchPostgres()`) exist they are
+// imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
 // `value` (a bare number means "equal to"). Rows with a target get PASS or MISS.
@@ -355,6 +356,7 @@ async function main() {
     rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));
     rows.push(...(await moduleRows('webhooks.mjs', 'benchWebhooks')));
     rows.push(...(await moduleRows('benchmarks.mjs', 'benchBenchmarks')));
+    rows.push(...(await moduleRows('postgres.mjs', 'benchPostgres')));
   }
   console.log('');
   printTable(rows);

@@ -6,20 +6,21 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|-m|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|-m|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status open openapi update-check config workflow chat webhook schedule workspace commands run runs bench watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
-    "serve") words='-p --port --host --help' ;;
+    "") words='serve status open openapi migrate-store update-check config workflow chat webhook schedule workspace commands run runs bench watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "serve") words='-p --port --host --database-url --help' ;;
     "status") words='--help' ;;
     "open") words='--print --help' ;;
     "openapi") words='--help' ;;
+    "migrate-store") words='--to --help' ;;
     "update-check") words='--help' ;;
     "config") words='show set-model --help' ;;
     "config show") words='--help' ;;

@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L -m --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L -m --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -29,6 +29,7 @@ complete -c svc -n '__svc_path_is ' -a 'serve' -d 'start the server (port: PORT,
 complete -c svc -n '__svc_path_is ' -a 'status' -d 'show whether the server runs, and its health'
 complete -c svc -n '__svc_path_is ' -a 'open' -d 'open the dashboard (or a run'\''s page) of the running server in a browser'
 complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 document (no server needed)'
+complete -c svc -n '__svc_path_is ' -a 'migrate-store' -d 'copy the file store into an empty PostgreSQL database (--to postgres://…)'
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
 complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
@@ -55,7 +56,9 @@ complete -c svc -n '__svc_path_is ' -l json -d 'print one JSON document on stdou
 complete -c svc -n '__svc_path_is ' -l no-color -d 'no colour (also NO_COLOR=1)'
 complete -c svc -n '__svc_path_is serve' -s p -l port -r -d 'listen on this port (overrides PORT)'
 complete -c svc -n '__svc_path_is serve' -l host -r -d 'bind address (overrides SVC_HOST; default 127.0.0.1)'
+complete -c svc -n '__svc_path_is serve' -l database-url -r -d 'share a PostgreSQL database with other servers (overrides SVC_DATABASE_URL; docs/scaling.md)'
 complete -c svc -n '__svc_path_is open' -l print -d 'print the URL and open nothing'
+complete -c svc -n '__svc_path_is migrate-store' -l to -r -d 'the empty database to copy into (postgres://…)'
 complete -c svc -n '__svc_path_is config' -a 'show' -d 'print the configuration'
 complete -c svc -n '__svc_path_is config' -a 'set-model' -d 'set the model an assistant uses'
 complete -c svc -n '__svc_path_is workflow' -a 'list' -d 'list the workflows visible here (errors on stderr)'

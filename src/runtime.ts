@@ -15,6 +15,7 @@
  * such as `isApiError`.
  */
 
+import { join } from 'node:path';
 import type { AppContext } from './app/context.js';
 import type { LocalApi } from './client/local-transport.js';
 import { requestHeaders, type ApiAnswer, type ApiRequest, type EventFeed, type FollowOptions } from './client/transport.js';
@@ -26,6 +27,7 @@ import { sourceFor } from './server/routes/streams.js';
 import { openFeed } from './server/stream-feed.js';
 import { ApiError } from './shared/errors.js';
 import type { Settings } from './shared/settings.js';
+import type { MigrationCounts } from './app/migrate-store.js';
 
 export { AssistantsPatchSchema } from './config/assistants.js';
 export { StoreLockedError } from './store/lock.js';
@@ -39,6 +41,13 @@ export { ListenError } from './server/listen-error.js';
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const server = await import('./server/listen.js');
   return server.startServer(options);
+}
+
+/** `svc migrate-store`: copies the file store in $SVC_HOME into an empty PostgreSQL database (app/migrate-store.ts). */
+export async function migrateStore(settings: Settings, url: string): Promise<MigrationCounts> {
+  const [{ migrateStore: migrate }, { createLogger }] = await Promise.all([import('./app/migrate-store.js'), import('./shared/logger.js')]);
+  const logger = createLogger({ level: 'warn', file: join(settings.home, 'logs', 'svc.log') });
+  return migrate({ home: settings.home, url, logger });
 }
 
 /** The OpenAPI document built from the route table (`svc openapi`); loads the server half on first use. */

@@ -4,7 +4,13 @@ import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
 import { isSettlingEvent } from '../engine/events.js';
-import { ConversationService, openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
+import {
+  ConversationService,
+  openConversationEventLog,
+  openConversationRepositories,
+  type ConversationEventLog,
+  type SvcStreamEvent,
+} from '../conversations/index.js';
 import { newConversationRecord } from '../conversations/records.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -20,6 +26,7 @@ import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspac
 import { WorkspaceService } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
+import { openDatabaseRepositories } from './database.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -30,9 +37,9 @@ export interface AppContext {
   logger: Logger;
   store: FileStore;
   /**
-   * The PostgreSQL database when `SVC_DATABASE_URL` is set: workspaces, conversations and messages,
-   * webhook dedupe and deliveries, and schedule state live there; runs, run events, conversation
-   * events and configuration stay in `store` for now (docs/scaling.md, Status: groundwork).
+   * The PostgreSQL database when `SVC_DATABASE_URL` is set: runs and their events and summaries,
+   * workspaces, conversations, messages and their events, webhook dedupe and deliveries, and
+   * schedule state live there; configuration and artifacts stay in `store` (docs/scaling.md).
    */
   database?: PostgresDatabase;
   /** Run events and conversation events for SSE streams and CLI followers. */
@@ -70,14 +77,18 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const store = await openFileStore({ home: settings.home, logger, lock: options.lock });
   let database: PostgresDatabase | undefined;
   try {
-    const shared = settings.databaseUrl ? await openDatabaseRepositories(settings.databaseUrl, logger) : undefined;
+    // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
+    const bus = new EventBus<SvcStreamEvent>();
+    const shared = settings.databaseUrl
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined)
+      : undefined;
     database = shared?.database;
     const ctx = {
       settings,
       logger,
       store,
       database,
-      bus: new EventBus<SvcStreamEvent>(),
+      bus,
       version: packageVersion(),
       startedAt: Date.now(),
       assistants: await AssistantsConfigService.open(store),
@@ -101,7 +112,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
-          const run = ctx.engine.find(runId);
+          const run = await ctx.engine.find(runId);
           if (!run) return undefined;
           return isTerminal(run.status) ? (run.finishedAt ?? run.updatedAt) : null;
         },
@@ -113,9 +124,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     ctx.engine = await RunEngine.open(
       {
         store,
-        bus: ctx.bus,
+        runStorage: shared?.runs,
+        claims: shared?.claims,
+        bus: shared?.publisher ?? ctx.bus,
         logger,
-        limits: { maxConcurrentRuns: settings.maxConcurrentRuns, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+        limits: {
+          maxConcurrentRuns: settings.maxConcurrentRuns,
+          agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+          runLeaseMs: settings.runLeaseMs,
+        },
         agents,
         assistants: {
           defaultAssistant: () => assistants.get().defaultAssistant,
@@ -147,11 +164,16 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
       },
       // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-      { recover: options.lock !== false, requeuePending: options.lock === 'server' },
+      // With a shared database only servers execute: a CLI process there must not take other servers' runs for
+      // interrupted ones; the runs it starts wait `pending` for a server to claim them (docs/scaling.md).
+      { recover: options.lock !== false && (!shared || options.lock === 'server'), requeuePending: options.lock === 'server' },
     );
-    ctx.conversations = openConversationService(ctx, conversationRepositories, agents);
+    const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
+    // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
+    const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents);
     // Only the store's writer answers messages left unanswered by a stopped server.
-    if (options.lock !== false) await ctx.conversations.orchestrator.recoverInterrupted();
+    if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
     ctx.webhooks = new WebhookService({
       repositories: shared?.webhooks ?? (await openWebhookRepositories(store)),
@@ -164,7 +186,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
-      runExists: (runId) => engine.find(runId) !== undefined,
+      runExists: async (runId) => (await engine.find(runId)) !== undefined,
+      reservationGraceMs: settings.databaseUrl ? 2 * settings.runLeaseMs + 10_000 : 0,
       artifactsDir: (runId) => engine.artifactsDir(runId),
     });
     ctx.schedules = new ScheduleService({
@@ -172,8 +195,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       logger,
       scheduled: () => scheduledWorkflows(ctx.workflows),
       startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),
-      runState: (runId) => {
-        const run = engine.find(runId);
+      runState: async (runId) => {
+        const run = await engine.find(runId);
         return run ? { terminal: isTerminal(run.status) } : undefined;
       },
     });
@@ -190,30 +213,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
-/**
- * The repositories kept in PostgreSQL when `SVC_DATABASE_URL` is set. Loaded only then, so the
- * driver adds nothing to the start-up of a file-store svc. Opening applies the schema's migrations
- * (under an advisory lock: servers starting together migrate once).
- */
-async function openDatabaseRepositories(url: string, logger: Logger) {
-  const [{ openPostgres }, workspaces, conversations, webhooks, schedules] = await Promise.all([
-    import('../store/postgres/index.js'),
-    import('../workspaces/postgres-repository.js'),
-    import('../conversations/postgres-repository.js'),
-    import('../webhooks/postgres-repository.js'),
-    import('../schedules/postgres-repository.js'),
-  ]);
-  const database = await openPostgres({ url, logger });
-  logger.info('store.postgres_opened', { schemaVersion: database.migrations.version, applied: database.migrations.applied });
-  return {
-    database,
-    workspaces: workspaces.postgresWorkspaceRepositories(database),
-    conversations: conversations.postgresConversationRepositories(database),
-    webhooks: webhooks.postgresWebhookRepositories(database),
-    schedules: schedules.postgresScheduleRepository(database),
-  };
-}
-
 /** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
 async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
   const all: WorkspaceRecord[] = [];
@@ -228,12 +227,14 @@ async function allWorkspaces(repository: WorkspaceRepository): Promise<Workspace
 function openConversationService(
   ctx: AppContext,
   repositories: Awaited<ReturnType<typeof openConversationRepositories>>,
+  events: ConversationEventLog,
+  ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
     repositories,
-    events: openConversationEventLog(ctx.store, ctx.bus),
+    events,
     logger: ctx.logger,
     agents,
     assistants: {
@@ -253,7 +254,13 @@ function openConversationService(
         return { id: run.id, status: run.status };
       },
       list: async (conversationId, limit) =>
-        engine.list({ conversationId, limit }).runs.map((r) => ({ id: r.id, workflow: r.workflow, status: r.status, createdAt: r.createdAt, error: r.error })),
+        (await engine.list({ conversationId, limit })).runs.map((r) => ({
+          id: r.id,
+          workflow: r.workflow,
+          status: r.status,
+          createdAt: r.createdAt,
+          error: r.error,
+        })),
       workflows: async () => (await workflows.discover()).workflows.map((w) => ({ name: w.name, description: w.workflow.description })),
     },
     env: process.env,
@@ -261,7 +268,7 @@ function openConversationService(
     limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
   });
   // A run linked to a conversation posts its outcome there.
-  ctx.bus.subscribe((event) => {
+  ownEvents((event) => {
     if ('runId' in event && event.type !== 'run_deleted' && isSettlingEvent(event)) service.runSettled(event);
   });
   return service;

@@ -33,6 +33,11 @@ export const MANIFEST: CommandEntry[] = [
   { name: 'status', description: 'show whether the server runs, and its health', load: () => import('./commands/status.js') },
   { name: 'open', description: "open the dashboard (or a run's page) of the running server in a browser", load: () => import('./commands/open.js') },
   { name: 'openapi', description: 'print the OpenAPI 3.0 document (no server needed)', load: () => import('./commands/openapi.js') },
+  {
+    name: 'migrate-store',
+    description: 'copy the file store into an empty PostgreSQL database (--to postgres://…)',
+    load: () => import('./commands/migrate-store.js'),
+  },
   { name: 'update-check', description: 'check for a newer svc', load: () => import('./commands/update-check.js') },
   {
     name: 'config',

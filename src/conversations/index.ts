@@ -2,6 +2,7 @@ export { ConversationService, MESSAGE_MAX_BYTES, TITLE_MAX } from './service.js'
 export { openConversationRepositories, type ConversationRepositories } from './repository.js';
 export {
   openConversationEventLog,
+  type ConversationEventLog,
   isConversationEvent,
   CONVERSATION_EVENT_TYPES,
   type ConversationEvent,

@@ -148,9 +148,9 @@ function executed(run: RunRecord): Map<string, { ms: number; cost: number | null
 }
 
 /** `GET /api/runs/benchmark/compare`: the union of both runs' executed nodes, A's order first. */
-export function compareRuns(runs: RunStore, runA: string, runB: string): Comparison {
-  const a = executed(runs.resolve(runA));
-  const b = executed(runs.resolve(runB));
+export async function compareRuns(runs: RunStore, runA: string, runB: string): Promise<Comparison> {
+  const a = executed(await runs.resolve(runA));
+  const b = executed(await runs.resolve(runB));
   const names = [...new Set([...a.keys(), ...b.keys()])];
   return {
     nodes: names.map((stepName) => {
@@ -179,8 +179,8 @@ export interface DashboardQuery {
 }
 
 /** `GET /api/dashboard/runs`: one page of runs with what a dashboard row shows. */
-export function dashboardRuns(runs: RunStore, query: DashboardQuery, now = Date.now()): DashboardRuns {
-  const page = runs.list({
+export async function dashboardRuns(runs: RunStore, query: DashboardQuery, now = Date.now()): Promise<DashboardRuns> {
+  const page = await runs.list({
     status: query.status,
     workflow: query.workflow,
     workspaceId: query.workspace_id,

@@ -4,8 +4,12 @@ import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
 import type { RunStreamEvent } from './events.js';
+import type { RunClaims } from './run-claims.js';
+import type { RunStorage } from './run-repository.js';
+
+export type { RunFilter } from './run-queries.js';
 import type { AssistantChoice } from './nodes/types.js';
-import type { RunRecord, RunStatus, TriggerKind } from './types.js';
+import type { RunRecord, TriggerKind } from './types.js';
 import type { WorkflowResolver } from './workflow-resolver.js';
 
 /** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */
@@ -23,18 +27,6 @@ export interface StartRunRequest {
   runId?: string;
 }
 
-export interface RunFilter {
-  status?: RunStatus[];
-  workflow?: string;
-  conversationId?: string;
-  workspaceId?: string;
-  /** Runs created at or after / at or before these times (epoch ms). */
-  sinceMs?: number;
-  untilMs?: number;
-  limit?: number;
-  offset?: number;
-}
-
 /** What links a run to a stream: its id, its conversation and its worker conversation. */
 export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
 
@@ -46,6 +38,8 @@ export interface EngineLimits {
   runParallelism?: number;
   /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
   agentFirstEventTimeoutMs: number;
+  /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
+  runLeaseMs?: number;
 }
 
 /**
@@ -79,6 +73,10 @@ export interface RunConversations {
 /** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
 export interface EngineDeps {
   store: Store;
+  /** Where runs are kept; the file store's layout when omitted (run-store.ts). */
+  runStorage?: RunStorage;
+  /** Several servers on one database: runs are claimed, leased and stopped through it (run-claims.ts). */
+  claims?: RunClaims;
   bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;

@@ -1,4 +1,4 @@
-import type { EngineDeps, RecoveryOptions, RunFilter, RunLink, StartRunRequest, StopReason } from './engine-deps.js';
+import type { EngineDeps, RecoveryOptions, RunFilter, StartRunRequest, StopReason } from './engine-deps.js';
 import type { RunEvent } from './events.js';
 import { finishRun, waitingGate } from './finish.js';
 import { notFound } from '../shared/errors.js';
@@ -8,7 +8,10 @@ import { executeRun } from './executor.js';
 import { freshNodeState, sumCost } from './node-state.js';
 import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
 import { RunStore } from './run-store.js';
-import { assertOperationAllowed, moveNode, transition, type EventSpec } from './lifecycle.js';
+import type { RunEventFilter } from './run-repository.js';
+import type { RunPage } from './run-queries.js';
+import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
+import type { ForwardedStop, RunClaims } from './run-claims.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -27,21 +30,31 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
  * CLI's offline mode both use this one class.
  */
 export class RunEngine {
-  #queue: string[] = [];
+  /** Live records (run-store.ts) waiting for a slot, in order. */
+  #queue: RunRecord[] = [];
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
+  /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
+  readonly #claims: RunClaims | undefined;
+  #claiming = false;
+  #claimAgain = false;
+  /** Slots promised to claims in flight. */
+  #reserved = 0;
 
   private constructor(
     private readonly deps: EngineDeps,
     /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
-  ) {}
+  ) {
+    this.#claims = deps.claims;
+  }
 
   static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
-    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus));
-    if (options.recover) await engine.#recover(options.requeuePending ?? true);
-    else engine.#closed = true;
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage));
+    if (!options.recover) engine.#closed = true;
+    else if (deps.claims) await deps.claims.start(engine.#sharedEvents());
+    else await engine.#recover(options.requeuePending ?? true);
     return engine;
   }
 
@@ -49,32 +62,78 @@ export class RunEngine {
     return { running: this.#active.size, queued: this.#queue.length, max: this.deps.limits.maxConcurrentRuns };
   }
 
+  /** This server's id among those sharing the database; undefined on the file store. */
+  get serverId(): string | undefined {
+    return this.#claims?.serverId;
+  }
+
+  /** The servers sharing the database and the runs each executes (`/api/health`); undefined on the file store. */
+  share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
+    return this.#claims?.share();
+  }
+
+  /** What the other servers tell this one (docs/scaling.md). */
+  #sharedEvents() {
+    return {
+      pending: () => this.#pump(),
+      orphaned: (runIds: string[]) => void this.#takeOver(runIds),
+      stop: (runId: string, op: ForwardedStop) => {
+        const active = this.#active.get(runId);
+        if (active && !active.controller.signal.aborted) active.controller.abort(op);
+      },
+    };
+  }
+
+  /**
+   * Runs of a server whose lease expired, now held by this one: a running one was interrupted, as a
+   * restarted server finds its own (resumable); a pending one may be claimed by any server again.
+   */
+  async #takeOver(runIds: string[]): Promise<void> {
+    for (const id of runIds) {
+      try {
+        const run = await this.runs.get(id);
+        if (run?.status === 'running') await this.#interrupt(run);
+        else if (run?.status === 'pending') await this.#claims!.unclaim(id);
+      } catch (error) {
+        this.deps.logger.error('run.takeover_failed', { runId: id, error: (error as Error).message });
+      }
+    }
+    this.#pump();
+  }
+
+  /** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable). */
+  async #interrupt(run: RunRecord): Promise<void> {
+    for (const [nodeId, state] of Object.entries(run.nodes)) {
+      if (state.status === 'completed') continue;
+      // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+      // run the node twice. Any unfinished node with a process file is stopped, whatever the
+      // record says of it: after a power loss the record may be a round behind its processes. Only
+      // this SVC_HOME's files are seen: a server never kills what another machine started.
+      const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
+      if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
+        this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+      }
+      if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+    }
+    await transition(this.runs, run, 'interrupt', {
+      patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+      events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+    });
+    this.runs.release(run);
+    this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+  }
+
   /**
    * Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused`
    * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
    */
   async #recover(requeuePending: boolean): Promise<void> {
-    const runs = this.runs.all().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const runs = await this.runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
     for (const run of runs) {
       if (run.status === 'running') {
-        for (const [nodeId, state] of Object.entries(run.nodes)) {
-          if (state.status === 'completed') continue;
-          // Its processes outlived the server (they lead their own groups): stop them, or a resume would
-          // run the node twice. Any unfinished node with a process file is stopped, whatever the
-          // record says of it: after a power loss the record may be a round behind its processes.
-          const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
-          if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
-            this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
-          }
-          if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
-        }
-        await transition(this.runs, run, 'interrupt', {
-          patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
-          events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
-        });
-        this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+        await this.#interrupt(run);
       } else if (run.status === 'pending' && requeuePending) {
-        this.#queue.push(run.id);
+        this.#queue.push(this.runs.hold(run));
       }
     }
     this.#pump();
@@ -85,11 +144,9 @@ export class RunEngine {
     const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
-    const resumable =
-      conversationId !== null
-        ? this.runs.find((r) => r.resumePending && r.status === 'failed' && r.workflow === request.workflow && r.conversationId === conversationId)
-        : undefined;
-    if (resumable) return this.#continue(resumable, resolved);
+    const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
+    // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
+    if (resumable?.resumePending && resumable.status === 'failed') return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
@@ -127,7 +184,7 @@ export class RunEngine {
       definition: resolved.definition,
     };
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
-    this.#enqueue(run);
+    await this.#enqueue(run);
     return run;
   }
 
@@ -162,26 +219,77 @@ export class RunEngine {
       patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
-    this.#enqueue(run);
+    await this.#enqueue(run);
     return run;
   }
 
-  #enqueue(run: RunRecord, front = false): void {
-    if (front) this.#queue.unshift(run.id);
-    else this.#queue.push(run.id);
+  /**
+   * A run made pending: queued here; or, with a shared database, claimed by this server at once when
+   * it has a free slot, else offered to every server.
+   */
+  async #enqueue(run: RunRecord, front = false): Promise<void> {
+    if (!this.#claims) {
+      this.runs.hold(run);
+      if (front) this.#queue.unshift(run);
+      else this.#queue.push(run);
+      return this.#pump();
+    }
+    if (!this.#closed && this.#active.size + this.#reserved < this.deps.limits.maxConcurrentRuns) {
+      this.#reserved++;
+      try {
+        if (await this.#claims.claimRun(run.id)) return void this.#launch(run);
+      } finally {
+        this.#reserved--;
+      }
+    }
+    // Written as held by this server (so no other claimed it before its events were written): let it go.
+    await this.#claims.unclaim(run.id);
+    this.#claims.announcePending().catch((error: unknown) => this.deps.logger.warn('run.announce_failed', { error: (error as Error).message }));
     this.#pump();
   }
 
   #pump(): void {
+    if (this.#claims) return void this.#claimRuns();
     while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
-      const run = this.runs.get(this.#queue.shift()!);
-      if (run && run.status === 'pending') void this.#launch(run);
+      const run = this.#queue.shift()!;
+      if (run.status === 'pending') void this.#launch(run);
+    }
+  }
+
+  /**
+   * Claims as many pending runs as this server has free slots (the database hands each to one
+   * server) and launches them; one claim at a time, again while more may be waiting.
+   */
+  async #claimRuns(): Promise<void> {
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    this.#claiming = true;
+    try {
+      do {
+        this.#claimAgain = false;
+        const free = this.deps.limits.maxConcurrentRuns - this.#active.size - this.#reserved;
+        if (this.#closed || free <= 0) break;
+        const ids = await this.#claims!.claim(free);
+        for (const id of ids) {
+          const run = await this.runs.get(id);
+          if (run?.status === 'pending' && !this.#closed) void this.#launch(this.runs.hold(run));
+          else if (run?.status === 'pending') await this.#claims!.unclaim(id);
+        }
+        if (ids.length === free) this.#claimAgain = true;
+      } while (this.#claimAgain);
+    } catch (error) {
+      this.deps.logger.error('run.claim_failed', { error: (error as Error).message });
+    } finally {
+      this.#claiming = false;
     }
   }
 
   /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
   #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
     const controller = new AbortController();
+    this.runs.hold(run);
     const done = (async () => {
       let failure: string | null = null;
       try {
@@ -212,6 +320,8 @@ export class RunEngine {
           controller.signal,
         );
       } catch (error) {
+        // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
+        if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
@@ -226,6 +336,7 @@ export class RunEngine {
     this.#active.set(run.id, { controller, done });
     void done.finally(() => {
       this.#active.delete(run.id);
+      if (isSettled(run.status) || run.status === 'pending') this.runs.release(run);
       this.#pump();
     });
     return recorded;
@@ -239,14 +350,16 @@ export class RunEngine {
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
+    // Nothing here holds a settled run any more: the next operation reads it from the store.
+    if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const resolve of waiters ?? []) resolve(run);
   }
 
   /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
-  waitUntilSettled(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+  async waitUntilSettled(runId: string): Promise<RunRecord> {
+    const run = await this.runs.resolve(runId);
     if (isSettled(run.status) && !this.#active.has(run.id)) return Promise.resolve(run);
     return new Promise((resolve) => {
       const set = this.#waiters.get(run.id) ?? new Set();
@@ -268,13 +381,39 @@ export class RunEngine {
       if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
-    this.#queue = this.#queue.filter((id) => id !== run.id);
-    await this.#finish(run, reason, null);
+    if (this.#claims && run.status === 'running') return this.#stopElsewhere(run, reason);
+    this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
+    try {
+      await this.#finish(run, reason, null);
+    } catch (error) {
+      // A pending run another server started meanwhile: that server stops it.
+      const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
+      if (now?.status === 'running') return this.#stopElsewhere(now, reason);
+      throw error;
+    }
     return run;
   }
 
-  cancel(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+  /**
+   * A run another server executes: that server is told (LISTEN/NOTIFY), stops it as its own (the
+   * whole process tree), and writes the outcome; this one answers once the store shows it. A server
+   * that died meanwhile never answers: its lease runs out and the run ends interrupted instead.
+   */
+  async #stopElsewhere(run: RunRecord, reason: ForwardedStop): Promise<RunRecord> {
+    await this.#claims!.forwardStop(run.id, reason);
+    const deadline = Date.now() + 2 * this.deps.limits.runLeaseMs! + 10_000;
+    let current: RunRecord | undefined = run;
+    while (current?.status === 'running' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      current = await this.runs.get(run.id);
+    }
+    if (!current) throw notFound('run_not_found', `No run '${run.id}'.`);
+    if (current.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, current.status);
+    return current;
+  }
+
+  async cancel(runId: string): Promise<RunRecord> {
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('cancel', run.status);
     return this.#stop(run, 'cancel');
   }
@@ -290,7 +429,7 @@ export class RunEngine {
    * arriving in between waits for the executor to finish, so events stay in causal order.
    */
   async #settledRun(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     const active = this.#active.get(run.id);
     if (active && run.status === 'paused') await active.done;
     return run;
@@ -314,7 +453,7 @@ export class RunEngine {
       await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
     } else {
       await transition(this.runs, run, 'approve', { to: 'pending', events });
-      this.#enqueue(run, true);
+      await this.#enqueue(run, true);
     }
     return run;
   }
@@ -339,14 +478,14 @@ export class RunEngine {
   }
 
   async resume(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
     await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
     return run;
   }
 
   async delete(runId: string): Promise<RunRecord> {
-    const run = this.runs.resolve(runId);
+    const run = await this.runs.resolve(runId);
     assertOperationAllowed('delete', run.status);
     // Published, not persisted: the log it would go to is being removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
@@ -355,47 +494,39 @@ export class RunEngine {
     return run;
   }
 
-  /** The run with exactly this id, if there is one. */
   /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */
   artifactsDir(runId: string): string {
     return this.runs.artifactsDir(runId);
   }
 
-  find(runId: string): RunRecord | undefined {
+  /** The run with exactly this id, if there is one. */
+  find(runId: string): Promise<RunRecord | undefined> {
     return this.runs.get(runId);
   }
 
-  get(runId: string): RunRecord {
+  /** An exact id or a unique prefix (400 `ambiguous_run_id`, 404 `run_not_found`). */
+  get(runId: string): Promise<RunRecord> {
     return this.runs.resolve(runId);
   }
 
   /** A run's persisted events, in order (the run detail). */
-  events(runId: string): Promise<RunEvent[]> {
-    return this.runs.readEvents(this.runs.resolve(runId).id);
+  async events(runId: string): Promise<RunEvent[]> {
+    return this.runs.readEvents((await this.runs.resolve(runId)).id);
   }
 
-  /**
-   * Persisted events after stream position `after` of the runs `match` accepts, in position order
-   * (Last-Event-ID replay). A run that finished long before `after` cannot have any, so only runs
-   * touched since then are read.
-   */
-  async replay(after: number, match: (run: RunLink) => boolean): Promise<RunEvent[]> {
-    const sinceMs = after / 1000 - 1000;
-    const events: RunEvent[] = [];
-    for (const run of await this.runs.touchedSince(sinceMs, match)) {
-      for (const event of await this.runs.readEvents(run.id)) if (event.pos > after) events.push(event);
-    }
-    return events.sort((a, b) => a.pos - b.pos);
+  /** Persisted events after stream position `after` of the runs `filter` names, in position order (Last-Event-ID replay). */
+  replay(after: number, filter: RunEventFilter): Promise<RunEvent[]> {
+    return this.runs.eventsAfter(after, filter);
   }
 
-  byWorker(platformId: string): RunRecord {
-    const run = this.runs.find((r) => r.platformId === platformId);
+  async byWorker(platformId: string): Promise<RunRecord> {
+    const run = await this.runs.byWorker(platformId);
     if (!run) throw notFound('run_not_found', `No run has the worker conversation '${platformId}'.`);
     return run;
   }
 
   /** Runs, newest first (ids grow with time), one page of them. */
-  list(filter: RunFilter = {}): ReturnType<RunStore['list']> {
+  list(filter: RunFilter = {}): Promise<RunPage> {
     return this.runs.list(filter);
   }
 
@@ -413,5 +544,6 @@ export class RunEngine {
     const active = [...this.#active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.allSettled(active.map((a) => a.done));
+    await this.#claims?.close();
   }
 }

@@ -219,6 +219,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     for (const dependent of dependents.get(node.id) ?? []) candidates.add(dependent);
   };
 
+  // Written only while the stored run is still running here: with several servers on one database,
+  // one that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md).
+  const saveRound = async () => {
+    if (!(await runs.save(run, ROUND_WRITE, 'running'))) throw new Error('the run was marked interrupted by another server (this one missed its lease)');
+  };
+
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
     const starting: Array<[WorkflowNode, NodeState]> = [];
@@ -260,7 +266,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     // end) writes the record durably (docs/decisions.md, "Engine overhead").
     if (unsaved) {
       unsaved = false;
-      await runs.save(run, ROUND_WRITE);
+      await saveRound();
     }
     for (const [node, state] of starting) {
       running.set(
@@ -287,5 +293,5 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     throw error;
   }
   // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
-  if (unsaved) await runs.save(run, ROUND_WRITE);
+  if (unsaved) await saveRound();
 }

@@ -74,11 +74,28 @@ export async function transition(runs: RunStore, run: RunRecord, change: RunChan
   for (const event of options.events ?? []) {
     if (!(row.events as readonly RunEventType[]).includes(event.type)) throw new Error(`run ${run.id}: ${change} does not emit ${event.type}`);
   }
+  const from = run.status;
   Object.assign(run, options.patch, { status: to });
-  await runs.save(run);
+  // A change of state is written only over the state it was decided on: with several servers on one
+  // database, the first to change a run wins and the other is told, as a late request is (409).
+  if (!(await runs.save(run, undefined, change === 'create' ? 'absent' : from))) {
+    runs.release(run);
+    const stored = await runs.get(run.id);
+    throw new RunChangedElsewhere(run.id, change, stored?.status);
+  }
   // Where a run ends (or is continued by resume): the benchmarks' summary index follows, before the event announces it.
   await runs.summaries.update(run);
   for (const event of options.events ?? []) await runs.emit(run, event.type, event.fields as never);
+}
+
+/** A transition lost to a change of the same run made elsewhere (another server) since it was read. */
+export class RunChangedElsewhere extends ApiError {
+  constructor(runId: string, change: RunChange, status: RunStatus | undefined) {
+    super(409, 'invalid_run_state', `Cannot ${change} run ${runId}: it changed meanwhile${status ? ` (it is ${status})` : ''}.`, {
+      status: status ?? null,
+      allowed: RUN_CHANGES[change].from,
+    });
+  }
 }
 
 /**

@@ -16,15 +16,34 @@ import type { RunRecord, RunStatus } from './types.js';
 /** `LIKE` treats `_` and `%` as wildcards, and run ids have underscores. */
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function postgresRunRepository(db: PostgresDatabase): RunRepository {
+/** `serverId`: the server whose engine writes through this repository, recorded on the runs it starts executing. */
+export function postgresRunRepository(db: PostgresDatabase, serverId: string | null = null): RunRepository {
   const one = async (sql: string, params: unknown[]) => (await db.query<{ record: RunRecord }>(sql, params)).rows[0]?.record;
   const get = (id: string) => one('SELECT record FROM runs WHERE id = $1', [id]);
   const records = async <T>(sql: string, params: unknown[]) => (await db.query<{ record: T }>(sql, params)).rows.map((row) => row.record);
 
   return {
-    async save(run) {
+    async save(run, _options, expected) {
+      if (expected === 'absent') {
+        const inserted = await db.query('INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+          run.id,
+          asJson(run),
+          serverId,
+        ]);
+        return (inserted.rowCount ?? 0) > 0;
+      }
       // Every commit is durable: `sync: false` (progress cheap to redo) has nothing cheaper to choose here.
-      await db.query('INSERT INTO runs (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record', [run.id, asJson(run)]);
+      // A run this server creates, makes pending again or starts running is held by it: no other
+      // server claims it before its events are written; the engine then executes it or lets it go.
+      const { rowCount } = await db.query(
+        `INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record,
+           server_id = CASE
+             WHEN EXCLUDED.record->>'status' IN ('pending', 'running') AND runs.status <> EXCLUDED.record->>'status' THEN $3
+             ELSE runs.server_id END
+         WHERE $4::text IS NULL OR runs.status = $4`,
+        [run.id, asJson(run), serverId, expected ?? null],
+      );
+      return (rowCount ?? 0) > 0;
     },
     get,
     async resolve(idOrPrefix) {
@@ -81,15 +100,18 @@ export function postgresRunRepository(db: PostgresDatabase): RunRepository {
     delete: (id) =>
       db.transaction(async (client) => {
         await client.query('DELETE FROM run_events WHERE run_id = $1', [id]);
+        await client.query('DELETE FROM run_summaries WHERE run_id = $1', [id]);
         return ((await client.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0;
       }),
 
     async appendEvent(event) {
-      const { rows } = await db.query<{ record: RunEvent }>(
-        `INSERT INTO run_events (position, run_id, seq, record)
+      const { rows } = await db.inOrder(() =>
+        db.query<{ record: RunEvent }>(
+          `INSERT INTO run_events (position, run_id, seq, record)
          SELECT p, $1, $2, $3::jsonb || jsonb_build_object('pos', p) FROM (SELECT nextval('svc_event_position') AS p) AS next
          RETURNING record`,
-        [event.runId, event.seq, asJson(event)],
+          [event.runId, event.seq, asJson(event)],
+        ),
       );
       return rows[0]!.record;
     },

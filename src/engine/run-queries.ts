@@ -1,6 +1,17 @@
 import { ApiError, notFound } from '../shared/errors.js';
-import type { RunFilter } from './engine-deps.js';
 import type { RunRecord, RunStatus } from './types.js';
+
+export interface RunFilter {
+  status?: RunStatus[];
+  workflow?: string;
+  conversationId?: string;
+  workspaceId?: string;
+  /** Runs created at or after / at or before these times (epoch ms). */
+  sinceMs?: number;
+  untilMs?: number;
+  limit?: number;
+  offset?: number;
+}
 
 /** A page of runs, the number of matches, and the matches per state (the status filter aside). */
 export interface RunPage {

@@ -1,15 +1,14 @@
 /**
  * The run records and run events as an async, query-shaped repository: the shape the PostgreSQL
  * store implements (postgres-run-repository.ts), and the file implementation here reads and writes
- * the very layout RunStore uses (`runs/<id>/record.json`, `runs/<id>/events.jsonl`). RunStore still
- * answers the engine's synchronous reads from memory; moving the engine onto this interface is the
- * next step of docs/decisions.md, PostgreSQL store.
+ * the layout runs have always had (`runs/<id>/record.json`, `runs/<id>/events.jsonl`). The engine
+ * reads and writes runs only through this interface (run-store.ts; docs/decisions.md, PostgreSQL store).
  */
 
 import type { PutOptions, Store } from '../store/index.js';
-import type { RunFilter } from './engine-deps.js';
 import type { RunEvent } from './events.js';
-import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunPage } from './run-queries.js';
+import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunFilter, type RunPage } from './run-queries.js';
+import type { RunSummaryIndex } from './run-summaries.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 /** An event as emitted, before the store gives it its stream position. */
@@ -23,8 +22,12 @@ export interface RunEventFilter {
 }
 
 export interface RunRepository {
-  /** Inserts or replaces the run's record. */
-  save(run: RunRecord, options?: PutOptions): Promise<void>;
+  /**
+   * Inserts or replaces the run's record; with `expected`, only while the stored run is in that
+   * state (a change of state made by one server at a time), or, with 'absent', only a new run;
+   * resolves to false when that did not hold.
+   */
+  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
   /** An exact id, or a unique prefix of at least MIN_RUN_PREFIX characters; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
   resolve(idOrPrefix: string): Promise<RunRecord>;
@@ -51,6 +54,12 @@ export interface RunRepository {
   eventsAfter(after: number, filter: RunEventFilter): Promise<RunEvent[]>;
 }
 
+/** Where runs are kept: the file store's layout, or another implementation of the same repositories (PostgreSQL). */
+export interface RunStorage {
+  repository: RunRepository;
+  summaries: RunSummaryIndex;
+}
+
 /** Code-unit order, as a database orders ids and ISO times whatever its collation. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -66,8 +75,15 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   const runs = await store.collection<RunRecord>('runs', 'per-record');
   const log = store.log<RunEvent>('runs');
   const events = (runId: string) => log.read(`${runId}/events`);
+  /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
+  let sorted: RunRecord[] | undefined;
   return {
-    save: (run, options) => runs.put(run, options),
+    // One server per SVC_HOME, and the engine changes the one live record: `expected` always holds.
+    save: async (run, options) => {
+      if (!runs.get(run.id)) sorted = undefined;
+      await runs.put(run, options);
+      return true;
+    },
     get: async (id) => runs.get(id),
     resolve: async (idOrPrefix) => {
       const exact = runs.get(idOrPrefix);
@@ -77,10 +93,11 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     resumable: async (workflow, conversationId) =>
       newestFirst(runs.filter((r) => r.resumePending && r.status === 'failed' && r.workflow === workflow && r.conversationId === conversationId))[0],
     withStatus: async (statuses) => runs.filter((run) => statuses.includes(run.status)).sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id)),
-    list: async (filter) => pageOfRuns(newestFirst(runs.all()), filter),
+    list: async (filter) => pageOfRuns((sorted ??= newestFirst(runs.all())), filter),
     workflows: async () => [...new Set(runs.all().map((r) => r.workflow))].sort(),
     async delete(id) {
       const existed = await runs.delete(id);
+      sorted = undefined;
       await log.remove(`${id}/events`);
       return existed;
     },

@@ -1,114 +1,147 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventPublisher } from '../events/bus.js';
-import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
+import type { PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
-import type { RunFilter } from './engine-deps.js';
-import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunPage } from './run-queries.js';
+import { openFileRunRepository, type NewRunEvent, type RunEventFilter, type RunRepository, type RunStorage } from './run-repository.js';
+import type { RunFilter, RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord, RunStatus } from './types.js';
+
+/** The file store's runs: RunRepository on `runs/<id>/…`, summaries indexed in memory from the records. */
+export async function openFileRunStorage(store: Store, nextPosition: () => number): Promise<RunStorage> {
+  const repository = await openFileRunRepository(store, nextPosition);
+  const records = await store.collection<RunRecord>('runs', 'per-record');
+  return { repository, summaries: openRunSummaryIndex(records.all()) };
+}
 
 /**
- * Runs and their events on the store: one record file per run (a state change costs the same
- * however many runs exist) and an append-only `events.jsonl` beside it. Every event gets the
- * run's next `seq` and a global `pos`, is persisted, and only then published — so a client that
- * reconnects with Last-Event-ID finds on disk everything it may have seen live.
+ * Runs and their events, for the engine: every read and write goes through the async RunRepository
+ * (docs/decisions.md, PostgreSQL store). The runs this engine holds (queued or executing here) are
+ * kept as one live object each, which every read returns, so every part of the engine changes the
+ * same record; any other run is read from the store each time (another server may change it). Every event gets the run's next `seq` and a stream position from the repository, is
+ * persisted, and only then published — so a client that reconnects with Last-Event-ID finds in
+ * the store everything it may have seen live.
  */
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
-  /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
-  #newestFirst: RunRecord[] | undefined;
-  /** The per-workflow summaries of ended runs that benchmarks read (run-summaries.ts). */
-  readonly summaries: RunSummaryIndex;
+  /** The live record of each run this engine holds (queued or executing here). */
+  #live = new Map<string, RunRecord>();
 
   private constructor(
-    private readonly runs: Collection<RunRecord>,
-    private readonly events: AppendLog<RunEvent>,
+    private readonly repository: RunRepository,
+    /** The per-workflow summaries of ended runs that benchmarks read (run-summaries.ts). */
+    readonly summaries: RunSummaryIndex,
     private readonly store: Store,
     private readonly bus: EventPublisher<RunStreamEvent>,
-  ) {
-    this.summaries = openRunSummaryIndex(runs.all());
+  ) {}
+
+  static async open(store: Store, bus: EventPublisher<RunStreamEvent>, storage?: RunStorage): Promise<RunStore> {
+    const { repository, summaries } = storage ?? (await openFileRunStorage(store, () => bus.nextPosition()));
+    return new RunStore(repository, summaries, store, bus);
   }
 
-  static async open(store: Store, bus: EventPublisher<RunStreamEvent>): Promise<RunStore> {
-    return new RunStore(await store.collection<RunRecord>('runs', 'per-record'), store.log<RunEvent>('runs'), store, bus);
+  /** Runs in these states, oldest first (what a starting server recovers). */
+  async withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]> {
+    return (await this.repository.withStatus(statuses)).map((run) => this.#live.get(run.id) ?? run);
   }
 
-  all(): RunRecord[] {
-    return this.runs.all();
-  }
-
-  get(id: string): RunRecord | undefined {
-    return this.runs.get(id);
-  }
-
-  find(predicate: (run: RunRecord) => boolean): RunRecord | undefined {
-    return this.runs.find(predicate);
+  /** The live record if this engine holds the run, else the stored one. */
+  async get(id: string): Promise<RunRecord | undefined> {
+    return this.#live.get(id) ?? (await this.repository.get(id));
   }
 
   /** An exact id, or an unambiguous prefix of one (the CLI accepts short ids). */
-  resolve(idOrPrefix: string): RunRecord {
-    const exact = this.runs.get(idOrPrefix);
-    return pickRun(idOrPrefix, exact, exact || idOrPrefix.length < MIN_RUN_PREFIX ? [] : this.runs.filter((run) => run.id.startsWith(idOrPrefix)));
+  async resolve(idOrPrefix: string): Promise<RunRecord> {
+    const live = this.#live.get(idOrPrefix);
+    if (live) return live;
+    const found = await this.repository.resolve(idOrPrefix);
+    return this.#live.get(found.id) ?? found;
+  }
+
+  async byWorker(platformId: string): Promise<RunRecord | undefined> {
+    const found = await this.repository.byWorker(platformId);
+    return found && (this.#live.get(found.id) ?? found);
+  }
+
+  async resumable(workflow: string, conversationId: string): Promise<RunRecord | undefined> {
+    const found = await this.repository.resumable(workflow, conversationId);
+    return found && (this.#live.get(found.id) ?? found);
+  }
+
+  /** This engine queues or executes the run: every read returns this object until `release`. */
+  hold(run: RunRecord): RunRecord {
+    const live = this.#live.get(run.id);
+    if (live) return live;
+    this.#live.set(run.id, run);
+    return run;
+  }
+
+  /** Whether this engine holds the run. */
+  holds(runId: string): boolean {
+    return this.#live.has(runId);
+  }
+
+  /** The engine no longer holds the run: the next read loads it from the store. */
+  release(run: RunRecord): void {
+    if (this.#live.get(run.id) === run) this.#live.delete(run.id);
+    this.#seq.delete(run.id);
   }
 
   /**
    * Writes the run's record. Lifecycle transitions write it durably (fsync); the executor's
-   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead").
+   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead"). With
+   * `expected` (a change of state), the write happens only while the stored run is in that state:
+   * resolves to false when another server changed it first.
    */
-  save(run: RunRecord, options?: PutOptions): Promise<void> {
+  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean> {
     run.updatedAt = new Date().toISOString();
-    if (!this.runs.get(run.id)) this.#newestFirst = undefined;
-    return this.runs.put(run, options);
+    return this.repository.save(run, options, expected);
   }
 
   async delete(run: RunRecord): Promise<void> {
-    await this.runs.delete(run.id);
-    this.#newestFirst = undefined;
+    await this.repository.delete(run.id);
+    // Its artifacts and process notes are files whatever the store (the file store's record folder is the same one).
+    await rm(this.store.dataDir('runs', run.id), { recursive: true, force: true });
+    this.#live.delete(run.id);
     await this.summaries.remove(run.id);
     this.#seq.delete(run.id);
   }
 
   /**
    * A page of runs, newest first, with the number of matches and the matches per state (the status
-   * filter aside): a query (filter, order, page, count) a database answers as one.
+   * filter aside). A run this process handles is shown as it is live.
    */
-  list(filter: RunFilter): RunPage {
-    this.#newestFirst ??= newestFirst(this.runs.all());
-    return pageOfRuns(this.#newestFirst, filter);
+  async list(filter: RunFilter): Promise<RunPage> {
+    const page = await this.repository.list(filter);
+    return { ...page, runs: page.runs.map((run) => this.#live.get(run.id) ?? run) };
   }
 
   /** Every workflow with at least one run record, sorted. */
-  async workflows(): Promise<string[]> {
-    return [...new Set(this.runs.all().map((r) => r.workflow))].sort();
+  workflows(): Promise<string[]> {
+    return this.repository.workflows();
   }
 
-  /**
-   * Runs that may have events after `sinceMs` (unfinished, paused, or changed since): a query, so a
-   * database implementation can answer it with an index instead of a scan.
-   */
-  async touchedSince(sinceMs: number, match: (run: RunRecord) => boolean): Promise<RunRecord[]> {
-    return this.runs.filter((run) => match(run) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+  /** Events after stream position `after` of the runs `filter` names, in position order (Last-Event-ID replay). */
+  eventsAfter(after: number, filter: RunEventFilter): Promise<RunEvent[]> {
+    return this.repository.eventsAfter(after, filter);
   }
 
   readEvents(runId: string): Promise<RunEvent[]> {
-    return this.events.read(`${runId}/events`);
+    return this.repository.events(runId);
   }
 
   artifactsDir(runId: string): string {
     return this.store.dataDir('runs', runId, 'artifacts');
   }
 
-  /** A run loaded from disk (paused, resumed, recovered) continues its numbering. */
+  /** A run loaded from the store (paused, resumed, recovered) continues its numbering. */
   #loadSeq(runId: string): Promise<void> {
     let loading = this.#seqLoading.get(runId);
     if (!loading) {
-      loading = this.readEvents(runId).then((events) => {
-        if (!this.#seq.has(runId))
-          this.#seq.set(
-            runId,
-            events.reduce((max, event) => Math.max(max, event.seq), 0),
-          );
+      loading = this.repository.lastSeq(runId).then((last) => {
+        if (!this.#seq.has(runId)) this.#seq.set(runId, last);
         this.#seqLoading.delete(runId);
       });
       this.#seqLoading.set(runId, loading);
@@ -117,10 +150,9 @@ export class RunStore {
   }
 
   /**
-   * Persists then publishes. Seq, pos and the append call happen in one synchronous step; appends
-   * of one run are serialized, but appends of different runs finish in any order — so publishing
-   * goes through one chain for all runs: an event is published only after every event with a lower
-   * position. Streams can then trust that positions only grow.
+   * Persists then publishes. Seq is taken, and the append asked, in one synchronous step; the
+   * repository gives positions in the order appends are asked, and the bus publishes each event
+   * only after every event asked before it — so streams can trust that positions only grow.
    */
   async emit<T extends RunEventType>(run: RunRecord, type: T, fields: RunEventFields[T]): Promise<RunEventOf<T>> {
     if (!this.#seq.has(run.id)) await this.#loadSeq(run.id);
@@ -131,16 +163,14 @@ export class RunStore {
       at: new Date().toISOString(),
       runId: run.id,
       seq,
-      pos: this.bus.nextPosition(),
       conversationId: run.conversationId,
       platformId: run.platformId,
       workflow: run.workflow,
       ...fields,
-    } as RunEventOf<T>;
-    const appended = this.events.append(`${run.id}/events`, event as RunEvent);
-    this.bus.publishWhenPersisted(appended, event as RunEvent);
-    await appended;
-    return event;
+    } as NewRunEvent;
+    const stored = this.repository.appendEvent(event);
+    this.bus.publishWhenStored(stored);
+    return (await stored) as RunEventOf<T>;
   }
 
   /**

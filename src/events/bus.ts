@@ -26,6 +26,8 @@ export interface EventPublisher<E extends BusEvent> {
   nextPosition(): number;
   publish(event: E): void;
   publishWhenPersisted(persisted: Promise<unknown>, event: E): void;
+  /** The same, for a store that gives the event its position as it persists it. */
+  publishWhenStored(stored: Promise<E>): void;
 }
 
 /** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (engine/events.ts). */
@@ -60,6 +62,20 @@ export class EventBus<E extends BusEvent = StreamEvent> implements EventPublishe
     this.#publishTail = this.#publishTail.then(() =>
       persisted.then(
         () => this.publish(event),
+        () => undefined,
+      ),
+    );
+  }
+
+  /**
+   * Publishes the event `stored` resolves to, once every event given earlier has been published
+   * (the store gives positions in the order it is asked: docs/decisions.md, PostgreSQL store).
+   * Nothing is published for a failed write.
+   */
+  publishWhenStored(stored: Promise<E>): void {
+    this.#publishTail = this.#publishTail.then(() =>
+      stored.then(
+        (event) => this.publish(event),
         () => undefined,
       ),
     );

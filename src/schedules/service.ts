@@ -42,7 +42,7 @@ export interface ScheduleDeps {
     variables: Record<string, string>;
   }): Promise<unknown>;
   /** A run's state: undefined when it does not exist. */
-  runState(runId: string): { terminal: boolean } | undefined;
+  runState(runId: string): Promise<{ terminal: boolean } | undefined>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -150,10 +150,10 @@ export class ScheduleService {
     const id = scheduleId(s);
     let state = await repository.get(id);
     if (!state) {
-      await repository.put({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
+      await repository.insertIfAbsent({ id, workflow: s.workflow, lastDueAt: new Date(now).toISOString(), pendingRunId: null, lastRunId: null });
       return undefined;
     }
-    if (state.pendingRunId && !this.#deps.runState(state.pendingRunId)) {
+    if (state.pendingRunId && !(await this.#deps.runState(state.pendingRunId))) {
       // Recorded, then lost to a crash before the run existed: create it now, with the recorded id.
       await this.#start(s, state.pendingRunId, state.lastDueAt);
       await repository.put({ ...state, pendingRunId: null, lastRunId: state.pendingRunId }, { sync: false });
@@ -179,14 +179,15 @@ export class ScheduleService {
     const due = latestDue(s.schedule, from, now);
     if (!due) return undefined;
     const dueAt = due.toISOString();
-    const previous = state.lastRunId ? this.#deps.runState(state.lastRunId) : undefined;
+    const previous = state.lastRunId ? await this.#deps.runState(state.lastRunId) : undefined;
     if (previous && !previous.terminal) {
       if (s.schedule.overlap === 'queue') return { workflow: s.workflow, dueAt, outcome: 'queued' };
       await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null }, { sync: false });
       return { workflow: s.workflow, dueAt, outcome: 'skipped_overlap' };
     }
     const runId = newId('run');
-    await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: runId });
+    // Reserved by compare-and-set: of several servers sharing a database, one fires it (docs/scaling.md).
+    if (!(await repository.replaceIf(state, { ...state, lastDueAt: dueAt, pendingRunId: runId }))) return undefined;
     await this.#start(s, runId, dueAt);
     await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null, lastRunId: runId }, { sync: false });
     return { workflow: s.workflow, dueAt, outcome: 'fired', runId };

@@ -45,6 +45,11 @@ export interface Settings {
    */
   databaseUrl: string | undefined;
   /**
+   * `SVC_RUN_LEASE_MS` (PostgreSQL store): how long a server's claim on the runs it executes holds
+   * without a heartbeat; after it, another server marks them interrupted (docs/scaling.md).
+   */
+  runLeaseMs: number;
+  /**
    * A webhook trigger's secret by the variable name its `secret_env` gives, from the environment
    * these settings were loaded from (after the workspace's env vars: docs/decisions.md, Webhooks).
    * An unset or empty variable is `undefined`: never an empty key.
@@ -81,10 +86,10 @@ export function parsePort(raw: string, source = 'PORT'): number {
 }
 
 /** A PostgreSQL URL, checked for its scheme only: the driver reports anything else when it connects. */
-function databaseUrl(raw: string | undefined): string | undefined {
+export function databaseUrl(raw: string | undefined, source = 'SVC_DATABASE_URL'): string | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   // The value is not echoed: it may carry a password.
-  if (!/^postgres(ql)?:\/\//i.test(raw.trim())) throw new SettingsError('SVC_DATABASE_URL must be a postgres:// or postgresql:// URL.');
+  if (!/^postgres(ql)?:\/\//i.test(raw.trim())) throw new SettingsError(`${source} must be a postgres:// or postgresql:// URL.`);
   return raw.trim();
 }
 
@@ -106,6 +111,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
     databaseUrl: databaseUrl(env.SVC_DATABASE_URL),
+    runLeaseMs: positiveInt(env, 'SVC_RUN_LEASE_MS', 30_000, 300),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
     webhookSecret: (name) => (!NOT_SECRETS.test(name) && Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
   };

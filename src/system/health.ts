@@ -65,10 +65,12 @@ export function healthReport(ctx: HealthSources, counts: RunCounts) {
   };
 }
 
-/** `GET /health/db`: proves the store both writes and reads. */
-export async function databaseReport(ctx: { store: Pick<Store, 'check'>; logger: Logger }) {
+/** `GET /health/db`: proves the store both writes and reads, and that the database (if any) answers. */
+export async function databaseReport(ctx: { store: Pick<Store, 'check'>; database?: { check(): Promise<void> }; logger: Logger }) {
   try {
     await ctx.store.check();
+    // With SVC_DATABASE_URL, connected only when the database answers too.
+    await ctx.database?.check();
     return { ok: true as const, body: { status: 'ok' as const, database: 'connected' as const } };
   } catch (error) {
     ctx.logger.error('health.db_unavailable', { error: (error as Error).message });

@@ -43,7 +43,13 @@ export interface WebhookDeps {
   /** Starts the run; rejects with `workflow_not_found` when the workflow is gone. */
   startRun(request: { runId: string; workflow: string; message: string; cwd: string; variables: Record<string, string> }): Promise<{ id: string }>;
   /** Whether a run exists (a dedupe record left `reserved` by a crash may point at none). */
-  runExists(runId: string): boolean;
+  runExists(runId: string): Promise<boolean>;
+  /**
+   * How old a reservation without its run must be before a delivery takes it over. 0 with one
+   * server (no run and no live reservation means a crash); with several servers on one database,
+   * another server may be creating that very run right now (docs/scaling.md). @default 0
+   */
+  reservationGraceMs?: number;
   /** Where a run's artifacts live. */
   artifactsDir(runId: string): string;
   /** @default Date.now */
@@ -193,7 +199,10 @@ export class WebhookService {
     const inserted = await dedupe.insertIfAbsent(candidate, receivedAt);
     if (!inserted.inserted) {
       const existing = inserted.existing;
-      const orphan = existing.state === 'reserved' && !this.#deps.runExists(existing.runId);
+      const orphan =
+        existing.state === 'reserved' &&
+        receivedAt - Date.parse(existing.firstReceivedAt) >= (this.#deps.reservationGraceMs ?? 0) &&
+        !(await this.#deps.runExists(existing.runId));
       if (!orphan) {
         note.runId = existing.runId;
         if (existing.bodyHash !== bodyHash) {

@@ -80,7 +80,7 @@ describe('svc webhook', () => {
     expect(command).toMatch(/^curl -sS -X POST '.*\/webhooks\/workflow\/on-push' /);
     const body = JSON.stringify({ event: 'push', delivery_id: "it's-dry" });
     expect(command).toContain(`x-svc-signature-256: ${sign(body)}`);
-    expect(server.ctx.engine.list({ workflow: 'hook', limit: 200 }).runs.some((r) => r.message === body)).toBe(false);
+    expect((await server.ctx.engine.list({ workflow: 'hook', limit: 200 })).runs.some((r) => r.message === body)).toBe(false);
     const { stdout } = await promisify(execFile)('sh', ['-c', command]);
     const answer = JSON.parse(stdout);
     expect(answer).toMatchObject({ accepted: true });

@@ -39,7 +39,7 @@ async function setup(files: Record<string, string>): Promise<{ ctx: AppContext; 
   cleanup.push(() => rm(home, { recursive: true, force: true }));
   const ctx = await createContext({ settings: loadSettings({ ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }), lock: 'cli' });
   cleanup.push(async () => {
-    for (const run of ctx.engine.list({ limit: 200 }).runs) if (!isTerminal(run.status)) await ctx.engine.cancel(run.id).catch(() => {});
+    for (const run of (await ctx.engine.list({ limit: 200 })).runs) if (!isTerminal(run.status)) await ctx.engine.cancel(run.id).catch(() => {});
     await closeContext(ctx);
   });
   return { ctx, project };
@@ -52,8 +52,8 @@ async function scheduler(ctx: AppContext, project: Project, clock: { now: number
     logger: ctx.logger,
     scheduled: () => scheduledWorkflows(ctx.workflows, project.dir),
     startRun: (request) => ctx.engine.start({ ...request, trigger: 'schedule' }),
-    runState: (runId) => {
-      const run = ctx.engine.find(runId);
+    runState: async (runId) => {
+      const run = await ctx.engine.find(runId);
       return run ? { terminal: isTerminal(run.status) } : undefined;
     },
     now: () => clock.now,
@@ -109,11 +109,11 @@ describe('schedules', () => {
       ['queued', 'queued'],
       ['slow', 'skipped_overlap'],
     ]);
-    expect(ctx.engine.list({ workflow: 'slow' }).total).toBe(1);
+    expect((await ctx.engine.list({ workflow: 'slow' })).total).toBe(1);
     for (const o of first) await ctx.engine.cancel(o.runId!);
     const third = await service.tick();
     expect(third.map((o) => [o.workflow, o.outcome])).toEqual([['queued', 'fired']]);
-    expect(ctx.engine.list({ workflow: 'queued' }).total).toBe(2);
+    expect((await ctx.engine.list({ workflow: 'queued' })).total).toBe(2);
   });
 
   it('a restart neither fires a firing twice nor replays the ones missed while down', async () => {
@@ -133,10 +133,10 @@ describe('schedules', () => {
     clock.now = T0 + 3 * MINUTE + 40_000;
     const afterDowntime = await scheduler(ctx, project, clock);
     expect((await afterDowntime.tick()).map((o) => o.outcome)).toEqual(['missed_while_down']);
-    expect(ctx.engine.list({ workflow: 'minutely' }).total).toBe(1);
+    expect((await ctx.engine.list({ workflow: 'minutely' })).total).toBe(1);
     clock.now += MINUTE; // 09:04:10
     expect((await afterDowntime.tick()).map((o) => [o.outcome, o.dueAt])).toEqual([['fired', '2030-01-07T09:04:00.000Z']]);
-    expect(ctx.engine.list({ workflow: 'minutely' }).total).toBe(2);
+    expect((await ctx.engine.list({ workflow: 'minutely' })).total).toBe(2);
   });
 
   it('a firing recorded but lost to a crash before its run existed is started with its recorded id', async () => {

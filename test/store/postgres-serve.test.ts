@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { makeProject, workflowYaml } from '../helpers/workflow-project.js';
+import { MIGRATIONS } from '../../src/store/postgres/index.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -60,7 +61,7 @@ it('two servers on one database share workspaces and conversations, which outliv
   await client.connect();
   try {
     const { rows } = await client.query<{ version: number }>('SELECT version FROM svc_schema_migrations ORDER BY version');
-    expect(rows.map((row) => row.version)).toEqual([1, 2]);
+    expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((m) => m.version));
     const counts = await client.query<{ workspaces: number; conversations: number }>(
       'SELECT (SELECT count(*)::int FROM workspaces) AS workspaces, (SELECT count(*)::int FROM conversations) AS conversations',
     );

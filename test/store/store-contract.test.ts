@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { usePostgres } from '../support/postgres.js';
 import { conversationRepositoryContract } from './contract/conversations.js';
 import { runRepositoryContract } from './contract/runs.js';
+import { runSummaryContract } from './contract/run-summaries.js';
 import { scheduleRepositoryContract } from './contract/schedules.js';
 import { fileContractStore, postgresContractStore, type ContractStoreFactory } from './contract/store.js';
 import { webhookRepositoryContract } from './contract/webhooks.js';
@@ -21,4 +22,5 @@ describe.each(stores)('on %s', (_name, factory) => {
   describe('webhook dedupe and deliveries', () => webhookRepositoryContract(factory));
   describe('schedule state', () => scheduleRepositoryContract(factory));
   describe('runs and run events', () => runRepositoryContract(factory));
+  describe('run summaries (benchmarks)', () => runSummaryContract(factory));
 });

@@ -165,7 +165,7 @@ describe('the webhook endpoint under hostile input', () => {
     expect(after - before).toBeLessThan(40 * 1024 * 1024);
     // Still alive, and no run was started by any of it.
     expect((await server.json('GET', '/health')).status).toBe(200);
-    expect(server.ctx.engine.list({ workflow: 'hook' }).total).toBe(0);
+    expect((await server.ctx.engine.list({ workflow: 'hook' })).total).toBe(0);
     const logged = await server.json('GET', '/api/webhooks/deliveries?limit=1000');
     expect(logged.body.deliveries.every((d: { outcome: string }) => d.outcome !== 'accepted')).toBe(true);
   });

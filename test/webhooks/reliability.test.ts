@@ -27,12 +27,12 @@ async function hookServer(env: Record<string, string> = { PUSH_SECRET: SECRET })
   return { server, project };
 }
 
-const runsOf = (server: TestServer, workflow: string) => server.ctx.engine.list({ workflow, limit: 200 }).runs;
+const runsOf = async (server: TestServer, workflow: string) => (await server.ctx.engine.list({ workflow, limit: 200 })).runs;
 
 describe('webhook reliability', () => {
   it('20 concurrent identical deliveries: one 202, nineteen duplicates naming its run, one run', async () => {
     const { server } = await hookServer();
-    const before = runsOf(server, 'hook').length;
+    const before = (await runsOf(server, 'hook')).length;
     const body = JSON.stringify({ event: 'push', delivery_id: 'same-for-all', n: 1 });
     const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(server.url, 'on-push', body)));
     const accepted = answers.filter((a) => a.status === 202);
@@ -41,7 +41,7 @@ describe('webhook reliability', () => {
     const duplicates = answers.filter((a) => a.status === 200);
     expect(duplicates).toHaveLength(19);
     for (const d of duplicates) expect(d.body).toMatchObject({ skipped: 'duplicate', run_id: runId });
-    expect(runsOf(server, 'hook').length - before).toBe(1);
+    expect((await runsOf(server, 'hook')).length - before).toBe(1);
     await server.ctx.engine.waitUntilSettled(runId);
   });
 

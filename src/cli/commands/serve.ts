@@ -1,5 +1,5 @@
 import { packageVersion } from '../../shared/version.js';
-import { parsePort, SettingsError } from '../../shared/settings.js';
+import { databaseUrl, parsePort, SettingsError } from '../../shared/settings.js';
 import { defineCommand } from '../define-command.js';
 import { CliError, UsageError } from '../exit-codes.js';
 import { browsableUrl, printJson } from '../output.js';
@@ -9,11 +9,13 @@ export default defineCommand({
   options: {
     port: ['-p, --port <port>', 'listen on this port (overrides PORT)'],
     host: ['--host <host>', 'bind address (overrides SVC_HOST; default 127.0.0.1)'],
+    databaseUrl: ['--database-url <url>', 'share a PostgreSQL database with other servers (overrides SVC_DATABASE_URL; docs/scaling.md)'],
   },
   run: async (cmd, _args, options) => {
     const settings = { ...cmd.settings };
     try {
       if (typeof options.port === 'string') settings.port = parsePort(options.port, '--port');
+      if (typeof options.databaseUrl === 'string') settings.databaseUrl = databaseUrl(options.databaseUrl, '--database-url');
     } catch (error) {
       if (error instanceof SettingsError) throw new UsageError(error.message);
       throw error;

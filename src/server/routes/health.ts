@@ -1,11 +1,26 @@
 import { z } from 'zod';
+import type { AppContext } from '../../app/context.js';
 import { databaseReport, healthReport } from '../../system/health.js';
 import { defineRoute, reply } from '../route.js';
 
 const HealthSchema = z.object({
   status: z.literal('ok'),
   adapter: z.object({ name: z.string(), available: z.boolean(), model: z.string().nullable() }),
-  concurrency: z.object({ max: z.number().int(), running: z.number().int(), queued: z.number().int() }),
+  concurrency: z.object({
+    max: z.number().int(),
+    running: z.number().int(),
+    queued: z.number().int(),
+    // Only with SVC_DATABASE_URL: the file store's answer keeps its members as they were (docs/scaling.md).
+    store: z
+      .object({
+        kind: z.literal('postgres'),
+        serverId: z.string().optional().describe('this server, among those sharing the database'),
+        servers: z.number().int().optional().describe('servers sharing the database whose lease holds'),
+        runningEverywhere: z.number().int().optional().describe("runs executing on every server; `running` is this one's share"),
+      })
+      .optional()
+      .describe('the PostgreSQL store in use, and the work of every server on it'),
+  }),
   runningWorkflows: z.number().int(),
   version: z.string(),
   uptimeMs: z.number().int(),
@@ -26,13 +41,17 @@ export const healthRoutes = [
     summary: 'Health with adapter, concurrency and running workflows',
     tag: 'health',
     responses: { 200: { description: 'Health report', schema: HealthSchema } },
-    // The scheduler's own counters: constant time, however many runs are stored.
-    handle: ({ ctx }) => healthReport(ctx, ctx.engine.stats),
+    // The scheduler's own counters: constant time, however many runs are stored (with a database, one grouped count).
+    handle: async ({ ctx }) => {
+      const report = healthReport(ctx, ctx.engine.stats);
+      const store = await storeReport(ctx);
+      return store ? { ...report, concurrency: { ...report.concurrency, store } } : report;
+    },
   }),
   defineRoute({
     method: 'GET',
     path: '/health/db',
-    summary: 'Store reachability',
+    summary: 'Store reachability (the database too, when one is used)',
     tag: 'health',
     responses: {
       200: { description: 'The store reads and writes', schema: z.object({ status: z.literal('ok'), database: z.literal('connected') }) },
@@ -47,3 +66,16 @@ export const healthRoutes = [
     },
   }),
 ];
+
+/** With a database: this server among those sharing it, and the runs executing on all of them. */
+async function storeReport(ctx: AppContext) {
+  if (!ctx.database) return undefined;
+  const share = await ctx.engine.share();
+  if (!share) return { kind: 'postgres' as const };
+  return {
+    kind: 'postgres' as const,
+    serverId: ctx.engine.serverId,
+    servers: share.servers,
+    runningEverywhere: Object.values(share.running).reduce((sum, n) => sum + n, 0),
+  };
+}

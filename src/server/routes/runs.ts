@@ -64,10 +64,10 @@ export const runRoutes = [
     query: ListQuery,
     errors: [400],
     responses: { 200: { description: 'Runs', schema: z.object({ runs: z.array(RunSchema), total: z.number().int() }) } },
-    handle: ({ ctx, query }) => {
+    handle: async ({ ctx, query }) => {
       const { since, until, ...filter } = query;
       const now = Date.now();
-      const { runs, total } = ctx.engine.list({
+      const { runs, total } = await ctx.engine.list({
         ...filter,
         sinceMs: parseTimeBound(since, now),
         untilMs: parseTimeBound(until, now, 'invalid_until', 'until'),
@@ -83,7 +83,7 @@ export const runRoutes = [
     params: z.object({ platformId: z.string().min(1) }),
     errors: [404],
     responses: { 200: { description: 'The run', schema: RunSchema } },
-    handle: ({ ctx, params }) => toRunView(ctx.engine.byWorker(params.platformId)),
+    handle: async ({ ctx, params }) => toRunView(await ctx.engine.byWorker(params.platformId)),
   }),
   defineRoute({
     method: 'GET',
@@ -94,7 +94,7 @@ export const runRoutes = [
     errors: [400, 404],
     responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
     handle: async ({ ctx, params }) => {
-      const run = ctx.engine.get(params.runId);
+      const run = await ctx.engine.get(params.runId);
       return toRunView(run, { detail: true, events: await ctx.engine.events(run.id) });
     },
   }),

@@ -27,7 +27,7 @@ export async function sourceFor(ctx: AppContext, streamId: string, runId: string
         ? linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId })
         : ownEvents && event.conversationId === conversationId,
     replay: async (after) => {
-      const runEvents: SvcStreamEvent[] = await ctx.engine.replay(after, linked);
+      const runEvents: SvcStreamEvent[] = await ctx.engine.replay(after, { runId, linkedTo: dashboard ? undefined : ids });
       if (!ownEvents) return runEvents;
       const own = await ctx.conversations.replay(conversationId, after);
       return [...runEvents, ...own].sort((a, b) => positionOf(a) - positionOf(b));

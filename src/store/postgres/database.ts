@@ -15,6 +15,12 @@ export interface Queryable {
 export interface PostgresDatabase extends Queryable {
   /** Runs `work` in one transaction on one connection; rolled back when it throws. */
   transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` after every `inOrder` work asked before it has finished: stream events take their
+   * positions from one sequence, and a process publishes them in the order it asked for them, so
+   * it must take them in that order too (a pool would run the inserts on several connections).
+   */
+  inOrder<T>(work: () => Promise<T>): Promise<T>;
   /** The migrations this process applied when it opened (none when another server had). */
   readonly migrations: MigrationResult;
   /** Proves the database answers (for `/health/db`). */
@@ -42,9 +48,15 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     await pool.end();
     throw error;
   }
+  let tail: Promise<unknown> = Promise.resolve();
   return {
     migrations,
     query: (text, params) => pool.query(text, params),
+    inOrder(work) {
+      const result = tail.then(work);
+      tail = result.catch(() => undefined);
+      return result;
+    },
     async transaction(work) {
       const client = await pool.connect();
       try {

@@ -5,3 +5,4 @@ export { MIGRATIONS } from './migrations.js';
 export { asJson, selectPage, type PageQuery } from './page.js';
 export { callOrder } from './call-order.js';
 export { openNotifier, type Notifier, type NotifierOptions } from './notifier.js';
+export { openEventFeed, type EventFeed, type EventFeedOptions } from './event-feed.js';

@@ -148,4 +148,44 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_events_platform ON run_events (platform_id, position);
     `,
   },
+  {
+    version: 3,
+    name: 'run summaries, conversation events, run claims',
+    sql: `
+      -- What benchmarks read of an ended run (engine/run-summaries.ts), newest first per workflow.
+      CREATE TABLE run_summaries (
+        run_id text PRIMARY KEY,
+        workflow text NOT NULL,
+        finished_at text NOT NULL,
+        record jsonb NOT NULL
+      );
+      CREATE INDEX run_summaries_recent ON run_summaries (workflow, finished_at DESC);
+
+      -- Conversation events take their positions from the same sequence as run events: one SSE order.
+      CREATE TABLE conversation_events (
+        position bigint PRIMARY KEY,
+        conversation_id text NOT NULL,
+        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        record jsonb NOT NULL
+      );
+      CREATE INDEX conversation_events_conversation ON conversation_events (conversation_id, position);
+
+      -- Which server executes a run, and until when its lease holds (renewed by heartbeat).
+      CREATE TABLE svc_servers (
+        id text PRIMARY KEY,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        lease_until timestamptz NOT NULL,
+        record jsonb NOT NULL DEFAULT '{}'
+      );
+      ALTER TABLE runs ADD COLUMN server_id text;
+      CREATE INDEX runs_server ON runs (server_id) WHERE server_id IS NOT NULL;
+      CREATE INDEX runs_pending ON runs (created_at, id) WHERE status = 'pending' AND server_id IS NULL;
+      -- A list's counts per state read these alone (index-only scans), never the records: counting
+      -- 10,000 runs then costs what counting 100 does, nearly (bench/postgres.mjs).
+      CREATE INDEX runs_created_status ON runs (created_at, status);
+      CREATE INDEX runs_workflow_status ON runs (workflow, status);
+      CREATE INDEX runs_workspace_status ON runs (workspace_id, status);
+      CREATE INDEX runs_conversation_status ON runs (conversation_id, status);
+    `,
+  },
 ];

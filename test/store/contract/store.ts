@@ -12,6 +12,9 @@ import { openScheduleRepository, type ScheduleStateRepository } from '../../../s
 import { postgresScheduleRepository } from '../../../src/schedules/postgres-repository.js';
 import { postgresRunRepository } from '../../../src/engine/postgres-run-repository.js';
 import { openFileRunRepository, type RunRepository } from '../../../src/engine/run-repository.js';
+import { postgresRunSummaryIndex } from '../../../src/engine/postgres-run-summaries.js';
+import { openRunSummaryIndex, type RunSummaryIndex } from '../../../src/engine/run-summaries.js';
+import type { RunRecord } from '../../../src/engine/types.js';
 import { EventBus } from '../../../src/events/bus.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { openFileStore } from '../../../src/store/index.js';
@@ -27,6 +30,8 @@ export interface ContractStore {
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
   runs(): Promise<RunRepository>;
+  /** The benchmarks' run summaries; on the file store built from the run records saved through `runs()`. */
+  runSummaries(): Promise<RunSummaryIndex>;
   /** Closes this one and opens the same data again, as a restarted server would. */
   reopen(): Promise<ContractStore>;
   close(): Promise<void>;
@@ -53,6 +58,7 @@ export async function fileContractStore(): Promise<ContractStore> {
       schedules: () => openScheduleRepository(store),
       // Positions from the bus's clock, as the server's RunStore takes them.
       runs: () => openFileRunRepository(store, () => bus.nextPosition()),
+      runSummaries: async () => openRunSummaryIndex((await store.collection<RunRecord>('runs', 'per-record')).all()),
       async reopen() {
         await close();
         return open();
@@ -84,6 +90,7 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
         runs: async () => postgresRunRepository(db),
+        runSummaries: async () => postgresRunSummaryIndex(db),
         async reopen() {
           await close();
           return open();

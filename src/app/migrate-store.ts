@@ -1,0 +1,181 @@
+import { openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
+import type { StoredMessage } from '../conversations/records.js';
+import { openFileRunRepository } from '../engine/run-repository.js';
+import { summarizeRun } from '../engine/run-summaries.js';
+import type { RunRecord } from '../engine/types.js';
+import { EventBus } from '../events/bus.js';
+import { ApiError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { openFileStore } from '../store/index.js';
+import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
+import { openWorkspaceRepositories } from '../workspaces/repository.js';
+
+/** What was copied, per kind; each equals the rows the database then holds (checked). */
+export interface MigrationCounts {
+  workspaces: number;
+  workspaceEnvironments: number;
+  workspaceEnvValues: number;
+  conversations: number;
+  messages: number;
+  conversationEvents: number;
+  runs: number;
+  runEvents: number;
+}
+
+const TABLES: Record<keyof MigrationCounts, string> = {
+  workspaces: 'workspaces',
+  workspaceEnvironments: 'workspace_environments',
+  workspaceEnvValues: 'workspace_env',
+  conversations: 'conversations',
+  messages: 'messages',
+  conversationEvents: 'conversation_events',
+  runs: 'runs',
+  runEvents: 'run_events',
+};
+
+const PAGE = 500;
+
+/** Every item of a paged list. */
+async function all<T>(list: (offset: number) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
+  const items: T[] = [];
+  for (;;) {
+    const page = await list(items.length);
+    items.push(...page.items);
+    if (page.items.length === 0 || items.length >= page.total) return items;
+  }
+}
+
+/**
+ * `svc migrate-store --to postgres://…` (docs/scaling.md): copies a file store — runs and their
+ * events and summaries, conversations, messages and their events, workspaces with their
+ * environments and env values — into an empty database, in one transaction, then checks every
+ * table's count against what was read, and sets the event position sequence past the highest
+ * copied position so new events come after them. The file store is opened under the CLI's writer
+ * lock (no server may be using it) and is left as it was.
+ */
+export async function migrateStore(options: { home: string; url: string; logger: Logger }): Promise<MigrationCounts> {
+  const store = await openFileStore({ home: options.home, logger: options.logger, lock: 'cli' });
+  try {
+    const db = await openPostgres({ url: options.url, logger: options.logger });
+    try {
+      return await db.transaction(async (client) => {
+        await assertEmpty(client);
+        const counts = await copy(store, client);
+        for (const [kind, table] of Object.entries(TABLES) as Array<[keyof MigrationCounts, string]>) {
+          const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+          if (rows[0]!.n !== counts[kind]) throw new Error(`copied ${counts[kind]} ${kind} but the database holds ${rows[0]!.n}; nothing was kept`);
+        }
+        return counts;
+      });
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function assertEmpty(client: Queryable): Promise<void> {
+  for (const table of Object.values(TABLES)) {
+    const { rows } = await client.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`);
+    if (rows[0]!.any) throw new ApiError(409, 'database_not_empty', `The database already holds ${table}: migrate-store copies into an empty database only.`);
+  }
+}
+
+async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Queryable): Promise<MigrationCounts> {
+  const counts: MigrationCounts = {
+    workspaces: 0,
+    workspaceEnvironments: 0,
+    workspaceEnvValues: 0,
+    conversations: 0,
+    messages: 0,
+    conversationEvents: 0,
+    runs: 0,
+    runEvents: 0,
+  };
+  let highest = 0;
+
+  const workspaces = await openWorkspaceRepositories(store);
+  for (const workspace of await all((offset) => workspaces.workspaces.list({ limit: PAGE, offset }))) {
+    await client.query('INSERT INTO workspaces (id, record) VALUES ($1, $2)', [workspace.id, asJson(workspace)]);
+    counts.workspaces++;
+    const values = Object.entries(await workspaces.secrets.get(workspace.id));
+    for (const [name, value] of values)
+      await client.query('INSERT INTO workspace_env (workspace_id, name, value) VALUES ($1, $2, $3)', [workspace.id, name, value]);
+    counts.workspaceEnvValues += values.length;
+  }
+  for (const environment of await all((offset) => workspaces.environments.list({ limit: PAGE, offset }))) {
+    await client.query('INSERT INTO workspace_environments (id, record) VALUES ($1, $2)', [environment.id, asJson(environment)]);
+    counts.workspaceEnvironments++;
+  }
+
+  const conversations = await openConversationRepositories(store);
+  const conversationEvents = openConversationEventLog(store, new EventBus<SvcStreamEvent>());
+  for (const conversation of await all((offset) => conversations.conversations.list({ includeDeleted: true, limit: PAGE, offset }))) {
+    await client.query('INSERT INTO conversations (id, record) VALUES ($1, $2)', [conversation.id, asJson(conversation)]);
+    counts.conversations++;
+    const messages: StoredMessage[] = [];
+    for (let before: string | undefined; ;) {
+      const page = await conversations.messages.page(conversation.id, { limit: PAGE, before });
+      if (!page) break;
+      messages.push(...page.messages);
+      if (page.nextBefore === null) break;
+      before = page.nextBefore;
+    }
+    for (const message of messages) {
+      await client.query('INSERT INTO messages (conversation_id, seq, id, record) VALUES ($1, $2, $3, $4)', [
+        conversation.id,
+        message.seq,
+        message.id,
+        asJson(message),
+      ]);
+    }
+    counts.messages += messages.length;
+    const last = messages.reduce((max, message) => Math.max(max, message.seq), 0);
+    if (last > 0) await client.query('INSERT INTO message_places (conversation_id, last_seq) VALUES ($1, $2)', [conversation.id, last]);
+    for (const event of await conversationEvents.replay(conversation.id, 0)) {
+      await client.query('INSERT INTO conversation_events (position, conversation_id, record) VALUES ($1, $2, $3)', [
+        event.pos,
+        conversation.id,
+        asJson(event),
+      ]);
+      highest = Math.max(highest, event.pos);
+      counts.conversationEvents++;
+    }
+  }
+
+  // Read-only here: positions are the events' own.
+  const runs = await openFileRunRepository(store, () => 0);
+  const records: RunRecord[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await runs.list({ limit: PAGE, offset });
+    records.push(...page.runs);
+    if (page.runs.length === 0 || records.length >= page.total) break;
+  }
+  // A run left `running` by a crash belongs to a server already gone: its lease has expired, so the
+  // first server to start on the database marks it interrupted (resumable), as a restarted server would.
+  const gone = 'srv_migrated';
+  if (records.some((run) => run.status === 'running'))
+    await client.query("INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() - interval '1 second')", [gone]);
+  for (const run of records) {
+    await client.query('INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3)', [run.id, asJson(run), run.status === 'running' ? gone : null]);
+    counts.runs++;
+    const summary = summarizeRun(run);
+    if (summary) {
+      await client.query('INSERT INTO run_summaries (run_id, workflow, finished_at, record) VALUES ($1, $2, $3, $4)', [
+        summary.runId,
+        summary.workflow,
+        summary.finishedAt,
+        asJson(summary),
+      ]);
+    }
+    for (const event of await runs.events(run.id)) {
+      await client.query('INSERT INTO run_events (position, run_id, seq, record) VALUES ($1, $2, $3, $4)', [event.pos, run.id, event.seq, asJson(event)]);
+      highest = Math.max(highest, event.pos);
+      counts.runEvents++;
+    }
+  }
+  // New events come after every copied one.
+  if (highest > 0) await client.query("SELECT setval('svc_event_position', $1)", [highest]);
+  return counts;
+}

@@ -1,0 +1,126 @@
+/**
+ * RunClaims on PostgreSQL (docs/scaling.md): servers register in `svc_servers` with a lease that a
+ * heartbeat renews; `runs.server_id` records the server that claimed (and executes) a run. Each
+ * heartbeat also looks for servers whose lease expired: their runs are taken over in one statement
+ * (so exactly one server takes each), and the server is removed. Hints between servers go over
+ * LISTEN/NOTIFY; every hint is also covered by the heartbeat, so a lost one only delays.
+ */
+
+import type { Logger } from '../shared/logger.js';
+import { newId } from '../shared/ids.js';
+import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
+import type { ForwardedStop, RunClaims, SharedRunEvents } from './run-claims.js';
+
+const PENDING = 'svc_runs_pending';
+const STOPS = 'svc_run_stops';
+
+export interface PostgresRunClaimsOptions {
+  db: PostgresDatabase;
+  notifier: Notifier;
+  logger: Logger;
+  leaseMs: number;
+  serverId?: string;
+}
+
+export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims {
+  const { db, notifier, logger, leaseMs } = options;
+  const serverId = options.serverId ?? newId('srv');
+  let timer: NodeJS.Timeout | undefined;
+  let unlisten: Array<() => Promise<void>> = [];
+  let beating: Promise<void> | undefined;
+  let events: SharedRunEvents | undefined;
+
+  const lease = `${leaseMs} milliseconds`;
+  const register = () =>
+    db.query(
+      `INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() + $2::interval)
+       ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
+      [serverId, lease],
+    );
+
+  /** Renews the lease, then takes over the runs of every server whose lease has expired. */
+  const heartbeat = async () => {
+    await register();
+    const taken = await db.transaction(async (client) => {
+      const dead = await client.query<{ id: string }>('DELETE FROM svc_servers WHERE lease_until < now() RETURNING id');
+      if (dead.rows.length === 0) return [];
+      const runs = await client.query<{ id: string }>('UPDATE runs SET server_id = $1 WHERE server_id = ANY($2::text[]) AND status IN ($3, $4) RETURNING id', [
+        serverId,
+        dead.rows.map((row) => row.id),
+        'running',
+        'pending',
+      ]);
+      logger.warn('server.lease_expired', { servers: dead.rows.map((row) => row.id), runs: runs.rows.length });
+      return runs.rows.map((row) => row.id);
+    });
+    if (taken.length > 0) events?.orphaned(taken);
+    // Pending runs are looked at on every beat too: a notification lost while reconnecting only delays them.
+    events?.pending();
+  };
+  const beat = () => {
+    beating ??= heartbeat()
+      .catch((error: unknown) => logger.error('server.heartbeat_failed', { error: (error as Error).message }))
+      .finally(() => (beating = undefined));
+    return beating;
+  };
+
+  return {
+    serverId,
+    async start(handlers) {
+      events = handlers;
+      unlisten = [
+        await notifier.listen(PENDING, () => events?.pending()),
+        await notifier.listen(STOPS, (payload) => {
+          const { runId, op } = JSON.parse(payload) as { runId: string; op: ForwardedStop };
+          events?.stop(runId, op);
+        }),
+      ];
+      notifier.onReconnect(() => events?.pending());
+      await beat();
+      timer = setInterval(() => void beat(), Math.max(100, Math.floor(leaseMs / 3)));
+      timer.unref();
+    },
+    async claim(limit) {
+      if (limit <= 0) return [];
+      const { rows } = await db.query<{ id: string }>(
+        `UPDATE runs SET server_id = $1 WHERE id IN (
+           SELECT id FROM runs WHERE status = 'pending' AND server_id IS NULL ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING id, created_at`,
+        [serverId, limit],
+      );
+      return rows.map((row) => row.id);
+    },
+    async claimRun(runId) {
+      const { rowCount } = await db.query("UPDATE runs SET server_id = $1 WHERE id = $2 AND status = 'pending' AND (server_id IS NULL OR server_id = $1)", [
+        serverId,
+        runId,
+      ]);
+      return (rowCount ?? 0) > 0;
+    },
+    announcePending: () => notifier.notify(PENDING, ''),
+    async holder(runId) {
+      const { rows } = await db.query<{ server_id: string | null }>('SELECT server_id FROM runs WHERE id = $1', [runId]);
+      return rows[0]?.server_id ?? null;
+    },
+    forwardStop: (runId, op) => notifier.notify(STOPS, JSON.stringify({ runId, op })),
+    async unclaim(runId) {
+      await db.query('UPDATE runs SET server_id = NULL WHERE id = $1 AND server_id = $2', [runId, serverId]);
+    },
+    async share() {
+      const servers = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM svc_servers WHERE lease_until >= now()');
+      const running = await db.query<{ server_id: string; n: number }>(
+        "SELECT server_id, count(*)::int AS n FROM runs WHERE status = 'running' AND server_id IS NOT NULL GROUP BY server_id",
+      );
+      return { servers: servers.rows[0]!.n, running: Object.fromEntries(running.rows.map((row) => [row.server_id, row.n])) };
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      events = undefined;
+      await beating;
+      for (const stop of unlisten) await stop().catch(() => {});
+      // Claimed but not started: any other server may take them now.
+      await db.query("UPDATE runs SET server_id = NULL WHERE server_id = $1 AND status = 'pending'", [serverId]).catch(() => {});
+      await db.query('DELETE FROM svc_servers WHERE id = $1', [serverId]).catch(() => {});
+    },
+  };
+}

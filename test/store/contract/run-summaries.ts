@@ -1,0 +1,69 @@
+/** The benchmarks' run summaries (src/engine/run-summaries.ts), for every store. */
+
+import { expect, it } from 'vitest';
+import type { RunRecord } from '../../../src/engine/types.js';
+import { useContractStore } from './lifecycle.js';
+import type { ContractStoreFactory } from './store.js';
+
+const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + seconds * 1000).toISOString();
+
+/** A run that started at `n` s and ended 5 s later, with one executed node and one skipped. */
+const ended = (n: number, fields: Partial<RunRecord> = {}): RunRecord =>
+  ({
+    id: `run_${String(n).padStart(6, '0')}s`,
+    workflow: 'build',
+    status: 'completed',
+    message: '',
+    conversationId: null,
+    platformId: `wkr_${n}`,
+    workspaceId: null,
+    cwd: '/srv/project',
+    trigger: 'api',
+    createdAt: at(n),
+    startedAt: at(n),
+    finishedAt: at(n + 5),
+    updatedAt: at(n + 5),
+    error: null,
+    costUsd: 0.5,
+    nodes: {
+      make: { status: 'completed', startedAt: at(n), finishedAt: at(n + 4), durationMs: 4000, costUsd: 0.5, output: '', error: null, attempts: 1 },
+      skip: { status: 'skipped', startedAt: null, finishedAt: at(n + 4), durationMs: null, costUsd: null, output: null, error: null, attempts: 0 },
+    },
+    resumePending: false,
+    variables: {},
+    definition: { name: 'build', nodes: [] },
+    ...fields,
+  }) as RunRecord;
+
+export function runSummaryContract(factory: ContractStoreFactory): void {
+  const stores = useContractStore(factory);
+
+  it('keeps ended runs newest first per workflow, at most `limit`, since a time; executed nodes only; outlives a restart', async () => {
+    const runs = await stores.current().runs();
+    const summaries = await stores.current().runSummaries();
+    const records = [ended(10), ended(20, { status: 'failed', error: 'make: exit 1' }), ended(30), ended(40, { workflow: 'deploy' })];
+    for (const record of records) {
+      await runs.save(record);
+      await summaries.update(record);
+    }
+    // Not ended (or not measured): no summary, and one it had is dropped.
+    const pending = ended(50, { status: 'running', finishedAt: null });
+    await runs.save(pending);
+    await summaries.update(pending);
+    const recent = await summaries.recent('build', { limit: 10 });
+    expect(recent.map((s) => s.runId)).toEqual([records[2]!.id, records[1]!.id, records[0]!.id]);
+    expect(recent[1]).toMatchObject({ status: 'failed', durationMs: 5000, costUsd: 0.5, nodes: [{ id: 'make', durationMs: 4000, costUsd: 0.5 }] });
+    expect((await summaries.recent('build', { limit: 2 })).map((s) => s.runId)).toEqual([records[2]!.id, records[1]!.id]);
+    expect((await summaries.recent('build', { limit: 10, sinceMs: Date.parse(at(26)) })).map((s) => s.runId)).toEqual([records[2]!.id]);
+
+    const cancelled = { ...records[2]!, status: 'cancelled' as const };
+    await runs.save(cancelled);
+    await summaries.update(cancelled);
+    await summaries.remove(records[0]!.id);
+    expect((await summaries.recent('build', { limit: 10 })).map((s) => s.runId)).toEqual([records[1]!.id]);
+
+    const reopened = await (await stores.reopen()).runSummaries();
+    expect((await reopened.recent('build', { limit: 10 })).map((s) => s.runId)).toContain(records[1]!.id);
+    expect((await reopened.recent('deploy', { limit: 10 })).map((s) => s.runId)).toEqual([records[3]!.id]);
+  });
+}
