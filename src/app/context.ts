@@ -141,6 +141,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
         resolver: catalogResolver(ctx.workflows),
         places: {
+          atLaunch: shared !== undefined,
           place: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, options),
           resume: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true }),
           pathOf: (workspaceId) => workspaces.pathOf(workspaceId),

@@ -48,6 +48,11 @@ export interface EngineLimits {
  */
 export interface RunPlaces {
   /**
+   * Several servers share the database: the server that executes a run places it, at launch, in
+   * its own home (`here`); until then the run's cwd is the workspace's path. Else it is placed at start.
+   */
+  atLaunch: boolean;
+  /**
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
    * `here`, at launch by the server that executes it, from that server's own clone.
    */

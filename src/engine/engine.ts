@@ -157,7 +157,11 @@ export class RunEngine {
       request.workspaceId ??
       (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
       (request.trigger === 'webhook' ? resolved.workspaceId : null);
-    const place = !workspaceId ? { cwd } : this.#claims ? { cwd: await this.deps.places.pathOf(workspaceId) } : await this.deps.places.place(workspaceId, id);
+    const place = !workspaceId
+      ? { cwd }
+      : this.deps.places.atLaunch
+        ? { cwd: await this.deps.places.pathOf(workspaceId) }
+        : await this.deps.places.place(workspaceId, id);
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const at = now();
     const run: RunRecord = {
@@ -354,7 +358,7 @@ export class RunEngine {
    * One server alone placed it at start.
    */
   async #placeHere(run: RunRecord): Promise<string> {
-    if (!this.#claims || !run.workspaceId) return run.cwd;
+    if (!this.deps.places.atLaunch || !run.workspaceId) return run.cwd;
     const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
     const place = resumed
       ? await this.deps.places.resume(run.workspaceId, run.id, { here: true })
