@@ -141,8 +141,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
         resolver: catalogResolver(ctx.workflows),
         places: {
-          place: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId),
-          resume: (workspaceId, runId) => workspaces.placeRun(workspaceId, runId, { existingOnly: true }),
+          atLaunch: shared !== undefined,
+          place: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, options),
+          resume: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true }),
+          pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
           env: (workspaceId) => workspaces.envValues(workspaceId),
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
           release: (runId) => workspaces.removeRunEnvironment(runId),

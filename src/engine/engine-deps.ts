@@ -47,10 +47,20 @@ export interface EngineLimits {
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
  */
 export interface RunPlaces {
-  /** The run's working directory in the workspace: a worktree of its own, made at start. */
-  place(workspaceId: string, runId: string): Promise<{ cwd: string }>;
+  /**
+   * Several servers share the database: the server that executes a run places it, at launch, in
+   * its own home (`here`); until then the run's cwd is the workspace's path. Else it is placed at start.
+   */
+  atLaunch: boolean;
+  /**
+   * The run's working directory in the workspace: a worktree of its own, made at start — or, with
+   * `here`, at launch by the server that executes it, from that server's own clone.
+   */
+  place(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<{ cwd: string }>;
   /** The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up. */
-  resume(workspaceId: string, runId: string): Promise<{ cwd: string }>;
+  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<{ cwd: string }>;
+  /** The workspace's registered path, on a run's record until a server places it; rejects (404) for an unknown workspace. */
+  pathOf(workspaceId: string): Promise<string>;
   /** The workspace's env values, for its nodes' processes only. */
   env(workspaceId: string): Promise<Record<string, string>>;
   /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace (at `cwd`, its worktree). */

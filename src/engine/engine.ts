@@ -151,12 +151,17 @@ export class RunEngine {
     const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
-    // in a worktree of its own, made now so that the run's cwd is on record from the start.
+    // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
+    // shared database, by the server that executes it, at launch (the workspace's path until then).
     const workspaceId =
       request.workspaceId ??
       (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
       (request.trigger === 'webhook' ? resolved.workspaceId : null);
-    const place = workspaceId ? await this.deps.places.place(workspaceId, id) : { cwd };
+    const place = !workspaceId
+      ? { cwd }
+      : this.deps.places.atLaunch
+        ? { cwd: await this.deps.places.pathOf(workspaceId) }
+        : await this.deps.places.place(workspaceId, id);
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const at = now();
     const run: RunRecord = {
@@ -298,7 +303,11 @@ export class RunEngine {
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         if (run.status === 'pending') {
-          await transition(this.runs, run, 'launch', { patch: { startedAt: run.startedAt ?? now() }, events: [{ type: 'run_started', fields: {} }] });
+          const cwd = await this.#placeHere(run);
+          await transition(this.runs, run, 'launch', {
+            patch: { startedAt: run.startedAt ?? now(), ...(cwd !== run.cwd ? { cwd } : {}) },
+            events: [{ type: 'run_started', fields: {} }],
+          });
         }
         await executeRun(
           {
@@ -340,6 +349,21 @@ export class RunEngine {
       this.#pump();
     });
     return recorded;
+  }
+
+  /**
+   * With a shared database, a run on a workspace executes in a worktree the executing server makes
+   * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
+   * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`).
+   * One server alone placed it at start.
+   */
+  async #placeHere(run: RunRecord): Promise<string> {
+    if (!this.deps.places.atLaunch || !run.workspaceId) return run.cwd;
+    const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
+    const place = resumed
+      ? await this.deps.places.resume(run.workspaceId, run.id, { here: true })
+      : await this.deps.places.place(run.workspaceId, run.id, { here: true });
+    return place.cwd;
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */

@@ -12,6 +12,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { checkCloneUrl, normalizeCloneUrl, repositoryName } from './clone-source.js';
 import { scanEnvFiles, type EnvScan } from './env-scan.js';
+import { isDirectory, localRepository } from './local-repository.js';
 import { currentBranch, GitError, gitTopLevel, runGit } from './git.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
@@ -38,6 +39,17 @@ export interface WorkspaceServiceDeps {
   gitTimeoutMs?: number;
   runs: RunLookup;
   now?: () => Date;
+}
+
+/** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
+export interface PlaceOptions {
+  existingOnly?: boolean;
+  /**
+   * Placed by the server that executes the run (docs/decisions.md, Workspaces): a clone is this
+   * server's own (made now when it has none) and a directory registered by path must exist here
+   * (local-repository.ts). A worktree the run already has is reused where it is present.
+   */
+  here?: boolean;
 }
 
 export interface RunPlace {
@@ -281,7 +293,8 @@ export class WorkspaceService {
    */
   async assertAgentAllowed(id: string, cwd?: string): Promise<void> {
     const record = await this.#record(id);
-    const scan = stripScan(await scanEnvFiles(record.path));
+    // A clone is scanned where this server keeps it (the same place when one server registered and runs it).
+    const scan = stripScan(await scanEnvFiles(record.source === 'clone' ? join(this.#ownDir(id), 'source') : record.path));
     if (JSON.stringify(scan) !== JSON.stringify(record.env_scan)) await this.#repos.workspaces.update(id, { env_scan: scan });
     if (record.allow_env_keys) return;
     const here = cwd && cwd !== record.path ? await scanEnvFiles(cwd) : undefined;
@@ -302,19 +315,22 @@ export class WorkspaceService {
    * branch, reused when the run resumes. A directory that is no git repository
    * has no worktrees: the run executes in it (docs/decisions.md, Workspaces).
    */
-  placeRun(id: string, runId: string, options: { existingOnly?: boolean } = {}): Promise<RunPlace> {
+  placeRun(id: string, runId: string, options: PlaceOptions = {}): Promise<RunPlace> {
     return this.#exclusive(id, () => this.#placeRun(id, runId, options));
   }
 
-  async #placeRun(id: string, runId: string, { existingOnly = false }: { existingOnly?: boolean }): Promise<RunPlace> {
+  /** Where a run on the workspace would be recorded before a server executes it: the workspace's own path (404 when it is gone). */
+  async pathOf(id: string): Promise<string> {
+    return (await this.#record(id)).path;
+  }
+
+  async #placeRun(id: string, runId: string, { existingOnly = false, here = false }: PlaceOptions): Promise<RunPlace> {
     const record = await this.#record(id);
-    if (!record.default_branch) return { cwd: record.path, environment: null };
+    const repository = here ? await localRepository(record, this.#deps) : record.path;
+    if (!record.default_branch) return { cwd: repository, environment: null };
     const existing = (await this.#repos.environments.list({ runId, workspaceId: id, limit: 1 })).items[0];
     if (existing) {
-      const present = await stat(existing.path).then(
-        (s) => s.isDirectory(),
-        () => false,
-      );
+      const present = await isDirectory(existing.path);
       if (present) return { cwd: existing.path, environment: existing };
       await this.#repos.environments.delete(existing.id);
     }
@@ -329,7 +345,7 @@ export class WorkspaceService {
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
     await mkdir(join(this.#ownDir(id), 'worktrees'), { recursive: true });
-    const git = { cwd: record.path, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
+    const git = { cwd: repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
     const branchExists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], git).then(
       () => true,
       () => false,
@@ -347,7 +363,7 @@ export class WorkspaceService {
         workspaceId: id,
       });
     }
-    const environment: Environment = { id: newId('env'), workspace_id: id, repository: record.path, path, branch, run_id: runId, created_at: this.#now() };
+    const environment: Environment = { id: newId('env'), workspace_id: id, repository, path, branch, run_id: runId, created_at: this.#now() };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment };
   }
