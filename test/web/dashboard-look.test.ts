@@ -85,8 +85,11 @@ describe('the dashboard, looked at', () => {
       for (const [name, view] of views) {
         await page.goto(`${server.url}/${view}`);
         await page.locator('main h1, main h2').first().waitFor();
+        // The run form's workspace choices arrive last; a long one once pushed a narrow page sideways.
+        if (name === 'workflow') await page.locator('select[name="workspace"] option').nth(1).waitFor({ state: 'attached' });
         await page.waitForTimeout(150);
-        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), view).toBe(true);
+        // Measured once the view has settled (its data loaded and laid out), not mid-render.
+        await expect.poll(() => page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), { message: view, timeout: 3000 }).toBe(true);
         await screenshot(page, `look-${name}-${options.colorScheme}-${options.width}`);
       }
       expect(problems).toEqual([]);
