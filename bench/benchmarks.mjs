@@ -6,14 +6,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { latency } from './measure.mjs';
 import { startServer } from '../dist/server/listen.js';
 import { loadSettings } from '../dist/shared/settings.js';
 
-const REQUESTS = 200;
 const WORKFLOWS = ['build', 'deploy', 'review', 'triage'];
 const round = (n, digits = 3) => Number(n.toFixed(digits));
-const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Run `j` of `count` ended runs, one a minute, four nodes each (one with an agent's cost), a tenth failed (bench/postgres.mjs seeds the same). */
 export function benchRunRecord(j, count, now) {
@@ -67,17 +65,6 @@ async function seed(home, count) {
     }
     await Promise.all(writes);
   }
-}
-
-async function latency(base, path) {
-  for (let i = 0; i < 30; i++) await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-  const times = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    const started = performance.now();
-    await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-    times.push(performance.now() - started);
-  }
-  return median(times);
 }
 
 const QUERIES = [

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { latency, median } from './measure.mjs';
 import { fileURLToPath } from 'node:url';
 import { EventSource } from 'eventsource';
 import { startServer } from '../dist/server/listen.js';
@@ -18,13 +19,7 @@ import { openConversationRepositories } from '../dist/conversations/index.js';
 
 const FAKE_CLAUDE = fileURLToPath(new URL('../test/fixtures/fake-claude', import.meta.url));
 const MESSAGES = 30;
-const REQUESTS = 200;
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const round = (value, digits = 2) => Number(value.toFixed(digits));
 
 /** The fake agent alone: spawn, prompt on stdin, wait for its exit. */
@@ -107,17 +102,6 @@ async function seed(server, count) {
   return { id: conversation.id, middle: ids[Math.floor(ids.length / 2)] };
 }
 
-async function latency(base, path) {
-  for (let i = 0; i < 20; i++) await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-  const times = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    const started = performance.now();
-    await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-    times.push(performance.now() - started);
-  }
-  return median(times);
-}
-
 async function messagesLatency(server) {
   const small = await seed(server, 100);
   const large = await seed(server, 10_000);
@@ -126,8 +110,8 @@ async function messagesLatency(server) {
     ['newest page', () => ''],
     ['page before a middle message', (c) => `&before=${c.middle}`],
   ]) {
-    const reference = await latency(server.url, `/api/conversations/${small.id}/messages?limit=50${query(small)}`);
-    const value = await latency(server.url, `/api/conversations/${large.id}/messages?limit=50${query(large)}`);
+    const reference = await latency(server.url, `/api/conversations/${small.id}/messages?limit=50${query(small)}`, { warmup: 20 });
+    const value = await latency(server.url, `/api/conversations/${large.id}/messages?limit=50${query(large)}`, { warmup: 20 });
     rows.push({
       name: `conversation: GET messages (${label}), 10,000 vs 100 messages`,
       value: round(value),

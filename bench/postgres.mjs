@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { latency } from './measure.mjs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startServer } from '../dist/server/listen.js';
@@ -22,9 +23,7 @@ import { benchRunRecord } from './benchmarks.mjs';
 const SVC_BIN = fileURLToPath(new URL('../bin/svc.mjs', import.meta.url));
 const RUNS = 200;
 const SLOTS = '4';
-const REQUESTS = 200;
 const round = (n, digits = 2) => Number(n.toFixed(digits));
-const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // ---- a throwaway cluster ------------------------------------------------------------------------
 
@@ -192,17 +191,6 @@ async function seedDatabase(url, count) {
   } finally {
     await client.end();
   }
-}
-
-async function latency(base, path) {
-  for (let i = 0; i < 30; i++) await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-  const times = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    const started = performance.now();
-    await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-    times.push(performance.now() - started);
-  }
-  return median(times);
 }
 
 const QUERIES = [

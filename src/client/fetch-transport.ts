@@ -1,6 +1,6 @@
 import { ServerUnreachableError } from './errors.js';
+import { deliverFrame, streamUrl } from './events.js';
 import type { ApiAnswer, ApiRequest, EventFeed, FollowOptions, Transport } from './transport.js';
-import type { StreamEvent } from './types.js';
 
 /** How a followed stream is doing, for a page that shows it (the dashboard's "reconnecting…"). */
 export type StreamState = 'open' | 'reconnecting';
@@ -41,23 +41,12 @@ export function fetchTransport(baseUrl: string, onStreamState?: (stream: string,
     // following for as long as it is open, so only a stream the server ended for good is lost.
     follow: async (options: FollowOptions): Promise<EventFeed> => {
       if (typeof EventSource === 'undefined') throw new Error('This browser has no EventSource.');
-      const url = new URL(`/api/stream/${encodeURIComponent(options.stream)}`, baseUrl);
-      if (options.runId !== undefined) url.searchParams.set('runId', options.runId);
-      if (options.after !== undefined) url.searchParams.set('lastEventId', String(options.after));
-      const source = new EventSource(url.toString());
+      const source = new EventSource(streamUrl(baseUrl, options));
       source.onopen = () => {
         onStreamState?.(options.stream, 'open');
         options.onOpen?.();
       };
-      source.onmessage = (message) => {
-        let event: StreamEvent;
-        try {
-          event = JSON.parse(message.data) as StreamEvent;
-        } catch {
-          return;
-        }
-        options.onEvent(event, message.data);
-      };
+      source.onmessage = (message) => deliverFrame(options, message.data);
       source.onerror = () => {
         if (source.readyState === EventSource.CLOSED) options.onLost();
         else onStreamState?.(options.stream, 'reconnecting');
