@@ -34,7 +34,7 @@ export interface WebhookDeps {
   repositories: WebhookRepositories;
   logger: Logger;
   /** The registered trigger of a slug. */
-  findTrigger(slug: string): TriggerRecord | undefined;
+  findTrigger(slug: string): Promise<TriggerRecord | undefined>;
   /** A workspace's env values (secrets are looked up there first). */
   /** The workspace's env values; rejects when the workspace no longer exists. */
   workspaceEnv(workspaceId: string): Promise<Record<string, string>>;
@@ -115,7 +115,7 @@ export class WebhookService {
 
   async #decide(slug: string, raw: Uint8Array, signature: string | null, receivedAt: number, note: Partial<Mutable<DeliveryRecord>>): Promise<WebhookAnswer> {
     const outcome = (o: DeliveryOutcome) => (note.outcome = o);
-    const trigger = this.#deps.findTrigger(slug);
+    const trigger = await this.#deps.findTrigger(slug);
     if (!trigger) {
       outcome('webhook_trigger_not_found');
       return error(404, 'webhook_trigger_not_found', `No webhook trigger has the slug '${slug}'.`);
