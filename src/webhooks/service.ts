@@ -7,7 +7,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TriggerRecord } from '../catalog/trigger-registry.js';
 import { isApiError } from '../shared/errors.js';
@@ -222,6 +223,12 @@ export class WebhookService {
       await dedupe.release(record);
       return notAvailable(trigger, note);
     }
+    // The registry's paths are those of the machine that found the workflow: where its directory
+    // is missing here (removed, or another machine's path: docs/scaling.md), there is nothing to run.
+    if (!(await isDirectory(trigger.cwd))) {
+      await dedupe.release(record);
+      return notAvailable(trigger, note, ` Its directory ${trigger.cwd} does not exist on server ${hostname()}.`);
+    }
     const runId = record.runId;
     const text = new TextDecoder().decode(raw);
     const dir = this.#deps.artifactsDir(runId);
@@ -264,9 +271,15 @@ export class WebhookService {
   }
 }
 
-function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>): WebhookAnswer {
+function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>, why = ''): WebhookAnswer {
   note.outcome = 'workflow_not_available';
-  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.`);
+  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.${why}`);
 }
+
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
