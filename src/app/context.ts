@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createAgents } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
@@ -38,8 +39,9 @@ export interface AppContext {
   store: FileStore;
   /**
    * The PostgreSQL database when `SVC_DATABASE_URL` is set: runs and their events and summaries,
-   * workspaces, conversations, messages and their events, webhook dedupe and deliveries, and
-   * schedule state live there; configuration and artifacts stay in `store` (docs/scaling.md).
+   * workspaces, conversations, messages and their events, webhook dedupe, deliveries and the
+   * trigger registry, schedule state and the assistant configuration live there; logs, artifacts,
+   * clones and worktrees stay in `store`'s home (docs/scaling.md).
    */
   database?: PostgresDatabase;
   /** Run events and conversation events for SSE streams and CLI followers. */
@@ -91,14 +93,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       bus,
       version: packageVersion(),
       startedAt: Date.now(),
-      assistants: await AssistantsConfigService.open(store),
+      assistants: shared ? new AssistantsConfigService(shared.config) : await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
-      // The server registers the webhook triggers it can see before its first request.
+      // The server registers the webhook triggers it can see before its first request. With a
+      // shared database the registry is there, its records naming this machine (docs/scaling.md).
       workflows: await WorkflowCatalog.open(store, {
         writable: options.lock !== false,
         discoverOnOpen: options.lock === 'server',
         logger,
-        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
+        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces), triggers: shared.triggers, triggerHost: hostname() } : {}),
       }),
       closers: new Set(),
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
@@ -135,7 +138,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
         agents,
         assistants: {
-          defaultAssistant: () => assistants.get().defaultAssistant,
+          defaultAssistant: async () => (await assistants.get()).defaultAssistant,
           modelOf: (name) => assistants.modelOf(name),
           endpointOf: (name) => assistants.endpointOf(name),
         },
@@ -240,7 +243,7 @@ function openConversationService(
     logger: ctx.logger,
     agents,
     assistants: {
-      defaultAssistant: () => assistants.get().defaultAssistant,
+      defaultAssistant: async () => (await assistants.get()).defaultAssistant,
       modelOf: (name) => assistants.modelOf(name),
       endpointOf: (name) => assistants.endpointOf(name),
     },

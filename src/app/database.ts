@@ -13,18 +13,31 @@ import type { PostgresDatabase } from '../store/postgres/index.js';
  * from the tables in position order (store/postgres/event-feed.ts) instead of published as stored.
  */
 export async function openDatabaseRepositories(url: string, logger: Logger, bus: EventBus<SvcStreamEvent>, server?: { leaseMs: number }) {
-  const [{ openPostgres, openNotifier, openEventFeed }, workspaces, conversations, conversationEvents, webhooks, schedules, runs, summaries, claims] =
-    await Promise.all([
-      import('../store/postgres/index.js'),
-      import('../workspaces/postgres-repository.js'),
-      import('../conversations/postgres-repository.js'),
-      import('../conversations/postgres-events.js'),
-      import('../webhooks/postgres-repository.js'),
-      import('../schedules/postgres-repository.js'),
-      import('../engine/postgres-run-repository.js'),
-      import('../engine/postgres-run-summaries.js'),
-      import('../engine/postgres-run-claims.js'),
-    ]);
+  const [
+    { openPostgres, openNotifier, openEventFeed },
+    workspaces,
+    conversations,
+    conversationEvents,
+    webhooks,
+    schedules,
+    runs,
+    summaries,
+    claims,
+    config,
+    triggers,
+  ] = await Promise.all([
+    import('../store/postgres/index.js'),
+    import('../workspaces/postgres-repository.js'),
+    import('../conversations/postgres-repository.js'),
+    import('../conversations/postgres-events.js'),
+    import('../webhooks/postgres-repository.js'),
+    import('../schedules/postgres-repository.js'),
+    import('../engine/postgres-run-repository.js'),
+    import('../engine/postgres-run-summaries.js'),
+    import('../engine/postgres-run-claims.js'),
+    import('../config/postgres-repository.js'),
+    import('../catalog/postgres-trigger-repository.js'),
+  ]);
   const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
   const notifier = server ? await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) }) : undefined;
@@ -79,6 +92,8 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
+    config: config.postgresAssistantsConfigRepository(database),
+    triggers: triggers.postgresTriggerRepository(database),
     runs: { repository: runs.postgresRunRepository(database, runClaims?.serverId ?? null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

@@ -37,9 +37,9 @@ export interface ConversationRuns {
 }
 
 export interface ConversationAssistants {
-  defaultAssistant(): AssistantName;
-  modelOf(name: AssistantName): string | null;
-  endpointOf(name: AssistantName): AgentEndpoint | null;
+  defaultAssistant(): Promise<AssistantName>;
+  modelOf(name: AssistantName): Promise<string | null>;
+  endpointOf(name: AssistantName): Promise<AgentEndpoint | null>;
 }
 
 /** A settling run event as the orchestrator hears it from the bus. */

@@ -188,4 +188,25 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_conversation_status ON runs (conversation_id, status);
     `,
   },
+  {
+    version: 4,
+    name: 'assistant configuration, webhook trigger registry',
+    sql: `
+      -- Settings shared by every server, one row per key ('assistants': svc config).
+      CREATE TABLE config (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL
+      );
+
+      -- The webhook trigger registry: one row per slug, so a delivery to any server finds it.
+      CREATE TABLE webhook_triggers (
+        slug text PRIMARY KEY,
+        record jsonb NOT NULL,
+        cwd text GENERATED ALWAYS AS (record->>'cwd') STORED,
+        removed boolean GENERATED ALWAYS AS (coalesce((record->>'removed')::boolean, false)) STORED
+      );
+      -- A discovery pass refreshes the records of the directories it read.
+      CREATE INDEX webhook_triggers_cwd ON webhook_triggers (cwd);
+    `,
+  },
 ];
