@@ -36,8 +36,12 @@ function conversationsIn(db: PostgresDatabase): ConversationRepository {
       );
     },
     // The id first, as the file store looks: a platform id equal to another conversation's id loses.
+    // Lookups by one id resolve in the order asked, as the file store's do: concurrent sends take
+    // their places in the order they arrived only if their lookups do not overtake one another.
     get: (idOrPlatformId) =>
-      one('SELECT record FROM conversations WHERE id = $1 OR platform_conversation_id = $1 ORDER BY (id = $1) DESC LIMIT 1', [idOrPlatformId]),
+      inOrder(idOrPlatformId, () =>
+        one('SELECT record FROM conversations WHERE id = $1 OR platform_conversation_id = $1 ORDER BY (id = $1) DESC LIMIT 1', [idOrPlatformId]),
+      ),
     list(filter = {}) {
       const where: string[] = [];
       const params: unknown[] = [];
