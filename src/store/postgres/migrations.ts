@@ -188,4 +188,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_conversation_status ON runs (conversation_id, status);
     `,
   },
+  {
+    version: 4,
+    name: 'the server answering each conversation',
+    sql: `
+      -- The server answering a conversation's messages (conversations/postgres-answering-claims.ts):
+      -- a plain column, not in the record, as runs.server_id is; null when nothing is pending.
+      ALTER TABLE conversations ADD COLUMN answering_server text;
+      CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;
+    `,
+  },
 ];
