@@ -13,6 +13,7 @@ import {
   type SvcStreamEvent,
 } from '../conversations/index.js';
 import { newConversationRecord } from '../conversations/records.js';
+import type { AnsweringClaims } from '../conversations/answering-claims.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -176,7 +177,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents);
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, shared?.answering);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
@@ -235,6 +236,7 @@ function openConversationService(
   events: ConversationEventLog,
   ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
+  claims: AnsweringClaims | undefined,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
@@ -271,6 +273,7 @@ function openConversationService(
     env: process.env,
     cwd: workflows.defaultCwd,
     limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+    ...(claims ? { claims } : {}),
   });
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => {

@@ -1,5 +1,6 @@
 import type { SvcStreamEvent } from '../conversations/index.js';
 import type { EventBus, EventPublisher } from '../events/bus.js';
+import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
 
@@ -38,6 +39,7 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     import('../config/postgres-repository.js'),
     import('../catalog/postgres-trigger-repository.js'),
   ]);
+  const answering = server && (await import('../conversations/postgres-answering-claims.js'));
   const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
   const notifier = server ? await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) }) : undefined;
@@ -75,7 +77,11 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
           ),
       }
     : bus;
-  const runClaims = notifier && claims.postgresRunClaims({ db: database, notifier, logger, leaseMs: server!.leaseMs });
+  // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
+  const serverId = newId('srv');
+  const answeringClaims = notifier && answering?.postgresAnsweringClaims({ db: database, serverId, logger });
+  const runClaims =
+    notifier && claims.postgresRunClaims({ db: database, notifier, logger, leaseMs: server!.leaseMs, serverId, onBeat: () => answeringClaims!.sweep() });
   return {
     database,
     claims: runClaims,
@@ -88,7 +94,9 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
         }
       : undefined,
     workspaces: workspaces.postgresWorkspaceRepositories(database),
-    conversations: conversations.postgresConversationRepositories(database),
+    conversations: conversations.postgresConversationRepositories(database, runClaims ? serverId : null),
+    /** Which server answers each conversation (a server only). */
+    answering: answeringClaims,
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),

@@ -20,6 +20,8 @@ export interface PostgresRunClaimsOptions {
   logger: Logger;
   leaseMs: number;
   serverId?: string;
+  /** After each heartbeat: what else is leased to servers (conversations) is taken over from dead ones then. */
+  onBeat?: () => Promise<void>;
 }
 
 export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims {
@@ -56,6 +58,7 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
     if (taken.length > 0) events?.orphaned(taken);
     // Pending runs are looked at on every beat too: a notification lost while reconnecting only delays them.
     events?.pending();
+    await options.onBeat?.();
   };
   const beat = () => {
     beating ??= heartbeat()

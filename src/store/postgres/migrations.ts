@@ -209,4 +209,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_triggers_cwd ON webhook_triggers (cwd);
     `,
   },
+  {
+    version: 5,
+    name: 'the server answering each conversation',
+    sql: `
+      -- The server answering a conversation's messages (conversations/postgres-answering-claims.ts):
+      -- a plain column, not in the record, as runs.server_id is; null when nothing is pending.
+      ALTER TABLE conversations ADD COLUMN answering_server text;
+      CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;
+    `,
+  },
 ];
