@@ -16,6 +16,7 @@ import { isDirectory, localRepository } from './local-repository.js';
 import { currentBranch, GitError, gitTopLevel, runGit } from './git.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
+import type { WorkspaceChange, WorkspacePeers } from './peers.js';
 
 /** Names a workspace env var may have (what a shell accepts, upper case by convention). */
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -39,6 +40,11 @@ export interface WorkspaceServiceDeps {
   gitTimeoutMs?: number;
   runs: RunLookup;
   now?: () => Date;
+  /**
+   * Several servers on one database (docs/scaling.md): each removes only the worktrees and clones
+   * of its own home, and tells the others to remove theirs.
+   */
+  peers?: WorkspacePeers;
 }
 
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
@@ -103,6 +109,16 @@ export class WorkspaceService {
   /** `<home>/workspaces/<id>`: everything svc made for a workspace, and nothing else, lives here. */
   #ownDir(id: string): string {
     return join(this.#deps.home, 'workspaces', id);
+  }
+
+  /** An environment this server's home holds (every one, without a shared database; one made before homes were recorded too). */
+  #isOwn(environment: Environment): boolean {
+    const home = this.#deps.peers?.homeId;
+    return home === undefined || environment.home_id === undefined || environment.home_id === home;
+  }
+
+  #announce(change: WorkspaceChange): void {
+    this.#deps.peers?.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
   }
 
   async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
@@ -329,7 +345,10 @@ export class WorkspaceService {
     const repository = here ? await localRepository(record, this.#deps) : record.path;
     if (!record.default_branch) return { cwd: repository, environment: null };
     const existing = (await this.#repos.environments.list({ runId, workspaceId: id, limit: 1 })).items[0];
-    if (existing) {
+    if (existing && !this.#isOwn(existing)) {
+      // Another home's worktree (docs/scaling.md): only its servers look at it, and the run goes on there.
+      if (!here) return { cwd: existing.path, environment: existing };
+    } else if (existing) {
       const present = await isDirectory(existing.path);
       if (present) return { cwd: existing.path, environment: existing };
       await this.#repos.environments.delete(existing.id);
@@ -363,15 +382,27 @@ export class WorkspaceService {
         workspaceId: id,
       });
     }
-    const environment: Environment = { id: newId('env'), workspace_id: id, repository, path, branch, run_id: runId, created_at: this.#now() };
+    const environment: Environment = {
+      id: newId('env'),
+      workspace_id: id,
+      repository,
+      path,
+      branch,
+      run_id: runId,
+      created_at: this.#now(),
+      ...(this.#deps.peers ? { home_id: this.#deps.peers.homeId } : {}),
+    };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment };
   }
 
-  /** Removes a run's worktree and branch (the run was deleted). */
-  async removeRunEnvironment(runId: string): Promise<void> {
+  /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */
+  async removeRunEnvironment(runId: string, { announce = true } = {}): Promise<void> {
     const { items } = await this.#repos.environments.list({ runId });
-    for (const environment of items) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+    for (const environment of items.filter((e) => this.#isOwn(e))) {
+      await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+    }
+    if (announce && items.some((e) => !this.#isOwn(e))) this.#announce({ kind: 'run_deleted', runId });
   }
 
   /** Call with the workspace's lock held. The environment knows its repository: removal works without the workspace record. */
@@ -390,19 +421,24 @@ export class WorkspaceService {
    * Removes the worktrees of runs that ended before `before` (`svc workspace cleanup`). A failed
    * run resumed later gets a new worktree and runs all its nodes again (their files are gone).
    */
-  async cleanup(before: Date, workspaceId?: string): Promise<{ removed: EnvironmentView[] }> {
+  async cleanup(before: Date, workspaceId?: string, { announce = true } = {}): Promise<{ removed: EnvironmentView[] }> {
     if (Number.isNaN(before.getTime()))
       throw badRequest('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
     if (workspaceId) await this.#record(workspaceId);
+    let elsewhere = false;
     const { items } = await this.#repos.environments.list({ workspaceId, limit: Number.MAX_SAFE_INTEGER });
     const removed: EnvironmentView[] = [];
     for (const environment of items) {
       const view = await this.#environmentView(environment);
       const endedAt = view.ended_at ?? (view.status === 'ended' ? environment.created_at : null);
       if (view.status !== 'ended' || endedAt === null || Date.parse(endedAt) >= before.getTime()) continue;
-      await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+      // Another home's worktree is listed as removed: its servers remove it when told (docs/scaling.md).
+      if (this.#isOwn(environment)) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+      else if (announce) elsewhere = true;
+      else continue;
       removed.push(view);
     }
+    if (elsewhere) this.#announce({ kind: 'cleanup', before: before.toISOString(), ...(workspaceId ? { workspaceId } : {}) });
     return { removed };
   }
 
@@ -426,14 +462,30 @@ export class WorkspaceService {
         runs: busy,
       });
     }
-    for (const environment of items) await this.#removeEnvironment(environment);
-    const own = this.#ownDir(id);
-    // Our folder goes (clone and worktrees), unless a path the user registered lies in it.
-    const usersDirInside = record.source === 'path' && (resolve(record.path) === resolve(own) || isInside(record.path, own));
-    await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });
+    await this.#removeOwnFiles(id, record, items);
     await this.#repos.secrets.clear(id);
     await this.#repos.workspaces.delete(id);
+    // Other homes' worktrees and clones of it go when their servers are told; their environments' records stay until then.
+    if (this.#deps.peers) this.#announce({ kind: 'workspace_deleted', workspaceId: id, source: record.source, path: record.path });
     return toWorkspaceView(record);
+  }
+
+  /** This home's worktrees of the workspace, and its folder (clone and worktrees) unless a path the user registered lies in it. */
+  async #removeOwnFiles(id: string, record: Pick<WorkspaceRecord, 'source' | 'path'>, environments: Environment[]): Promise<void> {
+    for (const environment of environments.filter((e) => this.#isOwn(e))) await this.#removeEnvironment(environment);
+    const own = this.#ownDir(id);
+    const usersDirInside = record.source === 'path' && (resolve(record.path) === resolve(own) || isInside(record.path, own));
+    await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });
+  }
+
+  /** What another server announced (peers.ts): this server removes what its own home holds of it. */
+  async applyChange(change: WorkspaceChange): Promise<void> {
+    if (change.kind === 'run_deleted') return this.removeRunEnvironment(change.runId, { announce: false });
+    if (change.kind === 'cleanup') return void (await this.cleanup(new Date(change.before), change.workspaceId, { announce: false }));
+    await this.#exclusive(change.workspaceId, async () => {
+      const { items } = await this.#repos.environments.list({ workspaceId: change.workspaceId, limit: Number.MAX_SAFE_INTEGER });
+      await this.#removeOwnFiles(change.workspaceId, change, items);
+    });
   }
 }
 
