@@ -4,16 +4,16 @@
  * the env-leak gate with its audit entries. The server and the CLI reach this through the API.
  */
 
-import { mkdir, realpath, rm, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Actor } from '../shared/actor.js';
 import { ApiError, badRequest, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
-import { checkCloneUrl, normalizeCloneUrl, repositoryName } from './clone-source.js';
-import { scanEnvFiles, type EnvScan } from './env-scan.js';
+import { registerWorkspace, stripScan } from './registration.js';
+import { scanEnvFiles } from './env-scan.js';
 import { isDirectory, localRepository } from './local-repository.js';
-import { currentBranch, GitError, gitTopLevel, runGit } from './git.js';
+import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { WorkspaceChange, WorkspacePeers } from './peers.js';
@@ -64,8 +64,6 @@ export interface RunPlace {
   environment: Environment | null;
 }
 
-const stripScan = (scan: EnvScan) => ({ status: scan.status, files: scan.files, keys: scan.keys, unreadable: scan.unreadable });
-
 export class WorkspaceService {
   readonly #deps: WorkspaceServiceDeps;
   /**
@@ -98,6 +96,10 @@ export class WorkspaceService {
     return updated;
   }
 
+  get #git() {
+    return { env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
+  }
+
   get #repos() {
     return this.#deps.repositories;
   }
@@ -121,103 +123,8 @@ export class WorkspaceService {
     this.#deps.peers?.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
   }
 
-  async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
-    const hasUrl = input.url !== undefined;
-    const hasPath = input.path !== undefined;
-    if (hasUrl === hasPath) {
-      throw badRequest('invalid_request', 'Give exactly one of url (a repository to clone) or path (a local directory).', [
-        { path: hasUrl ? 'url' : 'body', message: hasUrl ? 'url and path cannot both be given' : 'url or path is required' },
-      ]);
-    }
-    return hasUrl ? this.#registerClone(input.url!) : this.#registerPath(input.path!);
-  }
-
-  async #registerPath(given: string): Promise<Workspace> {
-    const invalid = (message: string) => badRequest('invalid_request', `path ${message} (got '${given}').`, [{ path: 'path', message }]);
-    if (given.startsWith('-')) throw invalid('must not start with "-"');
-    if (!given.startsWith('/')) throw invalid('must be an absolute path');
-    let real: string;
-    try {
-      real = await realpath(given);
-      if (!(await stat(real)).isDirectory()) throw invalid('is not a directory');
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw invalid('is not an existing directory');
-    }
-    const sourceKey = `path:${real}`;
-    await this.#refuseDuplicate(sourceKey, real);
-    // Runs get worktrees of the whole repository, and the env-leak gate scans the registered
-    // directory: a directory inside a repository would leave the root's .env files unscanned.
-    const top = await gitTopLevel(real, this.#deps.env);
-    if (top !== undefined && (await realpath(top)) !== real) throw invalid(`is inside the git repository ${top}; register its top directory`);
-    const git = top !== undefined;
-    const record: WorkspaceRecord = {
-      id: newId('ws'),
-      name: basename(real) || real,
-      path: real,
-      source: 'path',
-      default_branch: git ? await currentBranch(real, this.#deps.env) : '',
-      allow_env_keys: false,
-      env_scan: stripScan(await scanEnvFiles(real)),
-      env_keys: [],
-      created_at: this.#now(),
-      source_key: sourceKey,
-    };
-    return this.#insert(record);
-  }
-
-  async #registerClone(given: string): Promise<Workspace> {
-    const check = checkCloneUrl(given);
-    // The reason never repeats the URL: it may carry a credential the check refused.
-    if (!check.ok) throw badRequest('invalid_request', `${check.reason}.`, [{ path: 'url', message: check.reason }]);
-    const sourceKey = `url:${normalizeCloneUrl(check.url)}`;
-    await this.#refuseDuplicate(sourceKey, check.url);
-    const id = newId('ws');
-    const own = this.#ownDir(id);
-    const source = join(own, 'source');
-    await mkdir(own, { recursive: true });
-    try {
-      // `--` ends git's options: nothing in the URL can be read as one.
-      await runGit(['clone', '--quiet', '--', check.url, source], { cwd: own, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs });
-    } catch (error) {
-      await rm(own, { recursive: true, force: true });
-      const message = error instanceof GitError ? error.message : (error as Error).message;
-      throw new ApiError(400, 'clone_failed', `git clone failed: ${message}`, { url: check.url });
-    }
-    const record: WorkspaceRecord = {
-      id,
-      name: repositoryName(check.url),
-      url: check.url,
-      path: source,
-      source: 'clone',
-      default_branch: await currentBranch(source, this.#deps.env),
-      allow_env_keys: false,
-      env_scan: stripScan(await scanEnvFiles(source)),
-      env_keys: [],
-      created_at: this.#now(),
-      source_key: sourceKey,
-    };
-    try {
-      return await this.#insert(record);
-    } catch (error) {
-      await rm(own, { recursive: true, force: true });
-      throw error;
-    }
-  }
-
-  async #refuseDuplicate(sourceKey: string, what: string): Promise<void> {
-    const existing = await this.#repos.workspaces.findBySourceKey(sourceKey);
-    if (existing) throw this.#exists(existing, what);
-  }
-
-  #exists(existing: WorkspaceRecord, what: string): ApiError {
-    return new ApiError(409, 'workspace_exists', `${what} is already workspace ${existing.id}.`, { id: existing.id });
-  }
-
-  async #insert(record: WorkspaceRecord): Promise<Workspace> {
-    const result = await this.#repos.workspaces.insertIfAbsent(record);
-    if (!result.inserted) throw this.#exists(result.existing, record.url ?? record.path);
-    return toWorkspaceView(result.record);
+  register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
+    return registerWorkspace(input, { ...this.#deps, now: () => this.#now() });
   }
 
   async #record(id: string): Promise<WorkspaceRecord> {
@@ -363,25 +270,8 @@ export class WorkspaceService {
     }
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
-    await mkdir(join(this.#ownDir(id), 'worktrees'), { recursive: true });
-    const git = { cwd: repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-    const branchExists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], git).then(
-      () => true,
-      () => false,
-    );
-    try {
-      // `-f`: our own path may still be registered from a worktree removed by hand. (Not `worktree
-      // prune`: that would also drop the user's own stale worktree entries.)
-      await runGit(
-        branchExists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, record.default_branch],
-        git,
-      );
-    } catch (error) {
-      // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
-      throw new ApiError(409, 'worktree_failed', `Could not make a worktree for run ${runId} in workspace ${id}: ${(error as Error).message}`, {
-        workspaceId: id,
-      });
-    }
+    const what = `run ${runId} in workspace ${id}`;
+    await addWorktree({ repository, path, branch, from: record.default_branch, what, workspaceId: id }, this.#git);
     const environment: Environment = {
       id: newId('env'),
       workspace_id: id,
@@ -405,15 +295,9 @@ export class WorkspaceService {
     if (announce && items.some((e) => !this.#isOwn(e))) this.#announce({ kind: 'run_deleted', runId });
   }
 
-  /** Call with the workspace's lock held. The environment knows its repository: removal works without the workspace record. */
+  /** Call with the workspace's lock held. */
   async #removeEnvironment(environment: Environment): Promise<void> {
-    const own = this.#ownDir(environment.workspace_id);
-    const git = { cwd: environment.repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-    await runGit(['worktree', 'remove', '--force', '--force', '--', environment.path], git).catch(() => undefined);
-    // update-ref, not `branch -D`: that one leaves a packed-refs file behind in the user's repository.
-    await runGit(['update-ref', '-d', `refs/heads/${environment.branch}`], git).catch(() => undefined);
-    // Only ever below <home>/workspaces/<id>/worktrees: never a directory of the user's.
-    if (isInside(environment.path, join(own, 'worktrees'))) await rm(environment.path, { recursive: true, force: true });
+    await removeWorktree(environment, join(this.#ownDir(environment.workspace_id), 'worktrees'), this.#git);
     await this.#repos.environments.delete(environment.id);
   }
 
@@ -482,15 +366,11 @@ export class WorkspaceService {
   async applyChange(change: WorkspaceChange): Promise<void> {
     if (change.kind === 'run_deleted') return this.removeRunEnvironment(change.runId, { announce: false });
     if (change.kind === 'cleanup') return void (await this.cleanup(new Date(change.before), change.workspaceId, { announce: false }));
+    // The id names a folder this server removes: only ever one of `<home>/workspaces`.
+    if (!/^[A-Za-z0-9_-]+$/.test(change.workspaceId)) throw new Error(`not a workspace id: '${change.workspaceId}'`);
     await this.#exclusive(change.workspaceId, async () => {
       const { items } = await this.#repos.environments.list({ workspaceId: change.workspaceId, limit: Number.MAX_SAFE_INTEGER });
       await this.#removeOwnFiles(change.workspaceId, change, items);
     });
   }
-}
-
-/** Whether `path` lies strictly inside `dir` (after resolving `..`). */
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(resolve(dir), resolve(path));
-  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !rel.includes(`..${sep}`);
 }
