@@ -34,8 +34,9 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
       import('../engine/postgres-run-summaries.js'),
       import('../engine/postgres-run-claims.js'),
     ]);
-  const pool = await openPostgres({ url, logger });
+  // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
+  const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
   const notifier = server ? await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) }) : undefined;
   const ownListeners = new Set<(event: SvcStreamEvent) => void>();
