@@ -25,7 +25,7 @@ import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
 import type { WorkspaceRecord } from '../workspaces/records.js';
 import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
-import { WorkspaceService } from '../workspaces/service.js';
+import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { openDatabaseRepositories } from './database.js';
@@ -83,7 +83,13 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
-      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined)
+      ? await openDatabaseRepositories(
+          settings.databaseUrl,
+          logger,
+          bus,
+          settings.home,
+          options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined,
+        )
       : undefined;
     database = shared?.database;
     const ctx = {
@@ -113,6 +119,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       home: settings.home,
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
+      peers: shared?.workspacePeers.peers,
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
@@ -123,6 +130,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
     });
     const { workspaces } = ctx;
+    // What other servers deleted or cleaned up: this server removes its own home's part (docs/scaling.md).
+    await shared?.workspacePeers.listen((change) => {
+      workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
+    });
     const agents = createAgents(settings);
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
@@ -146,8 +157,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         resolver: catalogResolver(ctx.workflows),
         places: {
           atLaunch: shared !== undefined,
-          place: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, options),
-          resume: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true }),
+          place: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, options)),
+          resume: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true })),
           pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
           env: (workspaceId) => workspaces.envValues(workspaceId),
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
@@ -217,6 +228,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     await store.close();
     throw error;
   }
+}
+
+/** A run's place as the engine sees it: its cwd, and whether that is a worktree this server made in its own home. */
+function toRunPlace(place: RunPlace) {
+  return { cwd: place.cwd, worktree: place.environment !== null };
 }
 
 /** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */

@@ -1,8 +1,15 @@
 import type { SvcStreamEvent } from '../conversations/index.js';
 import type { EventBus, EventPublisher } from '../events/bus.js';
-import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
+import { newId } from '../shared/ids.js';
+import { homeIdentity } from '../store/index.js';
+import { notifyingPeers } from '../workspaces/peers.js';
+
+/** Events a server publishes without storing them (`run_deleted`): relayed to the other servers' streams by NOTIFY. */
+const UNSTORED_EVENTS = 'svc_unstored_events';
+/** NOTIFY payloads are capped at 8000 bytes. */
+const MAX_PAYLOAD = 7900;
 
 /**
  * The repositories kept in PostgreSQL when `SVC_DATABASE_URL` is set (docs/scaling.md). Loaded
@@ -12,8 +19,9 @@ import type { PostgresDatabase } from '../store/postgres/index.js';
  * A server (`server` given) also takes part with the others sharing the database: it claims runs
  * under a lease (engine/postgres-run-claims.ts), and its streams carry every server's events, read
  * from the tables in position order (store/postgres/event-feed.ts) instead of published as stored.
+ * `home` is this process's SVC_HOME: its worktrees and clones are its own (docs/scaling.md).
  */
-export async function openDatabaseRepositories(url: string, logger: Logger, bus: EventBus<SvcStreamEvent>, server?: { leaseMs: number }) {
+export async function openDatabaseRepositories(url: string, logger: Logger, bus: EventBus<SvcStreamEvent>, home: string, server?: { leaseMs: number }) {
   const [
     { openPostgres, openNotifier, openEventFeed },
     workspaces,
@@ -40,6 +48,8 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     import('../catalog/postgres-trigger-repository.js'),
   ]);
   const answering = server && (await import('../conversations/postgres-answering-claims.js'));
+  // Before the pool: nothing to close if the home cannot be read.
+  const homeId = await homeIdentity(home);
   const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
   const notifier = server ? await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) }) : undefined;
@@ -64,11 +74,38 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
       await pool.close();
     },
   };
+  // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
+  const serverId = newId('srv');
+  const answeringClaims = notifier && answering?.postgresAnsweringClaims({ db: database, serverId, logger });
+  const runClaims =
+    notifier &&
+    claims.postgresRunClaims({
+      db: database,
+      notifier,
+      logger,
+      leaseMs: server!.leaseMs,
+      home: { id: homeId, path: home },
+      serverId,
+      onBeat: () => answeringClaims!.sweep(),
+    });
+  const sender = runClaims?.serverId ?? newId('cli');
+  const send = (channel: string, payload: string) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  /** An event published and not stored reaches every server's streams: told to the others, which publish it as their own. */
+  const publishUnstored = (event: SvcStreamEvent) => {
+    bus.publish(event);
+    const payload = JSON.stringify({ sender, event });
+    if (payload.length > MAX_PAYLOAD) return logger.warn('store.event_not_relayed', { type: event.type, bytes: payload.length });
+    send(UNSTORED_EVENTS, payload).catch((error: unknown) => logger.warn('store.event_not_relayed', { type: event.type, error: (error as Error).message }));
+  };
+  await notifier?.listen(UNSTORED_EVENTS, (payload) => {
+    const message = JSON.parse(payload) as { sender: string; event: SvcStreamEvent };
+    if (message.sender !== sender) bus.publish(message.event);
+  });
   /** What stores events: with the feed, an event is published when the feed reads it back, in every server's order. */
   const publisher: EventPublisher<SvcStreamEvent> = feed
     ? {
         nextPosition: () => bus.nextPosition(),
-        publish: (event) => bus.publish(event),
+        publish: publishUnstored,
         publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
         publishWhenStored: (stored) =>
           void stored.then(
@@ -76,12 +113,12 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
             () => undefined,
           ),
       }
-    : bus;
-  // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
-  const serverId = newId('srv');
-  const answeringClaims = notifier && answering?.postgresAnsweringClaims({ db: database, serverId, logger });
-  const runClaims =
-    notifier && claims.postgresRunClaims({ db: database, notifier, logger, leaseMs: server!.leaseMs, serverId, onBeat: () => answeringClaims!.sweep() });
+    : {
+        nextPosition: () => bus.nextPosition(),
+        publish: publishUnstored,
+        publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
+        publishWhenStored: (stored) => bus.publishWhenStored(stored),
+      };
   return {
     database,
     claims: runClaims,
@@ -94,6 +131,8 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
         }
       : undefined,
     workspaces: workspaces.postgresWorkspaceRepositories(database),
+    /** Deletions and clean-ups told to every server, each removing what its own home holds (workspaces/peers.ts). */
+    workspacePeers: notifyingPeers({ notify: send, listen: notifier && ((channel, handler) => notifier.listen(channel, handler)) }, homeId, sender),
     conversations: conversations.postgresConversationRepositories(database, runClaims ? serverId : null),
     /** Which server answers each conversation (a server only). */
     answering: answeringClaims,

@@ -219,4 +219,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: "homes: where a run's worktree is, and which servers share a home",
+    sql: `
+      -- The SVC_HOME holding a run's worktree (store/home-id.ts): only servers of that home claim
+      -- the run again (approved, resumed), since the completed nodes' changes are there alone.
+      ALTER TABLE runs ADD COLUMN home_id text;
+      ALTER TABLE svc_servers ADD COLUMN home_id text;
+      -- Every home a server ever ran from, kept after its servers are gone: what a waiting run names.
+      CREATE TABLE svc_homes (
+        id text PRIMARY KEY,
+        host text NOT NULL,
+        path text NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
