@@ -194,6 +194,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     ctx.schedules = new ScheduleService({
       repository: shared?.schedules ?? (await openScheduleRepository(store)),
+      upSince: shared?.scheduleUpSince,
       logger,
       scheduled: () => scheduledWorkflows(ctx.workflows),
       startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),

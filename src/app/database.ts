@@ -79,6 +79,8 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
+    /** What "missed while down" counts from on a server: the span in which servers have been up (a CLI process fires no schedules). */
+    scheduleUpSince: runClaims && schedules.postgresScheduleUptime(database, runClaims.serverId),
     runs: { repository: runs.postgresRunRepository(database, runClaims?.serverId ?? null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }
