@@ -80,7 +80,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
-      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined)
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, { leaseMs: settings.runLeaseMs, server: options.lock === 'server' })
       : undefined;
     database = shared?.database;
     const ctx = {

@@ -28,6 +28,8 @@ export function connect(settings: Settings, target: ServerTarget, reach: Reach):
       explicit: target.explicit,
       running: target.running,
       local: reach === 'server' ? false : openLocal(settings),
+      // On a shared database this process executes no run: a server on it claims them (docs/scaling.md).
+      localRuns: settings.databaseUrl ? 'database' : 'process',
     }),
     // The server's audit entries name the CLI as the actor of what it changes.
     { headers: { [ACTOR_HEADER]: 'cli' } },

@@ -31,5 +31,5 @@ export async function askText(cmd: CommandContext, message: string): Promise<str
  */
 export async function carriedOn(cmd: CommandContext, run: RunView): Promise<RunView> {
   const client = cmd.client();
-  return (await client.hostsRuns()) ? followRun(client, run.id, () => {}) : run;
+  return (await client.runHost()) === 'process' ? followRun(client, run.id, () => {}) : run;
 }

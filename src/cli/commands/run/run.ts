@@ -44,12 +44,22 @@ function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => str
 }
 
 /**
+ * No server runs here, and this process executes nothing on a shared database: without this note a
+ * run that stays `pending` (no server up) would look stuck (docs/scaling.md).
+ */
+function waitsForServer(runId: string, detached: boolean): string {
+  const note = `svc: no server runs here: run ${runId} waits \`pending\` in the database until a server on it (\`svc serve\` with SVC_DATABASE_URL) claims it.`;
+  return detached ? `${note}\n` : `${note} Ctrl-C stops following; the run stays queued.\n`;
+}
+
+/**
  * Starts a run and follows it to its end (or pause), mapping the outcome to an exit code. The
  * same steps whether a server carries the run or this process does (no server, docs/decisions.md).
  */
 export async function startAndFollow(cmd: CommandContext, workflow: string, input: StartRunInput, options: FollowOptions, after = 0): Promise<number> {
   const client = cmd.client();
-  const inProcess = await client.hostsRuns();
+  const host = await client.runHost();
+  const inProcess = host === 'process';
   // Detached, a run in this process would die with it.
   if (options.detach && inProcess) throw new CliError('--detach needs a running server; start one with `svc serve`.', EXIT.unreachable);
   let runId: string | undefined;
@@ -59,6 +69,7 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
     const started = await client.runs.start(workflow, input);
     runId = started.runId;
     signals?.cancelled(runId);
+    if (host === 'database') cmd.io.err(waitsForServer(runId, Boolean(options.detach)));
     if (options.detach) {
       if (cmd.globals.json) printJson(cmd.io, started);
       else cmd.io.out(`${started.runId}\n`);
