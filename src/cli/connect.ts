@@ -6,15 +6,15 @@ import { CliError } from './exit-codes.js';
 /** How a command may reach the data: a server, or with none running the API in this process on the store; or a server only. */
 export type Reach = 'server-or-local' | 'server';
 
-/** The routes in this process, from the runtime bundle; a store another process writes to is a plain CLI error. */
+/** The routes in this process, from the runtime bundle; a store another process writes to, or a database that cannot be used, is a plain CLI error. */
 function openLocal(settings: Settings): OpenLocalApi {
   return async (writes) => {
     // The runtime bundle has its own classes: StoreLockedError must come from it, too.
-    const { openLocalApi, StoreLockedError } = await import('../runtime.js');
+    const { openLocalApi, StoreLockedError, DatabaseUnavailableError } = await import('../runtime.js');
     try {
       return await openLocalApi(settings, writes);
     } catch (error) {
-      if (error instanceof StoreLockedError) throw new CliError(error.message);
+      if (error instanceof StoreLockedError || error instanceof DatabaseUnavailableError) throw new CliError(error.message);
       throw error;
     }
   };
