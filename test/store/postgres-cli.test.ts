@@ -122,13 +122,22 @@ it('svc run with no server of its own beside a server on the database: followed 
   await waitForStatus(server, runId, 'completed');
 }, 60_000);
 
-it('svc cancel with no server of its own stops the process tree on the server executing the run', async () => {
+it('svc cancel with no server of its own stops the process tree on the server executing the run; /api/health shows each server its share', async () => {
   const url = await postgres.createDatabase();
   const dir = await tempDir('svc-pg-cli-nap-');
   const project = await makeProject([{ name: 'nap', nodes: [{ id: 'nap', bash: `echo $$ > ${dir}/pid; exec sleep 60` }] }]);
   const server = await spawnServe({ home: await tempDir('svc-pg-cli-server-'), cwd: project, env: { SVC_DATABASE_URL: url, SVC_RUN_LEASE_MS: LEASE_MS } });
   const runId = await startRun(server, 'nap', { message: '', cwd: project });
   const pid = await readPidFile(join(dir, 'pid'));
+  // /api/health: the store in use and each server's share of the work.
+  const idle = await spawnServe({ home: await tempDir('svc-pg-cli-server-'), cwd: project, env: { SVC_DATABASE_URL: url, SVC_RUN_LEASE_MS: LEASE_MS } });
+  const share = async (target: typeof server) => {
+    const { concurrency } = (await api(target, 'GET', '/api/health')).body as Json;
+    return { running: concurrency.running, ...concurrency.store, serverId: typeof concurrency.store.serverId };
+  };
+  const everywhere = { kind: 'postgres', servers: 2, runningEverywhere: 1, serverId: 'string' };
+  expect(await share(server)).toEqual({ running: 1, ...everywhere });
+  expect(await share(idle)).toEqual({ running: 0, ...everywhere });
   const cancelled = await runCli(['cancel', runId], { env: await offlineEnv(url), cwd: project });
   expect(cancelled.code, cancelled.stderr).toBe(0);
   await waitForDeath(pid);
