@@ -143,3 +143,24 @@ it('svc cancel with no server of its own stops the process tree on the server ex
   await waitForDeath(pid);
   expect((await getRun(server, runId)).status).toBe('cancelled');
 }, 60_000);
+
+it('svc approve with no server of its own: the run waits pending for a server, which carries it on', async () => {
+  const url = await postgres.createDatabase();
+  const project = await makeProject([
+    {
+      name: 'gated',
+      nodes: [
+        { id: 'gate', approval: { message: 'go?' } },
+        { id: 'after', bash: 'echo after', depends_on: ['gate'] },
+      ],
+    },
+  ]);
+  const server = await spawnServe({ home: await tempDir('svc-pg-cli-server-'), cwd: project, env: { SVC_DATABASE_URL: url } });
+  const runId = await startRun(server, 'gated', { message: '', cwd: project });
+  await waitForStatus(server, runId, 'paused');
+  const approved = await runCli(['approve', runId, '--comment', 'yes'], { env: await offlineEnv(url), cwd: project });
+  expect(approved.code, approved.stderr).toBe(0);
+  expect(approved.stderr).toMatch(WAITS);
+  const run = await waitForStatus(server, runId, 'completed');
+  expect(run.nodes.after.output).toBe('after');
+}, 60_000);

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
-import { followRun } from './_follow.js';
+import { followRun, waitsForServer } from './_follow.js';
 import { exitCodeForStatus } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 
@@ -41,15 +41,6 @@ function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => str
       for (const signal of signals) process.off(signal, interrupt);
     },
   };
-}
-
-/**
- * No server runs here, and this process executes nothing on a shared database: without this note a
- * run that stays `pending` (no server up) would look stuck (docs/scaling.md).
- */
-function waitsForServer(runId: string, detached: boolean): string {
-  const note = `svc: no server runs here: run ${runId} waits \`pending\` in the database until a server on it (\`svc serve\` with SVC_DATABASE_URL) claims it.`;
-  return detached ? `${note}\n` : `${note} Ctrl-C stops following; the run stays queued.\n`;
 }
 
 /**
