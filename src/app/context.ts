@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createAgents } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
@@ -12,6 +13,7 @@ import {
   type SvcStreamEvent,
 } from '../conversations/index.js';
 import { newConversationRecord } from '../conversations/records.js';
+import type { AnsweringClaims } from '../conversations/answering-claims.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -23,7 +25,7 @@ import { WorkflowCatalog } from '../catalog/catalog.js';
 import { isTerminal } from '../engine/types.js';
 import type { WorkspaceRecord } from '../workspaces/records.js';
 import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
-import { WorkspaceService } from '../workspaces/service.js';
+import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { openDatabaseRepositories } from './database.js';
@@ -38,8 +40,9 @@ export interface AppContext {
   store: FileStore;
   /**
    * The PostgreSQL database when `SVC_DATABASE_URL` is set: runs and their events and summaries,
-   * workspaces, conversations, messages and their events, webhook dedupe and deliveries, and
-   * schedule state live there; configuration and artifacts stay in `store` (docs/scaling.md).
+   * workspaces, conversations, messages and their events, webhook dedupe, deliveries and the
+   * trigger registry, schedule state and the assistant configuration live there; logs, artifacts,
+   * clones and worktrees stay in `store`'s home (docs/scaling.md).
    */
   database?: PostgresDatabase;
   /** Run events and conversation events for SSE streams and CLI followers. */
@@ -80,7 +83,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
-      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, { leaseMs: settings.runLeaseMs, server: options.lock === 'server' })
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, settings.home, { leaseMs: settings.runLeaseMs, server: options.lock === 'server' })
       : undefined;
     database = shared?.database;
     const ctx = {
@@ -91,14 +94,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       bus,
       version: packageVersion(),
       startedAt: Date.now(),
-      assistants: await AssistantsConfigService.open(store),
+      assistants: shared ? new AssistantsConfigService(shared.config) : await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
-      // The server registers the webhook triggers it can see before its first request.
+      // The server registers the webhook triggers it can see before its first request. With a
+      // shared database the registry is there, its records naming this machine (docs/scaling.md).
       workflows: await WorkflowCatalog.open(store, {
         writable: options.lock !== false,
         discoverOnOpen: options.lock === 'server',
         logger,
-        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
+        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces), triggers: shared.triggers, triggerHost: hostname() } : {}),
       }),
       closers: new Set(),
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
@@ -109,6 +113,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       home: settings.home,
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
+      peers: shared?.workspacePeers.peers,
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
@@ -119,6 +124,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
     });
     const { workspaces } = ctx;
+    // What other servers deleted or cleaned up: this server removes its own home's part (docs/scaling.md).
+    await shared?.workspacePeers.listen((change) => {
+      workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
+    });
     const agents = createAgents(settings);
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
@@ -135,15 +144,15 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
         agents,
         assistants: {
-          defaultAssistant: () => assistants.get().defaultAssistant,
+          defaultAssistant: async () => (await assistants.get()).defaultAssistant,
           modelOf: (name) => assistants.modelOf(name),
           endpointOf: (name) => assistants.endpointOf(name),
         },
         resolver: catalogResolver(ctx.workflows),
         places: {
           atLaunch: shared !== undefined,
-          place: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, options),
-          resume: (workspaceId, runId, options) => workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true }),
+          place: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, options)),
+          resume: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true })),
           pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
           env: (workspaceId) => workspaces.envValues(workspaceId),
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
@@ -173,7 +182,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents);
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, shared?.answering);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
@@ -216,6 +225,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
+/** A run's place as the engine sees it: its cwd, and whether that is a worktree this server made in its own home. */
+function toRunPlace(place: RunPlace) {
+  return { cwd: place.cwd, worktree: place.environment !== null };
+}
+
 /** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
 async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
   const all: WorkspaceRecord[] = [];
@@ -233,6 +247,7 @@ function openConversationService(
   events: ConversationEventLog,
   ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
+  claims: AnsweringClaims | undefined,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
@@ -241,7 +256,7 @@ function openConversationService(
     logger: ctx.logger,
     agents,
     assistants: {
-      defaultAssistant: () => assistants.get().defaultAssistant,
+      defaultAssistant: async () => (await assistants.get()).defaultAssistant,
       modelOf: (name) => assistants.modelOf(name),
       endpointOf: (name) => assistants.endpointOf(name),
     },
@@ -269,6 +284,7 @@ function openConversationService(
     env: process.env,
     cwd: workflows.defaultCwd,
     limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+    ...(claims ? { claims } : {}),
   });
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => {

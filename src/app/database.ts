@@ -2,6 +2,14 @@ import type { SvcStreamEvent } from '../conversations/index.js';
 import type { EventBus, EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { EventFeed, Notifier, PostgresDatabase } from '../store/postgres/index.js';
+import { newId } from '../shared/ids.js';
+import { homeIdentity } from '../store/index.js';
+import { notifyingPeers } from '../workspaces/peers.js';
+
+/** Events a server publishes without storing them (`run_deleted`): relayed to the other servers' streams by NOTIFY. */
+const UNSTORED_EVENTS = 'svc_unstored_events';
+/** NOTIFY payloads are capped at 8000 bytes. */
+const MAX_PAYLOAD = 7900;
 
 /**
  * The repositories kept in PostgreSQL when `SVC_DATABASE_URL` is set (docs/scaling.md). Loaded
@@ -11,33 +19,56 @@ import type { EventFeed, Notifier, PostgresDatabase } from '../store/postgres/in
  * Every process on the database (a server, or the CLI's offline mode) publishes events as the feed
  * reads them back from the tables, in position order (store/postgres/event-feed.ts), instead of as
  * stored: its streams carry every server's events, so a CLI following a run sees it to the end on
- * whichever server executes it. A server (`server` given) also takes part with the others in
- * executing: it claims runs under a lease (engine/postgres-run-claims.ts); the engine starts the
- * claims only in a server.
+ * whichever server executes it. A server (`options.server`) also takes part with the others in
+ * executing: it claims runs and answers conversations under a lease (engine/postgres-run-claims.ts);
+ * the engine starts the run claims only in a server. `home` is this process's SVC_HOME: its
+ * worktrees and clones are its own (docs/scaling.md).
  */
-export async function openDatabaseRepositories(url: string, logger: Logger, bus: EventBus<SvcStreamEvent>, options: { leaseMs: number; server: boolean }) {
-  const [{ openPostgres, openNotifier, openEventFeed }, workspaces, conversations, conversationEvents, webhooks, schedules, runs, summaries, claims] =
-    await Promise.all([
-      import('../store/postgres/index.js'),
-      import('../workspaces/postgres-repository.js'),
-      import('../conversations/postgres-repository.js'),
-      import('../conversations/postgres-events.js'),
-      import('../webhooks/postgres-repository.js'),
-      import('../schedules/postgres-repository.js'),
-      import('../engine/postgres-run-repository.js'),
-      import('../engine/postgres-run-summaries.js'),
-      import('../engine/postgres-run-claims.js'),
-    ]);
+export async function openDatabaseRepositories(
+  url: string,
+  logger: Logger,
+  bus: EventBus<SvcStreamEvent>,
+  home: string,
+  options: { leaseMs: number; server: boolean },
+) {
+  const [
+    { openPostgres, openNotifier, openEventFeed },
+    workspaces,
+    conversations,
+    conversationEvents,
+    webhooks,
+    schedules,
+    runs,
+    summaries,
+    claims,
+    config,
+    triggers,
+  ] = await Promise.all([
+    import('../store/postgres/index.js'),
+    import('../workspaces/postgres-repository.js'),
+    import('../conversations/postgres-repository.js'),
+    import('../conversations/postgres-events.js'),
+    import('../webhooks/postgres-repository.js'),
+    import('../schedules/postgres-repository.js'),
+    import('../engine/postgres-run-repository.js'),
+    import('../engine/postgres-run-summaries.js'),
+    import('../engine/postgres-run-claims.js'),
+    import('../config/postgres-repository.js'),
+    import('../catalog/postgres-trigger-repository.js'),
+  ]);
+  const answering = options.server && (await import('../conversations/postgres-answering-claims.js'));
+  // Before the pool: nothing to close if the home cannot be read.
+  const homeId = await homeIdentity(home);
   const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
   const ownListeners = new Set<(event: SvcStreamEvent) => void>();
-  let notifier: Notifier | undefined;
-  let feed: EventFeed;
+  let listening: Notifier | undefined;
+  let opened: EventFeed;
   try {
-    notifier = await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) });
-    feed = await openEventFeed<SvcStreamEvent & { pos: number }>({
+    listening = await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) });
+    opened = await openEventFeed<SvcStreamEvent & { pos: number }>({
       db: pool,
-      notifier,
+      notifier: listening,
       logger,
       publish: (event, own) => {
         bus.publish(event);
@@ -45,24 +76,52 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
       },
     });
   } catch (error) {
-    await notifier?.close();
+    await listening?.close();
     await pool.close();
     throw error;
   }
-  const listening = notifier;
+  const [notifier, feed] = [listening, opened];
   // The feed and the listening connection close with the database.
   const database: PostgresDatabase = {
     ...pool,
     close: async () => {
       await feed.close();
-      await listening.close();
+      await notifier.close();
       await pool.close();
     },
   };
+  // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
+  const serverId = newId('srv');
+  const answeringClaims = answering ? answering.postgresAnsweringClaims({ db: database, serverId, logger }) : undefined;
+  // Another process on the database (the CLI's offline mode) never starts the run claims: it
+  // registers no lease and claims nothing, but hands what it changes to the servers as a server
+  // would: a run it leaves pending is announced, a stop of a run a server executes is forwarded there.
+  const runClaims = claims.postgresRunClaims({
+    db: database,
+    notifier,
+    logger,
+    leaseMs: options.leaseMs,
+    home: { id: homeId, path: home },
+    serverId,
+    onBeat: answeringClaims ? () => answeringClaims.sweep() : undefined,
+  });
+  const sender = options.server ? serverId : newId('cli');
+  const send = (channel: string, payload: string) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  /** An event published and not stored reaches every server's streams: told to the others, which publish it as their own. */
+  const publishUnstored = (event: SvcStreamEvent) => {
+    bus.publish(event);
+    const payload = JSON.stringify({ sender, event });
+    if (payload.length > MAX_PAYLOAD) return logger.warn('store.event_not_relayed', { type: event.type, bytes: payload.length });
+    send(UNSTORED_EVENTS, payload).catch((error: unknown) => logger.warn('store.event_not_relayed', { type: event.type, error: (error as Error).message }));
+  };
+  await notifier.listen(UNSTORED_EVENTS, (payload) => {
+    const message = JSON.parse(payload) as { sender: string; event: SvcStreamEvent };
+    if (message.sender !== sender) bus.publish(message.event);
+  });
   /** What stores events: an event is published when the feed reads it back, in every server's order. */
   const publisher: EventPublisher<SvcStreamEvent> = {
     nextPosition: () => bus.nextPosition(),
-    publish: (event) => bus.publish(event),
+    publish: publishUnstored,
     publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
     publishWhenStored: (stored) =>
       void stored.then(
@@ -70,10 +129,6 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
         () => undefined,
       ),
   };
-  // Another process on the database (the CLI's offline mode) never starts the claims: it registers
-  // no lease and claims nothing, but hands what it changes to the servers as a server would: a run
-  // it leaves pending is announced, a stop of a run a server executes is forwarded to that server.
-  const runClaims = claims.postgresRunClaims({ db: database, notifier: listening, logger, leaseMs: options.leaseMs });
   return {
     database,
     claims: runClaims,
@@ -84,15 +139,22 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
       return () => ownListeners.delete(listener);
     },
     workspaces: workspaces.postgresWorkspaceRepositories(database),
-    conversations: conversations.postgresConversationRepositories(database),
+    /** Deletions and clean-ups told to every server, each removing what its own home holds (workspaces/peers.ts). */
+    workspacePeers: notifyingPeers(
+      { notify: send, listen: options.server ? (channel, handler) => notifier.listen(channel, handler) : undefined },
+      homeId,
+      sender,
+    ),
+    conversations: conversations.postgresConversationRepositories(database, options.server ? serverId : null),
+    /** Which server answers each conversation (a server only). */
+    answering: answeringClaims,
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
     /** What "missed while down" counts from on a server: the span in which servers have been up (a CLI process fires no schedules). */
-    scheduleUpSince: options.server ? schedules.postgresScheduleUptime(database, runClaims.serverId) : undefined,
-    runs: {
-      repository: runs.postgresRunRepository(database, options.server ? runClaims.serverId : null),
-      summaries: summaries.postgresRunSummaryIndex(database),
-    },
+    scheduleUpSince: options.server ? schedules.postgresScheduleUptime(database, serverId) : undefined,
+    config: config.postgresAssistantsConfigRepository(database),
+    triggers: triggers.postgresTriggerRepository(database),
+    runs: { repository: runs.postgresRunRepository(database, options.server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

@@ -1,3 +1,6 @@
+import { hostname } from 'node:os';
+import { TRIGGERS_COLLECTION, type TriggerRecord } from '../catalog/trigger-registry.js';
+import { openAssistantsConfigRepository } from '../config/repository.js';
 import { openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
 import type { StoredMessage } from '../conversations/records.js';
 import { openFileRunRepository } from '../engine/run-repository.js';
@@ -9,6 +12,9 @@ import type { Logger } from '../shared/logger.js';
 import { openFileStore } from '../store/index.js';
 import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
 import { openWorkspaceRepositories } from '../workspaces/repository.js';
+import { SCHEDULE_STATE_COLLECTION, type ScheduleState } from '../schedules/repository.js';
+import type { DedupeRecord } from '../webhooks/records.js';
+import { DEDUPE_COLLECTION, DELIVERY_HISTORY, openWebhookRepositories } from '../webhooks/repository.js';
 
 /** What was copied, per kind; each equals the rows the database then holds (checked). */
 export interface MigrationCounts {
@@ -20,6 +26,12 @@ export interface MigrationCounts {
   conversationEvents: number;
   runs: number;
   runEvents: number;
+  /** The assistant configuration: 1 when one was saved, else 0. */
+  config: number;
+  webhookTriggers: number;
+  webhookDedupe: number;
+  webhookDeliveries: number;
+  scheduleStates: number;
 }
 
 const TABLES: Record<keyof MigrationCounts, string> = {
@@ -31,6 +43,11 @@ const TABLES: Record<keyof MigrationCounts, string> = {
   conversationEvents: 'conversation_events',
   runs: 'runs',
   runEvents: 'run_events',
+  config: 'config',
+  webhookTriggers: 'webhook_triggers',
+  webhookDedupe: 'webhook_dedupe',
+  webhookDeliveries: 'webhook_deliveries',
+  scheduleStates: 'schedule_state',
 };
 
 const PAGE = 500;
@@ -48,7 +65,8 @@ async function all<T>(list: (offset: number) => Promise<{ items: T[]; total: num
 /**
  * `svc migrate-store --to postgres://…` (docs/scaling.md): copies a file store — runs and their
  * events and summaries, conversations, messages and their events, workspaces with their
- * environments and env values — into an empty database, in one transaction, then checks every
+ * environments and env values, the assistant configuration, the webhook trigger registry, webhook
+ * dedupe records and delivery history, schedule state — into an empty database, in one transaction, then checks every
  * table's count against what was read, and sets the event position sequence past the highest
  * copied position so new events come after them. The file store is opened under the CLI's writer
  * lock (no server may be using it) and is left as it was.
@@ -92,6 +110,11 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
     conversationEvents: 0,
     runs: 0,
     runEvents: 0,
+    config: 0,
+    webhookTriggers: 0,
+    webhookDedupe: 0,
+    webhookDeliveries: 0,
+    scheduleStates: 0,
   };
   let highest = 0;
 
@@ -177,5 +200,38 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
   }
   // New events come after every copied one.
   if (highest > 0) await client.query("SELECT setval('svc_event_position', $1)", [highest]);
+  Object.assign(counts, await copySettingsAndState(store, client));
   return counts;
+}
+
+/** The assistant configuration, the trigger registry, webhook dedupe and deliveries, schedule state. */
+async function copySettingsAndState(
+  store: Awaited<ReturnType<typeof openFileStore>>,
+  client: Queryable,
+): Promise<Pick<MigrationCounts, 'config' | 'webhookTriggers' | 'webhookDedupe' | 'webhookDeliveries' | 'scheduleStates'>> {
+  const config = await (await openAssistantsConfigRepository(store)).get();
+  if (config) await client.query('INSERT INTO config (id, record) VALUES ($1, $2)', [config.id, asJson(config)]);
+
+  // The registry's paths are this machine's: the records say so, so that only its servers judge them (docs/scaling.md).
+  const triggers = (await store.collection<TriggerRecord>(TRIGGERS_COLLECTION, 'single')).all();
+  for (const trigger of triggers)
+    await client.query('INSERT INTO webhook_triggers (slug, record) VALUES ($1, $2)', [trigger.slug, asJson({ host: hostname(), ...trigger })]);
+
+  const dedupe = (await store.collection<DedupeRecord>(DEDUPE_COLLECTION, 'per-record')).all();
+  for (const record of dedupe) await client.query('INSERT INTO webhook_dedupe (id, record) VALUES ($1, $2)', [record.id, asJson(record)]);
+
+  // Oldest first: the table's identity order is the history's order.
+  const deliveries = (await (await openWebhookRepositories(store)).deliveries.list({ limit: DELIVERY_HISTORY })).reverse();
+  for (const delivery of deliveries) await client.query('INSERT INTO webhook_deliveries (record) VALUES ($1)', [asJson(delivery)]);
+
+  const schedules = (await store.collection<ScheduleState>(SCHEDULE_STATE_COLLECTION, 'per-record')).all();
+  for (const state of schedules) await client.query('INSERT INTO schedule_state (id, record) VALUES ($1, $2)', [state.id, asJson(state)]);
+
+  return {
+    config: config ? 1 : 0,
+    webhookTriggers: triggers.length,
+    webhookDedupe: dedupe.length,
+    webhookDeliveries: deliveries.length,
+    scheduleStates: schedules.length,
+  };
 }

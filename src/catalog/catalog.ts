@@ -14,7 +14,7 @@ import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
-import { TriggerRegistry, type TriggerRecord } from './trigger-registry.js';
+import { TriggerRegistry, type TriggerRecord, type TriggerRepository } from './trigger-registry.js';
 import { fileStem } from '../workflows/workflow-file.js';
 
 export interface CatalogOptions {
@@ -47,13 +47,19 @@ export class WorkflowCatalog {
   }
 
   /**
-   * The catalog of an app: the trigger registry comes from `store`, and so do the workspaces unless
-   * `options.workspaces` lists them (a PostgreSQL store keeps them in the database). With
+   * The catalog of an app: the trigger registry and the workspaces come from `store`, unless
+   * `options.triggers` keeps the registry and `options.workspaces` lists the workspaces (a
+   * PostgreSQL store keeps both in the database; `triggerHost` then names this machine). With
    * `discoverOnOpen`, one discovery pass of the default cwd runs now, so the triggers of the
    * workspaces are registered before the first request (a failure there only logs).
    */
-  static async open(store: Store, options: CatalogOptions & { writable: boolean; discoverOnOpen?: boolean }): Promise<WorkflowCatalog> {
-    const registry = await TriggerRegistry.open(store, options.writable);
+  static async open(
+    store: Store,
+    options: CatalogOptions & { writable: boolean; discoverOnOpen?: boolean; triggers?: TriggerRepository; triggerHost?: string },
+  ): Promise<WorkflowCatalog> {
+    const registry = options.triggers
+      ? new TriggerRegistry(options.triggers, { writable: options.writable, host: options.triggerHost })
+      : await TriggerRegistry.open(store, options.writable);
     const catalog = new WorkflowCatalog({ ...options, registry, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
     if (options.discoverOnOpen) {
       await catalog.discover().catch((error: Error) => options.logger?.warn('workflows.discovery_failed', { error: error.message }));
@@ -133,11 +139,12 @@ export class WorkflowCatalog {
   }
 
   /** The registered webhook trigger for `slug` (for the webhook endpoint). */
-  findTrigger(slug: string): TriggerRecord | undefined {
+  async findTrigger(slug: string): Promise<TriggerRecord | undefined> {
     return this.options.registry?.find(slug);
   }
 
-  triggers(): TriggerRecord[] {
-    return this.options.registry?.all() ?? [];
+  /** The live registered webhook triggers, by slug. */
+  async triggers(): Promise<TriggerRecord[]> {
+    return (await this.options.registry?.all()) ?? [];
   }
 }

@@ -28,7 +28,7 @@ export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunVi
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
 export type RunDetail = RunView & { variables?: Record<string, string>; events: RunEvent[] };
-export type Health = ReturnType<typeof healthReport>;
+export type Health = Awaited<ReturnType<typeof healthReport>>;
 export type UpdateCheck = ReturnType<typeof updateCheck>;
 /** What `runs.start` takes: the route's body schema, as the caller writes it. */
 export type StartRunInput = z.input<typeof StartRunBodySchema>;

@@ -10,9 +10,9 @@ export interface ConfigSources {
 }
 
 /** The safe subset of configuration shown by `GET /api/config` and `svc config show`: no env values, no secrets. */
-export function configView(ctx: ConfigSources) {
+export async function configView(ctx: ConfigSources) {
   return {
-    ...ctx.assistants.get(),
+    ...(await ctx.assistants.get()),
     host: ctx.listening?.host ?? ctx.settings.host,
     port: ctx.listening?.port ?? ctx.settings.port ?? null,
     home: ctx.settings.home,
@@ -22,4 +22,4 @@ export function configView(ctx: ConfigSources) {
     version: ctx.version,
   };
 }
-export type ConfigView = ReturnType<typeof configView>;
+export type ConfigView = Awaited<ReturnType<typeof configView>>;

@@ -4,14 +4,23 @@
  * `SVC_MAX_CONCURRENT_CONVERSATIONS`. A message is a slash command (answered here) or goes to the
  * conversation's assistant, whose reply streams as `assistant_delta` events, is stored, then
  * announced with `assistant_done`; a failure is stored as a system message plus `agent_error`.
+ *
+ * With several servers on one database (`deps.claims`), the messages to answer are the
+ * conversation's pending list in the database, not this process's queue: a send only wakes the
+ * conversation, and a turn answers its oldest pending message if this server holds the
+ * conversation (answering-claims.ts), whichever server accepted it.
  */
 
 import { AgentError } from '../agents/index.js';
+import type { TakenConversation } from './answering-claims.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 import { messageView, type ConversationRecord, type Message, type MessageMetadata, type StoredMessage } from './records.js';
 import { replyWithAgent } from './reply.js';
 import type { ReservedMessage } from './repository.js';
 import { answerCommand, isSlashCommand } from './slash-commands.js';
+
+/** How long a holder waits for a pending message to be stored by the server that accepted it. */
+const STORED_WAIT_MS = 30_000;
 
 export class Orchestrator {
   /** Message ids waiting, per conversation. */
@@ -22,6 +31,12 @@ export class Orchestrator {
   #running = new Map<string, Promise<void>>();
   #controllers = new Set<AbortController>();
   #closed = false;
+  /** Shared database: conversations woken while a turn of theirs ran (a send here). */
+  #woken = new Set<string>();
+  /** Shared database: taken over from a gone server, with the messages pending then (answered as a restart answers them). */
+  #orphans = new Map<string, string[]>();
+  /** Shared database: messages waiting behind the one being answered, as last read. */
+  #waiting = new Map<string, number>();
 
   constructor(private readonly deps: ConversationDeps) {}
 
@@ -41,6 +56,7 @@ export class Orchestrator {
   /** Queues an accepted (stored) user message. */
   enqueue(conversationId: string, messageId: string): void {
     if (this.#closed) return;
+    if (this.deps.claims) return this.#wake(conversationId);
     const queue = this.#queues.get(conversationId) ?? [];
     queue.push(messageId);
     this.#queues.set(conversationId, queue);
@@ -49,34 +65,107 @@ export class Orchestrator {
   }
 
   queued(conversationId: string): number {
+    if (this.deps.claims) return this.#waiting.get(conversationId) ?? 0;
     return this.#queues.get(conversationId)?.length ?? 0;
   }
 
   get stats() {
     return {
       answering: this.#running.size,
-      waiting: [...this.#queues.values()].reduce((n, q) => n + q.length, 0),
+      waiting: this.deps.claims ? this.#woken.size : [...this.#queues.values()].reduce((n, q) => n + q.length, 0),
       max: this.deps.limits.maxConcurrentConversations,
     };
+  }
+
+  /** Shared database: the conversation may have messages to answer (a send, a takeover). */
+  #wake(conversationId: string): void {
+    if (this.#closed) return;
+    this.#woken.add(conversationId);
+    if (!this.#busy.has(conversationId) && !this.#ready.includes(conversationId)) this.#ready.push(conversationId);
+    this.#pump();
   }
 
   #pump(): void {
     while (!this.#closed && this.#running.size < this.deps.limits.maxConcurrentConversations && this.#ready.length > 0) {
       const conversationId = this.#ready.shift()!;
-      const messageId = this.#queues.get(conversationId)?.shift();
-      if (messageId === undefined) continue;
+      let turn: () => Promise<boolean>;
+      if (this.deps.claims) {
+        this.#woken.delete(conversationId);
+        turn = () => this.#sharedTurn(conversationId);
+      } else {
+        const messageId = this.#queues.get(conversationId)?.shift();
+        if (messageId === undefined) continue;
+        turn = async () => {
+          await this.#answer(conversationId, messageId).catch((error: unknown) =>
+            this.deps.logger.error('conversation.answer_failed', { conversationId, messageId, error: (error as Error).message }),
+          );
+          return this.queued(conversationId) > 0;
+        };
+      }
       this.#busy.add(conversationId);
-      const done = this.#answer(conversationId, messageId)
-        .catch((error: unknown) => this.deps.logger.error('conversation.answer_failed', { conversationId, messageId, error: (error as Error).message }))
-        .finally(() => {
+      const done = turn()
+        .catch((error: unknown) => {
+          this.deps.logger.error('conversation.answer_failed', { conversationId, error: (error as Error).message });
+          // The database failed us mid-turn: this server may still hold the conversation, so it tries again.
+          setTimeout(() => this.#wake(conversationId), 1000).unref();
+          return false;
+        })
+        .then((more) => {
           this.#running.delete(conversationId);
           this.#busy.delete(conversationId);
           // One message per turn: a long conversation does not hold a slot while others wait.
-          if (this.queued(conversationId) > 0) this.#ready.push(conversationId);
+          if (more || this.#woken.has(conversationId)) this.#ready.push(conversationId);
           else this.#queues.delete(conversationId);
           this.#pump();
         });
       this.#running.set(conversationId, done);
+    }
+  }
+
+  /**
+   * Shared database: one message of a conversation this server holds, the oldest pending one
+   * (whichever server accepted it); resolves to whether more may wait. With nothing pending the
+   * conversation is let go — unless a message arrived meanwhile, which is then answered here.
+   */
+  async #sharedTurn(conversationId: string): Promise<boolean> {
+    const claims = this.deps.claims!;
+    const { conversations, messages } = this.deps.repositories;
+    const orphaned = this.#orphans.get(conversationId);
+    if (orphaned) {
+      this.#orphans.delete(conversationId);
+      await this.#recoverMessages(conversationId, orphaned);
+      return true;
+    }
+    for (;;) {
+      if (this.#closed || !(await claims.claim(conversationId))) return false;
+      const conversation = await conversations.get(conversationId);
+      if (!conversation) return false;
+      const [head, ...behind] = conversation.pending_message_ids ?? [];
+      if (head === undefined) {
+        if (await claims.release(conversationId)) return false;
+        continue;
+      }
+      this.#waiting.set(conversationId, behind.length);
+      // Answered by this server, which then failed to note it: the answer stands.
+      if (!(await this.#stored(conversationId, head)) || (await messages.replyTo(conversationId, head))) {
+        await conversations.removePending(conversationId, head);
+        continue;
+      }
+      await this.#answer(conversationId, head);
+      this.#waiting.delete(conversationId);
+      return true;
+    }
+  }
+
+  /**
+   * Shared database: a pending message is stored by the server that accepted it just after it is
+   * marked pending, so the holder may see it before it exists. Undefined when it never comes (its
+   * server stopped in between: nothing to answer).
+   */
+  async #stored(conversationId: string, messageId: string) {
+    for (const deadline = Date.now() + STORED_WAIT_MS; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      const message = await this.deps.repositories.messages.get(conversationId, messageId);
+      if (message || Date.now() > deadline || this.#closed) return message;
     }
   }
 
@@ -114,6 +203,11 @@ export class Orchestrator {
     try {
       const reply = await replyWithAgent(this.deps, conversation, message, controller.signal);
       if (this.#closed) return; // stopped mid-answer: the next start answers it (recoverInterrupted)
+      // This server missed its lease and another took the conversation over (and answered this message as interrupted).
+      if (this.deps.claims && !(await this.deps.claims.holds(conversationId))) {
+        this.deps.logger.warn('conversation.answer_dropped', { conversationId, messageId });
+        return;
+      }
       const stored = await this.post(conversationId, 'assistant', reply.text, {
         costUsd: reply.costUsd,
         model: reply.model,
@@ -144,28 +238,40 @@ export class Orchestrator {
 
   /**
    * Server start: messages accepted but never answered (the server stopped first) get an error
-   * message each, so no message is left silent; the conversation goes on.
+   * message each, so no message is left silent; the conversation goes on. With a shared database,
+   * the same for the conversations of servers that are gone — at start, and whenever a lease
+   * heartbeat finds one (answering-claims.ts) — while those another live server answers are left alone.
    */
   async recoverInterrupted(): Promise<void> {
+    if (this.deps.claims) return this.deps.claims.start((taken) => this.#adopt(taken));
     for (const conversation of await this.deps.repositories.conversations.withPending()) {
-      for (const messageId of conversation.pending_message_ids ?? []) {
-        // Marked pending but never stored (the server stopped in between): nothing to answer.
-        if (!(await this.deps.repositories.messages.get(conversation.id, messageId))) {
-          await this.deps.repositories.conversations.removePending(conversation.id, messageId);
-          continue;
-        }
-        // Answered, then stopped before the answer was noted: the answer stands (no second one).
-        if (await this.deps.repositories.messages.replyTo(conversation.id, messageId)) {
-          await this.deps.repositories.conversations.removePending(conversation.id, messageId);
-          continue;
-        }
-        const error = 'svc stopped before this message was answered; send it again.';
-        const stored = await this.post(conversation.id, 'system', error, { error, code: 'interrupted', replyTo: messageId });
-        await this.deps.repositories.conversations.removePending(conversation.id, messageId);
-        await this.deps.events.emit(conversation.id, 'agent_error', { messageId: stored.id, replyTo: messageId, error, code: 'interrupted' });
-      }
-      this.deps.logger.warn('conversation.interrupted_answered', { conversationId: conversation.id, messages: conversation.pending_message_ids?.length ?? 0 });
+      await this.#recoverMessages(conversation.id, conversation.pending_message_ids ?? []);
     }
+  }
+
+  /** Shared database: conversations taken over from gone servers are answered as a restart answers them, in turn. */
+  #adopt(taken: TakenConversation[]): void {
+    for (const { id, pending } of taken) {
+      this.#orphans.set(id, pending);
+      this.#wake(id);
+    }
+  }
+
+  async #recoverMessages(conversationId: string, messageIds: string[]): Promise<void> {
+    const { conversations, messages } = this.deps.repositories;
+    for (const messageId of messageIds) {
+      // Marked pending but never stored (the server stopped in between): nothing to answer.
+      // Answered, then stopped before the answer was noted: the answer stands (no second one).
+      if (!(await messages.get(conversationId, messageId)) || (await messages.replyTo(conversationId, messageId))) {
+        await conversations.removePending(conversationId, messageId);
+        continue;
+      }
+      const error = 'svc stopped before this message was answered; send it again.';
+      const stored = await this.post(conversationId, 'system', error, { error, code: 'interrupted', replyTo: messageId });
+      await conversations.removePending(conversationId, messageId);
+      await this.deps.events.emit(conversationId, 'agent_error', { messageId: stored.id, replyTo: messageId, error, code: 'interrupted' });
+    }
+    if (messageIds.length > 0) this.deps.logger.warn('conversation.interrupted_answered', { conversationId, messages: messageIds.length });
   }
 
   /** A run linked to a conversation settled: its outcome is posted there as a message. */

@@ -6,6 +6,7 @@
 import type { Agent, AgentEndpoint } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
 import type { Logger } from '../shared/logger.js';
+import type { AnsweringClaims } from './answering-claims.js';
 import type { ConversationEventLog } from './events.js';
 import type { ConversationRepositories } from './repository.js';
 
@@ -37,9 +38,9 @@ export interface ConversationRuns {
 }
 
 export interface ConversationAssistants {
-  defaultAssistant(): AssistantName;
-  modelOf(name: AssistantName): string | null;
-  endpointOf(name: AssistantName): AgentEndpoint | null;
+  defaultAssistant(): Promise<AssistantName>;
+  modelOf(name: AssistantName): Promise<string | null>;
+  endpointOf(name: AssistantName): Promise<AgentEndpoint | null>;
 }
 
 /** A settling run event as the orchestrator hears it from the bus. */
@@ -68,4 +69,6 @@ export interface ConversationDeps {
   /** Where an agent of a conversation without a workspace runs. */
   cwd: string;
   limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number };
+  /** A server sharing a database with others: which of them answers each conversation (answering-claims.ts). */
+  claims?: AnsweringClaims;
 }

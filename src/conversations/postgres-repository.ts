@@ -6,26 +6,36 @@
  * (`message_places`), so no two servers hand out the same place.
  */
 
-import { asJson, callOrder, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
+import { asJson, callOrder, selectPage, type PostgresDatabase, type Queryable } from '../store/postgres/index.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 import { messageId, type ConversationRepositories, type ConversationRepository, type MessageRepository, type ReservedMessage } from './repository.js';
+
+/**
+ * A server adding a message takes the conversation to answer it when no server holds it
+ * (postgres-answering-claims.ts): a conversation with pending messages always has a holder.
+ */
+const ADD_PENDING_HOLDER = 'coalesce(answering_server, $4::text)';
 
 /** The record's pending ids as a jsonb array, whatever an older record holds there. */
 const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
 
-function conversationsIn(db: PostgresDatabase): ConversationRepository {
-  // Changes of one conversation resolve in the order they were asked, as the file store's do.
-  const inOrder = callOrder();
+type CallOrder = ReturnType<typeof callOrder>;
+
+function conversationsIn(db: PostgresDatabase, serverId: string | null, inOrder: CallOrder): ConversationRepository {
   const one = async (sql: string, params: unknown[]) => (await db.query<{ record: ConversationRecord }>(sql, params)).rows[0]?.record;
-  /** `{...current, ...patch, id, pending_message_ids: <pending>}` in one statement ($1 id, $2 patch, $3 message id). */
+  /**
+   * `{...current, ...patch, id, pending_message_ids: <pending>}` in one statement ($1 id, $2 patch,
+   * $3 message id, $4 this server); `holder` sets `answering_server` in the same statement.
+   */
   const changePending =
-    (pending: string) =>
+    (pending: string, holder?: string) =>
     (id: string, message: string, patch: Partial<Omit<ConversationRecord, 'id'>> = {}) =>
       inOrder(id, () =>
         one(
           `UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id, 'pending_message_ids', ${pending})
+             ${holder ? `, answering_server = ${holder}` : ''}
            WHERE id = $1 RETURNING record`,
-          [id, asJson(patch), message],
+          holder ? [id, asJson(patch), message, serverId] : [id, asJson(patch), message],
         ),
       );
   return {
@@ -36,8 +46,12 @@ function conversationsIn(db: PostgresDatabase): ConversationRepository {
       );
     },
     // The id first, as the file store looks: a platform id equal to another conversation's id loses.
+    // Lookups by one id resolve in the order asked, as the file store's do: concurrent sends take
+    // their places in the order they arrived only if their lookups do not overtake one another.
     get: (idOrPlatformId) =>
-      one('SELECT record FROM conversations WHERE id = $1 OR platform_conversation_id = $1 ORDER BY (id = $1) DESC LIMIT 1', [idOrPlatformId]),
+      inOrder(idOrPlatformId, () =>
+        one('SELECT record FROM conversations WHERE id = $1 OR platform_conversation_id = $1 ORDER BY (id = $1) DESC LIMIT 1', [idOrPlatformId]),
+      ),
     list(filter = {}) {
       const where: string[] = [];
       const params: unknown[] = [];
@@ -60,7 +74,7 @@ function conversationsIn(db: PostgresDatabase): ConversationRepository {
       (await db.query<{ record: ConversationRecord }>('SELECT record FROM conversations WHERE has_pending ORDER BY created_at, id')).rows.map(
         (row) => row.record,
       ),
-    addPending: changePending(`${PENDING} || to_jsonb($3::text)`),
+    addPending: changePending(`${PENDING} || to_jsonb($3::text)`, ADD_PENDING_HOLDER),
     // Order kept: the remaining ids in their places.
     removePending: changePending(
       `coalesce((SELECT jsonb_agg(e.value ORDER BY e.place) FROM jsonb_array_elements(${PENDING}) WITH ORDINALITY AS e(value, place) WHERE e.value <> to_jsonb($3::text)), '[]'::jsonb)`,
@@ -74,15 +88,7 @@ function messagesIn(db: PostgresDatabase): MessageRepository {
   // queues messages for answering in the order their appends resolve.
   const reserving = callOrder();
   const appending = callOrder();
-  const takePlace = async (conversationId: string): Promise<ReservedMessage> => {
-    const { rows } = await db.query<{ seq: number }>(
-      `INSERT INTO message_places (conversation_id, last_seq) VALUES ($1, 1)
-       ON CONFLICT (conversation_id) DO UPDATE SET last_seq = message_places.last_seq + 1 RETURNING last_seq AS seq`,
-      [conversationId],
-    );
-    const seq = rows[0]!.seq;
-    return { id: messageId(seq), seq };
-  };
+  const takePlace = (conversationId: string) => takePlaceWith(db, conversationId);
   const get = async (conversationId: string, id: string) =>
     (await db.query<{ record: StoredMessage }>('SELECT record FROM messages WHERE conversation_id = $1 AND id = $2', [conversationId, id])).rows[0]?.record;
 
@@ -123,7 +129,43 @@ function messagesIn(db: PostgresDatabase): MessageRepository {
   };
 }
 
-/** The PostgreSQL implementation of the conversation repositories. */
-export function postgresConversationRepositories(db: PostgresDatabase): ConversationRepositories {
-  return { conversations: conversationsIn(db), messages: messagesIn(db) };
+/** The next place of a conversation's messages: one atomic upsert, so no two servers take the same. */
+async function takePlaceWith(db: Queryable, conversationId: string): Promise<ReservedMessage> {
+  const { rows } = await db.query<{ seq: number }>(
+    `INSERT INTO message_places (conversation_id, last_seq) VALUES ($1, 1)
+     ON CONFLICT (conversation_id) DO UPDATE SET last_seq = message_places.last_seq + 1 RETURNING last_seq AS seq`,
+    [conversationId],
+  );
+  const seq = rows[0]!.seq;
+  return { id: messageId(seq), seq };
+}
+
+/**
+ * The PostgreSQL implementation of the conversation repositories. `serverId`: the server whose
+ * sends take a conversation no server holds for answering (postgres-answering-claims.ts).
+ */
+export function postgresConversationRepositories(db: PostgresDatabase, serverId: string | null = null): ConversationRepositories {
+  // Changes of one conversation resolve in the order they were asked, as the file store's do.
+  const inOrder = callOrder();
+  return {
+    conversations: conversationsIn(db, serverId, inOrder),
+    messages: messagesIn(db),
+    // The conversation's row is locked before the place is taken and held until the message is
+    // pending: sends on several servers then take places in the order they join the pending list,
+    // which is the order they are answered in.
+    accept: (conversationId, patch = {}) =>
+      inOrder(conversationId, () =>
+        db.transaction(async (client) => {
+          await client.query('SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE', [conversationId]);
+          const reserved = await takePlaceWith(client, conversationId);
+          await client.query(
+            `UPDATE conversations SET record = record || $2::jsonb || jsonb_build_object('id', id, 'pending_message_ids', ${PENDING} || to_jsonb($3::text)),
+               answering_server = ${ADD_PENDING_HOLDER}
+             WHERE id = $1`,
+            [conversationId, asJson(patch), reserved.id, serverId],
+          );
+          return reserved;
+        }),
+      ),
+  };
 }

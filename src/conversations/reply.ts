@@ -23,8 +23,9 @@ export async function replyWithAgent(
   message: StoredMessage,
   signal: AbortSignal,
 ): Promise<AgentReply> {
-  const assistant = conversation.assistant ?? deps.assistants.defaultAssistant();
-  const model = deps.assistants.modelOf(assistant);
+  const assistant = conversation.assistant ?? (await deps.assistants.defaultAssistant());
+  const model = await deps.assistants.modelOf(assistant);
+  const endpoint = await deps.assistants.endpointOf(assistant);
   const workspaceId = conversation.workspace_id;
   let cwd = deps.cwd;
   let workspaceEnv: Record<string, string> = {};
@@ -43,7 +44,7 @@ export async function replyWithAgent(
       cwd,
       model,
       env: agentEnvironment(deps.env, workspaceEnv),
-      endpoint: deps.assistants.endpointOf(assistant),
+      endpoint,
       signal,
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
       ...(session ? { resumeSession: session.id, sessionTokens: session.tokens ?? null } : {}),

@@ -194,12 +194,26 @@ function messagesOn(log: AppendLog<StoredMessage>): MessageRepository {
 export interface ConversationRepositories {
   conversations: ConversationRepository;
   messages: MessageRepository;
+  /**
+   * What a send does before storing its message: takes the next place and marks that message
+   * pending, with a patch of the conversation. Places and the pending list keep one order, also
+   * across servers sharing a database, so messages are answered in their places' order.
+   */
+  accept(conversationId: string, patch?: Partial<Omit<ConversationRecord, 'id'>>): Promise<ReservedMessage>;
 }
 
 /** The embedded (JSON-file) implementation. */
 export async function openConversationRepositories(store: Store): Promise<ConversationRepositories> {
+  const conversations = conversationsOn(await openConversations(store));
+  const messages = messagesOn(store.log<StoredMessage>(CONVERSATIONS_COLLECTION));
   return {
-    conversations: conversationsOn(await openConversations(store)),
-    messages: messagesOn(store.log<StoredMessage>(CONVERSATIONS_COLLECTION)),
+    conversations,
+    messages,
+    // One process per store, whose calls of one conversation resolve in call order: the two steps keep one order.
+    async accept(conversationId, patch = {}) {
+      const reserved = await messages.reserve(conversationId);
+      await conversations.addPending(conversationId, reserved.id, patch);
+      return reserved;
+    },
   };
 }

@@ -75,8 +75,7 @@ export class ConversationService {
     const record = await this.#record(id);
     if (record.deleted_at) throw new ApiError(409, 'conversation_deleted', `Conversation ${record.id} was deleted; it takes no new messages.`);
     // Marked pending before it is stored, so that a stored message is always either answered or pending.
-    const reserved = await this.deps.repositories.messages.reserve(record.id);
-    await this.deps.repositories.conversations.addPending(record.id, reserved.id, { updated_at: new Date().toISOString() });
+    const reserved = await this.deps.repositories.accept(record.id, { updated_at: new Date().toISOString() });
     const message = await this.orchestrator.post(record.id, 'user', text, {}, reserved);
     this.orchestrator.enqueue(record.id, message.id);
     return { accepted: true, messageId: message.id };

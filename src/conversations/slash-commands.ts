@@ -72,8 +72,8 @@ export async function answerCommand(deps: ConversationDeps, conversation: Conver
       };
     }
     case 'status': {
-      const assistant = conversation.assistant ?? deps.assistants.defaultAssistant();
-      const model = deps.assistants.modelOf(assistant);
+      const assistant = conversation.assistant ?? (await deps.assistants.defaultAssistant());
+      const model = await deps.assistants.modelOf(assistant);
       const lines = [
         `Conversation ${conversation.id} (${conversation.title ?? 'untitled'})`,
         `Assistant: ${assistant}${model ? ` (model ${model})` : ''}`,

@@ -42,6 +42,12 @@ export interface EngineLimits {
   runLeaseMs?: number;
 }
 
+/** A run's working directory, and whether it is a worktree in this server's home (which binds the run to that home). */
+export interface RunPlace {
+  cwd: string;
+  worktree?: boolean;
+}
+
 /**
  * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
@@ -56,9 +62,13 @@ export interface RunPlaces {
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
    * `here`, at launch by the server that executes it, from that server's own clone.
    */
-  place(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<{ cwd: string }>;
-  /** The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up. */
-  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<{ cwd: string }>;
+  place(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
+  /**
+   * The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up.
+   * Without `here`, with a shared database, a worktree in another server's home is taken as it is
+   * recorded (only a server of that home can look at it).
+   */
+  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
   /** The workspace's registered path, on a run's record until a server places it; rejects (404) for an unknown workspace. */
   pathOf(workspaceId: string): Promise<string>;
   /** The workspace's env values, for its nodes' processes only. */

@@ -11,7 +11,7 @@ import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
 import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
-import type { ForwardedStop, RunClaims } from './run-claims.js';
+import type { ForwardedStop, RunClaims, RunWhereabouts } from './run-claims.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -65,6 +65,11 @@ export class RunEngine {
   /** This server's id among those sharing the database; undefined on the file store. */
   get serverId(): string | undefined {
     return this.#claims?.serverId;
+  }
+
+  /** Which server holds the run and which home its worktree is in (the run detail); undefined on the file store. */
+  whereabouts(runId: string): Promise<RunWhereabouts> | undefined {
+    return this.#claims?.whereabouts(runId);
   }
 
   /** The servers sharing the database and the runs each executes (`/api/health`); undefined on the file store. */
@@ -354,8 +359,9 @@ export class RunEngine {
   /**
    * With a shared database, a run on a workspace executes in a worktree the executing server makes
    * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
-   * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`).
-   * One server alone placed it at start.
+   * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`):
+   * the run is bound to that home, so only its servers claim it (docs/scaling.md). One server alone
+   * placed it at start.
    */
   async #placeHere(run: RunRecord): Promise<string> {
     if (!this.deps.places.atLaunch || !run.workspaceId) return run.cwd;
@@ -363,6 +369,8 @@ export class RunEngine {
     const place = resumed
       ? await this.deps.places.resume(run.workspaceId, run.id, { here: true })
       : await this.deps.places.place(run.workspaceId, run.id, { here: true });
+    // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
+    if (place.worktree) await this.#claims?.bindHome(run.id);
     return place.cwd;
   }
 
@@ -463,6 +471,8 @@ export class RunEngine {
   async approve(runId: string, comment?: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
+    // A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here.
+    const elsewhere = this.#claims !== undefined && run.workspaceId !== null && (await this.#claims.boundElsewhere(run.id));
     const [gateId, gate] = waitingGate(run);
     const at = now();
     moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
@@ -472,7 +482,7 @@ export class RunEngine {
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
-    if (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
+    if (!elsewhere && !this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
       // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
       await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
     } else {

@@ -6,10 +6,11 @@
  * LISTEN/NOTIFY; every hint is also covered by the heartbeat, so a lost one only delays.
  */
 
+import { hostname } from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
-import type { ForwardedStop, RunClaims, SharedRunEvents } from './run-claims.js';
+import type { ForwardedStop, RunClaims, RunWhereabouts, SharedRunEvents } from './run-claims.js';
 
 const PENDING = 'svc_runs_pending';
 const STOPS = 'svc_run_stops';
@@ -19,7 +20,11 @@ export interface PostgresRunClaimsOptions {
   notifier: Notifier;
   logger: Logger;
   leaseMs: number;
+  /** This server's home: its id (store/home-id.ts) and its `SVC_HOME` path, as a waiting run names it. */
+  home: { id: string; path: string };
   serverId?: string;
+  /** After each heartbeat: what else is leased to servers (conversations) is taken over from dead ones then. */
+  onBeat?: () => Promise<void>;
 }
 
 export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims {
@@ -31,12 +36,15 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
   let events: SharedRunEvents | undefined;
 
   const lease = `${leaseMs} milliseconds`;
+  const homeId = options.home.id;
   const register = () =>
     db.query(
-      `INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() + $2::interval)
+      `INSERT INTO svc_servers (id, lease_until, home_id) VALUES ($1, now() + $2::interval, $3)
        ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
-      [serverId, lease],
+      [serverId, lease, homeId],
     );
+  /** A run with no worktree, or one in this home: this server may execute it. */
+  const inThisHome = (param: string) => `(home_id IS NULL OR home_id = ${param})`;
 
   /** Renews the lease, then takes over the runs of every server whose lease has expired. */
   const heartbeat = async () => {
@@ -56,6 +64,7 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
     if (taken.length > 0) events?.orphaned(taken);
     // Pending runs are looked at on every beat too: a notification lost while reconnecting only delays them.
     events?.pending();
+    await options.onBeat?.();
   };
   const beat = () => {
     beating ??= heartbeat()
@@ -66,8 +75,14 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
 
   return {
     serverId,
+    homeId,
     async start(handlers) {
       events = handlers;
+      await db.query(
+        `INSERT INTO svc_homes (id, host, path) VALUES ($1, $2, $3)
+         ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, path = EXCLUDED.path, seen_at = now()`,
+        [homeId, hostname(), options.home.path],
+      );
       unlisten = [
         await notifier.listen(PENDING, () => events?.pending()),
         await notifier.listen(STOPS, (payload) => {
@@ -84,23 +99,43 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
       if (limit <= 0) return [];
       const { rows } = await db.query<{ id: string }>(
         `UPDATE runs SET server_id = $1 WHERE id IN (
-           SELECT id FROM runs WHERE status = 'pending' AND server_id IS NULL ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+           SELECT id FROM runs WHERE status = 'pending' AND server_id IS NULL AND ${inThisHome('$3')}
+           ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
          ) RETURNING id, created_at`,
-        [serverId, limit],
+        [serverId, limit, homeId],
       );
       return rows.map((row) => row.id);
     },
     async claimRun(runId) {
-      const { rowCount } = await db.query("UPDATE runs SET server_id = $1 WHERE id = $2 AND status = 'pending' AND (server_id IS NULL OR server_id = $1)", [
-        serverId,
-        runId,
-      ]);
+      const { rowCount } = await db.query(
+        `UPDATE runs SET server_id = $1 WHERE id = $2 AND status = 'pending' AND (server_id IS NULL OR server_id = $1) AND ${inThisHome('$3')}`,
+        [serverId, runId, homeId],
+      );
       return (rowCount ?? 0) > 0;
     },
     announcePending: () => notifier.notify(PENDING, ''),
     async holder(runId) {
       const { rows } = await db.query<{ server_id: string | null }>('SELECT server_id FROM runs WHERE id = $1', [runId]);
       return rows[0]?.server_id ?? null;
+    },
+    async bindHome(runId) {
+      await db.query('UPDATE runs SET home_id = $2 WHERE id = $1', [runId, homeId]);
+    },
+    async boundElsewhere(runId) {
+      const { rows } = await db.query<{ home_id: string | null }>('SELECT home_id FROM runs WHERE id = $1', [runId]);
+      const home = rows[0]?.home_id ?? null;
+      return home !== null && home !== homeId;
+    },
+    async whereabouts(runId): Promise<RunWhereabouts> {
+      const { rows } = await db.query<{ server_id: string | null; home_id: string | null; host: string | null; path: string | null; servers: number }>(
+        `SELECT r.server_id, r.home_id, h.host, h.path,
+           (SELECT count(*)::int FROM svc_servers s WHERE s.home_id = r.home_id AND s.lease_until >= now()) AS servers
+         FROM runs r LEFT JOIN svc_homes h ON h.id = r.home_id WHERE r.id = $1`,
+        [runId],
+      );
+      const row = rows[0];
+      if (!row) return { serverId: null, home: null };
+      return { serverId: row.server_id, home: row.home_id === null ? null : { id: row.home_id, host: row.host, path: row.path, servers: row.servers } };
     },
     forwardStop: (runId, op) => notifier.notify(STOPS, JSON.stringify({ runId, op })),
     async unclaim(runId) {

@@ -71,6 +71,20 @@ export const RunDetailSchema = RunViewSchema.extend({
     .array(z.object({ id: z.string(), dependsOn: z.array(z.string()), kind: z.string(), conditional: z.boolean() }))
     .describe("the DAG of the run's definition snapshot: each node, what it does and what it waits for"),
   events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
+  serverId: z
+    .string()
+    .optional()
+    .describe('with a shared database: the server that claimed the run (executes or executed it; its `/api/health` shows its id); absent while none holds it'),
+  worktreeHome: z
+    .object({
+      id: z.string().describe('the SVC_HOME identity (its `home-id` file)'),
+      host: z.string().nullable(),
+      path: z.string().nullable().describe('the SVC_HOME directory on that host'),
+      liveServers: z.number().int().describe('servers of that home whose lease holds'),
+    })
+    .optional()
+    .describe("with a shared database: the home holding the run's worktree, when it has one; only its servers continue the run"),
+  waitingFor: z.string().optional().describe('why a pending run is not claimed: the home holding its worktree has no server running'),
 });
 
 /** The stored run. */

@@ -31,8 +31,10 @@ export interface ScheduleStateRepository {
   replaceIf(expected: ScheduleState, next: ScheduleState, options?: { sync?: boolean }): Promise<boolean>;
 }
 
+export const SCHEDULE_STATE_COLLECTION = 'schedule-state';
+
 export async function openScheduleRepository(store: Store): Promise<ScheduleStateRepository> {
-  const collection = await store.collection<ScheduleState>('schedule-state', 'per-record');
+  const collection = await store.collection<ScheduleState>(SCHEDULE_STATE_COLLECTION, 'per-record');
   return {
     get: async (id) => collection.get(id),
     put: (state, options) => collection.put(state, options),

@@ -52,8 +52,8 @@ export interface HealthSources {
 }
 
 /** `GET /api/health`: the default agent, run concurrency, version and uptime. */
-export function healthReport(ctx: HealthSources, counts: RunCounts) {
-  const { defaultAssistant, assistants } = ctx.assistants.get();
+export async function healthReport(ctx: HealthSources, counts: RunCounts) {
+  const { defaultAssistant, assistants } = await ctx.assistants.get();
   const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
     status: 'ok' as const,

@@ -35,7 +35,7 @@ export interface DeliveryLog {
   list(filter?: DeliveryFilter): Promise<DeliveryRecord[]>;
 }
 
-const DEDUPE_COLLECTION = 'webhook-dedupe';
+export const DEDUPE_COLLECTION = 'webhook-dedupe';
 const DELIVERIES_LOG = 'webhook-deliveries';
 /** How many deliveries the history keeps (at least; up to twice as many on disk). */
 export const DELIVERY_HISTORY = 1000;

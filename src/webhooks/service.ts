@@ -7,7 +7,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TriggerRecord } from '../catalog/trigger-registry.js';
 import { isApiError } from '../shared/errors.js';
@@ -34,7 +35,7 @@ export interface WebhookDeps {
   repositories: WebhookRepositories;
   logger: Logger;
   /** The registered trigger of a slug. */
-  findTrigger(slug: string): TriggerRecord | undefined;
+  findTrigger(slug: string): Promise<TriggerRecord | undefined>;
   /** A workspace's env values (secrets are looked up there first). */
   /** The workspace's env values; rejects when the workspace no longer exists. */
   workspaceEnv(workspaceId: string): Promise<Record<string, string>>;
@@ -115,7 +116,7 @@ export class WebhookService {
 
   async #decide(slug: string, raw: Uint8Array, signature: string | null, receivedAt: number, note: Partial<Mutable<DeliveryRecord>>): Promise<WebhookAnswer> {
     const outcome = (o: DeliveryOutcome) => (note.outcome = o);
-    const trigger = this.#deps.findTrigger(slug);
+    const trigger = await this.#deps.findTrigger(slug);
     if (!trigger) {
       outcome('webhook_trigger_not_found');
       return error(404, 'webhook_trigger_not_found', `No webhook trigger has the slug '${slug}'.`);
@@ -222,6 +223,12 @@ export class WebhookService {
       await dedupe.release(record);
       return notAvailable(trigger, note);
     }
+    // The registry's paths are those of the machine that found the workflow: where its directory
+    // is missing here (removed, or another machine's path: docs/scaling.md), there is nothing to run.
+    if (!(await isDirectory(trigger.cwd))) {
+      await dedupe.release(record);
+      return notAvailable(trigger, note, ` Its directory ${trigger.cwd} does not exist on server ${hostname()}.`);
+    }
     const runId = record.runId;
     const text = new TextDecoder().decode(raw);
     const dir = this.#deps.artifactsDir(runId);
@@ -264,9 +271,15 @@ export class WebhookService {
   }
 }
 
-function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>): WebhookAnswer {
+function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>, why = ''): WebhookAnswer {
   note.outcome = 'workflow_not_available';
-  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.`);
+  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.${why}`);
 }
+
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -39,6 +39,7 @@ export const EnvironmentSchema = z.object({
   branch: z.string(),
   run_id: z.string(),
   created_at: z.string(),
+  home_id: z.string().optional().describe('with a shared database: the SVC_HOME holding the worktree (only its servers touch it)'),
 });
 export type Environment = z.infer<typeof EnvironmentSchema>;
 

@@ -4,18 +4,19 @@
  * the env-leak gate with its audit entries. The server and the CLI reach this through the API.
  */
 
-import { mkdir, realpath, rm, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Actor } from '../shared/actor.js';
 import { ApiError, badRequest, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
-import { checkCloneUrl, normalizeCloneUrl, repositoryName } from './clone-source.js';
-import { scanEnvFiles, type EnvScan } from './env-scan.js';
+import { registerWorkspace, stripScan } from './registration.js';
+import { scanEnvFiles } from './env-scan.js';
 import { isDirectory, localRepository } from './local-repository.js';
-import { currentBranch, GitError, gitTopLevel, runGit } from './git.js';
+import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
+import type { WorkspaceChange, WorkspacePeers } from './peers.js';
 
 /** Names a workspace env var may have (what a shell accepts, upper case by convention). */
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -39,6 +40,11 @@ export interface WorkspaceServiceDeps {
   gitTimeoutMs?: number;
   runs: RunLookup;
   now?: () => Date;
+  /**
+   * Several servers on one database (docs/scaling.md): each removes only the worktrees and clones
+   * of its own home, and tells the others to remove theirs.
+   */
+  peers?: WorkspacePeers;
 }
 
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
@@ -57,8 +63,6 @@ export interface RunPlace {
   cwd: string;
   environment: Environment | null;
 }
-
-const stripScan = (scan: EnvScan) => ({ status: scan.status, files: scan.files, keys: scan.keys, unreadable: scan.unreadable });
 
 export class WorkspaceService {
   readonly #deps: WorkspaceServiceDeps;
@@ -92,6 +96,10 @@ export class WorkspaceService {
     return updated;
   }
 
+  get #git() {
+    return { env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
+  }
+
   get #repos() {
     return this.#deps.repositories;
   }
@@ -105,103 +113,18 @@ export class WorkspaceService {
     return join(this.#deps.home, 'workspaces', id);
   }
 
-  async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
-    const hasUrl = input.url !== undefined;
-    const hasPath = input.path !== undefined;
-    if (hasUrl === hasPath) {
-      throw badRequest('invalid_request', 'Give exactly one of url (a repository to clone) or path (a local directory).', [
-        { path: hasUrl ? 'url' : 'body', message: hasUrl ? 'url and path cannot both be given' : 'url or path is required' },
-      ]);
-    }
-    return hasUrl ? this.#registerClone(input.url!) : this.#registerPath(input.path!);
+  /** An environment this server's home holds (every one, without a shared database; one made before homes were recorded too). */
+  #isOwn(environment: Environment): boolean {
+    const home = this.#deps.peers?.homeId;
+    return home === undefined || environment.home_id === undefined || environment.home_id === home;
   }
 
-  async #registerPath(given: string): Promise<Workspace> {
-    const invalid = (message: string) => badRequest('invalid_request', `path ${message} (got '${given}').`, [{ path: 'path', message }]);
-    if (given.startsWith('-')) throw invalid('must not start with "-"');
-    if (!given.startsWith('/')) throw invalid('must be an absolute path');
-    let real: string;
-    try {
-      real = await realpath(given);
-      if (!(await stat(real)).isDirectory()) throw invalid('is not a directory');
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw invalid('is not an existing directory');
-    }
-    const sourceKey = `path:${real}`;
-    await this.#refuseDuplicate(sourceKey, real);
-    // Runs get worktrees of the whole repository, and the env-leak gate scans the registered
-    // directory: a directory inside a repository would leave the root's .env files unscanned.
-    const top = await gitTopLevel(real, this.#deps.env);
-    if (top !== undefined && (await realpath(top)) !== real) throw invalid(`is inside the git repository ${top}; register its top directory`);
-    const git = top !== undefined;
-    const record: WorkspaceRecord = {
-      id: newId('ws'),
-      name: basename(real) || real,
-      path: real,
-      source: 'path',
-      default_branch: git ? await currentBranch(real, this.#deps.env) : '',
-      allow_env_keys: false,
-      env_scan: stripScan(await scanEnvFiles(real)),
-      env_keys: [],
-      created_at: this.#now(),
-      source_key: sourceKey,
-    };
-    return this.#insert(record);
+  #announce(change: WorkspaceChange): void {
+    this.#deps.peers?.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
   }
 
-  async #registerClone(given: string): Promise<Workspace> {
-    const check = checkCloneUrl(given);
-    // The reason never repeats the URL: it may carry a credential the check refused.
-    if (!check.ok) throw badRequest('invalid_request', `${check.reason}.`, [{ path: 'url', message: check.reason }]);
-    const sourceKey = `url:${normalizeCloneUrl(check.url)}`;
-    await this.#refuseDuplicate(sourceKey, check.url);
-    const id = newId('ws');
-    const own = this.#ownDir(id);
-    const source = join(own, 'source');
-    await mkdir(own, { recursive: true });
-    try {
-      // `--` ends git's options: nothing in the URL can be read as one.
-      await runGit(['clone', '--quiet', '--', check.url, source], { cwd: own, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs });
-    } catch (error) {
-      await rm(own, { recursive: true, force: true });
-      const message = error instanceof GitError ? error.message : (error as Error).message;
-      throw new ApiError(400, 'clone_failed', `git clone failed: ${message}`, { url: check.url });
-    }
-    const record: WorkspaceRecord = {
-      id,
-      name: repositoryName(check.url),
-      url: check.url,
-      path: source,
-      source: 'clone',
-      default_branch: await currentBranch(source, this.#deps.env),
-      allow_env_keys: false,
-      env_scan: stripScan(await scanEnvFiles(source)),
-      env_keys: [],
-      created_at: this.#now(),
-      source_key: sourceKey,
-    };
-    try {
-      return await this.#insert(record);
-    } catch (error) {
-      await rm(own, { recursive: true, force: true });
-      throw error;
-    }
-  }
-
-  async #refuseDuplicate(sourceKey: string, what: string): Promise<void> {
-    const existing = await this.#repos.workspaces.findBySourceKey(sourceKey);
-    if (existing) throw this.#exists(existing, what);
-  }
-
-  #exists(existing: WorkspaceRecord, what: string): ApiError {
-    return new ApiError(409, 'workspace_exists', `${what} is already workspace ${existing.id}.`, { id: existing.id });
-  }
-
-  async #insert(record: WorkspaceRecord): Promise<Workspace> {
-    const result = await this.#repos.workspaces.insertIfAbsent(record);
-    if (!result.inserted) throw this.#exists(result.existing, record.url ?? record.path);
-    return toWorkspaceView(result.record);
+  register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
+    return registerWorkspace(input, { ...this.#deps, now: () => this.#now() });
   }
 
   async #record(id: string): Promise<WorkspaceRecord> {
@@ -329,7 +252,10 @@ export class WorkspaceService {
     const repository = here ? await localRepository(record, this.#deps) : record.path;
     if (!record.default_branch) return { cwd: repository, environment: null };
     const existing = (await this.#repos.environments.list({ runId, workspaceId: id, limit: 1 })).items[0];
-    if (existing) {
+    if (existing && !this.#isOwn(existing)) {
+      // Another home's worktree (docs/scaling.md): only its servers look at it, and the run goes on there.
+      if (!here) return { cwd: existing.path, environment: existing };
+    } else if (existing) {
       const present = await isDirectory(existing.path);
       if (present) return { cwd: existing.path, environment: existing };
       await this.#repos.environments.delete(existing.id);
@@ -344,45 +270,34 @@ export class WorkspaceService {
     }
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
-    await mkdir(join(this.#ownDir(id), 'worktrees'), { recursive: true });
-    const git = { cwd: repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-    const branchExists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], git).then(
-      () => true,
-      () => false,
-    );
-    try {
-      // `-f`: our own path may still be registered from a worktree removed by hand. (Not `worktree
-      // prune`: that would also drop the user's own stale worktree entries.)
-      await runGit(
-        branchExists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, record.default_branch],
-        git,
-      );
-    } catch (error) {
-      // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
-      throw new ApiError(409, 'worktree_failed', `Could not make a worktree for run ${runId} in workspace ${id}: ${(error as Error).message}`, {
-        workspaceId: id,
-      });
-    }
-    const environment: Environment = { id: newId('env'), workspace_id: id, repository, path, branch, run_id: runId, created_at: this.#now() };
+    const what = `run ${runId} in workspace ${id}`;
+    await addWorktree({ repository, path, branch, from: record.default_branch, what, workspaceId: id }, this.#git);
+    const environment: Environment = {
+      id: newId('env'),
+      workspace_id: id,
+      repository,
+      path,
+      branch,
+      run_id: runId,
+      created_at: this.#now(),
+      ...(this.#deps.peers ? { home_id: this.#deps.peers.homeId } : {}),
+    };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment };
   }
 
-  /** Removes a run's worktree and branch (the run was deleted). */
-  async removeRunEnvironment(runId: string): Promise<void> {
+  /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */
+  async removeRunEnvironment(runId: string, { announce = true } = {}): Promise<void> {
     const { items } = await this.#repos.environments.list({ runId });
-    for (const environment of items) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+    for (const environment of items.filter((e) => this.#isOwn(e))) {
+      await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+    }
+    if (announce && items.some((e) => !this.#isOwn(e))) this.#announce({ kind: 'run_deleted', runId });
   }
 
-  /** Call with the workspace's lock held. The environment knows its repository: removal works without the workspace record. */
+  /** Call with the workspace's lock held. */
   async #removeEnvironment(environment: Environment): Promise<void> {
-    const own = this.#ownDir(environment.workspace_id);
-    const git = { cwd: environment.repository, env: this.#deps.env, timeoutMs: this.#deps.gitTimeoutMs };
-    await runGit(['worktree', 'remove', '--force', '--force', '--', environment.path], git).catch(() => undefined);
-    // update-ref, not `branch -D`: that one leaves a packed-refs file behind in the user's repository.
-    await runGit(['update-ref', '-d', `refs/heads/${environment.branch}`], git).catch(() => undefined);
-    // Only ever below <home>/workspaces/<id>/worktrees: never a directory of the user's.
-    if (isInside(environment.path, join(own, 'worktrees'))) await rm(environment.path, { recursive: true, force: true });
+    await removeWorktree(environment, join(this.#ownDir(environment.workspace_id), 'worktrees'), this.#git);
     await this.#repos.environments.delete(environment.id);
   }
 
@@ -390,19 +305,24 @@ export class WorkspaceService {
    * Removes the worktrees of runs that ended before `before` (`svc workspace cleanup`). A failed
    * run resumed later gets a new worktree and runs all its nodes again (their files are gone).
    */
-  async cleanup(before: Date, workspaceId?: string): Promise<{ removed: EnvironmentView[] }> {
+  async cleanup(before: Date, workspaceId?: string, { announce = true } = {}): Promise<{ removed: EnvironmentView[] }> {
     if (Number.isNaN(before.getTime()))
       throw badRequest('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
     if (workspaceId) await this.#record(workspaceId);
+    let elsewhere = false;
     const { items } = await this.#repos.environments.list({ workspaceId, limit: Number.MAX_SAFE_INTEGER });
     const removed: EnvironmentView[] = [];
     for (const environment of items) {
       const view = await this.#environmentView(environment);
       const endedAt = view.ended_at ?? (view.status === 'ended' ? environment.created_at : null);
       if (view.status !== 'ended' || endedAt === null || Date.parse(endedAt) >= before.getTime()) continue;
-      await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+      // Another home's worktree is listed as removed: its servers remove it when told (docs/scaling.md).
+      if (this.#isOwn(environment)) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
+      else if (announce) elsewhere = true;
+      else continue;
       removed.push(view);
     }
+    if (elsewhere) this.#announce({ kind: 'cleanup', before: before.toISOString(), ...(workspaceId ? { workspaceId } : {}) });
     return { removed };
   }
 
@@ -426,19 +346,31 @@ export class WorkspaceService {
         runs: busy,
       });
     }
-    for (const environment of items) await this.#removeEnvironment(environment);
-    const own = this.#ownDir(id);
-    // Our folder goes (clone and worktrees), unless a path the user registered lies in it.
-    const usersDirInside = record.source === 'path' && (resolve(record.path) === resolve(own) || isInside(record.path, own));
-    await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });
+    await this.#removeOwnFiles(id, record, items);
     await this.#repos.secrets.clear(id);
     await this.#repos.workspaces.delete(id);
+    // Other homes' worktrees and clones of it go when their servers are told; their environments' records stay until then.
+    if (this.#deps.peers) this.#announce({ kind: 'workspace_deleted', workspaceId: id, source: record.source, path: record.path });
     return toWorkspaceView(record);
   }
-}
 
-/** Whether `path` lies strictly inside `dir` (after resolving `..`). */
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(resolve(dir), resolve(path));
-  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !rel.includes(`..${sep}`);
+  /** This home's worktrees of the workspace, and its folder (clone and worktrees) unless a path the user registered lies in it. */
+  async #removeOwnFiles(id: string, record: Pick<WorkspaceRecord, 'source' | 'path'>, environments: Environment[]): Promise<void> {
+    for (const environment of environments.filter((e) => this.#isOwn(e))) await this.#removeEnvironment(environment);
+    const own = this.#ownDir(id);
+    const usersDirInside = record.source === 'path' && (resolve(record.path) === resolve(own) || isInside(record.path, own));
+    await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });
+  }
+
+  /** What another server announced (peers.ts): this server removes what its own home holds of it. */
+  async applyChange(change: WorkspaceChange): Promise<void> {
+    if (change.kind === 'run_deleted') return this.removeRunEnvironment(change.runId, { announce: false });
+    if (change.kind === 'cleanup') return void (await this.cleanup(new Date(change.before), change.workspaceId, { announce: false }));
+    // The id names a folder this server removes: only ever one of `<home>/workspaces`.
+    if (!/^[A-Za-z0-9_-]+$/.test(change.workspaceId)) throw new Error(`not a workspace id: '${change.workspaceId}'`);
+    await this.#exclusive(change.workspaceId, async () => {
+      const { items } = await this.#repos.environments.list({ workspaceId: change.workspaceId, limit: Number.MAX_SAFE_INTEGER });
+      await this.#removeOwnFiles(change.workspaceId, change, items);
+    });
+  }
 }

@@ -1,25 +1,35 @@
 // `svc migrate-store --to postgres://…` (docs/scaling.md): a populated file store — runs and their
 // events, conversations with messages and events, workspaces with env values — is copied into an
 // empty database, verified by counts; a server on the database then shows the same history, and
-// new events are positioned after every copied one. A database that is not empty is refused.
+// new events are positioned after every copied one. A database that is not empty is refused. The
+// assistant configuration, the webhook trigger registry, webhook dedupe records and deliveries, and
+// schedule state are copied too, and a server on the database answers with them.
+import { rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { makeHome } from '../helpers/server.js';
+import { makeHome, startTestServer } from '../helpers/server.js';
 import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, type Json } from '../engine/helpers.js';
+import { deliver, hookWorkflow, registerTriggers, SECRET } from '../webhooks/helpers.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 afterEach(cleanupAll);
 
-async function count(url: string, table: string): Promise<number> {
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+    return (await client.query<T>(sql)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function count(url: string, table: string): Promise<number> {
+  return (await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
 }
 
 it('copies a populated file store into an empty database, verified by counts; the history reads the same there', async () => {
@@ -81,4 +91,82 @@ it('copies a populated file store into an empty database, verified by counts; th
   const highest = Math.max(...runs.flatMap((run) => run.events.map((e: Json) => e.pos as number)));
   const fresh = await waitForRun(dbServer, await startRun(dbServer, 'chain', { message: 'after', cwd: project }));
   expect(Math.min(...fresh.events.map((e: Json) => e.pos as number))).toBeGreaterThan(highest);
+}, 60_000);
+
+it('copies the assistant configuration, the trigger registry, webhook dedupe and deliveries, and schedule state; a server on the database answers with them', async () => {
+  const home = await makeHome();
+  onCleanup(() => rm(home, { recursive: true, force: true }));
+  const project = await makeProject([]);
+  await writeFile(
+    join(project, '.svc', 'workflows', 'hook.yaml'),
+    hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
+  );
+  await writeFile(
+    join(project, '.svc', 'workflows', 'yearly.yaml'),
+    [
+      'name: yearly',
+      'description: scheduled',
+      'nodes:',
+      '  - id: work',
+      '    bash: echo new year',
+      'triggers:',
+      '  schedule:',
+      '    - { cron: "0 0 1 1 *" }',
+    ].join('\n'),
+  );
+  const fileServer = await startTestServer({ home, env: { PUSH_SECRET: SECRET } });
+  let schedules: Json[];
+  let runId: string;
+  try {
+    // The project as a workspace: the scheduler sees it, and a discovery pass registers its trigger; a tick records the schedule's state.
+    expect((await api(fileServer, 'POST', '/api/workspaces', { path: project })).status).toBe(201);
+    await registerTriggers(fileServer, project);
+    await fileServer.ctx.schedules.tick();
+    expect((await api(fileServer, 'PATCH', '/api/config/assistants', { claude: { model: 'kept-model' }, codex: { model: 'gpt-5' } })).status).toBe(200);
+    const body = JSON.stringify({ event: 'push', delivery_id: 'before-the-move' });
+    const accepted = await deliver(fileServer.url, 'on-push', body);
+    expect(accepted.status).toBe(202);
+    expect((await deliver(fileServer.url, 'on-push', body)).status).toBe(200);
+    await waitForRun(fileServer, accepted.body.run_id);
+    schedules = await fileServer.ctx.schedules.list();
+    expect(schedules).toMatchObject([{ workflow: 'yearly', last_due_at: expect.any(String) }]);
+    runId = accepted.body.run_id;
+  } finally {
+    await fileServer.stop({ keepHome: true });
+  }
+
+  const url = await postgres.createDatabase();
+  const migrated = await runCli(['migrate-store', '--to', url, '--json'], { env: { SVC_HOME: home } });
+  expect(migrated.code, migrated.stderr).toBe(0);
+  const { copied } = JSON.parse(migrated.stdout);
+  expect(copied).toMatchObject({ config: 1, webhookTriggers: 1, webhookDedupe: 1, webhookDeliveries: 2, scheduleStates: 1, runs: 1 });
+  for (const [table, n] of Object.entries({ config: 1, webhook_triggers: 1, webhook_dedupe: 1, webhook_deliveries: 2, schedule_state: 1 }))
+    expect(await count(url, table)).toBe(n);
+  // The registry's paths are this machine's, and the records say so (docs/scaling.md).
+  expect((await query<{ record: Json }>(url, 'SELECT record FROM webhook_triggers'))[0]!.record).toMatchObject({
+    slug: 'on-push',
+    workflow: 'hook',
+    cwd: project,
+    host: hostname(),
+  });
+  const human = await runCli(['migrate-store', '--to', await postgres.createDatabase()], { env: { SVC_HOME: home } });
+  expect(human.stdout).toContain('1 webhook triggers (1 dedupe records, 2 deliveries), 1 schedule states,\nthe assistant configuration; counts verified');
+
+  const dbServer = await startTestServer({ env: { SVC_DATABASE_URL: url, PUSH_SECRET: SECRET } });
+  try {
+    expect((await api(dbServer, 'GET', '/api/config')).body.assistants).toEqual({ claude: { model: 'kept-model' }, codex: { model: 'gpt-5' } });
+    expect((await api(dbServer, 'GET', '/api/webhooks')).body.webhooks.map((w: Json) => w.slug)).toEqual(['on-push']);
+    // The copied dedupe record: a redelivery is the same run, not a new one.
+    const again = await deliver(dbServer.url, 'on-push', JSON.stringify({ event: 'push', delivery_id: 'before-the-move' }));
+    expect(again).toMatchObject({ status: 200, body: { run_id: runId } });
+    // The history's write is not waited for by the delivery: read it once it holds the new one.
+    const history = await waitFor(async () => {
+      const { deliveries } = (await api(dbServer, 'GET', '/api/webhooks/deliveries')).body;
+      return deliveries.length === 3 ? (deliveries as Json[]) : undefined;
+    });
+    expect(history.map((d) => d.outcome)).toEqual(['duplicate', 'duplicate', 'accepted']);
+    expect((await query<{ record: Json }>(url, 'SELECT record FROM schedule_state'))[0]!.record.lastDueAt).toBe(schedules[0]!.last_due_at);
+  } finally {
+    await dbServer.stop();
+  }
 }, 60_000);

@@ -2,7 +2,8 @@
 // by servers with free slots, none twice and none lost; a server killed outright has its runs marked
 // interrupted by another within the lease, resumable there; a cancel sent to any server stops the
 // process tree on the one executing the run; SSE on one server carries the others' runs; identical
-// webhook deliveries split across servers make one run.
+// webhook deliveries split across servers make one run; the assistant configuration patched through
+// one server is what another's agents use; a webhook trigger one server discovered answers on another.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -10,7 +11,20 @@ import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { api, getRun, isAlive, makeProject, startRun, tempDir, waitFor, waitForDeath, waitForStatus, type Json } from '../engine/helpers.js';
+import {
+  api,
+  FAKE_CLAUDE,
+  getRun,
+  isAlive,
+  makeProject,
+  startRun,
+  tempDir,
+  waitFor,
+  waitForDeath,
+  waitForRun,
+  waitForStatus,
+  type Json,
+} from '../engine/helpers.js';
 import { cleanupAll } from '../engine/helpers.js';
 import { deliver, hookWorkflow, SECRET } from '../webhooks/helpers.js';
 import { usePostgres } from '../support/postgres.js';
@@ -274,4 +288,62 @@ it("a CLI command without a server of its own, on the shared database, leaves th
   expect(isAlive(pid)).toBe(true);
   await api(a!, 'POST', `/api/workflows/runs/${runId}/cancel`);
   await waitForDeath(pid);
+}, 60_000);
+
+it("the assistant configuration patched through server A is what server B shows and what B's next agent start uses", async () => {
+  const url = await postgres.createDatabase();
+  const dir = await tempDir('svc-pg-config-');
+  const agentLog = join(dir, 'agent.jsonl');
+  const project = await makeProject([{ name: 'ask', nodes: [{ id: 'ask', prompt: 'which model?' }] }]);
+  const [a, b] = await servers(url, 2, project, { SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: agentLog });
+  expect((await api(b!, 'GET', '/api/config')).body.assistants.claude.model).toBeNull();
+
+  const patched = await api(a!, 'PATCH', '/api/config/assistants', { claude: { model: 'shared-model' } });
+  expect(patched.status).toBe(200);
+  expect((await api(b!, 'GET', '/api/config')).body.assistants).toEqual(patched.body.assistants);
+  expect((await api(b!, 'GET', '/api/health')).body.adapter.model).toBe('shared-model');
+
+  // B is the only one with a free slot, so the run started through it executes there.
+  const bId = (await api(b!, 'GET', '/api/health')).body.concurrency.store.serverId;
+  const runId = await startRun(b!, 'ask', { message: '', cwd: project });
+  const run = await waitForRun(b!, runId);
+  expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+  expect(await serverOf(url, runId)).toBe(bId);
+  const calls = (await readFile(agentLog, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { argv: string[] });
+  expect(calls).toHaveLength(1);
+  expect(calls[0]!.argv.slice(-2)).toEqual(['--model', 'shared-model']);
+}, 60_000);
+
+it('a webhook trigger discovered by server A answers a delivery to server B, and 20 identical deliveries split across both make one run', async () => {
+  const url = await postgres.createDatabase();
+  const project = await makeProject([]);
+  await writeFile(
+    join(project, '.svc', 'workflows', 'hook.yaml'),
+    hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
+  );
+  // Only A sees the project (its working directory); B runs in an empty one and has never discovered the workflow.
+  const [a] = await servers(url, 1, project);
+  const elsewhere = await tempDir('svc-pg-elsewhere-');
+  const [b] = await servers(url, 1, elsewhere);
+  expect((await api(b!, 'GET', `/api/workflows?cwd=${encodeURIComponent(elsewhere)}`)).body.workflows.map((w: Json) => w.name)).not.toContain('hook');
+  expect((await api(b!, 'GET', '/api/webhooks')).body.webhooks).toMatchObject([{ slug: 'on-push', workflow: 'hook', secret_configured: true }]);
+
+  const single = await deliver(b!.url, 'on-push', JSON.stringify({ event: 'push', delivery_id: 'to-b' }));
+  expect(single.status, JSON.stringify(single.body)).toBe(202);
+  const run = await waitForRun(b!, single.body.run_id);
+  expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+  expect(run.cwd).toBe(project);
+  expect(run.nodes.show.output).toContain('key=to-b');
+
+  const body = JSON.stringify({ event: 'push', delivery_id: 'one-for-all' });
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver([a!, b!][i % 2]!.url, 'on-push', body)));
+  expect(answers.filter((answer) => answer.status === 202)).toHaveLength(1);
+  expect(answers.filter((answer) => answer.status === 200)).toHaveLength(19);
+  const runIds = new Set(answers.map((answer) => answer.body.run_id));
+  expect(runIds.size).toBe(1);
+  const runs = await query<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook' ORDER BY id");
+  expect(runs.map((r) => r.id).sort()).toEqual([single.body.run_id, ...runIds].sort());
 }, 60_000);

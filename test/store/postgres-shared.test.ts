@@ -75,6 +75,32 @@ it('messages appended to one conversation from two servers take distinct places,
   expect((await a!.get('conv_a'))?.pending_message_ids).toHaveLength(20);
 });
 
+it('sends accepted on two servers join the pending list in the order of their places, and hold the conversation for the first sender', async () => {
+  const [a, b] = servers.map((db, i) => postgresConversationRepositories(db, `srv_${i}`));
+  await a!.conversations.insert({
+    id: 'conv_a',
+    platform_conversation_id: 'chat_a',
+    workspace_id: null,
+    title: null,
+    created_at: new Date(0).toISOString(),
+    updated_at: new Date(0).toISOString(),
+    deleted_at: null,
+    run_id: null,
+    assistant: null,
+    pending_message_ids: [],
+  });
+  const accepted = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a! : b!).accept('conv_a')));
+  const bySeq = [...accepted].sort((x, y) => x.seq - y.seq);
+  expect(bySeq.map((m) => m.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  // Answered from the head of the list: the list is in place order.
+  expect((await b!.conversations.get('conv_a'))?.pending_message_ids).toEqual(bySeq.map((m) => m.id));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ answering_server: string }>("SELECT answering_server FROM conversations WHERE id = 'conv_a'");
+  await client.end();
+  expect(['srv_0', 'srv_1']).toContain(rows[0]!.answering_server);
+});
+
 const runEvent = (runId: string, seq: number) => ({
   type: 'node_output' as const,
   at: new Date(0).toISOString(),

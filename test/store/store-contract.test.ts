@@ -2,10 +2,12 @@
 // test/store/contract/ runs against the embedded file store and against a real PostgreSQL.
 import { describe } from 'vitest';
 import { usePostgres } from '../support/postgres.js';
+import { assistantsConfigContract } from './contract/config.js';
 import { conversationRepositoryContract } from './contract/conversations.js';
 import { runRepositoryContract } from './contract/runs.js';
 import { runSummaryContract } from './contract/run-summaries.js';
 import { scheduleRepositoryContract } from './contract/schedules.js';
+import { triggerRepositoryContract } from './contract/triggers.js';
 import { fileContractStore, postgresContractStore, type ContractStoreFactory } from './contract/store.js';
 import { webhookRepositoryContract } from './contract/webhooks.js';
 import { workspaceRepositoryContract } from './contract/workspaces.js';
@@ -23,4 +25,6 @@ describe.each(stores)('on %s', (_name, factory) => {
   describe('schedule state', () => scheduleRepositoryContract(factory));
   describe('runs and run events', () => runRepositoryContract(factory));
   describe('run summaries (benchmarks)', () => runSummaryContract(factory));
+  describe('assistant configuration', () => assistantsConfigContract(factory));
+  describe('webhook trigger registry', () => triggerRepositoryContract(factory));
 });

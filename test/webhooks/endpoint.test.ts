@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CLAUDE } from '../engine/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Project } from '../helpers/workflow-project.js';
+import { makeProject, type Project } from '../helpers/workflow-project.js';
 import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
 
 let server: TestServer;
@@ -205,6 +205,19 @@ describe('errors (the second table)', () => {
     const reborn = await post('gone', push());
     expect(reborn.status).toBe(202);
     expect((await server.ctx.engine.waitUntilSettled(reborn.body.run_id)).workflow).toBe('reborn');
+  });
+
+  it("409 workflow_not_available: the trigger's directory does not exist on this server (removed, or another machine's path)", async () => {
+    const elsewhere = await makeProject();
+    await elsewhere.write('far.yaml', hookWorkflow('far', ['{ event: push, slug: far-away, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']));
+    await registerTriggers(server, elsewhere.dir);
+    await elsewhere.remove();
+    const answer = await post('far-away', push());
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toBe('workflow_not_available');
+    expect(answer.body.message).toContain(elsewhere.dir);
+    const [latest] = (await server.json('GET', '/api/webhooks/deliveries?slug=far-away')).body.deliveries;
+    expect(latest).toMatchObject({ outcome: 'workflow_not_available', status: 409, run_id: null });
   });
 });
 

@@ -26,7 +26,7 @@ async function list(cwd: string) {
   return body as { workflows: Array<{ name: string; triggers: unknown[] }>; errors?: Array<{ filename: string; error: string }> };
 }
 
-const slugs = () => server!.ctx.workflows.triggers().map((t) => t.slug);
+const slugs = async () => (await server!.ctx.workflows.triggers()).map((t) => t.slug);
 
 describe('the trigger registry', () => {
   it('registers every webhook trigger of a discovered workflow, normalized, with where it was found', async () => {
@@ -44,7 +44,7 @@ describe('the trigger registry', () => {
       { kind: 'webhook', event: 'push', slug: 'on-push' },
       { kind: 'webhook', event: 'release', slug: 'on-release' },
     ]);
-    expect(server.ctx.workflows.findTrigger('on-push')).toEqual({
+    expect(await server.ctx.workflows.findTrigger('on-push')).toEqual({
       id: 'on-push',
       slug: 'on-push',
       workflow: 'deploy',
@@ -60,8 +60,8 @@ describe('the trigger registry', () => {
         filter: { ref: 'refs/heads/main' },
       },
     });
-    expect(server.ctx.workflows.findTrigger('on-release')?.trigger.dedupeWindowSec).toBe(3600);
-    expect(server.ctx.workflows.findTrigger('nope')).toBeUndefined();
+    expect((await server.ctx.workflows.findTrigger('on-release'))?.trigger.dedupeWindowSec).toBe(3600);
+    expect(await server.ctx.workflows.findTrigger('nope')).toBeUndefined();
   });
 
   it('a slug claimed by two workflows is an error on both, and neither is registered', async () => {
@@ -82,13 +82,13 @@ describe('the trigger registry', () => {
         error: `${b}:11:28: triggers.webhook[0].slug: slug 'shared' is also claimed by workflow 'a' (${a}); a slug must be unique, so neither trigger is registered`,
       },
     ]);
-    expect(slugs()).toEqual(['only-a']);
+    expect(await slugs()).toEqual(['only-a']);
 
     // Resolve the conflict: the remaining claim is registered on the next pass.
     await writeFile(b, workflowYaml('b', { extra: webhookTriggers('only-b') }));
     expect(await list(p.dir)).not.toHaveProperty('errors');
-    expect(slugs()).toEqual(['only-a', 'only-b', 'shared']);
-    expect(server.ctx.workflows.findTrigger('shared')?.workflow).toBe('a');
+    expect(await slugs()).toEqual(['only-a', 'only-b', 'shared']);
+    expect((await server.ctx.workflows.findTrigger('shared'))?.workflow).toBe('a');
   });
 
   it('drops a trigger that was removed from its file, or whose file was deleted', async () => {
@@ -96,13 +96,13 @@ describe('the trigger registry', () => {
     const p = await project();
     const file = await p.write('hooks.yaml', workflowYaml('hooks', { extra: webhookTriggers('one', 'two') }));
     await list(p.dir);
-    expect(slugs()).toEqual(['one', 'two']);
+    expect(await slugs()).toEqual(['one', 'two']);
     await writeFile(file, workflowYaml('hooks', { extra: webhookTriggers('two') }));
     await list(p.dir);
-    expect(slugs()).toEqual(['two']);
+    expect(await slugs()).toEqual(['two']);
     await unlink(file);
     await list(p.dir);
-    expect(slugs()).toEqual([]);
+    expect(await slugs()).toEqual([]);
   });
 
   it('a pass for one cwd keeps the triggers of another; a live registration elsewhere wins a slug', async () => {
@@ -116,12 +116,12 @@ describe('the trigger registry', () => {
     expect(body.errors).toEqual([
       { filename: secondFile, error: expect.stringContaining(`slug 'hook' is also claimed by workflow 'one' (${firstFile}); that registration stands`) },
     ]);
-    expect(server.ctx.workflows.findTrigger('hook')).toMatchObject({ workflow: 'one', cwd: first.dir });
-    expect(server.ctx.workflows.findTrigger('other')).toMatchObject({ workflow: 'two', cwd: second.dir });
+    expect(await server.ctx.workflows.findTrigger('hook')).toMatchObject({ workflow: 'one', cwd: first.dir });
+    expect(await server.ctx.workflows.findTrigger('other')).toMatchObject({ workflow: 'two', cwd: second.dir });
     // Once the first file is gone, its stale registration no longer blocks the slug.
     await unlink(firstFile);
     expect(await list(second.dir)).not.toHaveProperty('errors');
-    expect(server.ctx.workflows.findTrigger('hook')).toMatchObject({ workflow: 'two', cwd: second.dir });
+    expect(await server.ctx.workflows.findTrigger('hook')).toMatchObject({ workflow: 'two', cwd: second.dir });
   });
 
   it('registers triggers of workspace workflows with the workspace id and directory', async () => {
@@ -132,7 +132,7 @@ describe('the trigger registry', () => {
     const workspaces = await server.ctx.store.collection<{ id: string; path: string }>('workspaces', 'single');
     await workspaces.put({ id: 'ws-7', path: workspace.dir });
     await list(here.dir);
-    expect(server.ctx.workflows.findTrigger('ws-hook')).toMatchObject({ workflow: 'ws-flow', workspaceId: 'ws-7', cwd: workspace.dir });
+    expect(await server.ctx.workflows.findTrigger('ws-hook')).toMatchObject({ workflow: 'ws-flow', workspaceId: 'ws-7', cwd: workspace.dir });
   });
 
   it('persists in the store across a restart, and the server registers what it sees at start', async () => {
@@ -154,7 +154,7 @@ describe('the trigger registry', () => {
     await store.close();
 
     server = await startTestServer({ home });
-    expect(server.ctx.workflows.findTrigger('kept-hook')).toMatchObject({ workflow: 'kept', cwd: p.dir });
+    expect(await server.ctx.workflows.findTrigger('kept-hook')).toMatchObject({ workflow: 'kept', cwd: p.dir });
     expect(await findTrigger(server.ctx.store, 'start-hook')).toMatchObject({ workflow: 'at-start', workspaceId: 'ws-9' });
   });
 });

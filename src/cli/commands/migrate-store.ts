@@ -5,7 +5,8 @@ import { printJson } from '../output.js';
 
 /**
  * `svc migrate-store --to postgres://…`: copies the file store of $SVC_HOME (runs, events,
- * conversations, messages, workspaces) into an empty PostgreSQL database, verified by counts
+ * conversations, messages, workspaces, the assistant configuration, webhook triggers, dedupe
+ * records and deliveries, schedule state) into an empty PostgreSQL database, verified by counts
  * (docs/scaling.md). Run it with the server stopped: it takes the store's writer lock.
  */
 export default defineCommand({
@@ -34,7 +35,9 @@ export default defineCommand({
     cmd.io.out(
       [
         `copied ${counts.runs} runs (${counts.runEvents} events), ${counts.conversations} conversations (${counts.messages} messages, ${counts.conversationEvents} events),`,
-        `${counts.workspaces} workspaces (${counts.workspaceEnvironments} environments, ${counts.workspaceEnvValues} env values); counts verified`,
+        `${counts.workspaces} workspaces (${counts.workspaceEnvironments} environments, ${counts.workspaceEnvValues} env values),`,
+        `${counts.webhookTriggers} webhook triggers (${counts.webhookDedupe} dedupe records, ${counts.webhookDeliveries} deliveries), ${counts.scheduleStates} schedule states,`,
+        `${counts.config ? 'the' : 'no'} assistant configuration; counts verified`,
         '',
       ].join('\n'),
     );

@@ -29,15 +29,17 @@ export const promptRunner =
       text = loaded;
     } else throw new Error(`runPromptNode got a ${action.kind} node`);
 
-    const assistant = node.assistant ?? assistants.defaultAssistant();
-    const model = node.model ?? assistants.modelOf(assistant);
+    // Read at each start: with a shared database, another server may have changed the configuration.
+    const assistant = node.assistant ?? (await assistants.defaultAssistant());
+    const model = node.model ?? (await assistants.modelOf(assistant));
+    const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
     try {
       const result = await agents[assistant].run({
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,
         env: agentEnvironment(process.env, { ...env, ...processVariables(variables) }),
-        endpoint: assistants.endpointOf?.(assistant) ?? null,
+        endpoint,
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,

@@ -23,10 +23,10 @@ export interface NodeRunContext {
 
 /** Which assistant and model a prompt node uses when it names none (the assistants configuration). */
 export interface AssistantChoice {
-  defaultAssistant(): AssistantName;
-  modelOf(name: AssistantName): string | null;
+  defaultAssistant(): Promise<AssistantName>;
+  modelOf(name: AssistantName): Promise<string | null>;
   /** The assistant's model endpoint, if one is configured (docs/decisions.md, Agents). */
-  endpointOf?(name: AssistantName): AgentEndpoint | null;
+  endpointOf?(name: AssistantName): Promise<AgentEndpoint | null>;
 }
 
 /** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */

@@ -43,7 +43,7 @@ export const healthRoutes = [
     responses: { 200: { description: 'Health report', schema: HealthSchema } },
     // The scheduler's own counters: constant time, however many runs are stored (with a database, one grouped count).
     handle: async ({ ctx }) => {
-      const report = healthReport(ctx, ctx.engine.stats);
+      const report = await healthReport(ctx, ctx.engine.stats);
       const store = await storeReport(ctx);
       return store ? { ...report, concurrency: { ...report.concurrency, store } } : report;
     },

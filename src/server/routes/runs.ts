@@ -95,7 +95,8 @@ export const runRoutes = [
     responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
     handle: async ({ ctx, params }) => {
       const run = await ctx.engine.get(params.runId);
-      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id) });
+      const whereabouts = await ctx.engine.whereabouts(run.id);
+      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), ...(whereabouts ? { whereabouts } : {}) });
     },
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),

@@ -48,7 +48,7 @@ export const webhookRoutes = [
     tag: 'webhooks',
     responses: { 200: { description: 'Triggers by slug', schema: z.object({ webhooks: z.array(WebhookTriggerViewSchema) }) } },
     handle: async ({ ctx }) => ({
-      webhooks: await Promise.all(ctx.workflows.triggers().map(async (t) => toTriggerView(t, (await ctx.webhooks.secretOf(t)) !== undefined))),
+      webhooks: await Promise.all((await ctx.workflows.triggers()).map(async (t) => toTriggerView(t, (await ctx.webhooks.secretOf(t)) !== undefined))),
     }),
   }),
   defineRoute({

@@ -188,4 +188,52 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_conversation_status ON runs (conversation_id, status);
     `,
   },
+  {
+    version: 4,
+    name: 'assistant configuration, webhook trigger registry',
+    sql: `
+      -- Settings shared by every server, one row per key ('assistants': svc config).
+      CREATE TABLE config (
+        id text PRIMARY KEY,
+        record jsonb NOT NULL
+      );
+
+      -- The webhook trigger registry: one row per slug, so a delivery to any server finds it.
+      CREATE TABLE webhook_triggers (
+        slug text PRIMARY KEY,
+        record jsonb NOT NULL,
+        cwd text GENERATED ALWAYS AS (record->>'cwd') STORED,
+        removed boolean GENERATED ALWAYS AS (coalesce((record->>'removed')::boolean, false)) STORED
+      );
+      -- A discovery pass refreshes the records of the directories it read.
+      CREATE INDEX webhook_triggers_cwd ON webhook_triggers (cwd);
+    `,
+  },
+  {
+    version: 5,
+    name: 'the server answering each conversation',
+    sql: `
+      -- The server answering a conversation's messages (conversations/postgres-answering-claims.ts):
+      -- a plain column, not in the record, as runs.server_id is; null when nothing is pending.
+      ALTER TABLE conversations ADD COLUMN answering_server text;
+      CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;
+    `,
+  },
+  {
+    version: 6,
+    name: "homes: where a run's worktree is, and which servers share a home",
+    sql: `
+      -- The SVC_HOME holding a run's worktree (store/home-id.ts): only servers of that home claim
+      -- the run again (approved, resumed), since the completed nodes' changes are there alone.
+      ALTER TABLE runs ADD COLUMN home_id text;
+      ALTER TABLE svc_servers ADD COLUMN home_id text;
+      -- Every home a server ever ran from, kept after its servers are gone: what a waiting run names.
+      CREATE TABLE svc_homes (
+        id text PRIMARY KEY,
+        host text NOT NULL,
+        path text NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

@@ -124,6 +124,17 @@ export function conversationRepositoryContract(factory: ContractStoreFactory): v
     expect((await conversations.get('conv_0001'))?.pending_message_ids).toHaveLength(20);
   });
 
+  it('accept takes the next place and marks it pending in one step: concurrent accepts keep places and the pending list in one order', async () => {
+    const repositories = await stores.current().conversations();
+    await repositories.conversations.insert(conversation(1));
+    const accepted = await Promise.all(Array.from({ length: 20 }, (_, i) => repositories.accept('conv_0001', { updated_at: at(i) })));
+    const bySeq = [...accepted].sort((a, b) => a.seq - b.seq);
+    expect(bySeq.map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const record = await repositories.conversations.get('conv_0001');
+    expect(record?.pending_message_ids).toEqual(bySeq.map((m) => m.id));
+    expect(record?.updated_at).toBe(at(19));
+  });
+
   it('a reserved place is the message appended later; one never written is read past; replies are found; numbering continues after a reopen', async () => {
     let { messages } = await stores.current().conversations();
     const question = await messages.append('conv_a', text('question?'));

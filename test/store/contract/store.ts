@@ -6,6 +6,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openTriggerRepository, type TriggerRepository } from '../../../src/catalog/index.js';
+import { postgresTriggerRepository } from '../../../src/catalog/postgres-trigger-repository.js';
+import { openAssistantsConfigRepository, type AssistantsConfigRepository } from '../../../src/config/repository.js';
+import { postgresAssistantsConfigRepository } from '../../../src/config/postgres-repository.js';
 import { openConversationRepositories, type ConversationRepositories } from '../../../src/conversations/index.js';
 import { postgresConversationRepositories } from '../../../src/conversations/postgres-repository.js';
 import { openScheduleRepository, type ScheduleStateRepository } from '../../../src/schedules/index.js';
@@ -29,6 +33,8 @@ export interface ContractStore {
   conversations(): Promise<ConversationRepositories>;
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
+  config(): Promise<AssistantsConfigRepository>;
+  triggers(): Promise<TriggerRepository>;
   runs(): Promise<RunRepository>;
   /** The benchmarks' run summaries; on the file store built from the run records saved through `runs()`. */
   runSummaries(): Promise<RunSummaryIndex>;
@@ -56,6 +62,8 @@ export async function fileContractStore(): Promise<ContractStore> {
       conversations: () => openConversationRepositories(store),
       webhooks: (options) => openWebhookRepositories(store, options),
       schedules: () => openScheduleRepository(store),
+      config: () => openAssistantsConfigRepository(store),
+      triggers: () => openTriggerRepository(store),
       // Positions from the bus's clock, as the server's RunStore takes them.
       runs: () => openFileRunRepository(store, () => bus.nextPosition()),
       runSummaries: async () => openRunSummaryIndex((await store.collection<RunRecord>('runs', 'per-record')).all()),
@@ -89,6 +97,8 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         conversations: async () => postgresConversationRepositories(db),
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
+        config: async () => postgresAssistantsConfigRepository(db),
+        triggers: async () => postgresTriggerRepository(db),
         runs: async () => postgresRunRepository(db),
         runSummaries: async () => postgresRunSummaryIndex(db),
         async reopen() {

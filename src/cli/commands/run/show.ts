@@ -3,6 +3,8 @@ import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 
+const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
+
 /** `svc runs show <run>`: nodes with status, duration and cost, and a timeline. */
 export default defineCommand({
   args: [RUN_ARG],
@@ -17,6 +19,11 @@ export default defineCommand({
         `  message:  ${run.message || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
+        // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
+        ...(run.serverId || run.worktreeHome
+          ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]
+          : []),
+        ...(run.waitingFor ? [`  waiting:  ${p.yellow(`for ${run.waitingFor}`)}`] : []),
         `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
         ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/** The agents svc knows how to drive (docs/decisions.md, Agents). */
+export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
+export type AssistantName = (typeof ASSISTANT_NAMES)[number];
+
+/** The name of an environment variable (never its value). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const AssistantConfigSchema = z.object({
+  model: z.string().nullable().describe("Model passed as --model; null means the agent's own default."),
+  baseUrl: z.string().nullable().optional().describe("A model server speaking the Anthropic (claude) or OpenAI (codex) API; null: the agent's own default"),
+  apiKeyEnv: z.string().nullable().optional().describe('The name of the server environment variable holding its key (the key is never stored or shown)'),
+});
+export type AssistantConfig = z.infer<typeof AssistantConfigSchema>;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((text) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(text).protocol);
+    } catch {
+      return false;
+    }
+  }, 'baseUrl must be an http:// or https:// URL');
+
+export const AssistantsConfigSchema = z.object({
+  defaultAssistant: z.enum(ASSISTANT_NAMES),
+  assistants: z.object({ claude: AssistantConfigSchema, codex: AssistantConfigSchema }),
+});
+export type AssistantsConfig = z.infer<typeof AssistantsConfigSchema>;
+
+/** `PATCH /api/config/assistants` body: only known names, each with a non-empty model. */
+export const AssistantsPatchSchema = z
+  .record(
+    z.string(),
+    z
+      .strictObject({
+        model: z.string().trim().min(1, 'model must be a non-empty string').optional(),
+        baseUrl: httpUrl.nullable().optional().describe('model server URL; null removes the endpoint'),
+        apiKeyEnv: z.string().regex(ENV_NAME, 'apiKeyEnv names an environment variable (letters, digits, _)').nullable().optional(),
+      })
+      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl or apiKeyEnv'),
+  )
+  .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
+export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;
