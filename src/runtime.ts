@@ -31,6 +31,7 @@ import type { MigrationCounts } from './app/migrate-store.js';
 
 export { AssistantsPatchSchema } from './config/assistants.js';
 export { StoreLockedError } from './store/lock.js';
+export { DatabaseUnavailableError } from './store/postgres/errors.js';
 export { toYamlText } from './catalog/project-files.js';
 export { validateWorkflowSource } from './workflows/validate.js';
 export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/workflow-file.js';

@@ -83,13 +83,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
-      ? await openDatabaseRepositories(
-          settings.databaseUrl,
-          logger,
-          bus,
-          settings.home,
-          options.lock === 'server' ? { leaseMs: settings.runLeaseMs } : undefined,
-        )
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, settings.home, { leaseMs: settings.runLeaseMs, server: options.lock === 'server' })
       : undefined;
     database = shared?.database;
     const ctx = {
@@ -209,6 +203,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     ctx.schedules = new ScheduleService({
       repository: shared?.schedules ?? (await openScheduleRepository(store)),
+      upSince: shared?.scheduleUpSince,
       logger,
       scheduled: () => scheduledWorkflows(ctx.workflows),
       startRun: (request) => engine.start({ ...request, trigger: 'schedule' }),

@@ -1,7 +1,7 @@
 import type { SvcStreamEvent } from '../conversations/index.js';
 import type { EventBus, EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
-import type { PostgresDatabase } from '../store/postgres/index.js';
+import type { EventFeed, Notifier, PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
 import { homeIdentity } from '../store/index.js';
 import { notifyingPeers } from '../workspaces/peers.js';
@@ -16,12 +16,21 @@ const MAX_PAYLOAD = 7900;
  * only then, so the driver adds nothing to the start-up of a file-store svc. Opening applies the
  * schema's migrations (under an advisory lock: servers starting together migrate once).
  *
- * A server (`server` given) also takes part with the others sharing the database: it claims runs
- * under a lease (engine/postgres-run-claims.ts), and its streams carry every server's events, read
- * from the tables in position order (store/postgres/event-feed.ts) instead of published as stored.
- * `home` is this process's SVC_HOME: its worktrees and clones are its own (docs/scaling.md).
+ * Every process on the database (a server, or the CLI's offline mode) publishes events as the feed
+ * reads them back from the tables, in position order (store/postgres/event-feed.ts), instead of as
+ * stored: its streams carry every server's events, so a CLI following a run sees it to the end on
+ * whichever server executes it. A server (`options.server`) also takes part with the others in
+ * executing: it claims runs and answers conversations under a lease (engine/postgres-run-claims.ts);
+ * the engine starts the run claims only in a server. `home` is this process's SVC_HOME: its
+ * worktrees and clones are its own (docs/scaling.md).
  */
-export async function openDatabaseRepositories(url: string, logger: Logger, bus: EventBus<SvcStreamEvent>, home: string, server?: { leaseMs: number }) {
+export async function openDatabaseRepositories(
+  url: string,
+  logger: Logger,
+  bus: EventBus<SvcStreamEvent>,
+  home: string,
+  options: { leaseMs: number; server: boolean },
+) {
   const [
     { openPostgres, openNotifier, openEventFeed },
     workspaces,
@@ -47,48 +56,56 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     import('../config/postgres-repository.js'),
     import('../catalog/postgres-trigger-repository.js'),
   ]);
-  const answering = server && (await import('../conversations/postgres-answering-claims.js'));
+  const answering = options.server && (await import('../conversations/postgres-answering-claims.js'));
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
   const pool = await openPostgres({ url, logger });
   logger.info('store.postgres_opened', { schemaVersion: pool.migrations.version, applied: pool.migrations.applied });
-  const notifier = server ? await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) }) : undefined;
   const ownListeners = new Set<(event: SvcStreamEvent) => void>();
-  const feed =
-    notifier &&
-    (await openEventFeed<SvcStreamEvent & { pos: number }>({
+  let listening: Notifier | undefined;
+  let opened: EventFeed;
+  try {
+    listening = await openNotifier({ url, logger, send: (text, params) => pool.query(text, params) });
+    opened = await openEventFeed<SvcStreamEvent & { pos: number }>({
       db: pool,
-      notifier,
+      notifier: listening,
       logger,
       publish: (event, own) => {
         bus.publish(event);
         if (own) for (const listener of ownListeners) listener(event);
       },
-    }));
+    });
+  } catch (error) {
+    await listening?.close();
+    await pool.close();
+    throw error;
+  }
+  const [notifier, feed] = [listening, opened];
   // The feed and the listening connection close with the database.
   const database: PostgresDatabase = {
     ...pool,
     close: async () => {
-      await feed?.close();
-      await notifier?.close();
+      await feed.close();
+      await notifier.close();
       await pool.close();
     },
   };
   // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
   const serverId = newId('srv');
-  const answeringClaims = notifier && answering?.postgresAnsweringClaims({ db: database, serverId, logger });
-  const runClaims =
-    notifier &&
-    claims.postgresRunClaims({
-      db: database,
-      notifier,
-      logger,
-      leaseMs: server!.leaseMs,
-      home: { id: homeId, path: home },
-      serverId,
-      onBeat: () => answeringClaims!.sweep(),
-    });
-  const sender = runClaims?.serverId ?? newId('cli');
+  const answeringClaims = answering ? answering.postgresAnsweringClaims({ db: database, serverId, logger }) : undefined;
+  // Another process on the database (the CLI's offline mode) never starts the run claims: it
+  // registers no lease and claims nothing, but hands what it changes to the servers as a server
+  // would: a run it leaves pending is announced, a stop of a run a server executes is forwarded there.
+  const runClaims = claims.postgresRunClaims({
+    db: database,
+    notifier,
+    logger,
+    leaseMs: options.leaseMs,
+    home: { id: homeId, path: home },
+    serverId,
+    onBeat: answeringClaims ? () => answeringClaims.sweep() : undefined,
+  });
+  const sender = options.server ? serverId : newId('cli');
   const send = (channel: string, payload: string) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   /** An event published and not stored reaches every server's streams: told to the others, which publish it as their own. */
   const publishUnstored = (event: SvcStreamEvent) => {
@@ -97,50 +114,47 @@ export async function openDatabaseRepositories(url: string, logger: Logger, bus:
     if (payload.length > MAX_PAYLOAD) return logger.warn('store.event_not_relayed', { type: event.type, bytes: payload.length });
     send(UNSTORED_EVENTS, payload).catch((error: unknown) => logger.warn('store.event_not_relayed', { type: event.type, error: (error as Error).message }));
   };
-  await notifier?.listen(UNSTORED_EVENTS, (payload) => {
+  await notifier.listen(UNSTORED_EVENTS, (payload) => {
     const message = JSON.parse(payload) as { sender: string; event: SvcStreamEvent };
     if (message.sender !== sender) bus.publish(message.event);
   });
-  /** What stores events: with the feed, an event is published when the feed reads it back, in every server's order. */
-  const publisher: EventPublisher<SvcStreamEvent> = feed
-    ? {
-        nextPosition: () => bus.nextPosition(),
-        publish: publishUnstored,
-        publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
-        publishWhenStored: (stored) =>
-          void stored.then(
-            (event) => feed.stored((event as { pos: number }).pos),
-            () => undefined,
-          ),
-      }
-    : {
-        nextPosition: () => bus.nextPosition(),
-        publish: publishUnstored,
-        publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
-        publishWhenStored: (stored) => bus.publishWhenStored(stored),
-      };
+  /** What stores events: an event is published when the feed reads it back, in every server's order. */
+  const publisher: EventPublisher<SvcStreamEvent> = {
+    nextPosition: () => bus.nextPosition(),
+    publish: publishUnstored,
+    publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
+    publishWhenStored: (stored) =>
+      void stored.then(
+        (event) => feed.stored((event as { pos: number }).pos),
+        () => undefined,
+      ),
+  };
   return {
     database,
     claims: runClaims,
     publisher,
-    /** Events this process stored, as the feed publishes them (what only the server that produced an event acts on). */
-    onOwnEvent: feed
-      ? (listener: (event: SvcStreamEvent) => void) => {
-          ownListeners.add(listener);
-          return () => ownListeners.delete(listener);
-        }
-      : undefined,
+    /** Events this process stored, as the feed publishes them (what only the process that produced an event acts on). */
+    onOwnEvent: (listener: (event: SvcStreamEvent) => void) => {
+      ownListeners.add(listener);
+      return () => ownListeners.delete(listener);
+    },
     workspaces: workspaces.postgresWorkspaceRepositories(database),
     /** Deletions and clean-ups told to every server, each removing what its own home holds (workspaces/peers.ts). */
-    workspacePeers: notifyingPeers({ notify: send, listen: notifier && ((channel, handler) => notifier.listen(channel, handler)) }, homeId, sender),
-    conversations: conversations.postgresConversationRepositories(database, runClaims ? serverId : null),
+    workspacePeers: notifyingPeers(
+      { notify: send, listen: options.server ? (channel, handler) => notifier.listen(channel, handler) : undefined },
+      homeId,
+      sender,
+    ),
+    conversations: conversations.postgresConversationRepositories(database, options.server ? serverId : null),
     /** Which server answers each conversation (a server only). */
     answering: answeringClaims,
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
+    /** What "missed while down" counts from on a server: the span in which servers have been up (a CLI process fires no schedules). */
+    scheduleUpSince: options.server ? schedules.postgresScheduleUptime(database, serverId) : undefined,
     config: config.postgresAssistantsConfigRepository(database),
     triggers: triggers.postgresTriggerRepository(database),
-    runs: { repository: runs.postgresRunRepository(database, runClaims?.serverId ?? null), summaries: summaries.postgresRunSummaryIndex(database) },
+    runs: { repository: runs.postgresRunRepository(database, options.server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

@@ -6,15 +6,15 @@ import { CliError } from './exit-codes.js';
 /** How a command may reach the data: a server, or with none running the API in this process on the store; or a server only. */
 export type Reach = 'server-or-local' | 'server';
 
-/** The routes in this process, from the runtime bundle; a store another process writes to is a plain CLI error. */
+/** The routes in this process, from the runtime bundle; a store another process writes to, or a database that cannot be used, is a plain CLI error. */
 function openLocal(settings: Settings): OpenLocalApi {
   return async (writes) => {
     // The runtime bundle has its own classes: StoreLockedError must come from it, too.
-    const { openLocalApi, StoreLockedError } = await import('../runtime.js');
+    const { openLocalApi, StoreLockedError, DatabaseUnavailableError } = await import('../runtime.js');
     try {
       return await openLocalApi(settings, writes);
     } catch (error) {
-      if (error instanceof StoreLockedError) throw new CliError(error.message);
+      if (error instanceof StoreLockedError || error instanceof DatabaseUnavailableError) throw new CliError(error.message);
       throw error;
     }
   };
@@ -28,6 +28,8 @@ export function connect(settings: Settings, target: ServerTarget, reach: Reach):
       explicit: target.explicit,
       running: target.running,
       local: reach === 'server' ? false : openLocal(settings),
+      // On a shared database this process executes no run: a server on it claims them (docs/scaling.md).
+      localRuns: settings.databaseUrl ? 'database' : 'process',
     }),
     // The server's audit entries name the CLI as the actor of what it changes.
     { headers: { [ACTOR_HEADER]: 'cli' } },

@@ -1,6 +1,6 @@
 import { ApiResponseError } from './errors.js';
 import { followStream, type EventFeed, type FollowOptions } from './events.js';
-import type { ApiRequest, Transport } from './transport.js';
+import type { ApiRequest, RunHost, Transport } from './transport.js';
 import type {
   AssistantsConfig,
   Benchmark,
@@ -42,8 +42,8 @@ import type {
 export interface SvcClient {
   /** The server's URL (in process: a placeholder origin). */
   readonly baseUrl: string;
-  /** True when runs started through this client execute in this process and end with it (no server). */
-  hostsRuns(): Promise<boolean>;
+  /** Where runs started through this client execute (transport.ts). */
+  runHost(): Promise<RunHost>;
   runs: {
     start(workflow: string, input: StartRunInput): Promise<{ runId: string; status: RunStatus }>;
     list(query?: RunListQuery): Promise<RunList>;
@@ -168,7 +168,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     get baseUrl() {
       return transport.baseUrl;
     },
-    hostsRuns: () => transport.hostsRuns(),
+    runHost: () => transport.runHost(),
     runs: {
       start: (name, input) => call('POST', `/api/workflows/${segment(name)}/run`, input),
       list: (query = {}) => call('GET', withQuery('/api/workflows/runs', { ...query })),

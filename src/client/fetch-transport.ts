@@ -53,7 +53,7 @@ export function fetchTransport(baseUrl: string, onStreamState?: (stream: string,
       };
       return { close: () => source.close() };
     },
-    hostsRuns: async () => false,
+    runHost: async () => 'server',
     close: async () => {},
   };
 }

@@ -53,7 +53,7 @@ export function httpTransport(baseUrl: string): Transport {
   return {
     baseUrl,
     send: (request) => sendHttp(baseUrl, request),
-    hostsRuns: async () => false,
+    runHost: async () => 'server',
     close: async () => {},
   };
 }

@@ -9,6 +9,6 @@ export { httpTransport } from './http-transport.js';
 export { LOCAL_ORIGIN, localTransport, type LocalApi, type OpenLocalApi } from './local-transport.js';
 export { serverOrLocal, type ServerOrLocalOptions } from './server-or-local.js';
 export { resolveServer, type ServerTarget } from './server-target.js';
-export type { ApiAnswer, ApiRequest, Transport } from './transport.js';
+export type { ApiAnswer, ApiRequest, RunHost, Transport } from './transport.js';
 export * from './types.js';
 export { postWebhook, webhookUrl, type DeliveryAnswer } from './webhook-delivery.js';

@@ -1,4 +1,4 @@
-import type { ApiAnswer, ApiRequest, EventFeed, FollowOptions, Transport } from './transport.js';
+import type { ApiAnswer, ApiRequest, EventFeed, FollowOptions, RunHost, Transport } from './transport.js';
 
 /** The server's routes, opened in this process on the store (built by the composition root, src/runtime.ts). */
 export interface LocalApi {
@@ -20,9 +20,10 @@ export const LOCAL_ORIGIN = 'http://svc.local';
  * The server's routes called in this process: the same validation, error bodies and views as
  * over HTTP. Reads open the store read-only, so they work while another CLI process holds
  * the writer lock (a foreground `svc run` in another terminal); the first write reopens it with
- * the lock, and everything after goes there.
+ * the lock, and everything after goes there. `runs`: where the runs started here execute — in this
+ * process, or (a shared database) on whichever server claims them.
  */
-export function localTransport(open: OpenLocalApi): Transport {
+export function localTransport(open: OpenLocalApi, runs: Exclude<RunHost, 'server'> = 'process'): Transport {
   let reader: Promise<LocalApi> | undefined;
   let writer: Promise<LocalApi> | undefined;
 
@@ -44,7 +45,7 @@ export function localTransport(open: OpenLocalApi): Transport {
     send: async (request: ApiRequest) => (await apiFor(request.method)).send(request),
     // After a write, the writer's store: the runs it started publish on its bus.
     follow: async (options: FollowOptions) => (await apiFor('GET')).follow(options),
-    hostsRuns: async () => true,
+    runHost: async () => runs,
     async close() {
       const opened = [writer, reader].filter((api): api is Promise<LocalApi> => api !== undefined);
       writer = reader = undefined;

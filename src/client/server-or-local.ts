@@ -11,6 +11,11 @@ export interface ServerOrLocalOptions {
    * store, or `false` (the command needs a server: unreachable → ServerUnreachableError).
    */
   local: OpenLocalApi | false;
+  /**
+   * Where runs started in this process execute: here (`process`, the file store), or, on a shared
+   * database, on the server that claims them (`database`: this process executes none). @default 'process'
+   */
+  localRuns?: 'process' | 'database';
   /** The user named this server (--url / SVC_URL): never bypass it behind their back. */
   explicit: boolean;
   /** A live server holds the store's lock: it answers, or nothing may touch the store. */
@@ -22,14 +27,14 @@ export interface ServerOrLocalOptions {
  * a server reachable at `url` answers everything; otherwise — unless the user named that server,
  * or a live server holds the lock, or the command needs a server — the routes run in this process.
  * Decided on the first request (an unreachable server costs one refused connection), or by
- * `hostsRuns()` when a command must know before it starts anything.
+ * `runHost()` when a command must know before it starts anything.
  */
 export function serverOrLocal(options: ServerOrLocalOptions): Transport {
   let chosen: Transport | undefined;
 
   const fallBack = (unreachable: ServerUnreachableError): Transport => {
     if (options.local === false || options.explicit || options.running) throw unreachable;
-    return (chosen = localTransport(options.local));
+    return (chosen = localTransport(options.local, options.localRuns));
   };
   const http = httpTransport(options.url);
 
@@ -50,7 +55,7 @@ export function serverOrLocal(options: ServerOrLocalOptions): Transport {
     },
     // Before the first request, a stream is the server's (as a request would be, failing when none answers).
     follow: (options: FollowOptions) => followStream(chosen ?? http, options),
-    async hostsRuns() {
+    async runHost() {
       if (!chosen) {
         try {
           await http.send({ method: 'GET', path: '/health' });
@@ -60,7 +65,7 @@ export function serverOrLocal(options: ServerOrLocalOptions): Transport {
           fallBack(error);
         }
       }
-      return chosen!.hostsRuns();
+      return chosen!.runHost();
     },
     close: async () => chosen?.close(),
   };

@@ -56,17 +56,23 @@ export interface EventFeed {
   close(): void;
 }
 
+/**
+ * Where the runs a client starts execute:
+ * - `process`: in this process (no server): they stop with it, so a command carries them on in the foreground;
+ * - `server`: on the server the client talks to (or another server sharing its database);
+ * - `database`: nowhere yet: no server here, the run waits `pending` in the shared database until a
+ *   server on it claims it (the CLI's offline mode with SVC_DATABASE_URL, docs/scaling.md).
+ */
+export type RunHost = 'process' | 'server' | 'database';
+
 export interface Transport {
   /** Where the API is (a real server, or a placeholder origin in process). */
   readonly baseUrl: string;
   send(request: ApiRequest): Promise<ApiAnswer>;
   /** Follows an event stream this transport's own way; `undefined`: SSE from `baseUrl` (events.ts). */
   readonly follow?: (options: FollowOptions) => Promise<EventFeed>;
-  /**
-   * True when runs started through this transport execute in this process (no server): they
-   * stop with it, so a command carries them on in the foreground.
-   */
-  hostsRuns(): Promise<boolean>;
+  /** Where runs started through this transport execute (decided, like a request, on first use). */
+  runHost(): Promise<RunHost>;
   /** Releases what the transport holds; in process, waits for the runs it set going first. */
   close(): Promise<void>;
 }

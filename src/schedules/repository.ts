@@ -25,9 +25,10 @@ export interface ScheduleStateRepository {
   insertIfAbsent(state: ScheduleState): Promise<boolean>;
   /**
    * Replaces the state only while it is still `expected` (every field equal); resolves to whether
-   * it did. Servers sharing a database reserve a firing this way, so only one of them fires it.
+   * it did. Servers sharing a database reserve a firing this way, so only one of them fires it, and
+   * record a skipped or missed due time this way, so it never undoes another one's firing.
    */
-  replaceIf(expected: ScheduleState, next: ScheduleState): Promise<boolean>;
+  replaceIf(expected: ScheduleState, next: ScheduleState, options?: { sync?: boolean }): Promise<boolean>;
 }
 
 export const SCHEDULE_STATE_COLLECTION = 'schedule-state';
@@ -43,9 +44,9 @@ export async function openScheduleRepository(store: Store): Promise<ScheduleStat
       await collection.put(state);
       return true;
     },
-    async replaceIf(expected, next) {
+    async replaceIf(expected, next, options) {
       if (!isDeepStrictEqual(collection.get(expected.id), expected)) return false;
-      await collection.put(next);
+      await collection.put(next, options);
       return true;
     },
   };

@@ -5,7 +5,9 @@
  *
  * - A schedule first seen starts counting from then: nothing in the past fires.
  * - Each tick handles the latest due time since the last one handled (several missed ones collapse
- *   into one). A due time before this process started (the server was down) is not replayed.
+ *   into one). A due time while no server was up is not replayed: before this process started, or,
+ *   with servers sharing a database, before the span in which some server has been up without a
+ *   break (`upSince`, docs/scaling.md).
  * - A firing is recorded durably (`pendingRunId`) before its run is created; if a crash lost the
  *   run, the next tick creates it, so a firing due while running is neither lost nor doubled.
  * - `overlap: skip` starts none while the previous scheduled run is not terminal; `queue` keeps the
@@ -43,6 +45,12 @@ export interface ScheduleDeps {
   }): Promise<unknown>;
   /** A run's state: undefined when it does not exist. */
   runState(runId: string): Promise<{ terminal: boolean } | undefined>;
+  /**
+   * Servers sharing a database: the start of the span in which some server has been up firing
+   * schedules without a break, this one (up since `startedAt`) included; asked at every tick.
+   * Absent (the file store, one server): `startedAt`.
+   */
+  upSince?(startedAt: number): Promise<number>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -76,7 +84,7 @@ export const scheduleId = (s: Pick<ScheduledWorkflow, 'filename' | 'index' | 'sc
 export class ScheduleService {
   readonly #deps: ScheduleDeps;
   readonly #now: () => number;
-  /** Due times before this are missed while the server was down. */
+  /** Due times before this are missed while the server was down (unless another server was up: `upSince`). */
   readonly #startedAt: number;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<TickOutcome[]> | undefined;
@@ -133,9 +141,10 @@ export class ScheduleService {
 
   async #tick(now: number): Promise<TickOutcome[]> {
     const outcomes: TickOutcome[] = [];
+    const upSince = this.#deps.upSince ? await this.#deps.upSince(this.#startedAt) : this.#startedAt;
     for (const s of await this.#deps.scheduled()) {
       try {
-        const outcome = await this.#handle(s, now);
+        const outcome = await this.#handle(s, now, upSince);
         if (outcome) outcomes.push(outcome);
       } catch (error) {
         this.#deps.logger.error('schedule.firing_failed', { workflow: s.workflow, cron: s.schedule.cron, error: (error as Error).message });
@@ -145,7 +154,8 @@ export class ScheduleService {
     return outcomes;
   }
 
-  async #handle(s: ScheduledWorkflow, now: number): Promise<TickOutcome | undefined> {
+  /** `upSince`: due times before it fell while no server was up. */
+  async #handle(s: ScheduledWorkflow, now: number, upSince: number): Promise<TickOutcome | undefined> {
     const { repository } = this.#deps;
     const id = scheduleId(s);
     let state = await repository.get(id);
@@ -168,12 +178,13 @@ export class ScheduleService {
     let from = new Date(state.lastDueAt);
     const first = nextFiring(s.schedule.cron, s.schedule.timezone, from);
     if (!first || first.getTime() > now) return undefined;
-    if (first.getTime() < this.#startedAt) {
-      // Due while the server was down: not replayed; counting resumes from this process's start.
-      from = new Date(this.#startedAt - 1);
+    if (first.getTime() < upSince) {
+      // Due while no server was up: not replayed; counting resumes from when one was. Set only if
+      // unchanged: another server sharing the database may be handling this schedule right now.
+      from = new Date(upSince - 1);
       if (!latestDue(s.schedule, from, now)) {
-        await repository.put({ ...state, lastDueAt: from.toISOString(), pendingRunId: null }, { sync: false });
-        return { workflow: s.workflow, dueAt: first.toISOString(), outcome: 'missed_while_down' };
+        const handled = await repository.replaceIf(state, { ...state, lastDueAt: from.toISOString(), pendingRunId: null }, { sync: false });
+        return handled ? { workflow: s.workflow, dueAt: first.toISOString(), outcome: 'missed_while_down' } : undefined;
       }
     }
     const due = latestDue(s.schedule, from, now);
@@ -182,8 +193,9 @@ export class ScheduleService {
     const previous = state.lastRunId ? await this.#deps.runState(state.lastRunId) : undefined;
     if (previous && !previous.terminal) {
       if (s.schedule.overlap === 'queue') return { workflow: s.workflow, dueAt, outcome: 'queued' };
-      await repository.put({ ...state, lastDueAt: dueAt, pendingRunId: null }, { sync: false });
-      return { workflow: s.workflow, dueAt, outcome: 'skipped_overlap' };
+      // Set only if unchanged, as above: a skip must not undo another server's firing.
+      const handled = await repository.replaceIf(state, { ...state, lastDueAt: dueAt, pendingRunId: null }, { sync: false });
+      return handled ? { workflow: s.workflow, dueAt, outcome: 'skipped_overlap' } : undefined;
     }
     const runId = newId('run');
     // Reserved by compare-and-set: of several servers sharing a database, one fires it (docs/scaling.md).

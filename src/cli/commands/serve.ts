@@ -23,12 +23,12 @@ export default defineCommand({
     if (typeof options.host === 'string') settings.host = options.host;
 
     // The error classes come from the runtime bundle that throws them (class identity).
-    const { startServer, ListenError, StoreLockedError } = await import('../../runtime.js');
+    const { startServer, ListenError, StoreLockedError, DatabaseUnavailableError } = await import('../../runtime.js');
     let server;
     try {
       server = await startServer({ settings, cwd: process.cwd(), stderr: process.stderr });
     } catch (error) {
-      if (error instanceof ListenError || error instanceof StoreLockedError) throw new CliError(error.message);
+      if (error instanceof ListenError || error instanceof StoreLockedError || error instanceof DatabaseUnavailableError) throw new CliError(error.message);
       throw error;
     }
     const dashboard = `${browsableUrl(server.url)}/`;

@@ -67,14 +67,17 @@ export const healthRoutes = [
   }),
 ];
 
-/** With a database: this server among those sharing it, and the runs executing on all of them. */
+/**
+ * With a database: this server among those sharing it, and the runs executing on all of them. The
+ * CLI's offline mode answers with the servers and their runs, but names no server: it is none.
+ */
 async function storeReport(ctx: AppContext) {
   if (!ctx.database) return undefined;
   const share = await ctx.engine.share();
   if (!share) return { kind: 'postgres' as const };
   return {
     kind: 'postgres' as const,
-    serverId: ctx.engine.serverId,
+    ...(ctx.listening ? { serverId: ctx.engine.serverId } : {}),
     servers: share.servers,
     runningEverywhere: Object.values(share.running).reduce((sum, n) => sum + n, 0),
   };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../shared/logger.js';
+import { CONNECT_TIMEOUT_MS, DatabaseUnavailableError } from './errors.js';
 import { migrate, type Migration, type MigrationResult } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -38,7 +39,13 @@ export interface PostgresOptions {
 }
 
 export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10, application_name: 'svc' });
+  // A connect timeout: a host that drops packets, or a listener that never answers, is an error, not a hang.
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    application_name: 'svc',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // An idle connection the server dropped (a restart) must not take the process down with it.
   pool.on('error', (error) => options.logger.warn('store.postgres_connection_lost', { error: error.message }));
   let migrations: MigrationResult;
@@ -46,7 +53,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     migrations = await migrate(pool, options.migrations ?? MIGRATIONS, options.logger);
   } catch (error) {
     await pool.end();
-    throw error;
+    throw new DatabaseUnavailableError(error);
   }
   let tail: Promise<unknown> = Promise.resolve();
   return {

@@ -6,3 +6,4 @@ export { asJson, selectPage, type PageQuery } from './page.js';
 export { callOrder } from './call-order.js';
 export { openNotifier, type Notifier, type NotifierOptions } from './notifier.js';
 export { openEventFeed, type EventFeed, type EventFeedOptions } from './event-feed.js';
+export { CONNECT_TIMEOUT_MS, DatabaseUnavailableError } from './errors.js';

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../shared/logger.js';
+import { CONNECT_TIMEOUT_MS } from './errors.js';
 
 /**
  * LISTEN/NOTIFY between servers sharing a database (docs/scaling.md): what one server tells the
@@ -51,7 +52,7 @@ export async function openNotifier(options: NotifierOptions): Promise<Notifier> 
   };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: options.url, application_name: 'svc-listen' });
+    const next = new pg.Client({ connectionString: options.url, application_name: 'svc-listen', connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     next.on('notification', deliver);
     // The connection dropped (the server restarted, or terminated it): listen again on a new one.
     next.on('error', (error) => options.logger.warn('store.listen_connection_lost', { error: error.message }));

@@ -1,7 +1,7 @@
 import type { RunView } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
-import { followRun } from './_follow.js';
+import { followRun, waitsForServer } from './_follow.js';
 
 /** With no run id on a TTY, offer the paused runs (gh-style: prompts only where someone can answer). */
 export async function pickPausedRun(cmd: CommandContext, verb: string): Promise<string> {
@@ -27,9 +27,12 @@ export async function askText(cmd: CommandContext, message: string): Promise<str
 
 /**
  * The run after a decision. With no server, this process carries it on (nothing else would), so
- * the answer is the run once it settles again; a server carries it on by itself.
+ * the answer is the run once it settles again; a server carries it on by itself. On a shared
+ * database with no server here, an approved run waits `pending` for one: said so.
  */
 export async function carriedOn(cmd: CommandContext, run: RunView): Promise<RunView> {
   const client = cmd.client();
-  return (await client.hostsRuns()) ? followRun(client, run.id, () => {}) : run;
+  const host = await client.runHost();
+  if (host === 'database' && run.status === 'pending') cmd.io.err(waitsForServer(run.id, true));
+  return host === 'process' ? followRun(client, run.id, () => {}) : run;
 }

@@ -55,3 +55,12 @@ export async function lastEventPosition(client: SvcClient, runId: string): Promi
   const detail = await client.runs.get(runId);
   return detail.events.reduce((max, event) => Math.max(max, event.pos ?? 0), 0);
 }
+
+/**
+ * No server runs here, and this process executes nothing on a shared database: without this note a
+ * run that stays `pending` (no server up) would look stuck (docs/scaling.md).
+ */
+export function waitsForServer(runId: string, detached: boolean): string {
+  const note = `svc: no server runs here: run ${runId} waits \`pending\` in the database until a server on it (\`svc serve\` with SVC_DATABASE_URL) claims it.`;
+  return detached ? `${note}\n` : `${note} Ctrl-C stops following; the run stays queued.\n`;
+}

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
-import { followRun } from './_follow.js';
+import { followRun, waitsForServer } from './_follow.js';
 import { exitCodeForStatus } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 
@@ -49,7 +49,8 @@ function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => str
  */
 export async function startAndFollow(cmd: CommandContext, workflow: string, input: StartRunInput, options: FollowOptions, after = 0): Promise<number> {
   const client = cmd.client();
-  const inProcess = await client.hostsRuns();
+  const host = await client.runHost();
+  const inProcess = host === 'process';
   // Detached, a run in this process would die with it.
   if (options.detach && inProcess) throw new CliError('--detach needs a running server; start one with `svc serve`.', EXIT.unreachable);
   let runId: string | undefined;
@@ -59,6 +60,7 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
     const started = await client.runs.start(workflow, input);
     runId = started.runId;
     signals?.cancelled(runId);
+    if (host === 'database') cmd.io.err(waitsForServer(runId, Boolean(options.detach)));
     if (options.detach) {
       if (cmd.globals.json) printJson(cmd.io, started);
       else cmd.io.out(`${started.runId}\n`);
