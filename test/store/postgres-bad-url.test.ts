@@ -52,11 +52,13 @@ it("a wrong password: refused with the database's reason, the password never sho
   expectClearRefusal(await serve(url.href), /^svc: Cannot use the PostgreSQL database: password authentication failed for user "svc_pw"\.?\n$/);
 }, 60_000);
 
-it('nothing listening: refused at once, by svc serve and by a CLI command in offline mode', async () => {
+it('nothing listening: refused at once, by svc serve, by a CLI command in offline mode and by svc migrate-store', async () => {
   const url = `postgres://svc:${PASSWORD}@127.0.0.1:${await closedPort()}/svc`;
   expectClearRefusal(await serve(url), /^svc: Cannot use the PostgreSQL database: connect ECONNREFUSED [\d.:]+\.?\n$/);
   const offline = await runCli(['runs', 'list'], { env: { SVC_HOME: await tempDir('svc-pg-bad-'), SVC_DATABASE_URL: url, PORT: String(await closedPort()) } });
   expectClearRefusal(offline, /^svc: Cannot use the PostgreSQL database: connect ECONNREFUSED/);
+  const migrate = await runCli(['migrate-store', '--to', url], { env: { SVC_HOME: await tempDir('svc-pg-bad-'), PORT: String(await closedPort()) } });
+  expectClearRefusal(migrate, /^svc: Cannot use the PostgreSQL database: connect ECONNREFUSED/);
 }, 60_000);
 
 it('a listener that never answers: refused after the connect timeout, not a hang', async () => {

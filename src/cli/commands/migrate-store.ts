@@ -22,12 +22,12 @@ export default defineCommand({
       throw error;
     }
     if (!url) throw new UsageError('--to postgres://… is required: the empty database to copy the file store into.');
-    const { migrateStore, StoreLockedError } = await import('../../runtime.js');
+    const { migrateStore, StoreLockedError, DatabaseUnavailableError } = await import('../../runtime.js');
     let counts;
     try {
       counts = await migrateStore(cmd.settings, url);
     } catch (error) {
-      if (error instanceof StoreLockedError) throw new CliError(error.message);
+      if (error instanceof StoreLockedError || error instanceof DatabaseUnavailableError) throw new CliError(error.message);
       if (error instanceof Error && 'code' in error && error.code === 'database_not_empty') throw new CliError(error.message);
       throw error;
     }
