@@ -194,5 +194,10 @@ it('a message the file store left pending (its server killed mid-answer) is answ
   expect(reply).toMatchObject({ role: 'system', metadata: { code: 'interrupted' } });
   // Not run again: the one agent invocation is the file server's.
   expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
-  expect(await query(url, 'SELECT answering_server FROM conversations')).toEqual([{ answering_server: null }]);
+  // The conversation is let go once nothing is pending, a moment after the reply is stored.
+  const released = await waitFor(async () => {
+    const rows = await query<{ answering_server: string | null }>(url, 'SELECT answering_server FROM conversations');
+    return rows[0]?.answering_server === null ? rows : undefined;
+  });
+  expect(released).toEqual([{ answering_server: null }]);
 }, 60_000);
