@@ -11,13 +11,12 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { api, cleanupAll, getRun, makeProject, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../engine/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 import { makeBareRepository } from '../workspaces/git-fixtures.js';
 
 const postgres = usePostgres();
@@ -55,16 +54,6 @@ async function serve(url: string, project: string, home?: string): Promise<Serve
   const server = await spawnServe({ home: dir, cwd: project, env: { SVC_DATABASE_URL: url } });
   const health = await api(server, 'GET', '/api/health');
   return { home: dir, server, id: health.body.concurrency.store.serverId };
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** A workspace cloned by URL through `through`, and a project whose workflows run on it. */
@@ -233,7 +222,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
     10_000,
     () => 'A’s clone removed by A',
   );
-  expect(await query(url, 'SELECT id FROM workspace_environments')).toEqual([]);
+  expect(await queryRows(url, 'SELECT id FROM workspace_environments')).toEqual([]);
 }, 120_000);
 
 it('a run deleted through server B: SSE on server A sees run_deleted, on the dashboard stream and on the run’s own', async () => {

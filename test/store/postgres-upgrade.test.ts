@@ -2,7 +2,6 @@
 // migrates it to the newest version at start (configuration and trigger registry, the answering
 // server of conversations, homes) and carries on with what it holds: a run left pending is claimed
 // and executed, a message left unanswered is answered as a restart answers it.
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { postgresConversationRepositories } from '../../src/conversations/postgres-repository.js';
 import { newConversationRecord } from '../../src/conversations/records.js';
@@ -14,23 +13,13 @@ import { MIGRATIONS, openPostgres } from '../../src/store/postgres/index.js';
 import { waitForReply } from '../conversations/helpers.js';
 import { cleanupAll, tempDir, waitForRun } from '../engine/helpers.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
   await killAllServes();
   await cleanupAll();
 });
-
-async function versions(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ version: number }>('SELECT version FROM svc_schema_migrations ORDER BY version')).rows.map((row) => row.version);
-  } finally {
-    await client.end();
-  }
-}
 
 it('a server started on a database at version 3 migrates it, executes the run left pending and answers the message left unanswered', async () => {
   const url = await postgres.createDatabase();
@@ -77,7 +66,9 @@ it('a server started on a database at version 3 migrates it, executes the run le
 
   const home = await tempDir('svc-pg-upgrade-home-');
   const server = await spawnServe({ home, cwd: project, env: { SVC_DATABASE_URL: url } });
-  expect(await versions(url)).toEqual(MIGRATIONS.map((m) => m.version));
+  expect((await queryRows<{ version: number }>(url, 'SELECT version FROM svc_schema_migrations ORDER BY version')).map((row) => row.version)).toEqual(
+    MIGRATIONS.map((m) => m.version),
+  );
   const done = await waitForRun(server, run.id);
   expect(done).toMatchObject({ status: 'completed', nodes: { a: { status: 'completed', output: 'upgraded' } } });
   expect(await waitForReply(server, conversation.id, messageId)).toMatchObject({ role: 'system', metadata: { code: 'interrupted', replyTo: messageId } });
