@@ -2,7 +2,8 @@
 // "Workspaces per server"): a run's worktree lives in one home, so an approved or resumed run continues
 // on a server of that home, and waits, saying why, while none runs; deletions and clean-ups received
 // by one server reach every server, each removing what its own home holds; `run_deleted` reaches
-// every server's streams; the run detail names the server that executes the run.
+// every server's streams; the run detail names the server that executes the run; a file store copied by
+// `svc migrate-store` brings its worktrees' runs in as its home's.
 //
 // Both servers run on this one machine and so see each other's files. Another machine is stood in for
 // by what a server does and does not touch: a server frozen (SIGSTOP) cannot remove anything, so what
@@ -267,3 +268,28 @@ it('a run deleted through server B: SSE on server A sees run_deleted, on the das
     for (const [source] of sources) source.close();
   }
 }, 60_000);
+
+it('a workspace run paused in a file store copied by svc migrate-store continues in its worktree on a server of that home, approved through another', async () => {
+  const { project, bare } = await setUp();
+  const homeA = await tempDir('svc-pg-homes-');
+  const fileServer = await spawnServe({ home: homeA, cwd: project });
+  const workspaceId = await register(fileServer, bare);
+  const runId = await startRun(fileServer, 'gated', { message: '', cwd: project, workspaceId });
+  const worktree = join(homeA, 'workspaces', workspaceId, 'worktrees', runId);
+  expect((await waitForStatus(fileServer, runId, 'paused')).cwd).toBe(worktree);
+  await fileServer.stop();
+  const url = await postgres.createDatabase();
+  const migrated = await runCli(['migrate-store', '--to', url], { env: { SVC_HOME: homeA } });
+  expect(migrated.code, migrated.stderr).toBe(0);
+
+  // The copied worktree is in A's home: the run is that home's, whichever server is asked.
+  const b = await serve(url, project);
+  const a = await serve(url, project, homeA);
+  const homeId = (await readFile(join(homeA, 'home-id'), 'utf8')).trim();
+  expect(await getRun(b.server, runId)).toMatchObject({ worktreeHome: { id: homeId, path: homeA, liveServers: 1 } });
+  const approved = await api(b.server, 'POST', `/api/workflows/runs/${runId}/approve`, { comment: 'yes' });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  const done = await waitForStatus(b.server, runId, 'completed');
+  expect(done.serverId).toBe(a.id);
+  expect(done.nodes.read.output.split('\n')).toEqual(['from-first', worktree]);
+}, 90_000);
