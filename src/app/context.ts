@@ -182,7 +182,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, shared?.answering);
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, shared);
     // Only the store's writer answers messages left unanswered by a stopped server.
     if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
@@ -247,7 +247,8 @@ function openConversationService(
   events: ConversationEventLog,
   ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
-  claims: AnsweringClaims | undefined,
+  // With a database: a server's answering claims, or a CLI process's hand-off to the servers.
+  shared: { answering?: AnsweringClaims | undefined; handOff?: ((conversationId: string) => Promise<void>) | undefined } | undefined,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
@@ -284,7 +285,8 @@ function openConversationService(
     env: process.env,
     cwd: workflows.defaultCwd,
     limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
-    ...(claims ? { claims } : {}),
+    ...(shared?.answering ? { claims: shared.answering } : {}),
+    ...(shared?.handOff ? { handOff: shared.handOff } : {}),
   });
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => {

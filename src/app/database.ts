@@ -56,7 +56,7 @@ export async function openDatabaseRepositories(
     import('../config/postgres-repository.js'),
     import('../catalog/postgres-trigger-repository.js'),
   ]);
-  const answering = options.server && (await import('../conversations/postgres-answering-claims.js'));
+  const answering = await import('../conversations/postgres-answering-claims.js');
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
   const pool = await openPostgres({ url, logger });
@@ -92,10 +92,11 @@ export async function openDatabaseRepositories(
   };
   // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
   const serverId = newId('srv');
-  const answeringClaims = answering ? answering.postgresAnsweringClaims({ db: database, serverId, logger }) : undefined;
+  const answeringClaims = options.server ? answering.postgresAnsweringClaims({ db: database, notifier, serverId, logger }) : undefined;
   // Another process on the database (the CLI's offline mode) never starts the run claims: it
   // registers no lease and claims nothing, but hands what it changes to the servers as a server
-  // would: a run it leaves pending is announced, a stop of a run a server executes is forwarded there.
+  // would: a run it leaves pending is announced, a stop of a run a server executes is forwarded
+  // there; a message it sends is left pending for a server, and announced (handOff below).
   const runClaims = claims.postgresRunClaims({
     db: database,
     notifier,
@@ -148,6 +149,8 @@ export async function openDatabaseRepositories(
     conversations: conversations.postgresConversationRepositories(database, options.server ? serverId : null),
     /** Which server answers each conversation (a server only). */
     answering: answeringClaims,
+    /** A CLI process answers no conversation: what it sends waits for a server, told at once (docs/scaling.md). */
+    handOff: options.server ? undefined : (conversationId: string) => answering.announceWaiting(notifier, conversationId),
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),

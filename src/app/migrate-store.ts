@@ -51,6 +51,8 @@ const TABLES: Record<keyof MigrationCounts, string> = {
 };
 
 const PAGE = 500;
+/** The server that held what the file store left running or pending: gone, so a server on the database takes it over. */
+const GONE_SERVER = 'srv_migrated';
 
 /** Every item of a paged list. */
 async function all<T>(list: (offset: number) => Promise<{ items: T[]; total: number }>): Promise<T[]> {
@@ -148,7 +150,15 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
   const conversations = await openConversationRepositories(store);
   const conversationEvents = openConversationEventLog(store, new EventBus<SvcStreamEvent>());
   for (const conversation of await all((offset) => conversations.conversations.list({ includeDeleted: true, limit: PAGE, offset }))) {
-    await client.query('INSERT INTO conversations (id, record) VALUES ($1, $2)', [conversation.id, asJson(conversation)]);
+    // A message left pending in the file store was interrupted (its server stopped): held by a server
+    // already gone, it is answered as interrupted by the first server on the database, as a restarted
+    // server would answer it — not as a message waiting for a server (docs/scaling.md).
+    const interrupted = (conversation.pending_message_ids ?? []).length > 0;
+    await client.query('INSERT INTO conversations (id, record, answering_server) VALUES ($1, $2, $3)', [
+      conversation.id,
+      asJson(conversation),
+      interrupted ? GONE_SERVER : null,
+    ]);
     counts.conversations++;
     const messages: StoredMessage[] = [];
     for (let before: string | undefined; ;) {
@@ -190,14 +200,13 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
   }
   // A run left `running` by a crash belongs to a server already gone: its lease has expired, so the
   // first server to start on the database marks it interrupted (resumable), as a restarted server would.
-  const gone = 'srv_migrated';
   if (records.some((run) => run.status === 'running'))
-    await client.query("INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() - interval '1 second')", [gone]);
+    await client.query("INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() - interval '1 second')", [GONE_SERVER]);
   for (const run of records) {
     await client.query('INSERT INTO runs (id, record, server_id, home_id) VALUES ($1, $2, $3, $4)', [
       run.id,
       asJson(run),
-      run.status === 'running' ? gone : null,
+      run.status === 'running' ? GONE_SERVER : null,
       inThisHome.has(run.id) ? homeId : null,
     ]);
     counts.runs++;

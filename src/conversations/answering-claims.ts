@@ -4,7 +4,9 @@
  * a conversation and answers its pending messages, whichever server accepted them. The holder is
  * recorded in the database and changes only by compare-and-set; a server that dies (its run lease
  * expires, engine/postgres-run-claims.ts) has its conversations taken over by another, which
- * answers what was pending as a restarted single server does. The file store has none of this: one
+ * answers what was pending as a restarted single server does. A conversation with pending messages
+ * that nobody holds is waiting for a server (sent by the CLI's offline mode, which answers nothing):
+ * a server takes it and answers it as it would its own send. The file store has none of this: one
  * server per SVC_HOME answers everything.
  */
 
@@ -14,15 +16,23 @@ export interface TakenConversation {
   pending: string[];
 }
 
+/** What a server hears of conversations it may now answer (orchestrator.ts acts on them). */
+export interface AnsweringEvents {
+  /** Taken over from gone servers: their pending messages are answered as a restart answers them (interrupted). */
+  taken(conversations: TakenConversation[]): void;
+  /** Pending messages nobody holds (a CLI process's sends): answered as sends are, by whichever server claims them first. */
+  waiting(conversationIds: string[]): void;
+}
+
 export interface AnsweringClaims {
   /** This server's id, recorded on every conversation it answers. */
   readonly serverId: string;
   /**
-   * Takes over what gone servers held, and — a restart — conversations with pending messages that
-   * no server holds (left by a stopped server of an older svc, a CLI process, a copied store);
-   * from then on `taken` hears of the conversations each lease heartbeat takes over.
+   * Takes over what gone servers held (`taken`) and offers the conversations waiting for a server
+   * (`waiting`); from then on both hear of what each lease heartbeat finds, and `waiting` of each
+   * conversation a CLI process announces (docs/scaling.md, The CLI without a server).
    */
-  start(taken: (conversations: TakenConversation[]) => void): Promise<void>;
+  start(events: AnsweringEvents): Promise<void>;
   /** Holds the conversation unless another server does; resolves to whether this server holds it. */
   claim(conversationId: string): Promise<boolean>;
   /** Whether this server still holds it (not when it missed its lease and another took over). */

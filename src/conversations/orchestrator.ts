@@ -53,9 +53,17 @@ export class Orchestrator {
     return message;
   }
 
-  /** Queues an accepted (stored) user message. */
-  enqueue(conversationId: string, messageId: string): void {
+  /**
+   * Queues an accepted (stored) user message. A process that answers nothing (`deps.handOff`, the
+   * CLI's offline mode on a database) leaves it pending for a server and tells the servers.
+   */
+  async enqueue(conversationId: string, messageId: string): Promise<void> {
     if (this.#closed) return;
+    // A lost notification only delays: every server's lease heartbeat looks for waiting conversations too.
+    if (this.deps.handOff)
+      return this.deps
+        .handOff(conversationId)
+        .catch((error: unknown) => this.deps.logger.warn('conversation.hand_off_failed', { conversationId, messageId, error: (error as Error).message }));
     if (this.deps.claims) return this.#wake(conversationId);
     const queue = this.#queues.get(conversationId) ?? [];
     queue.push(messageId);
@@ -240,10 +248,11 @@ export class Orchestrator {
    * Server start: messages accepted but never answered (the server stopped first) get an error
    * message each, so no message is left silent; the conversation goes on. With a shared database,
    * the same for the conversations of servers that are gone — at start, and whenever a lease
-   * heartbeat finds one (answering-claims.ts) — while those another live server answers are left alone.
+   * heartbeat finds one (answering-claims.ts) — while those another live server answers are left
+   * alone, and those nobody holds (sent by a CLI process) are answered as sends are.
    */
   async recoverInterrupted(): Promise<void> {
-    if (this.deps.claims) return this.deps.claims.start((taken) => this.#adopt(taken));
+    if (this.deps.claims) return this.deps.claims.start({ taken: (taken) => this.#adopt(taken), waiting: (ids) => ids.forEach((id) => this.#wake(id)) });
     for (const conversation of await this.deps.repositories.conversations.withPending()) {
       await this.#recoverMessages(conversation.id, conversation.pending_message_ids ?? []);
     }

@@ -71,4 +71,9 @@ export interface ConversationDeps {
   limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number };
   /** A server sharing a database with others: which of them answers each conversation (answering-claims.ts). */
   claims?: AnsweringClaims;
+  /**
+   * A process on a shared database that answers nothing (the CLI's offline mode): a message sent
+   * here stays pending, held by no server, and this tells the servers at once so one answers it.
+   */
+  handOff?: (conversationId: string) => Promise<void>;
 }

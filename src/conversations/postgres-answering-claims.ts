@@ -7,11 +7,22 @@
  * (`svc_servers`): on each heartbeat of engine/postgres-run-claims.ts (`sweep`), conversations held
  * by a server whose lease expired, or that left, are taken over in one statement with SKIP LOCKED,
  * so exactly one server takes each.
+ *
+ * A send of a process that answers nothing (the CLI's offline mode) leaves its conversation
+ * unheld: it is told to the servers at once (`NOTIFY svc_conversations_waiting`), and each
+ * heartbeat (and a reconnection of the listening connection) looks for such conversations too, so
+ * a lost notification only delays; the first server whose claim succeeds answers them.
  */
 
 import type { Logger } from '../shared/logger.js';
-import type { PostgresDatabase } from '../store/postgres/index.js';
-import type { AnsweringClaims, TakenConversation } from './answering-claims.js';
+import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
+import type { AnsweringClaims, AnsweringEvents, TakenConversation } from './answering-claims.js';
+
+/** Conversations with a message waiting for a server: the payload is the conversation's id. */
+const WAITING = 'svc_conversations_waiting';
+
+/** Tells the servers that a conversation nobody holds has a message waiting (the CLI's offline mode). */
+export const announceWaiting = (notifier: Pick<Notifier, 'notify'>, conversationId: string) => notifier.notify(WAITING, conversationId);
 
 /** The record's pending ids as a jsonb array, whatever an older record holds there. */
 const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
@@ -21,44 +32,56 @@ export interface PostgresAnsweringClaims extends AnsweringClaims {
   sweep(): Promise<void>;
 }
 
-export function postgresAnsweringClaims(options: { db: PostgresDatabase; serverId: string; logger: Logger }): PostgresAnsweringClaims {
-  const { db, serverId, logger } = options;
-  let taken: ((conversations: TakenConversation[]) => void) | undefined;
+export function postgresAnsweringClaims(options: { db: PostgresDatabase; notifier: Notifier; serverId: string; logger: Logger }): PostgresAnsweringClaims {
+  const { db, notifier, serverId, logger } = options;
+  let events: AnsweringEvents | undefined;
   let sweeping: Promise<void> | undefined;
 
   const changed = async (sql: string, conversationId: string) => ((await db.query(sql, [conversationId, serverId])).rowCount ?? 0) > 0;
 
-  /** Holders whose lease expired or which left; at start also pending conversations nobody holds. */
-  const takeOver = async (atStart: boolean): Promise<TakenConversation[]> => {
+  /** Holders whose lease expired or which left. */
+  const takeOver = async (): Promise<TakenConversation[]> => {
     const { rows } = await db.query<{ id: string; pending: string[] }>(
       `UPDATE conversations SET answering_server = $1 WHERE id IN (
          SELECT id FROM conversations c
-         WHERE (c.answering_server IS NOT NULL AND c.answering_server <> $1
-                AND NOT EXISTS (SELECT 1 FROM svc_servers s WHERE s.id = c.answering_server AND s.lease_until >= now()))
-            OR ($2 AND c.answering_server IS NULL AND c.has_pending)
+         WHERE c.answering_server IS NOT NULL AND c.answering_server <> $1
+           AND NOT EXISTS (SELECT 1 FROM svc_servers s WHERE s.id = c.answering_server AND s.lease_until >= now())
          FOR UPDATE SKIP LOCKED
        ) RETURNING id, ${PENDING} AS pending`,
-      [serverId, atStart],
+      [serverId],
     );
     if (rows.length > 0) logger.warn('conversation.taken_over', { conversations: rows.map((row) => row.id) });
     return rows;
   };
+  /** Pending messages nobody holds: waiting for a server (claimed when answered, not here). */
+  const unheld = async () =>
+    (await db.query<{ id: string }>('SELECT id FROM conversations WHERE has_pending AND answering_server IS NULL ORDER BY created_at, id')).rows.map(
+      (row) => row.id,
+    );
+  const offerUnheld = async () => {
+    const ids = await unheld();
+    if (ids.length > 0) events?.waiting(ids);
+  };
 
   return {
     serverId,
-    async start(handler) {
-      taken = handler;
-      handler(await takeOver(true));
+    async start(handlers) {
+      events = handlers;
+      await notifier.listen(WAITING, (conversationId) => events?.waiting([conversationId]));
+      notifier.onReconnect(() => void offerUnheld().catch((error: unknown) => logger.error('conversation.offer_failed', { error: (error as Error).message })));
+      handlers.taken(await takeOver());
+      await offerUnheld();
     },
     claim: (id) => changed('UPDATE conversations SET answering_server = $2 WHERE id = $1 AND (answering_server IS NULL OR answering_server = $2)', id),
     holds: async (id) => (await db.query('SELECT 1 FROM conversations WHERE id = $1 AND answering_server = $2', [id, serverId])).rows.length > 0,
     release: (id) => changed('UPDATE conversations SET answering_server = NULL WHERE id = $1 AND answering_server = $2 AND NOT has_pending', id),
     sweep() {
       // Nothing is taken before the orchestrator listens (it starts after the first heartbeat).
-      if (!taken) return Promise.resolve();
-      sweeping ??= takeOver(false)
-        .then((conversations) => {
-          if (conversations.length > 0) taken?.(conversations);
+      if (!events) return Promise.resolve();
+      sweeping ??= takeOver()
+        .then(async (conversations) => {
+          if (conversations.length > 0) events?.taken(conversations);
+          await offerUnheld();
         })
         .catch((error: unknown) => logger.error('conversation.take_over_failed', { error: (error as Error).message }))
         .finally(() => (sweeping = undefined));

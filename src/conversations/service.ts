@@ -77,7 +77,7 @@ export class ConversationService {
     // Marked pending before it is stored, so that a stored message is always either answered or pending.
     const reserved = await this.deps.repositories.accept(record.id, { updated_at: new Date().toISOString() });
     const message = await this.orchestrator.post(record.id, 'user', text, {}, reserved);
-    this.orchestrator.enqueue(record.id, message.id);
+    await this.orchestrator.enqueue(record.id, message.id);
     return { accepted: true, messageId: message.id };
   }
 

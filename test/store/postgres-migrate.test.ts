@@ -4,12 +4,13 @@
 // new events are positioned after every copied one. A database that is not empty is refused. The
 // assistant configuration, the webhook trigger registry, webhook dedupe records and deliveries, and
 // schedule state are copied too, and a server on the database answers with them.
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeHome, startTestServer } from '../helpers/server.js';
+import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, type Json } from '../engine/helpers.js';
 import { deliver, hookWorkflow, registerTriggers, SECRET } from '../webhooks/helpers.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
@@ -158,4 +159,29 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
   } finally {
     await dbServer.stop();
   }
+}, 60_000);
+
+it('a message the file store left pending (its server killed mid-answer) is answered as interrupted on the database, not run again', async () => {
+  const home = await makeHome();
+  onCleanup(() => rm(home, { recursive: true, force: true }));
+  const log = join(home, 'agent.jsonl');
+  const fileServer = await spawnServe({ home, cwd: home, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: log } });
+  onCleanup(() => killAllServes());
+  const conversation = (await api(fileServer, 'POST', '/api/conversations', {})).body;
+  const sent = (await api(fileServer, 'POST', `/api/conversations/${conversation.id}/message`, { message: '[fake:hang] never answered' })).body;
+  const agent = await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean)[0]);
+  await fileServer.stop('SIGKILL');
+  process.kill((JSON.parse(agent) as { pid: number }).pid, 'SIGKILL');
+
+  const url = await postgres.createDatabase();
+  const migrated = await runCli(['migrate-store', '--to', url, '--json'], { env: { SVC_HOME: home } });
+  expect(migrated.code, migrated.stderr).toBe(0);
+  const dbServer = await startServer({ env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: log } });
+  const reply = await waitFor(async () =>
+    (await api(dbServer, 'GET', `/api/conversations/${conversation.id}/messages`)).body.messages.find((m: Json) => m.metadata.replyTo === sent.messageId),
+  );
+  expect(reply).toMatchObject({ role: 'system', metadata: { code: 'interrupted' } });
+  // Not run again: the one agent invocation is the file server's.
+  expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
+  expect(await queryRows(url, 'SELECT answering_server FROM conversations')).toEqual([{ answering_server: null }]);
 }, 60_000);

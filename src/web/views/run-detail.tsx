@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { allowedOperations, resumeAndContinue, type RunOperation } from '../../client/run-actions.js';
 import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
@@ -35,7 +35,7 @@ const LABELS: Record<RunOperation, string> = {
   delete: 'Delete',
 };
 
-function Actions({ run, onDone }: { run: RunDetail; onDone: () => void }) {
+function Actions({ run, onDone, onDeleting }: { run: RunDetail; onDone: () => void; onDeleting: (deleting: boolean) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [comment, setComment] = useState('');
@@ -43,6 +43,7 @@ function Actions({ run, onDone }: { run: RunDetail; onDone: () => void }) {
   const allowed = allowedOperations(run.status);
   const act = async (operation: RunOperation) => {
     if (operation === 'delete' && !confirm(`Delete run ${run.id} and its history?`)) return;
+    if (operation === 'delete') onDeleting(true);
     setBusy(true);
     setError(undefined);
     try {
@@ -57,6 +58,7 @@ function Actions({ run, onDone }: { run: RunDetail; onDone: () => void }) {
       setReason('');
       onDone();
     } catch (e) {
+      onDeleting(false);
       setError(errorText(e));
       // Refused (409: someone else acted first) or failed: show the run as it now is, beside why.
       onDone();
@@ -116,7 +118,11 @@ export function RunDetailView({ runId }: { runId: string }) {
   const [streamed, setStreamed] = useState<RunEvent[]>([]);
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const [deleted, setDeleted] = useState(false);
-  const reload = useDebounced(detail.reload, 100);
+  // Once a delete is asked, the run is going: a reload would only fetch a 404.
+  const deleting = useRef(false);
+  const reload = useDebounced(() => {
+    if (!deleting.current) detail.reload();
+  }, 100);
   // A deleted run's stream has nothing more to say (and the server ends it): stop following.
   useStream(
     deleted ? undefined : '__dashboard__',
@@ -194,7 +200,7 @@ export function RunDetailView({ runId }: { runId: string }) {
       ) : (
         <>
           <ErrorNote error={detail.error} />
-          <Actions run={run} onDone={detail.reload} />
+          <Actions run={run} onDone={detail.reload} onDeleting={(value) => (deleting.current = value)} />
         </>
       )}
       {run.status === 'completed' || run.status === 'failed' ? (

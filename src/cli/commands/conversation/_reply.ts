@@ -7,20 +7,26 @@ export interface ReplyOutcome {
   failed: { code: string; error: string } | null;
 }
 
-/** How far back the stream is replayed when a reply is awaited: covers a clock tick and a slow send. */
-const REPLAY_MARGIN_MS = 2_000;
-
 /**
  * Sends a message, then waits for its answer on the conversation's stream, handing each reply
- * delta to `onDelta`. Stream positions are microseconds of wall time, so following from just
- * before the send replays whatever answered it before the stream was open; should the server's
- * clock be behind, the stored messages are looked at once the stream is open.
+ * delta to `onDelta`. The stream is followed live from when it opens, then the stored messages are
+ * looked at once: together they miss nothing, on either store (stream positions are wall-clock
+ * microseconds on the file store but a sequence on PostgreSQL, so this machine's clock cannot say
+ * where to replay from). Deltas sent before the stream opened are not seen: `unshown` gives what
+ * of the reply still needs printing.
  * Sending first matters in process, where the first write moves the client to the store's
- * writer, whose bus the orchestrator publishes on.
+ * writer, whose bus the orchestrator publishes on. `onWaiting` is called when the message waits
+ * for a server that is not up (the CLI's offline mode on a database, docs/scaling.md).
  */
-export async function sendAndAwaitReply(client: SvcClient, conversationId: string, text: string, onDelta: (text: string) => void): Promise<ReplyOutcome> {
-  const after = (Date.now() - REPLAY_MARGIN_MS) * 1000;
+export async function sendAndAwaitReply(
+  client: SvcClient,
+  conversationId: string,
+  text: string,
+  onDelta: (text: string) => void,
+  onWaiting: (messageId: string) => void = () => {},
+): Promise<ReplyOutcome> {
   const { messageId } = await client.conversations.send(conversationId, text);
+  if (await waitsForServer(client)) onWaiting(messageId);
   return new Promise<ReplyOutcome>((resolve, reject) => {
     let feed: { close(): void } | undefined;
     let finished = false;
@@ -34,7 +40,6 @@ export async function sendAndAwaitReply(client: SvcClient, conversationId: strin
     client.events
       .follow({
         stream: conversationId,
-        after,
         onEvent: (event) => {
           if ('runId' in event) return;
           if (event.type === 'assistant_delta' && event.messageId === messageId) onDelta(event.text);
@@ -47,9 +52,7 @@ export async function sendAndAwaitReply(client: SvcClient, conversationId: strin
       .then(async (opened) => {
         feed = opened;
         if (finished) return opened.close();
-        // The replay starts from this machine's clock; a server whose clock is behind may have
-        // stored the answer at a position before it. Once the stream is open, nothing later can be
-        // missed, so one look at the stored messages covers what came before.
+        // Once the stream is open, nothing later can be missed: one look at the stored messages covers what came before.
         const page = await client.conversations.messages(conversationId, { limit: 50 });
         const stored = page.messages.find((message) => message.metadata.replyTo === messageId);
         if (stored) {
@@ -59,4 +62,32 @@ export async function sendAndAwaitReply(client: SvcClient, conversationId: strin
       })
       .catch(finish);
   });
+}
+
+/**
+ * The CLI's offline mode on a database answers no message: a server does (docs/scaling.md). With
+ * none up, the message waits pending until one starts, and the user is told so.
+ */
+export async function waitsForServer(client: SvcClient): Promise<boolean> {
+  if ((await client.runHost()) !== 'database') return false;
+  // `concurrency.store` is in the route's answer with a database (server/routes/health.ts), not in the client's Health type.
+  const { concurrency } = (await client.system.health()) as { concurrency: { store?: { servers?: number } } };
+  return (concurrency.store?.servers ?? 0) === 0;
+}
+
+/** The note printed when a message waits for a server (`onWaiting`). */
+export function waitingNote(messageId: string, wait: boolean): string {
+  const note = `svc: no server is up on the database: message ${messageId} waits \`pending\` until a server on it (\`svc serve\` with SVC_DATABASE_URL) answers it.`;
+  return wait ? `${note} Ctrl-C stops waiting; the message stays queued.\n` : `${note}\n`;
+}
+
+/**
+ * What of a reply is still to print after the deltas shown: all of it when none was shown, the
+ * rest when they began it, all of it again when the stream was joined mid-reply (they end it);
+ * nothing when the agent's final text differs from what it streamed (the stream stands).
+ */
+export function unshown(content: string, shown: string): string {
+  if (shown === '') return content;
+  if (content.startsWith(shown)) return content.slice(shown.length);
+  return content.endsWith(shown) ? `\n${content}` : '';
 }

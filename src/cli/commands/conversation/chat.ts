@@ -4,14 +4,15 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { EXIT } from '../../exit-codes.js';
 import { styler } from '../../output.js';
-import { sendAndAwaitReply } from './_reply.js';
+import { sendAndAwaitReply, unshown, waitingNote } from './_reply.js';
 
 /**
  * `svc chat [<conversation>]`: a conversation with the orchestrator (a new one unless named). On a
  * terminal, @clack/prompts reads each message and the reply streams as it arrives; Ctrl+C leaves
  * (a reply still coming is stored by the server and shows in `svc conversation show`). Piped,
  * each line of stdin is one message, replies go to stdout, and the exit code is 1 when any
- * answer was an agent failure — so it can be scripted.
+ * answer was an agent failure — so it can be scripted. In the CLI's offline mode on a database a
+ * server answers; with none up, it says each message waits for one.
  */
 export default defineCommand({
   args: [['[conversation]', 'conversation id (default: a new conversation)']],
@@ -31,15 +32,21 @@ async function piped(cmd: CommandContext, client: SvcClient, conversationId: str
   const lines = createInterface({ input: cmd.io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    let streamed = false;
-    const outcome = await sendAndAwaitReply(client, conversationId, line, (delta) => {
-      streamed = true;
-      cmd.io.out(delta);
-    });
+    let shown = '';
+    const outcome = await sendAndAwaitReply(
+      client,
+      conversationId,
+      line,
+      (delta) => {
+        shown += delta;
+        cmd.io.out(delta);
+      },
+      (messageId) => cmd.io.err(waitingNote(messageId, true)),
+    );
     if (outcome.failed) {
       failures++;
       cmd.io.err(`${outcome.content}\n`);
-    } else cmd.io.out(streamed ? '\n' : `${outcome.content}\n`);
+    } else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
   }
   return failures > 0 ? EXIT.failed : 0;
 }
@@ -63,13 +70,19 @@ async function interactive(cmd: CommandContext, client: SvcClient, conversationI
     process.once('SIGINT', leave);
     try {
       cmd.io.out(p.green('assistant: '));
-      let streamed = false;
-      const outcome = await sendAndAwaitReply(client, conversationId, text, (delta) => {
-        streamed = true;
-        cmd.io.out(delta);
-      });
+      let shown = '';
+      const outcome = await sendAndAwaitReply(
+        client,
+        conversationId,
+        text,
+        (delta) => {
+          shown += delta;
+          cmd.io.out(delta);
+        },
+        (messageId) => cmd.io.out(`\n${p.dim(waitingNote(messageId, true))}`),
+      );
       if (outcome.failed) cmd.io.out(`\n${p.red(outcome.content)}\n`);
-      else cmd.io.out(streamed ? '\n' : `${outcome.content}\n`);
+      else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
     } finally {
       process.removeListener('SIGINT', leave);
     }

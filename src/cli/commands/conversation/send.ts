@@ -1,11 +1,12 @@
 import { defineCommand } from '../../define-command.js';
 import { EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
-import { sendAndAwaitReply } from './_reply.js';
+import { sendAndAwaitReply, unshown, waitingNote, waitsForServer } from './_reply.js';
 
 /**
  * `svc conversation send <id> <message...>`: sends, then prints the reply as it streams (exit 1
- * when the assistant fails). `--no-wait` only sends and prints the message id.
+ * when the assistant fails). `--no-wait` only sends and prints the message id. In the CLI's offline
+ * mode on a database a server answers; with none up, it says the message waits for one.
  */
 export default defineCommand({
   args: [
@@ -18,19 +19,26 @@ export default defineCommand({
     const text = words.join(' ');
     if (options.wait === false) {
       const accepted = await client.conversations.send(id, text);
+      if (await waitsForServer(client)) cmd.io.err(waitingNote(accepted.messageId, false));
       if (cmd.globals.json) return printJson(cmd.io, accepted);
       cmd.io.out(`${accepted.messageId}\n`);
       return;
     }
-    let streamed = false;
-    const outcome = await sendAndAwaitReply(client, id, text, (delta) => {
-      if (cmd.globals.json) return;
-      streamed = true;
-      cmd.io.out(delta);
-    });
+    let shown = '';
+    const outcome = await sendAndAwaitReply(
+      client,
+      id,
+      text,
+      (delta) => {
+        if (cmd.globals.json) return;
+        shown += delta;
+        cmd.io.out(delta);
+      },
+      (messageId) => cmd.io.err(waitingNote(messageId, true)),
+    );
     if (cmd.globals.json) printJson(cmd.io, outcome);
     else if (outcome.failed) cmd.io.err(`${outcome.content}\n`);
-    else cmd.io.out(streamed ? '\n' : `${outcome.content}\n`);
+    else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
     return outcome.failed ? EXIT.failed : 0;
   },
 });
