@@ -9,7 +9,7 @@ import type { RunRecord } from '../engine/types.js';
 import { EventBus } from '../events/bus.js';
 import { ApiError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { openFileStore } from '../store/index.js';
+import { homeIdentity, openFileStore } from '../store/index.js';
 import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
 import { openWorkspaceRepositories } from '../workspaces/repository.js';
 import { SCHEDULE_STATE_COLLECTION, type ScheduleState } from '../schedules/repository.js';
@@ -80,7 +80,7 @@ export async function migrateStore(options: { home: string; url: string; logger:
     try {
       return await db.transaction(async (client) => {
         await assertEmpty(client);
-        const counts = await copy(store, client);
+        const counts = await copy(store, client, await homeIdentity(options.home), options.home);
         for (const [kind, table] of Object.entries(TABLES) as Array<[keyof MigrationCounts, string]>) {
           const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
           if (rows[0]!.n !== counts[kind]) throw new Error(`copied ${counts[kind]} ${kind} but the database holds ${rows[0]!.n}; nothing was kept`);
@@ -102,7 +102,12 @@ async function assertEmpty(client: Queryable): Promise<void> {
   }
 }
 
-async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Queryable): Promise<MigrationCounts> {
+/**
+ * `homeId`: the file store's SVC_HOME (store/home-id.ts). Its worktrees are there, so its
+ * environments and the runs that have one are recorded as that home's: only servers of that home
+ * continue those runs (docs/scaling.md), as for a run started on the database.
+ */
+async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Queryable, homeId: string, home: string): Promise<MigrationCounts> {
   const counts: MigrationCounts = {
     workspaces: 0,
     workspaceEnvironments: 0,
@@ -129,10 +134,18 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
       await client.query('INSERT INTO workspace_env (workspace_id, name, value) VALUES ($1, $2, $3)', [workspace.id, name, value]);
     counts.workspaceEnvValues += values.length;
   }
+  const inThisHome = new Set<string>();
   for (const environment of await all((offset) => workspaces.environments.list({ limit: PAGE, offset }))) {
-    await client.query('INSERT INTO workspace_environments (id, record) VALUES ($1, $2)', [environment.id, asJson(environment)]);
+    await client.query('INSERT INTO workspace_environments (id, record) VALUES ($1, $2)', [environment.id, asJson({ ...environment, home_id: homeId })]);
+    inThisHome.add(environment.run_id);
     counts.workspaceEnvironments++;
   }
+  // What a waiting run names as its home (a server of it may never have run on the database).
+  await client.query(
+    `INSERT INTO svc_homes (id, host, path) VALUES ($1, $2, $3)
+     ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, path = EXCLUDED.path, seen_at = now()`,
+    [homeId, hostname(), home],
+  );
 
   const conversations = await openConversationRepositories(store);
   const conversationEvents = openConversationEventLog(store, new EventBus<SvcStreamEvent>());
@@ -190,7 +203,12 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
   if (records.some((run) => run.status === 'running'))
     await client.query("INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() - interval '1 second')", [GONE_SERVER]);
   for (const run of records) {
-    await client.query('INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3)', [run.id, asJson(run), run.status === 'running' ? GONE_SERVER : null]);
+    await client.query('INSERT INTO runs (id, record, server_id, home_id) VALUES ($1, $2, $3, $4)', [
+      run.id,
+      asJson(run),
+      run.status === 'running' ? GONE_SERVER : null,
+      inThisHome.has(run.id) ? homeId : null,
+    ]);
     counts.runs++;
     const summary = summarizeRun(run);
     if (summary) {

@@ -521,9 +521,14 @@ export class RunEngine {
   async delete(runId: string): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     assertOperationAllowed('delete', run.status);
-    // Published, not persisted: the log it would go to is being removed with the run.
+    // Deleted only as read: a run another server resumed meanwhile is not deleted under it (409, as a late request).
+    if (!(await this.runs.delete(run))) {
+      const stored = await this.runs.get(run.id);
+      if (!stored) throw notFound('run_not_found', `No run '${runId}'.`);
+      throw new RunChangedElsewhere(run.id, 'delete', stored.status);
+    }
+    // Published, not persisted: the log it would go to was removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
-    await this.runs.delete(run);
     if (run.workspaceId) await this.deps.places.release(run.id);
     return run;
   }

@@ -35,14 +35,17 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
       // Every commit is durable: `sync: false` (progress cheap to redo) has nothing cheaper to choose here.
       // A run this server creates, makes pending again or starts running is held by it: no other
       // server claims it before its events are written; the engine then executes it or lets it go.
-      const { rowCount } = await db.query(
-        `INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record,
-           server_id = CASE
-             WHEN EXCLUDED.record->>'status' IN ('pending', 'running') AND runs.status <> EXCLUDED.record->>'status' THEN $3
-             ELSE runs.server_id END
-         WHERE $4::text IS NULL OR runs.status = $4`,
-        [run.id, asJson(run), serverId, expected ?? null],
-      );
+      const holder = `CASE
+             WHEN $2::jsonb->>'status' IN ('pending', 'running') AND runs.status <> $2::jsonb->>'status' THEN $3
+             ELSE runs.server_id END`;
+      // A change expected of a stored state is an update only: a run another server deleted meanwhile stays deleted.
+      const { rowCount } =
+        expected === undefined
+          ? await db.query(
+              `INSERT INTO runs (id, record, server_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record, server_id = ${holder}`,
+              [run.id, asJson(run), serverId],
+            )
+          : await db.query(`UPDATE runs SET record = $2, server_id = ${holder} WHERE id = $1 AND status = $4`, [run.id, asJson(run), serverId, expected]);
       return (rowCount ?? 0) > 0;
     },
     get,
@@ -97,11 +100,14 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
     },
     // Sorted here, in code-unit order, whatever the database's collation.
     workflows: async () => (await db.query<{ workflow: string }>('SELECT DISTINCT workflow FROM runs')).rows.map((row) => row.workflow).sort(),
-    delete: (id) =>
+    // The run first, on the state it was read in: a run another server changed meanwhile (resumed) keeps its events.
+    delete: (id, expected) =>
       db.transaction(async (client) => {
+        const deleted = await client.query('DELETE FROM runs WHERE id = $1 AND ($2::text IS NULL OR status = $2)', [id, expected ?? null]);
+        if ((deleted.rowCount ?? 0) === 0) return false;
         await client.query('DELETE FROM run_events WHERE run_id = $1', [id]);
         await client.query('DELETE FROM run_summaries WHERE run_id = $1', [id]);
-        return ((await client.query('DELETE FROM runs WHERE id = $1', [id])).rowCount ?? 0) > 0;
+        return true;
       }),
 
     async appendEvent(event) {

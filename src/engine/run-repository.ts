@@ -24,8 +24,8 @@ export interface RunEventFilter {
 export interface RunRepository {
   /**
    * Inserts or replaces the run's record; with `expected`, only while the stored run is in that
-   * state (a change of state made by one server at a time), or, with 'absent', only a new run;
-   * resolves to false when that did not hold.
+   * state (a change of state made by one server at a time: a deleted run is not brought back), or,
+   * with 'absent', only a new run; resolves to false when that did not hold.
    */
   save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
@@ -41,8 +41,11 @@ export interface RunRepository {
   list(filter: RunFilter): Promise<RunPage>;
   /** Every workflow with at least one run, sorted. */
   workflows(): Promise<string[]>;
-  /** Removes the run and its events; resolves to whether it existed. */
-  delete(id: string): Promise<boolean>;
+  /**
+   * Removes the run and its events; with `expected`, only while the stored run is in that state (a
+   * run another server resumed meanwhile stays); resolves to whether it did.
+   */
+  delete(id: string, expected?: RunStatus): Promise<boolean>;
 
   /** Persists an event, giving it its stream position; resolves to the event as stored. */
   appendEvent(event: NewRunEvent): Promise<RunEvent>;
@@ -78,9 +81,12 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
   let sorted: RunRecord[] | undefined;
   return {
-    // One server per SVC_HOME, and the engine changes the one live record: `expected` always holds.
-    save: async (run, options) => {
-      if (!runs.get(run.id)) sorted = undefined;
+    // One server per SVC_HOME, and the engine changes the one live record: `expected` holds while the run exists.
+    save: async (run, options, expected) => {
+      if (!runs.get(run.id)) {
+        if (expected !== undefined && expected !== 'absent') return false;
+        sorted = undefined;
+      }
       await runs.put(run, options);
       return true;
     },
@@ -95,7 +101,8 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     withStatus: async (statuses) => runs.filter((run) => statuses.includes(run.status)).sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id)),
     list: async (filter) => pageOfRuns((sorted ??= newestFirst(runs.all())), filter),
     workflows: async () => [...new Set(runs.all().map((r) => r.workflow))].sort(),
-    async delete(id) {
+    async delete(id, expected) {
+      if (expected !== undefined && runs.get(id)?.status !== expected) return false;
       const existed = await runs.delete(id);
       sorted = undefined;
       await log.remove(`${id}/events`);

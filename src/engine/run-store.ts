@@ -100,13 +100,15 @@ export class RunStore {
     return this.repository.save(run, options, expected);
   }
 
-  async delete(run: RunRecord): Promise<void> {
-    await this.repository.delete(run.id);
+  /** Removes the run as it was read (its state unchanged since: another server may have resumed it); resolves to whether it did. */
+  async delete(run: RunRecord): Promise<boolean> {
+    if (!(await this.repository.delete(run.id, run.status))) return false;
     // Its artifacts and process notes are files whatever the store (the file store's record folder is the same one).
     await rm(this.store.dataDir('runs', run.id), { recursive: true, force: true });
     this.#live.delete(run.id);
     await this.summaries.remove(run.id);
     this.#seq.delete(run.id);
+    return true;
   }
 
   /**

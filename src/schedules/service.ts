@@ -99,9 +99,12 @@ export class ScheduleService {
   start(): void {
     if (this.#timer) return;
     const loop = () => {
-      void this.tick().finally(() => {
-        if (this.#timer) this.#timer = setTimeout(loop, TICK_MS).unref();
-      });
+      // A failed tick is logged by `tick` (a database that does not answer): the loop goes on.
+      void this.tick()
+        .catch(() => [])
+        .finally(() => {
+          if (this.#timer) this.#timer = setTimeout(loop, TICK_MS).unref();
+        });
     };
     this.#timer = setTimeout(loop, 0).unref();
   }

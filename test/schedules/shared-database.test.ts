@@ -8,7 +8,10 @@ import { closeContext, createContext, scheduledWorkflows, type AppContext } from
 import { isTerminal } from '../../src/engine/types.js';
 import { ScheduleService } from '../../src/schedules/index.js';
 import { postgresScheduleRepository, postgresScheduleUptime } from '../../src/schedules/postgres-repository.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { loadSettings } from '../../src/shared/settings.js';
+import { openPostgres } from '../../src/store/postgres/index.js';
+import { waitFor } from '../engine/helpers.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 import { usePostgres } from '../support/postgres.js';
@@ -152,5 +155,36 @@ describe('schedules on a shared database', () => {
     clock.now += MINUTE; // 09:04:10
     expect(await outcomes(b)).toEqual([['fired', '2030-01-07T09:04:00.000Z']]);
     expect(await scheduledRuns(b)).toHaveLength(2);
+  });
+});
+
+describe('a scheduler whose database fails', () => {
+  it('logs the failed tick and leaves no promise rejected unhandled (the server would log each tick as a bug)', async () => {
+    const url = await postgres.createDatabase();
+    const db = await openPostgres({ url, logger: silentLogger });
+    // The database is gone from under the scheduler: every query of its tick rejects.
+    await db.close();
+    const logged: string[] = [];
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    const service = new ScheduleService({
+      repository: postgresScheduleRepository(db),
+      upSince: postgresScheduleUptime(db, 'srv_gone'),
+      logger: { ...silentLogger, error: (event) => logged.push(event) },
+      scheduled: async () => [],
+      startRun: async () => undefined,
+      runState: async () => undefined,
+    });
+    try {
+      service.start();
+      await waitFor(() => logged.includes('schedule.tick_failed'), 5000);
+      // Rejections are reported after the microtasks of the turn that left them unhandled.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      service.stop();
+      process.off('unhandledRejection', note);
+    }
+    expect(unhandled).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // "Workspaces per server"): a run's worktree lives in one home, so an approved or resumed run continues
 // on a server of that home, and waits, saying why, while none runs; deletions and clean-ups received
 // by one server reach every server, each removing what its own home holds; `run_deleted` reaches
-// every server's streams; the run detail names the server that executes the run.
+// every server's streams; the run detail names the server that executes the run; a file store copied by
+// `svc migrate-store` brings its worktrees' runs in as its home's.
 //
 // Both servers run on this one machine and so see each other's files. Another machine is stood in for
 // by what a server does and does not touch: a server frozen (SIGSTOP) cannot remove anything, so what
@@ -11,13 +12,12 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { api, cleanupAll, getRun, makeProject, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../engine/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 import { makeBareRepository } from '../workspaces/git-fixtures.js';
 
 const postgres = usePostgres();
@@ -55,16 +55,6 @@ async function serve(url: string, project: string, home?: string): Promise<Serve
   const server = await spawnServe({ home: dir, cwd: project, env: { SVC_DATABASE_URL: url } });
   const health = await api(server, 'GET', '/api/health');
   return { home: dir, server, id: health.body.concurrency.store.serverId };
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** A workspace cloned by URL through `through`, and a project whose workflows run on it. */
@@ -233,7 +223,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
     10_000,
     () => 'A’s clone removed by A',
   );
-  expect(await query(url, 'SELECT id FROM workspace_environments')).toEqual([]);
+  expect(await queryRows(url, 'SELECT id FROM workspace_environments')).toEqual([]);
 }, 120_000);
 
 it('a run deleted through server B: SSE on server A sees run_deleted, on the dashboard stream and on the run’s own', async () => {
@@ -278,3 +268,28 @@ it('a run deleted through server B: SSE on server A sees run_deleted, on the das
     for (const [source] of sources) source.close();
   }
 }, 60_000);
+
+it('a workspace run paused in a file store copied by svc migrate-store continues in its worktree on a server of that home, approved through another', async () => {
+  const { project, bare } = await setUp();
+  const homeA = await tempDir('svc-pg-homes-');
+  const fileServer = await spawnServe({ home: homeA, cwd: project });
+  const workspaceId = await register(fileServer, bare);
+  const runId = await startRun(fileServer, 'gated', { message: '', cwd: project, workspaceId });
+  const worktree = join(homeA, 'workspaces', workspaceId, 'worktrees', runId);
+  expect((await waitForStatus(fileServer, runId, 'paused')).cwd).toBe(worktree);
+  await fileServer.stop();
+  const url = await postgres.createDatabase();
+  const migrated = await runCli(['migrate-store', '--to', url], { env: { SVC_HOME: homeA } });
+  expect(migrated.code, migrated.stderr).toBe(0);
+
+  // The copied worktree is in A's home: the run is that home's, whichever server is asked.
+  const b = await serve(url, project);
+  const a = await serve(url, project, homeA);
+  const homeId = (await readFile(join(homeA, 'home-id'), 'utf8')).trim();
+  expect(await getRun(b.server, runId)).toMatchObject({ worktreeHome: { id: homeId, path: homeA, liveServers: 1 } });
+  const approved = await api(b.server, 'POST', `/api/workflows/runs/${runId}/approve`, { comment: 'yes' });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  const done = await waitForStatus(b.server, runId, 'completed');
+  expect(done.serverId).toBe(a.id);
+  expect(done.nodes.read.output.split('\n')).toEqual(['from-first', worktree]);
+}, 90_000);

@@ -7,30 +7,19 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeHome, startTestServer } from '../helpers/server.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, type Json } from '../engine/helpers.js';
 import { deliver, hookWorkflow, registerTriggers, SECRET } from '../webhooks/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 afterEach(cleanupAll);
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 async function count(url: string, table: string): Promise<number> {
-  return (await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
+  return (await queryRows<{ n: number }>(url, `SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
 }
 
 it('copies a populated file store into an empty database, verified by counts; the history reads the same there', async () => {
@@ -144,7 +133,7 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
   for (const [table, n] of Object.entries({ config: 1, webhook_triggers: 1, webhook_dedupe: 1, webhook_deliveries: 2, schedule_state: 1 }))
     expect(await count(url, table)).toBe(n);
   // The registry's paths are this machine's, and the records say so (docs/scaling.md).
-  expect((await query<{ record: Json }>(url, 'SELECT record FROM webhook_triggers'))[0]!.record).toMatchObject({
+  expect((await queryRows<{ record: Json }>(url, 'SELECT record FROM webhook_triggers'))[0]!.record).toMatchObject({
     slug: 'on-push',
     workflow: 'hook',
     cwd: project,
@@ -166,7 +155,7 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
       return deliveries.length === 3 ? (deliveries as Json[]) : undefined;
     });
     expect(history.map((d) => d.outcome)).toEqual(['duplicate', 'duplicate', 'accepted']);
-    expect((await query<{ record: Json }>(url, 'SELECT record FROM schedule_state'))[0]!.record.lastDueAt).toBe(schedules[0]!.last_due_at);
+    expect((await queryRows<{ record: Json }>(url, 'SELECT record FROM schedule_state'))[0]!.record.lastDueAt).toBe(schedules[0]!.last_due_at);
   } finally {
     await dbServer.stop();
   }
@@ -196,7 +185,7 @@ it('a message the file store left pending (its server killed mid-answer) is answ
   expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
   // The conversation is let go once nothing is pending, a moment after the reply is stored.
   const released = await waitFor(async () => {
-    const rows = await query<{ answering_server: string | null }>(url, 'SELECT answering_server FROM conversations');
+    const rows = await queryRows<{ answering_server: string | null }>(url, 'SELECT answering_server FROM conversations');
     return rows[0]?.answering_server === null ? rows : undefined;
   });
   expect(released).toEqual([{ answering_server: null }]);

@@ -1,10 +1,9 @@
 // The PostgreSQL store's migrations: applied at open under an advisory lock, so servers starting
 // together on one empty database apply each migration exactly once; a reopen applies nothing.
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/logger.js';
 import { MIGRATIONS, openPostgres, type Migration, type PostgresDatabase } from '../../src/store/postgres/index.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 const opened: PostgresDatabase[] = [];
@@ -18,16 +17,8 @@ async function open(url: string, migrations?: readonly Migration[]): Promise<Pos
   return db;
 }
 
-async function appliedVersions(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM svc_schema_migrations ORDER BY version');
-    return rows.map((row) => row.version);
-  } finally {
-    await client.end();
-  }
-}
+const appliedVersions = async (url: string) =>
+  (await queryRows<{ version: number }>(url, 'SELECT version FROM svc_schema_migrations ORDER BY version')).map((row) => row.version);
 
 it('two servers starting together on an empty database apply the schema once between them', async () => {
   const url = await postgres.createDatabase();

@@ -1,25 +1,14 @@
 // Runs on PostgreSQL (docs/scaling.md): with SVC_DATABASE_URL the engine keeps runs, run events,
 // benchmark summaries and conversation events in the database — event positions come from its one
 // sequence, Last-Event-ID replay reads the events table, and a restarted server finds it all.
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { connect } from '../helpers/sse-client.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, startRun, startServer, waitForRun, type Json } from '../engine/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 afterEach(cleanupAll);
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const CHAIN = {
   name: 'chain',
@@ -38,13 +27,13 @@ it('runs, their events and summaries live in the database, positioned by its seq
   const run = await waitForRun(server, runId);
   expect(run.status).toBe('completed');
   const events = run.events as Json[];
-  const rows = await query<{ position: string; seq: number }>(url, 'SELECT position, seq FROM run_events WHERE run_id = $1 ORDER BY position', [runId]);
+  const rows = await queryRows<{ position: string; seq: number }>(url, 'SELECT position, seq FROM run_events WHERE run_id = $1 ORDER BY position', [runId]);
   expect(rows.map((row) => row.seq)).toEqual(events.map((e) => e.seq));
   // The SSE ids are the database's positions: one sequence for every server.
   expect(events.map((e) => e.pos)).toEqual(rows.map((row) => Number(row.position)));
-  const [stored] = await query<{ status: string }>(url, 'SELECT status FROM runs WHERE id = $1', [runId]);
+  const [stored] = await queryRows<{ status: string }>(url, 'SELECT status FROM runs WHERE id = $1', [runId]);
   expect(stored).toEqual({ status: 'completed' });
-  const [summary] = await query<{ workflow: string }>(url, 'SELECT workflow FROM run_summaries WHERE run_id = $1', [runId]);
+  const [summary] = await queryRows<{ workflow: string }>(url, 'SELECT workflow FROM run_summaries WHERE run_id = $1', [runId]);
   expect(summary).toEqual({ workflow: 'chain' });
 
   // Last-Event-ID replay reads the events table.
@@ -77,7 +66,7 @@ it("a conversation's own events and its runs' events share the sequence: one ord
   expect((await api(server, 'POST', `/api/conversations/${conversation.id}/message`, { message: 'hello' })).status).toBeLessThan(300);
   await startRun(server, 'chain', { message: 'x', cwd: project, conversationId: conversation.id });
   await stream.until((got) => got.some((e) => e.type === 'assistant_done') && got.some((e) => e.type === 'run_completed'));
-  const own = await query<{ position: string }>(url, 'SELECT position FROM conversation_events WHERE conversation_id = $1', [conversation.id]);
+  const own = await queryRows<{ position: string }>(url, 'SELECT position FROM conversation_events WHERE conversation_id = $1', [conversation.id]);
   expect(own.length).toBeGreaterThan(0);
   const positions = stream.events.map((e) => e.pos as number);
   expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -97,11 +86,11 @@ it('/health/db is connected only while the database answers', async () => {
   const name = new URL(url).pathname.slice(1);
   const admin = postgres.server().url();
   // No new connections, and the server's are ended: the database no longer answers it.
-  await query(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
-  await query(admin, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  await queryRows(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+  await queryRows(admin, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
   const down = await api(server, 'GET', '/health/db');
   expect(down.status).toBe(503);
   expect(down.body).toMatchObject({ status: 'error', database: 'disconnected' });
-  await query(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+  await queryRows(admin, `ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
   expect(await api(server, 'GET', '/health/db')).toEqual({ status: 200, body: { status: 'ok', database: 'connected' } });
 });

@@ -6,7 +6,6 @@
 // one server is what another's agents use; a webhook trigger one server discovered answers on another.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
@@ -27,7 +26,7 @@ import {
 } from '../engine/helpers.js';
 import { cleanupAll } from '../engine/helpers.js';
 import { deliver, hookWorkflow, SECRET } from '../webhooks/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -51,18 +50,8 @@ async function servers(url: string, count: number, cwd: string, env: Record<stri
   );
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 async function serverOf(url: string, runId: string): Promise<string | null> {
-  return (await query<{ server_id: string | null }>(url, 'SELECT server_id FROM runs WHERE id = $1', [runId]))[0]!.server_id;
+  return (await queryRows<{ server_id: string | null }>(url, 'SELECT server_id FROM runs WHERE id = $1', [runId]))[0]!.server_id;
 }
 
 /** Runs `work` over `items` with at most `width` at a time. */
@@ -98,21 +87,21 @@ for (const count of [2, 3]) {
     );
     expect(new Set(ids).size).toBe(200);
     await waitFor(
-      async () => (await query<{ n: number }>(url, "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'"))[0]!.n === 200,
+      async () => (await queryRows<{ n: number }>(url, "SELECT count(*)::int AS n FROM runs WHERE status = 'completed'"))[0]!.n === 200,
       90_000,
       () => 'all 200 runs completed',
     ).catch(async (error) => {
-      console.log(JSON.stringify(await query(url, 'SELECT status, server_id, count(*)::int FROM runs GROUP BY 1, 2')));
+      console.log(JSON.stringify(await queryRows(url, 'SELECT status, server_id, count(*)::int FROM runs GROUP BY 1, 2')));
       for (const s of all) console.log(s.stderr().slice(-3000));
       throw error;
     });
-    const started = await query<{ run_id: string; n: number }>(
+    const started = await queryRows<{ run_id: string; n: number }>(
       url,
       "SELECT run_id, count(*)::int AS n FROM run_events WHERE record->>'type' = 'run_started' GROUP BY run_id",
     );
     expect(started).toHaveLength(200);
     expect(started.every((row) => row.n === 1)).toBe(true);
-    const byServer = await query<{ server_id: string; n: number }>(url, 'SELECT server_id, count(*)::int AS n FROM runs GROUP BY server_id');
+    const byServer = await queryRows<{ server_id: string; n: number }>(url, 'SELECT server_id, count(*)::int AS n FROM runs GROUP BY server_id');
     expect(byServer.every((row) => row.server_id !== null)).toBe(true);
     expect(byServer.length).toBe(count);
     const health = await api(all[1]!, 'GET', '/api/health');
@@ -235,7 +224,7 @@ it('20 identical webhook deliveries split across two servers make one run', asyn
   expect(answers.filter((answer) => answer.status === 200)).toHaveLength(19);
   const runId = accepted[0]!.body.run_id;
   for (const answer of answers) expect(answer.body.run_id).toBe(runId);
-  const runs = await query<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook'");
+  const runs = await queryRows<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook'");
   expect(runs).toEqual([{ id: runId }]);
 }, 60_000);
 
@@ -344,6 +333,6 @@ it('a webhook trigger discovered by server A answers a delivery to server B, and
   expect(answers.filter((answer) => answer.status === 200)).toHaveLength(19);
   const runIds = new Set(answers.map((answer) => answer.body.run_id));
   expect(runIds.size).toBe(1);
-  const runs = await query<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook' ORDER BY id");
+  const runs = await queryRows<{ id: string }>(url, "SELECT id FROM runs WHERE workflow = 'hook' ORDER BY id");
   expect(runs.map((r) => r.id).sort()).toEqual([single.body.run_id, ...runIds].sort());
 }, 60_000);

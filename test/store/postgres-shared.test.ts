@@ -158,3 +158,41 @@ it('a firing reserved at once by two servers is reserved by one', async () => {
   );
   expect(won.filter(Boolean)).toHaveLength(1);
 });
+
+it('a run one server deletes as it read it (failed) while another resumes it stays; a run deleted is not brought back by a late write of another server', async () => {
+  const a = postgresRunRepository(servers[0], 'srv_a');
+  const b = postgresRunRepository(servers[1], 'srv_b');
+  const at = new Date(0).toISOString();
+  const failed = {
+    id: 'run_000001x',
+    workflow: 'build',
+    status: 'failed' as const,
+    message: '',
+    conversationId: null,
+    platformId: 'wkr_1',
+    workspaceId: null,
+    cwd: '/srv/project',
+    trigger: 'api' as const,
+    createdAt: at,
+    startedAt: at,
+    finishedAt: at,
+    updatedAt: at,
+    error: 'interrupted',
+    costUsd: null,
+    nodes: {},
+    resumePending: false,
+    variables: {},
+    definition: { name: 'build', nodes: [] },
+  };
+  expect(await a.save(failed, undefined, 'absent')).toBe(true);
+  // Server B resumes it (failed → pending) after server A read it failed and decided to delete it.
+  expect(await b.save({ ...failed, status: 'pending' }, undefined, 'failed')).toBe(true);
+  expect(await a.delete(failed.id, 'failed')).toBe(false);
+  expect((await a.get(failed.id))?.status).toBe('pending');
+
+  // Deleted on what it is now; server B, which started it meanwhile, writes late: the run stays deleted.
+  expect(await a.delete(failed.id, 'pending')).toBe(true);
+  expect(await b.save({ ...failed, status: 'running' }, undefined, 'pending')).toBe(false);
+  expect(await b.save({ ...failed, status: 'running' }, { sync: false }, 'running')).toBe(false);
+  expect(await a.get(failed.id)).toBeUndefined();
+});

@@ -203,3 +203,14 @@ export function usePostgres(): { createDatabase(): Promise<string>; server(): Te
   };
   return { createDatabase: () => current().createDatabase(), server: current };
 }
+
+/** The rows one statement returns, on a connection of its own: what a test reads of the database behind its servers. */
+export async function queryRows<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -217,6 +217,10 @@ export const MIGRATIONS: readonly Migration[] = [
       -- a plain column, not in the record, as runs.server_id is; null when nothing is pending.
       ALTER TABLE conversations ADD COLUMN answering_server text;
       CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;
+      -- A message an earlier svc left pending was interrupted (its server stopped before answering):
+      -- held by a server that is gone, the first server on the database answers it as interrupted, as
+      -- it does a copied file store's (app/migrate-store.ts), not as a message waiting for a server.
+      UPDATE conversations SET answering_server = 'srv_migrated' WHERE has_pending;
     `,
   },
   {

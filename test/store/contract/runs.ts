@@ -140,6 +140,17 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.events(b.id)).toEqual([stored[1], stored[4]]);
   });
 
+  it('a delete and a change of state expected of a stored state: refused once the run left it, and a deleted run is not written again', async () => {
+    const runs = await stores.current().runs();
+    const failed = run(1, { status: 'failed' });
+    await runs.save(failed, undefined, 'absent');
+    expect(await runs.delete(failed.id, 'pending')).toBe(false);
+    expect((await runs.get(failed.id))?.status).toBe('failed');
+    expect(await runs.delete(failed.id, 'failed')).toBe(true);
+    expect(await runs.save({ ...failed, status: 'pending' }, undefined, 'failed')).toBe(false);
+    expect(await runs.get(failed.id)).toBeUndefined();
+  });
+
   it('replay: events after a position, of one run or of the runs linked to conversations, in position order, across a reopen', async () => {
     let runs = await stores.current().runs();
     const a = run(1, { conversationId: 'conv_a' });
