@@ -115,10 +115,16 @@ export async function openDatabaseRepositories(
     if (payload.length > MAX_PAYLOAD) return logger.warn('store.event_not_relayed', { type: event.type, bytes: payload.length });
     send(UNSTORED_EVENTS, payload).catch((error: unknown) => logger.warn('store.event_not_relayed', { type: event.type, error: (error as Error).message }));
   };
-  await notifier.listen(UNSTORED_EVENTS, (payload) => {
-    const message = JSON.parse(payload) as { sender: string; event: SvcStreamEvent };
-    if (message.sender !== sender) bus.publish(message.event);
-  });
+  await notifier
+    .listen(UNSTORED_EVENTS, (payload) => {
+      const message = JSON.parse(payload) as { sender: string; event: SvcStreamEvent };
+      if (message.sender !== sender) bus.publish(message.event);
+    })
+    .catch(async (error: unknown) => {
+      // Opened above and not handed to the caller yet: nobody else would close it.
+      await database.close();
+      throw error;
+    });
   /** What stores events: an event is published when the feed reads it back, in every server's order. */
   const publisher: EventPublisher<SvcStreamEvent> = {
     nextPosition: () => bus.nextPosition(),
