@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { SVC_BIN } from './cli.js';
+import { SVC_BIN, type CliResult } from './cli.js';
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -95,6 +95,26 @@ export async function killAllServes(): Promise<void> {
       }),
   );
   await Promise.all(waits);
+}
+
+/**
+ * A CLI command left running while the test acts (one following a run or waiting for a reply): its
+ * output so far, and its end. `killAllServes` ends it too.
+ */
+export function spawnCli(args: string[], env: Record<string, string>, cwd: string): { stderr(): string; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: svcEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => {
+      live.delete(child);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { stderr: () => stderr, done };
 }
 
 /** A loopback port that was free a moment ago and has nothing listening on it now. */

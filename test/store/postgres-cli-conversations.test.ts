@@ -3,22 +3,17 @@
 // pending and leaves the answer to a server (telling the servers at once), then shows the reply
 // from the database's events. With no server up it says the message waits; a server started later
 // answers it once, as a send, not as interrupted. The CLI's own agent is never run.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { runCli, SVC_BIN, type CliResult } from '../helpers/cli.js';
-import { closedPort, killAllServes, spawnServe, svcEnv, type ServeProcess } from '../helpers/serve-process.js';
+import { runCli } from '../helpers/cli.js';
+import { closedPort, killAllServes, spawnCli, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../engine/helpers.js';
 import { messages } from '../conversations/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
-const live = new Set<() => void>();
 afterEach(async () => {
-  for (const kill of live) kill();
-  live.clear();
   await killAllServes();
   await cleanupAll();
 });
@@ -50,36 +45,13 @@ async function invocations(log: string): Promise<number> {
   return (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 }
 
-/** The built CLI as a subprocess whose stderr can be read while it runs. */
-function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: svcEnv(env), cwd: env.SVC_HOME, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const kill = () => child.kill('SIGKILL');
-  live.add(kill);
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => {
-      live.delete(kill);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-  return { stderr: () => stderr, done };
-}
-
 async function conversationRow(url: string, id: string): Promise<{ pending: string[]; server: string | null }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pending: string[]; server: string | null }>(
-      "SELECT coalesce(record->'pending_message_ids', '[]'::jsonb) AS pending, answering_server AS server FROM conversations WHERE id = $1",
-      [id],
-    );
-    return rows[0]!;
-  } finally {
-    await client.end();
-  }
+  const rows = await queryRows<{ pending: string[]; server: string | null }>(
+    url,
+    "SELECT coalesce(record->'pending_message_ids', '[]'::jsonb) AS pending, answering_server AS server FROM conversations WHERE id = $1",
+    [id],
+  );
+  return rows[0]!;
 }
 
 async function newConversation(env: Record<string, string>): Promise<string> {
@@ -125,7 +97,7 @@ it('with no server up: the CLI says the message waits, and a server started late
   const env = await offlineEnv(url);
   const id = await newConversation(env);
 
-  const cli = spawnCli(['conversation', 'send', id, 'anyone', 'there?'], env);
+  const cli = spawnCli(['conversation', 'send', id, 'anyone', 'there?'], env, env.SVC_HOME!);
   const messageId = await waitFor(async () => WAITS.exec(cli.stderr())?.[1], 20_000, cli.stderr);
   expect(await conversationRow(url, id)).toEqual({ pending: [messageId], server: null });
 

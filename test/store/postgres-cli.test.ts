@@ -2,23 +2,18 @@
 // no server of its own records the run `pending` and leaves it, and its worktree, to the server
 // that claims it (telling the servers at once); it says so, and follows the run to its end whichever
 // server executes it. A cancel it makes reaches the server executing the run.
-import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
-import { runCli, SVC_BIN, type CliResult } from '../helpers/cli.js';
-import { closedPort, killAllServes, spawnServe, svcEnv } from '../helpers/serve-process.js';
+import { runCli } from '../helpers/cli.js';
+import { closedPort, killAllServes, spawnCli, spawnServe } from '../helpers/serve-process.js';
 import { api, cleanupAll, getRun, makeProject, readPidFile, startRun, tempDir, waitFor, waitForDeath, waitForStatus, type Json } from '../engine/helpers.js';
-import { usePostgres } from '../support/postgres.js';
+import { queryRows, usePostgres } from '../support/postgres.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
 
 const postgres = usePostgres();
-const live = new Set<() => void>();
 afterEach(async () => {
-  for (const kill of live) kill();
-  live.clear();
   await killAllServes();
   await cleanupAll();
 });
@@ -41,31 +36,9 @@ async function offlineEnv(url: string): Promise<Record<string, string>> {
 }
 
 /** The built CLI as a subprocess whose stderr can be read while it runs. */
-function spawnCli(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { env: svcEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const kill = () => child.kill('SIGKILL');
-  live.add(kill);
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => {
-      live.delete(kill);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-  return { stderr: () => stderr, done };
-}
 
-async function runRows(url: string): Promise<Array<{ id: string; status: string; server_id: string | null }>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query('SELECT id, status, server_id FROM runs')).rows;
-  } finally {
-    await client.end();
-  }
+function runRows(url: string) {
+  return queryRows<{ id: string; status: string; server_id: string | null }>(url, 'SELECT id, status, server_id FROM runs');
 }
 
 it('svc run with no server: the run waits pending, a server started afterwards claims it and runs it in its own worktree, the CLI follows it to the end', async () => {
