@@ -5,20 +5,22 @@ import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { validateWorkflowSource } from '../workflows/index.js';
 import { executeRun } from './executor.js';
-import { freshNodeState, sumCost } from './node-state.js';
-import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
+import { executorDeps, placeAtLaunch } from './launch.js';
+import { sumCost } from './node-state.js';
+import { newRunRecord, resumedNodes } from './new-run.js';
+import { recoverRuns } from './recovery.js';
+import { SharedRunScheduler } from './shared-runs.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
 import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
-import type { ForwardedStop, RunClaims, RunWhereabouts } from './run-claims.js';
+import type { RunWhereabouts } from './run-claims.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
 export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink, StartRunRequest } from './engine-deps.js';
 
-/** Nodes of one run executing at once; more wait for a free place, in definition order. */
-export const RUN_PARALLELISM = 8;
+export { RUN_PARALLELISM } from './launch.js';
 
 const now = () => new Date().toISOString();
 
@@ -36,24 +38,30 @@ export class RunEngine {
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
   /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
-  readonly #claims: RunClaims | undefined;
-  #claiming = false;
-  #claimAgain = false;
-  /** Slots promised to claims in flight. */
-  #reserved = 0;
+  readonly #shared: SharedRunScheduler | undefined;
 
   private constructor(
     private readonly deps: EngineDeps,
     /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
   ) {
-    this.#claims = deps.claims;
+    this.#shared = !deps.claims
+      ? undefined
+      : new SharedRunScheduler(deps.claims, runs, deps.logger, deps.limits.runLeaseMs, {
+          closed: () => this.#closed,
+          free: () => deps.limits.maxConcurrentRuns - this.#active.size,
+          launch: (run) => void this.#launch(run),
+          abort: (runId, op) => {
+            const active = this.#active.get(runId);
+            if (active && !active.controller.signal.aborted) active.controller.abort(op);
+          },
+        });
   }
 
   static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
     const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage));
     if (!options.recover) engine.#closed = true;
-    else if (deps.claims) await deps.claims.start(engine.#sharedEvents());
+    else if (engine.#shared) await engine.#shared.claims.start(engine.#shared.events());
     else await engine.#recover(options.requeuePending ?? true);
     return engine;
   }
@@ -64,83 +72,22 @@ export class RunEngine {
 
   /** This server's id among those sharing the database; undefined on the file store. */
   get serverId(): string | undefined {
-    return this.#claims?.serverId;
+    return this.#shared?.claims.serverId;
   }
 
   /** Which server holds the run and which home its worktree is in (the run detail); undefined on the file store. */
   whereabouts(runId: string): Promise<RunWhereabouts> | undefined {
-    return this.#claims?.whereabouts(runId);
+    return this.#shared?.claims.whereabouts(runId);
   }
 
   /** The servers sharing the database and the runs each executes (`/api/health`); undefined on the file store. */
   share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
-    return this.#claims?.share();
+    return this.#shared?.claims.share();
   }
 
-  /** What the other servers tell this one (docs/scaling.md). */
-  #sharedEvents() {
-    return {
-      pending: () => this.#pump(),
-      orphaned: (runIds: string[]) => void this.#takeOver(runIds),
-      stop: (runId: string, op: ForwardedStop) => {
-        const active = this.#active.get(runId);
-        if (active && !active.controller.signal.aborted) active.controller.abort(op);
-      },
-    };
-  }
-
-  /**
-   * Runs of a server whose lease expired, now held by this one: a running one was interrupted, as a
-   * restarted server finds its own (resumable); a pending one may be claimed by any server again.
-   */
-  async #takeOver(runIds: string[]): Promise<void> {
-    for (const id of runIds) {
-      try {
-        const run = await this.runs.get(id);
-        if (run?.status === 'running') await this.#interrupt(run);
-        else if (run?.status === 'pending') await this.#claims!.unclaim(id);
-      } catch (error) {
-        this.deps.logger.error('run.takeover_failed', { runId: id, error: (error as Error).message });
-      }
-    }
-    this.#pump();
-  }
-
-  /** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable). */
-  async #interrupt(run: RunRecord): Promise<void> {
-    for (const [nodeId, state] of Object.entries(run.nodes)) {
-      if (state.status === 'completed') continue;
-      // Its processes outlived the server (they lead their own groups): stop them, or a resume would
-      // run the node twice. Any unfinished node with a process file is stopped, whatever the
-      // record says of it: after a power loss the record may be a round behind its processes. Only
-      // this SVC_HOME's files are seen: a server never kills what another machine started.
-      const leader = readProcessFile(this.runs.processFile(run.id, nodeId));
-      if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
-        this.deps.logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
-      }
-      if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
-    }
-    await transition(this.runs, run, 'interrupt', {
-      patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
-      events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
-    });
-    this.runs.release(run);
-    this.deps.logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
-  }
-
-  /**
-   * Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused`
-   * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
-   */
+  /** Server start (recovery.ts): interrupted runs are marked so, pending ones queue again. */
   async #recover(requeuePending: boolean): Promise<void> {
-    const runs = await this.runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
-    for (const run of runs) {
-      if (run.status === 'running') {
-        await this.#interrupt(run);
-      } else if (run.status === 'pending' && requeuePending) {
-        this.#queue.push(this.runs.hold(run));
-      }
-    }
+    for (const run of await recoverRuns(this.runs, this.deps.logger, requeuePending)) this.#queue.push(run);
     this.#pump();
   }
 
@@ -168,31 +115,7 @@ export class RunEngine {
         ? { cwd: await this.deps.places.pathOf(workspaceId) }
         : await this.deps.places.place(workspaceId, id);
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const at = now();
-    const run: RunRecord = {
-      id,
-      workflow: request.workflow,
-      // `create` below makes it `pending`.
-      status: 'pending',
-      message: request.message,
-      // Without a conversation of its own, a run belongs to its worker conversation: starting the
-      // workflow again with that id is how such a run is resumed.
-      conversationId: conversationId ?? platformId,
-      platformId,
-      workspaceId,
-      cwd: place.cwd,
-      trigger: request.trigger,
-      createdAt: at,
-      startedAt: null,
-      finishedAt: null,
-      updatedAt: at,
-      error: null,
-      costUsd: null,
-      nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
-      resumePending: false,
-      variables: request.variables ?? {},
-      definition: resolved.definition,
-    };
+    const run = newRunRecord(request, resolved, { id, conversationId, platformId, workspaceId, cwd: place.cwd });
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     await this.#enqueue(run);
     return run;
@@ -217,13 +140,7 @@ export class RunEngine {
         throw error;
       }
     }
-    const nodes = Object.fromEntries(
-      resolved.workflow.nodes.map((node) => {
-        const state = run.nodes[node.id];
-        if (!state) return [node.id, freshNodeState()];
-        return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', freshNodeState())];
-      }),
-    );
+    const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
       patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
@@ -238,61 +155,18 @@ export class RunEngine {
    * it has a free slot, else offered to every server.
    */
   async #enqueue(run: RunRecord, front = false): Promise<void> {
-    if (!this.#claims) {
-      this.runs.hold(run);
-      if (front) this.#queue.unshift(run);
-      else this.#queue.push(run);
-      return this.#pump();
-    }
-    if (!this.#closed && this.#active.size + this.#reserved < this.deps.limits.maxConcurrentRuns) {
-      this.#reserved++;
-      try {
-        if (await this.#claims.claimRun(run.id)) return void this.#launch(run);
-      } finally {
-        this.#reserved--;
-      }
-    }
-    // Written as held by this server (so no other claimed it before its events were written): let it go.
-    await this.#claims.unclaim(run.id);
-    this.#claims.announcePending().catch((error: unknown) => this.deps.logger.warn('run.announce_failed', { error: (error as Error).message }));
+    if (this.#shared) return this.#shared.offer(run);
+    this.runs.hold(run);
+    if (front) this.#queue.unshift(run);
+    else this.#queue.push(run);
     this.#pump();
   }
 
   #pump(): void {
-    if (this.#claims) return void this.#claimRuns();
+    if (this.#shared) return void this.#shared.claimRuns();
     while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
       const run = this.#queue.shift()!;
       if (run.status === 'pending') void this.#launch(run);
-    }
-  }
-
-  /**
-   * Claims as many pending runs as this server has free slots (the database hands each to one
-   * server) and launches them; one claim at a time, again while more may be waiting.
-   */
-  async #claimRuns(): Promise<void> {
-    if (this.#claiming) {
-      this.#claimAgain = true;
-      return;
-    }
-    this.#claiming = true;
-    try {
-      do {
-        this.#claimAgain = false;
-        const free = this.deps.limits.maxConcurrentRuns - this.#active.size - this.#reserved;
-        if (this.#closed || free <= 0) break;
-        const ids = await this.#claims!.claim(free);
-        for (const id of ids) {
-          const run = await this.runs.get(id);
-          if (run?.status === 'pending' && !this.#closed) void this.#launch(this.runs.hold(run));
-          else if (run?.status === 'pending') await this.#claims!.unclaim(id);
-        }
-        if (ids.length === free) this.#claimAgain = true;
-      } while (this.#claimAgain);
-    } catch (error) {
-      this.deps.logger.error('run.claim_failed', { error: (error as Error).message });
-    } finally {
-      this.#claiming = false;
     }
   }
 
@@ -308,31 +182,13 @@ export class RunEngine {
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         if (run.status === 'pending') {
-          const cwd = await this.#placeHere(run);
+          const cwd = await placeAtLaunch(this.deps, run);
           await transition(this.runs, run, 'launch', {
             patch: { startedAt: run.startedAt ?? now(), ...(cwd !== run.cwd ? { cwd } : {}) },
             events: [{ type: 'run_started', fields: {} }],
           });
         }
-        await executeRun(
-          {
-            runs: this.runs,
-            logger: this.deps.logger,
-            parallelism: this.deps.limits.runParallelism ?? RUN_PARALLELISM,
-            prompt: {
-              agents: this.deps.agents,
-              assistants: this.deps.assistants,
-              loadCommand: (name, cwd) => this.deps.resolver.loadCommand(name, cwd),
-              firstEventTimeoutMs: this.deps.limits.agentFirstEventTimeoutMs,
-              logger: this.deps.logger,
-              assertAgentAllowed: (workspaceId, cwd) => this.deps.places.assertAgentAllowed(workspaceId, cwd),
-            },
-            workspaceEnv: run.workspaceId ? await this.deps.places.env(run.workspaceId) : {},
-          },
-          run,
-          validation.workflow,
-          controller.signal,
-        );
+        await executeRun(await executorDeps(this.deps, this.runs, run), run, validation.workflow, controller.signal);
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
@@ -354,24 +210,6 @@ export class RunEngine {
       this.#pump();
     });
     return recorded;
-  }
-
-  /**
-   * With a shared database, a run on a workspace executes in a worktree the executing server makes
-   * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
-   * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`):
-   * the run is bound to that home, so only its servers claim it (docs/scaling.md). One server alone
-   * placed it at start.
-   */
-  async #placeHere(run: RunRecord): Promise<string> {
-    if (!this.deps.places.atLaunch || !run.workspaceId) return run.cwd;
-    const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
-    const place = resumed
-      ? await this.deps.places.resume(run.workspaceId, run.id, { here: true })
-      : await this.deps.places.place(run.workspaceId, run.id, { here: true });
-    // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
-    if (place.worktree) await this.#claims?.bindHome(run.id);
-    return place.cwd;
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
@@ -413,35 +251,17 @@ export class RunEngine {
       if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
-    if (this.#claims && run.status === 'running') return this.#stopElsewhere(run, reason);
+    if (this.#shared && run.status === 'running') return this.#shared.stopElsewhere(run, reason);
     this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
     try {
       await this.#finish(run, reason, null);
     } catch (error) {
       // A pending run another server started meanwhile: that server stops it.
       const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
-      if (now?.status === 'running') return this.#stopElsewhere(now, reason);
+      if (now?.status === 'running') return this.#shared!.stopElsewhere(now, reason);
       throw error;
     }
     return run;
-  }
-
-  /**
-   * A run another server executes: that server is told (LISTEN/NOTIFY), stops it as its own (the
-   * whole process tree), and writes the outcome; this one answers once the store shows it. A server
-   * that died meanwhile never answers: its lease runs out and the run ends interrupted instead.
-   */
-  async #stopElsewhere(run: RunRecord, reason: ForwardedStop): Promise<RunRecord> {
-    await this.#claims!.forwardStop(run.id, reason);
-    const deadline = Date.now() + 2 * this.deps.limits.runLeaseMs! + 10_000;
-    let current: RunRecord | undefined = run;
-    while (current?.status === 'running' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      current = await this.runs.get(run.id);
-    }
-    if (!current) throw notFound('run_not_found', `No run '${run.id}'.`);
-    if (current.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, current.status);
-    return current;
   }
 
   async cancel(runId: string): Promise<RunRecord> {
@@ -472,7 +292,7 @@ export class RunEngine {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
     // A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here.
-    const elsewhere = this.#claims !== undefined && run.workspaceId !== null && (await this.#claims.boundElsewhere(run.id));
+    const elsewhere = this.#shared !== undefined && run.workspaceId !== null && (await this.#shared.claims.boundElsewhere(run.id));
     const [gateId, gate] = waitingGate(run);
     const at = now();
     moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
@@ -583,6 +403,6 @@ export class RunEngine {
     const active = [...this.#active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.allSettled(active.map((a) => a.done));
-    await this.#claims?.close();
+    await this.#shared?.claims.close();
   }
 }

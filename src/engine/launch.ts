@@ -1,0 +1,41 @@
+import type { EngineDeps } from './engine-deps.js';
+import type { ExecutorDeps } from './executor.js';
+import type { RunStore } from './run-store.js';
+import type { RunRecord } from './types.js';
+
+/** Nodes of one run executing at once; more wait for a free place, in definition order. */
+export const RUN_PARALLELISM = 8;
+
+/**
+ * With a shared database, a run on a workspace executes in a worktree the executing server makes
+ * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
+ * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`):
+ * the run is bound to that home, so only its servers claim it (docs/scaling.md). One server alone
+ * placed it at start. Resolves to the run's cwd.
+ */
+export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<string> {
+  if (!deps.places.atLaunch || !run.workspaceId) return run.cwd;
+  const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
+  const place = resumed ? await deps.places.resume(run.workspaceId, run.id, { here: true }) : await deps.places.place(run.workspaceId, run.id, { here: true });
+  // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
+  if (place.worktree) await deps.claims?.bindHome(run.id);
+  return place.cwd;
+}
+
+/** What the executor gets to run this run: the engine's agents, limits and logger, and its workspace's env. */
+export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRecord): Promise<ExecutorDeps> {
+  return {
+    runs,
+    logger: deps.logger,
+    parallelism: deps.limits.runParallelism ?? RUN_PARALLELISM,
+    prompt: {
+      agents: deps.agents,
+      assistants: deps.assistants,
+      loadCommand: (name, cwd) => deps.resolver.loadCommand(name, cwd),
+      firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
+      logger: deps.logger,
+      assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
+    },
+    workspaceEnv: run.workspaceId ? await deps.places.env(run.workspaceId) : {},
+  };
+}

@@ -1,0 +1,57 @@
+import type { StartRunRequest } from './engine-deps.js';
+import { moveNode } from './lifecycle.js';
+import { freshNodeState } from './node-state.js';
+import type { NodeState, RunRecord } from './types.js';
+import type { ResolvedWorkflow } from './workflow-resolver.js';
+
+/** What `start` settled before the record is written: its id, conversations, workspace and cwd. */
+export interface NewRunPlace {
+  id: string;
+  conversationId: string | null;
+  platformId: string;
+  workspaceId: string | null;
+  cwd: string;
+}
+
+/** The record of a run about to be created, every node fresh. */
+export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflow, place: NewRunPlace): RunRecord {
+  const at = new Date().toISOString();
+  return {
+    id: place.id,
+    workflow: request.workflow,
+    // `create` makes it `pending`.
+    status: 'pending',
+    message: request.message,
+    // Without a conversation of its own, a run belongs to its worker conversation: starting the
+    // workflow again with that id is how such a run is resumed.
+    conversationId: place.conversationId ?? place.platformId,
+    platformId: place.platformId,
+    workspaceId: place.workspaceId,
+    cwd: place.cwd,
+    trigger: request.trigger,
+    createdAt: at,
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: at,
+    error: null,
+    costUsd: null,
+    nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
+    resumePending: false,
+    variables: request.variables ?? {},
+    definition: resolved.definition,
+  };
+}
+
+/**
+ * A resumed run's nodes: those of the definition as it is now (a node removed to fix the workflow
+ * is gone); completed ones keep their outputs, everything else runs again.
+ */
+export function resumedNodes(run: RunRecord, resolved: ResolvedWorkflow): Record<string, NodeState> {
+  return Object.fromEntries(
+    resolved.workflow.nodes.map((node) => {
+      const state = run.nodes[node.id];
+      if (!state) return [node.id, freshNodeState()];
+      return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', freshNodeState())];
+    }),
+  );
+}

@@ -1,0 +1,48 @@
+import { killOrphanGroup, readProcessFile } from '../processes/process-identity.js';
+import type { Logger } from '../shared/logger.js';
+import { moveNode, transition } from './lifecycle.js';
+import { sumCost } from './node-state.js';
+import type { RunStore } from './run-store.js';
+import type { RunRecord } from './types.js';
+
+const now = () => new Date().toISOString();
+
+/** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable). */
+export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecord): Promise<void> {
+  for (const [nodeId, state] of Object.entries(run.nodes)) {
+    if (state.status === 'completed') continue;
+    // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+    // run the node twice. Any unfinished node with a process file is stopped, whatever the
+    // record says of it: after a power loss the record may be a round behind its processes. Only
+    // this SVC_HOME's files are seen: a server never kills what another machine started.
+    const leader = readProcessFile(runs.processFile(run.id, nodeId));
+    if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
+      logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+    }
+    if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+  }
+  await transition(runs, run, 'interrupt', {
+    patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+    events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+  });
+  runs.release(run);
+  logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+}
+
+/**
+ * Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused`
+ * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
+ * Resolves to the pending runs to queue, held live, in the order the store gave them.
+ */
+export async function recoverRuns(runs: RunStore, logger: Logger, requeuePending: boolean): Promise<RunRecord[]> {
+  const found = await runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
+  const queue: RunRecord[] = [];
+  for (const run of found) {
+    if (run.status === 'running') {
+      await interruptRun(runs, logger, run);
+    } else if (run.status === 'pending' && requeuePending) {
+      queue.push(runs.hold(run));
+    }
+  }
+  return queue;
+}
