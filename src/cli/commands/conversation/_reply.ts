@@ -7,13 +7,23 @@ export interface ReplyOutcome {
   failed: { code: string; error: string } | null;
 }
 
+export interface AwaitedReply extends ReplyOutcome {
+  /** What of the reply is still to print after the deltas handed to `onDelta` (see `unshown`). */
+  rest: string;
+}
+
+function outcomeOf(message: { content: string; metadata: { code?: string; error?: string } }): ReplyOutcome {
+  const { code, error } = message.metadata;
+  return { content: message.content, failed: code ? { code, error: error ?? message.content } : null };
+}
+
 /**
  * Sends a message, then waits for its answer on the conversation's stream, handing each reply
  * delta to `onDelta`. The stream is followed live from when it opens, then the stored messages are
  * looked at once: together they miss nothing, on either store (stream positions are wall-clock
  * microseconds on the file store but a sequence on PostgreSQL, so this machine's clock cannot say
- * where to replay from). Deltas sent before the stream opened are not seen: `unshown` gives what
- * of the reply still needs printing.
+ * where to replay from). Deltas sent before the stream opened are not seen: `rest` is what of the
+ * reply still needs printing after the deltas handed to `onDelta` (none are, without it).
  * Sending first matters in process, where the first write moves the client to the store's
  * writer, whose bus the orchestrator publishes on. `onWaiting` is called when the message waits
  * for a server that is not up (the CLI's offline mode on a database, docs/scaling.md).
@@ -22,12 +32,13 @@ export async function sendAndAwaitReply(
   client: SvcClient,
   conversationId: string,
   text: string,
-  onDelta: (text: string) => void,
+  onDelta: ((text: string) => void) | undefined,
   onWaiting: (messageId: string) => void = () => {},
-): Promise<ReplyOutcome> {
+): Promise<AwaitedReply> {
   const { messageId } = await client.conversations.send(conversationId, text);
   if (await waitsForServer(client)) onWaiting(messageId);
-  return new Promise<ReplyOutcome>((resolve, reject) => {
+  let shown = '';
+  return new Promise<AwaitedReply>((resolve, reject) => {
     let feed: { close(): void } | undefined;
     let finished = false;
     const finish = (outcome: ReplyOutcome | Error) => {
@@ -35,17 +46,18 @@ export async function sendAndAwaitReply(
       finished = true;
       feed?.close();
       if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
+      else resolve({ ...outcome, rest: unshown(outcome.content, shown) });
     };
     client.events
       .follow({
         stream: conversationId,
         onEvent: (event) => {
           if ('runId' in event) return;
-          if (event.type === 'assistant_delta' && event.messageId === messageId) onDelta(event.text);
-          if (event.type !== 'message' || event.message.metadata.replyTo !== messageId) return;
-          const { code, error } = event.message.metadata;
-          finish({ content: event.message.content, failed: code ? { code, error: error ?? event.message.content } : null });
+          if (event.type === 'assistant_delta' && event.messageId === messageId && onDelta) {
+            shown += event.text;
+            onDelta(event.text);
+          }
+          if (event.type === 'message' && event.message.metadata.replyTo === messageId) finish(outcomeOf(event.message));
         },
         onLost: () => finish(new CliError(`Lost the connection to ${client.baseUrl} while waiting for the reply.`, EXIT.unreachable)),
       })
@@ -55,10 +67,7 @@ export async function sendAndAwaitReply(
         // Once the stream is open, nothing later can be missed: one look at the stored messages covers what came before.
         const page = await client.conversations.messages(conversationId, { limit: 50 });
         const stored = page.messages.find((message) => message.metadata.replyTo === messageId);
-        if (stored) {
-          const { code, error } = stored.metadata;
-          finish({ content: stored.content, failed: code ? { code, error: error ?? stored.content } : null });
-        }
+        if (stored) finish(outcomeOf(stored));
       })
       .catch(finish);
   });
@@ -86,7 +95,7 @@ export function waitingNote(messageId: string, wait: boolean): string {
  * rest when they began it, all of it again when the stream was joined mid-reply (they end it);
  * nothing when the agent's final text differs from what it streamed (the stream stands).
  */
-export function unshown(content: string, shown: string): string {
+function unshown(content: string, shown: string): string {
   if (shown === '') return content;
   if (content.startsWith(shown)) return content.slice(shown.length);
   return content.endsWith(shown) ? `\n${content}` : '';

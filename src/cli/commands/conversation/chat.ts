@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { EXIT } from '../../exit-codes.js';
 import { styler } from '../../output.js';
-import { sendAndAwaitReply, unshown, waitingNote } from './_reply.js';
+import { sendAndAwaitReply, waitingNote } from './_reply.js';
 
 /**
  * `svc chat [<conversation>]`: a conversation with the orchestrator (a new one unless named). On a
@@ -32,21 +32,17 @@ async function piped(cmd: CommandContext, client: SvcClient, conversationId: str
   const lines = createInterface({ input: cmd.io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    let shown = '';
     const outcome = await sendAndAwaitReply(
       client,
       conversationId,
       line,
-      (delta) => {
-        shown += delta;
-        cmd.io.out(delta);
-      },
+      (delta) => cmd.io.out(delta),
       (messageId) => cmd.io.err(waitingNote(messageId, true)),
     );
     if (outcome.failed) {
       failures++;
       cmd.io.err(`${outcome.content}\n`);
-    } else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
+    } else cmd.io.out(`${outcome.rest}\n`);
   }
   return failures > 0 ? EXIT.failed : 0;
 }
@@ -70,19 +66,15 @@ async function interactive(cmd: CommandContext, client: SvcClient, conversationI
     process.once('SIGINT', leave);
     try {
       cmd.io.out(p.green('assistant: '));
-      let shown = '';
       const outcome = await sendAndAwaitReply(
         client,
         conversationId,
         text,
-        (delta) => {
-          shown += delta;
-          cmd.io.out(delta);
-        },
+        (delta) => cmd.io.out(delta),
         (messageId) => cmd.io.out(`\n${p.dim(waitingNote(messageId, true))}`),
       );
       if (outcome.failed) cmd.io.out(`\n${p.red(outcome.content)}\n`);
-      else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
+      else cmd.io.out(`${outcome.rest}\n`);
     } finally {
       process.removeListener('SIGINT', leave);
     }

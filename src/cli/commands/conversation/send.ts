@@ -1,7 +1,7 @@
 import { defineCommand } from '../../define-command.js';
 import { EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
-import { sendAndAwaitReply, unshown, waitingNote, waitsForServer } from './_reply.js';
+import { sendAndAwaitReply, waitingNote, waitsForServer } from './_reply.js';
 
 /**
  * `svc conversation send <id> <message...>`: sends, then prints the reply as it streams (exit 1
@@ -24,21 +24,12 @@ export default defineCommand({
       cmd.io.out(`${accepted.messageId}\n`);
       return;
     }
-    let shown = '';
-    const outcome = await sendAndAwaitReply(
-      client,
-      id,
-      text,
-      (delta) => {
-        if (cmd.globals.json) return;
-        shown += delta;
-        cmd.io.out(delta);
-      },
-      (messageId) => cmd.io.err(waitingNote(messageId, true)),
+    const outcome = await sendAndAwaitReply(client, id, text, cmd.globals.json ? undefined : (delta) => cmd.io.out(delta), (messageId) =>
+      cmd.io.err(waitingNote(messageId, true)),
     );
-    if (cmd.globals.json) printJson(cmd.io, outcome);
+    if (cmd.globals.json) printJson(cmd.io, { content: outcome.content, failed: outcome.failed });
     else if (outcome.failed) cmd.io.err(`${outcome.content}\n`);
-    else cmd.io.out(`${unshown(outcome.content, shown)}\n`);
+    else cmd.io.out(`${outcome.rest}\n`);
     return outcome.failed ? EXIT.failed : 0;
   },
 });
