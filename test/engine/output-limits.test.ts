@@ -1,10 +1,11 @@
 // Node output past the limits (docs/decisions.md, Runs, "Node output"): a node's output is whole
 // or the node fails with `output_too_large`, a cut log ends with a marker line, and every cut is
-// visible in the API. Runs against the built `svc serve`, so
+// visible in the API, `svc runs show`, `svc run --verbose`. Runs against the built `svc serve`, so
 // the server's own memory can be read from /proc.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { cleanupAll, FAKE_CLAUDE, makeProject, startRun, tempDir, waitForRun, type Json } from './helpers.js';
 
@@ -19,7 +20,7 @@ const FLOOD = 41_943_040;
 let project: string;
 let home: string;
 let serve: ServeProcess;
-/** The `noisy` run. */
+/** The `noisy` run, looked at by the API and the CLI tests. */
 let noisy: Json;
 
 beforeAll(async () => {
@@ -155,6 +156,29 @@ describe('a node whose log passes the log limit', () => {
     expect(noisy.nodes.loud.logTruncated).toBe(true);
     expect(noisy.nodes.loud.outputTruncated).toBeFalsy();
   });
+});
+
+describe('cuts shown by the CLI', () => {
+  it('`svc runs show` names the cut output and the cut log', async () => {
+    expect(noisy?.nodes.loud.logTruncated).toBe(true);
+    const wide = await waitForRun(serve, await startRun(serve, 'wide', { message: '', cwd: project }));
+    expect(wide.nodes.wide.outputTruncated).toBe(true);
+    const env = { SVC_URL: serve.url, NO_COLOR: '1' };
+    const shownWide = await runCli(['runs', 'show', wide.id], { env });
+    expect(shownWide.code, shownWide.stderr).toBe(0);
+    expect(shownWide.stdout).toMatch(/wide\s+completed.*output truncated in the run detail \(whole in wide\.out\)/);
+    const shownNoisy = await runCli(['runs', 'show', noisy.id], { env });
+    expect(shownNoisy.stdout).toMatch(/loud\s+completed.*loud\.log truncated \(see its last line\)/);
+    const json = JSON.parse((await runCli(['runs', 'show', noisy.id, '--json'], { env })).stdout);
+    expect(json.nodes.loud.logTruncated).toBe(true);
+  }, 90_000);
+
+  it('`svc run --verbose` says where the streamed output stops', async () => {
+    const followed = await runCli(['run', 'wide', '--verbose', '--cwd', project], { env: { SVC_URL: serve.url, NO_COLOR: '1' } });
+    expect(followed.code, followed.stderr).toBe(0);
+    // Checked as a boolean: a failure would otherwise print the 64 KiB of streamed output.
+    expect(followed.stdout.includes('\n[wide] (the streamed output stops here; the rest is in wide.log)\n'), followed.stdout.slice(-300)).toBe(true);
+  }, 60_000);
 });
 
 describe('an approval gate showing a cut output', () => {
