@@ -1,4 +1,4 @@
-import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../shared/logger.js';
@@ -6,6 +6,7 @@ import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
 import { decideNode } from './dag-rules.js';
 import type { RunEventFields } from './events.js';
 import { moveNode } from './lifecycle.js';
+import { openNodeLog } from './node-log.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
@@ -41,24 +42,6 @@ const abortableDelay = (ms: number, signal: AbortSignal) =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
-
-/**
- * A node's `<node>.log`, opened on its first output: most nodes of a chain print nothing, and
- * opening and closing a file for each was a measurable part of a node's overhead.
- */
-function lazyLog(path: string): { write(text: string): void; end(): Promise<void> } {
-  let stream: WriteStream | undefined;
-  return {
-    write(text) {
-      if (!stream) {
-        stream = createWriteStream(path);
-        stream.on('error', () => {}); // the log is a convenience; the node runs on without it
-      }
-      stream.write(text);
-    },
-    end: () => new Promise<void>((resolve) => (stream ? stream.end(resolve) : resolve())),
-  };
-}
 
 /** The variables of docs/decisions.md, Workflow files that every node sees (as text in prompts, as env in bash). */
 export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
@@ -111,8 +94,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
     const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
     announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
-    const log = lazyLog(join(artifactsDir, `${node.id}.log`));
+    const log = openNodeLog(join(artifactsDir, `${node.id}.log`));
     let streamedBytes = 0;
+    let streamCut = false;
     const processFile = runs.processFile(run.id, node.id);
     const onProcess = (pid: number) => {
       try {
@@ -123,10 +107,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     };
     const onOutput = (stream: RunEventFields['node_output']['stream'], text: string) => {
       log.write(text);
-      if (streamedBytes >= OUTPUT_CAP_BYTES) return;
+      // Events carry the first 64 KiB, and the one that stops there says so — an empty one when
+      // the cap fell exactly between two chunks — so no follower takes a cut stream for the whole.
+      if (streamCut) return;
       const { text: part, truncated } = capUtf8(text, OUTPUT_CAP_BYTES - streamedBytes);
       streamedBytes += Buffer.byteLength(part);
-      if (truncated) streamedBytes = OUTPUT_CAP_BYTES;
+      streamCut = truncated;
       runs.emit(run, 'node_output', { nodeId: node.id, stream, text: part, ...(truncated ? { truncated: true } : {}) }).catch((error: unknown) => {
         deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
       });
@@ -168,6 +154,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       }
     }
     await Promise.all([log.end(), announced]);
+    // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).
+    if (log.truncated) state.logTruncated = true;
     state.finishedAt = now();
     state.durationMs = Date.now() - started;
     rmSync(processFile, { force: true });
@@ -255,6 +243,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
           moveNode(state, 'start', { ...freshNodeState(), startedAt: now() });
+          // A node run again (resume) starts a new log; what its last one said no longer holds.
+          delete state.logTruncated;
           starting.push([node, state]);
           unsaved = true;
         }

@@ -63,6 +63,12 @@ function gateMessage(runs: RunStore, run: RunRecord, gateId: string): string {
   const validation = validateWorkflowSource(run.definition);
   const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
   if (action?.kind !== 'approval') return '';
-  const outputs = Object.fromEntries(Object.entries(run.nodes).flatMap(([id, s]) => (s.status === 'completed' ? [[id, s.output ?? '']] : [])));
+  // The stored outputs (64 KiB at most each: a gate's message is stored and shown whole); a cut one
+  // says so rather than passing for the whole output.
+  const outputs = Object.fromEntries(
+    Object.entries(run.nodes).flatMap(([id, s]) =>
+      s.status === 'completed' ? [[id, `${s.output ?? ''}${s.outputTruncated ? ` … (cut at 64 KiB; the whole output is in ${id}.out)` : ''}`]] : [],
+    ),
+  );
   return renderPrompt(action.message, runVariables(run, runs.artifactsDir(run.id)), outputs);
 }

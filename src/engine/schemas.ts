@@ -30,8 +30,19 @@ export const NodeStateSchema = z.object({
   finishedAt: z.string().nullable(),
   durationMs: z.number().nullable(),
   costUsd: z.number().nullable(),
-  output: z.string().nullable().describe('capped at 64 KiB; the whole output is in the run artifacts (`<node>.out`)'),
-  outputTruncated: z.boolean().optional(),
+  output: z
+    .string()
+    .nullable()
+    .describe(
+      "capped at 64 KiB; the whole output (at most 16 MiB: a longer one fails the node with `output_too_large`) is in the run's artifacts (`<node>.out`)",
+    ),
+  outputTruncated: z.boolean().optional().describe('true when `output` holds only the first 64 KiB of the output; `<node>.out` has all of it'),
+  logTruncated: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the node's log (`<node>.log` in the run's artifacts) reached its 32 MiB limit: it ends with a marker line, and what the node printed after it is not kept",
+    ),
   error: z.string().nullable(),
   attempts: z.number().int(),
   tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),

@@ -2,12 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { processVariables } from './process-env.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { formatDuration, renderBash } from '../../workflows/index.js';
 import { spawnGroup } from '../../processes/process-group.js';
+import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
-
-/** Output kept in memory for `$id.output`; beyond it the artifacts file still has everything. */
-const MAX_CAPTURED_STDOUT = 16 * 1024 * 1024;
 
 /**
  * Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN), and a script with a large
@@ -43,16 +42,29 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     await script.cleanup();
     throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
   }
+  let stopped: 'timeout' | 'cancelled' | 'output_too_large' | undefined;
+  // Counted in bytes as they arrive: past the limit the output is dropped at once and bash is
+  // stopped, so a node printing without end never holds more than the limit here.
   let stdout = '';
-  proc.child.stdout?.setEncoding('utf8');
-  proc.child.stderr?.setEncoding('utf8');
-  proc.child.stdout?.on('data', (chunk: string) => {
-    if (stdout.length < MAX_CAPTURED_STDOUT) stdout += chunk;
-    onOutput('stdout', chunk);
+  let stdoutBytes = 0;
+  const decoder = new StringDecoder('utf8');
+  const takeStdout = (text: string) => {
+    if (stdoutBytes <= OUTPUT_LIMIT_BYTES) stdout += text;
+    else if (stopped === undefined) {
+      stopped = 'output_too_large';
+      stdout = '';
+      void proc.terminate();
+    }
+    // Still logged: `<node>.log` keeps what the node printed, within its own limit.
+    if (text) onOutput('stdout', text);
+  };
+  proc.child.stdout?.on('data', (chunk: Buffer) => {
+    stdoutBytes += chunk.length;
+    takeStdout(decoder.write(chunk));
   });
+  proc.child.stderr?.setEncoding('utf8');
   proc.child.stderr?.on('data', (chunk: string) => onOutput('stderr', chunk));
 
-  let stopped: 'timeout' | 'cancelled' | undefined;
   const timer = setTimeout(() => {
     stopped ??= 'timeout';
     void proc.terminate();
@@ -64,8 +76,10 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const { code, signal: killedBy } = await proc.done;
+    takeStdout(decoder.end());
     if (stopped === 'cancelled') throw new NodeCancelled();
     if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
+    if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
     if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
     return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
   } catch (error) {

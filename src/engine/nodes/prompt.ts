@@ -1,6 +1,7 @@
 import { agentEnvironment, AgentError } from '../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
+import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 
 /**
@@ -47,6 +48,8 @@ export const promptRunner =
         onProcess,
         logger,
       });
+      // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.
+      if (Buffer.byteLength(result.text) > OUTPUT_LIMIT_BYTES) throw outputTooLarge(node.id, 'answered');
       return { output: result.text, costUsd: result.costUsd, tokens: result.tokens, model: result.model };
     } catch (error) {
       if (error instanceof AgentError) {

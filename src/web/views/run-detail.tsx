@@ -26,6 +26,37 @@ function outputOf(run: RunDetail, events: RunEvent[], nodeId: string): string {
     .join('');
 }
 
+/**
+ * Which shown output was cut at 64 KiB: the stored one (the whole output is in `<node>.out`), or
+ * the streamed one of a node with none stored (its events stop there; `<node>.log` has the rest).
+ */
+function outputCut(run: RunDetail, events: RunEvent[], nodeId: string): 'stored' | 'streamed' | null {
+  const node = run.nodes[nodeId];
+  if (node?.finishedAt && node.output !== null) return node.outputTruncated ? 'stored' : null;
+  return events.some((event) => event.type === 'node_output' && event.nodeId === nodeId && event.truncated === true) ? 'streamed' : null;
+}
+
+/** What of a node's output and log was cut, and where the rest is (docs/decisions.md, Runs, "Node output"). */
+function CutNotes({ nodeId, output, log }: { nodeId: string; output: 'stored' | 'streamed' | null; log: boolean }) {
+  return (
+    <>
+      {output ? (
+        <p class="muted" data-cut="output">
+          {output === 'stored'
+            ? "Output truncated at 64 KiB; the whole output is in the run's artifacts: "
+            : "Output shown up to 64 KiB; the rest is in the run's artifacts: "}
+          <span class="mono">{output === 'stored' ? `${nodeId}.out` : `${nodeId}.log`}</span>.
+        </p>
+      ) : null}
+      {log ? (
+        <p class="muted" data-cut="log">
+          The node's log (<span class="mono">{nodeId}.log</span>) reached its 32 MiB limit; what the node printed after that is not kept.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 const LABELS: Record<RunOperation, string> = {
   cancel: 'Cancel',
   approve: 'Approve',
@@ -260,7 +291,7 @@ export function RunDetailView({ runId }: { runId: string }) {
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
           <NodeOutput nodeId={shown} text={outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')} />
-          {shownNode?.outputTruncated ? <p class="muted">Output truncated at 64 KiB; the whole output is in the run's artifacts.</p> : null}
+          <CutNotes nodeId={shown} output={outputCut(run, events, shown)} log={Boolean(shownNode?.logTruncated)} />
         </div>
       ) : null}
     </section>

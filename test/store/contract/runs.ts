@@ -182,4 +182,21 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(later.pos).toBeGreaterThan(stored[5]!.pos);
     expect(await runs.eventsAfter(stored[5]!.pos, { linkedTo: ['conv_a'] })).toEqual([later]);
   });
+
+  it('node states keep what was cut of their output and log (outputTruncated, logTruncated) across a reopen', async () => {
+    let runs = await stores.current().runs();
+    const node = { startedAt: at(1), finishedAt: at(2), durationMs: 1000, costUsd: null, error: null, attempts: 1 };
+    const stored = run(31, {
+      nodes: {
+        wide: { ...node, status: 'completed', output: 'w'.repeat(10), outputTruncated: true, logTruncated: true },
+        loud: { ...node, status: 'failed', output: null, error: "output_too_large: node 'loud' printed more than 16 MiB on stdout", logTruncated: true },
+        quiet: { ...node, status: 'completed', output: 'ok' },
+      },
+    });
+    await runs.save(stored);
+    runs = await (await stores.reopen()).runs();
+    const back = await runs.get(stored.id);
+    expect(back).toEqual(stored);
+    expect(back!.nodes.quiet).not.toHaveProperty('logTruncated');
+  });
 }

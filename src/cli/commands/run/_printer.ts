@@ -89,6 +89,8 @@ export class RunPrinter {
                 .map((l) => prefix + l)
                 .join('\n'),
             );
+          // Events carry the first 64 KiB of a node's output; the node's log has the rest.
+          if (event.truncated) this.#line(`${prefix}${p.dim(`(the streamed output stops here; the rest is in ${event.nodeId}.log)`)}`);
         }
         break;
       case 'node_completed':

@@ -1,9 +1,21 @@
+import type { RunDetail } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 
 const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
+
+/** Why a node ended as it did, and what of it was cut (docs/decisions.md, Runs, "Node output"). */
+function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
+  return [
+    state.error ?? state.reason,
+    state.outputTruncated ? `output truncated in the run detail (whole in ${nodeId}.out)` : undefined,
+    state.logTruncated ? `${nodeId}.log truncated (see its last line)` : undefined,
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
 
 /** `svc runs show <run>`: nodes with status, duration and cost, and a timeline. */
 export default defineCommand({
@@ -39,7 +51,7 @@ export default defineCommand({
         formatMs(s.durationMs),
         s.costUsd === null ? '' : formatCost(s.costUsd),
         s.attempts,
-        s.error ?? s.reason ?? '',
+        nodeNote(nodeId, s),
       ]),
     );
     const timeline = drawTimeline(run);

@@ -1,0 +1,21 @@
+import { NodeFailure } from './types.js';
+
+/**
+ * The most a node may pass on as its output (`$id.output`, `<node>.out`): bash's stdout, an agent's
+ * final answer. An output is held in memory for the rest of its run and spliced whole into later
+ * scripts and prompts, so a larger one fails the node with `output_too_large` rather than being
+ * passed on cut (docs/decisions.md, Runs, "Node output").
+ */
+export const OUTPUT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const LIMIT_TEXT = `${OUTPUT_LIMIT_BYTES / (1024 * 1024)} MiB`;
+
+/** The failure of a node whose output passed the limit; `did` says what it did ("printed more than … on stdout"). */
+export function outputTooLarge(nodeId: string, did: 'printed' | 'answered'): NodeFailure {
+  const what = did === 'printed' ? `printed more than ${LIMIT_TEXT} on stdout` : `answered more than ${LIMIT_TEXT}`;
+  const stopped = did === 'printed' ? '; bash was stopped' : '';
+  return new NodeFailure(
+    'output_too_large',
+    `output_too_large: node '${nodeId}' ${what}, the limit of a node's output${stopped}. Write large results to a file under $ARTIFACTS_DIR and pass its path instead.`,
+  );
+}
