@@ -1,7 +1,15 @@
+import { deniedToolsNote, type RunView } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
+
+/** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
+function toolsCell(node: RunView['nodes'][string]): string {
+  if (node.toolCalls === undefined) return '';
+  const denied = node.toolsDeniedCount ?? node.toolsDenied?.length ?? 0;
+  return denied ? `${node.toolCalls} (${denied} denied)` : String(node.toolCalls);
+}
 
 const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
 
@@ -13,9 +21,10 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, run);
     const p = await styler(cmd.io);
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
+    const denied = deniedToolsNote(run);
     cmd.io.out(
       [
-        `${p.bold(run.id)}  ${run.workflow}  ${run.status}${run.resumePending ? ' (resume pending)' : ''}`,
+        `${p.bold(run.id)}  ${run.workflow}  ${run.status}${denied ? p.yellow(` — ${denied}`) : ''}${run.resumePending ? ' (resume pending)' : ''}`,
         `  message:  ${run.message || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
@@ -32,14 +41,15 @@ export default defineCommand({
     );
     await printTable(
       cmd.io,
-      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'NOTE'],
+      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'TOOLS', 'NOTE'],
       Object.entries(run.nodes).map(([nodeId, s]) => [
         nodeId,
         s.status,
         formatMs(s.durationMs),
         s.costUsd === null ? '' : formatCost(s.costUsd),
         s.attempts,
-        s.error ?? s.reason ?? '',
+        toolsCell(s),
+        s.error ?? s.reason ?? (s.toolsDenied?.length ? `denied: ${s.toolsDenied.join(', ')}` : ''),
       ]),
     );
     const timeline = drawTimeline(run);
