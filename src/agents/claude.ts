@@ -1,3 +1,4 @@
+import { claudeToolTracker } from './claude-tools.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -31,6 +32,7 @@ export function createClaudeAgent(bin: string): Agent {
       let model: string | null = request.model;
       let streamed = '';
       let result: Json | undefined;
+      const trackTools = claudeToolTracker(request.cwd, (call) => request.onTool?.(call));
       const outcome = await runJsonlProcess({
         agent: 'claude',
         bin,
@@ -52,6 +54,7 @@ export function createClaudeAgent(bin: string): Agent {
               }
             }
           }
+          trackTools(line);
           if (line.type === 'result') result = line;
         },
       });

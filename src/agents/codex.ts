@@ -1,3 +1,4 @@
+import { codexToolReader } from './codex-tools.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -39,6 +40,7 @@ export function createCodexAgent(bin: string): Agent {
       let totals: AgentResult['tokens'] = null;
       let failure: string | undefined;
       let lastError: string | undefined;
+      const readTool = codexToolReader(request.cwd);
       const outcome = await runJsonlProcess({
         agent: 'codex',
         bin,
@@ -51,6 +53,8 @@ export function createCodexAgent(bin: string): Agent {
             text = item.text;
             request.onText(item.text);
           }
+          const call = readTool(line);
+          if (call) request.onTool?.(call);
           if (line.type === 'turn.completed') {
             const usage = line.usage as Json | undefined;
             totals = { input: Number(usage?.input_tokens ?? 0), output: Number(usage?.output_tokens ?? 0) };

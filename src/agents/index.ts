@@ -5,6 +5,17 @@ import { createCodexAgent } from './codex.js';
 import type { Agent } from './types.js';
 
 export { agentEnvironment, NESTED_AGENT_MARKERS } from './agent-env.js';
+export {
+  AGENT_TOOL_STATUSES,
+  emptyToolTally,
+  tallyToolCall,
+  TOOL_EVENTS_MAX,
+  TOOL_SUMMARY_MAX,
+  TOOLS_DENIED_KEPT,
+  type AgentToolCall,
+  type AgentToolStatus,
+  type ToolTally,
+} from './tool-activity.js';
 export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */

@@ -1,4 +1,5 @@
 import type { Logger } from '../shared/logger.js';
+import type { AgentToolCall } from './tool-activity.js';
 
 export interface AgentRequest {
   prompt: string;
@@ -12,6 +13,8 @@ export interface AgentRequest {
   timeoutMs?: number;
   /** Assistant text as it streams. */
   onText(text: string): void;
+  /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
+  onTool?(call: AgentToolCall): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
   onProcess?(pid: number): void;
   /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */

@@ -6,6 +6,8 @@ export const EXIT = {
   cancelled: 3,
   paused: 4,
   unreachable: 5,
+  /** The run completed, but its agent was refused tool calls it asked for (docs/decisions.md, CLI). */
+  toolsDenied: 6,
 } as const;
 
 export const EXIT_CODE_HELP = `Exit codes:
@@ -15,6 +17,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   3  the run was cancelled, abandoned or rejected
   4  the run is paused at an approval gate (with --wait)
   5  a server is required but none is reachable (start one with \`svc serve\`)
+  6  the run completed, but its agent was denied tool calls (\`svc runs show\` lists them)
 `;
 
 /** An error the CLI reports as a message (no stack) and an exit code. */

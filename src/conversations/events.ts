@@ -1,10 +1,12 @@
 /**
  * Conversation events (docs/decisions.md, Events and streams): `message` (a stored message),
- * `assistant_delta` (reply text as it streams), `assistant_done` and `agent_error`. Like run
+ * `assistant_delta` (reply text as it streams), `agent_tool` (a tool call of the replying agent),
+ * `assistant_done` and `agent_error`. Like run
  * events they are appended to a log (`conversations/<id>/events/`) with a stream position
  * from the bus's one clock, then published, so `Last-Event-ID` replays them on the conversation's stream.
  */
 
+import type { AgentToolCall } from '../agents/index.js';
 import type { RunStreamEvent } from '../engine/events.js';
 import type { EventPublisher } from '../events/bus.js';
 import type { Store } from '../store/index.js';
@@ -14,6 +16,8 @@ export interface ConversationEventFields {
   message: { message: Message };
   /** `messageId`: the user message being answered. */
   assistant_delta: { messageId: string; text: string };
+  /** `messageId`: the user message being answered; the call resolved (docs/decisions.md, "Tool activity"). */
+  agent_tool: { messageId: string } & AgentToolCall;
   /** `messageId`: the stored reply. */
   assistant_done: { messageId: string; replyTo: string; costUsd: number | null };
   /** `messageId`: the stored error message. */
@@ -34,7 +38,13 @@ export type ConversationEvent = { [T in ConversationEventType]: ConversationEven
 /** Everything a stream carries: run events and conversation events. */
 export type SvcStreamEvent = RunStreamEvent | ConversationEvent;
 
-export const CONVERSATION_EVENT_TYPES = ['message', 'assistant_delta', 'assistant_done', 'agent_error'] as const satisfies readonly ConversationEventType[];
+export const CONVERSATION_EVENT_TYPES = [
+  'message',
+  'assistant_delta',
+  'agent_tool',
+  'assistant_done',
+  'agent_error',
+] as const satisfies readonly ConversationEventType[];
 
 export const isConversationEvent = (event: { type: string }): event is ConversationEvent =>
   (CONVERSATION_EVENT_TYPES as readonly string[]).includes(event.type) && !('runId' in event);

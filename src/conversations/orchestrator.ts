@@ -221,6 +221,7 @@ export class Orchestrator {
         model: reply.model,
         tokens: reply.tokens,
         replyTo: messageId,
+        ...(reply.tools.toolCalls > 0 ? reply.tools : {}),
       });
       await this.#settle(conversation.id, messageId, reply.session);
       await this.deps.events.emit(conversationId, 'assistant_done', { messageId: stored.id, replyTo: messageId, costUsd: reply.costUsd });

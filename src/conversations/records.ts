@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { ASSISTANT_NAMES, type AssistantName } from '../config/assistants.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
@@ -29,8 +30,13 @@ export const MessageMetadataSchema = z
     code: z.string().optional(),
     replyTo: z.string().optional().describe('the user message this one answers'),
     command: z.string().optional().describe('the slash command this message answers'),
+    toolCalls: z.number().int().optional().describe("an agent reply's tool calls (present when it made any)"),
+    toolsDenied: z.array(z.string()).optional().describe(`one-line summaries of the tool calls the agent was refused (the first ${TOOLS_DENIED_KEPT})`),
+    toolsDeniedCount: z.number().int().optional().describe('how many tool calls the agent was refused'),
   })
-  .describe('costUsd, model, tokens (agent replies), runId (/run), error and code (failures)');
+  .describe(
+    'costUsd, model, tokens (agent replies), runId (/run), error and code (failures), toolCalls, toolsDenied and toolsDeniedCount (agent replies that used tools)',
+  );
 export type MessageMetadata = z.infer<typeof MessageMetadataSchema>;
 
 export const MessageSchema = z.object({

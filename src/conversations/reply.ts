@@ -1,4 +1,4 @@
-import { AgentError, agentEnvironment } from '../agents/index.js';
+import { AgentError, agentEnvironment, emptyToolTally, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 
@@ -8,6 +8,8 @@ export interface AgentReply {
   model: string | null;
   tokens: { input: number; output: number } | null;
   session: ConversationRecord['agent_session'];
+  /** The agent's tool calls, as a node counts them. */
+  tools: ToolTally;
 }
 
 /**
@@ -38,6 +40,12 @@ export async function replyWithAgent(
   // Deltas are emitted in the order they arrive (positions are taken synchronously) and all are
   // persisted before the reply is stored, so `assistant_done` always follows the last delta.
   const deltas: Promise<unknown>[] = [];
+  // Tool calls go the same way, each as it resolves; a retried ask (lost session) counts both.
+  const tools = emptyToolTally();
+  const onTool = (call: AgentToolCall) => {
+    if (!tallyToolCall(tools, call)) return;
+    deltas.push(deps.events.emit(conversation.id, 'agent_tool', { messageId: message.id, ...call }));
+  };
   const ask = (session: typeof stored) =>
     deps.agents[assistant].run({
       prompt: message.content,
@@ -51,6 +59,7 @@ export async function replyWithAgent(
       onText: (text) => {
         deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
       },
+      onTool,
       logger: deps.logger,
     });
   let result: Awaited<ReturnType<typeof ask>>;
@@ -70,5 +79,6 @@ export async function replyWithAgent(
     model: result.model,
     tokens: result.tokens,
     session: result.sessionId ? { assistant, id: result.sessionId, tokens: result.sessionTokens ?? null } : (conversation.agent_session ?? null),
+    tools,
   };
 }

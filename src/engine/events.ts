@@ -4,6 +4,7 @@
  * compiler knows each event's fields; a new event type is added here and nowhere else.
  */
 
+import type { AgentToolCall } from '../agents/index.js';
 import type { NodeActionKind } from '../workflows/index.js';
 import type { TriggerKind } from './statuses.js';
 
@@ -14,6 +15,8 @@ export interface RunEventFields {
   run_resumed: { skipped: string[] };
   node_started: { nodeId: string; kind: NodeActionKind };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
+  /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
+  agent_tool: { nodeId: string } & AgentToolCall;
   node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
   node_failed: { nodeId: string; error: string; code?: string; attempts: number; durationMs: number | null };
   node_skipped: { nodeId: string; reason: string };
@@ -64,6 +67,7 @@ export const RUN_EVENT_TYPES = [
   'run_resumed',
   'node_started',
   'node_output',
+  'agent_tool',
   'node_completed',
   'node_failed',
   'node_skipped',

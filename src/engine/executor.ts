@@ -7,6 +7,7 @@ import { decideNode } from './dag-rules.js';
 import type { RunEventFields } from './events.js';
 import { moveNode } from './lifecycle.js';
 import { openNodeLog } from './node-log.js';
+import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../agents/index.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
@@ -117,6 +118,15 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
       });
     };
+    // An agent node counts from zero, so "no tool call" reads as 0 (a bash node has no count at all).
+    if (node.action.kind !== 'bash') Object.assign(state, emptyToolTally());
+    // Counted on the node (saved with its outcome) and announced as it happens; like output, not awaited.
+    const onTool = (call: AgentToolCall) => {
+      if (!tallyToolCall(state, call)) return;
+      runs.emit(run, 'agent_tool', { nodeId: node.id, ...call }).catch((error: unknown) => {
+        deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
+      });
+    };
     let outcome: NodeOutcome | undefined;
     let failure: NodeFailure | undefined;
     let cancelled = false;
@@ -133,6 +143,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           env: deps.workspaceEnv,
           signal,
           onOutput,
+          onTool,
           onProcess,
         });
         failure = undefined;

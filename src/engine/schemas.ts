@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**
@@ -48,6 +49,12 @@ export const NodeStateSchema = z.object({
   tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
   reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
   model: z.string().nullable().optional(),
+  toolCalls: z.number().int().optional().describe("prompt and command nodes: the tool calls its agent made (every attempt's)"),
+  toolsDenied: z
+    .array(z.string())
+    .optional()
+    .describe(`one-line summaries of the tool calls the agent was refused (\`Write src/a.ts\`), the first ${TOOLS_DENIED_KEPT}`),
+  toolsDeniedCount: z.number().int().optional().describe('how many tool calls the agent was refused, all of them'),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */

@@ -87,7 +87,7 @@ describe('svc help exit-codes', () => {
   it('documents every exit code', async () => {
     const result = await runCli(['help', 'exit-codes'], { env });
     expect(result.code).toBe(0);
-    for (const code of [0, 1, 2, 3, 4, 5]) expect(result.stdout).toMatch(new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
+    for (const code of [0, 1, 2, 3, 4, 5, 6]) expect(result.stdout).toMatch(new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
     expect(result.stdout).toMatch(/5\s+.*server/);
   });
 

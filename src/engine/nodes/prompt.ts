@@ -10,7 +10,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
  */
 export const promptRunner =
   ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, env, signal, onOutput, onProcess }) => {
+  async ({ run, node, outputs, variables, env, signal, onOutput, onTool, onProcess }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
@@ -45,6 +45,7 @@ export const promptRunner =
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,
         onText: (chunk) => onOutput('assistant', chunk),
+        onTool,
         onProcess,
         logger,
       });

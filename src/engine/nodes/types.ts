@@ -1,4 +1,4 @@
-import type { Agent, AgentEndpoint } from '../../agents/index.js';
+import type { Agent, AgentEndpoint, AgentToolCall } from '../../agents/index.js';
 import type { AssistantName } from '../../config/assistants.js';
 import type { Logger } from '../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
@@ -17,6 +17,8 @@ export interface NodeRunContext {
   env: Readonly<Record<string, string>>;
   signal: AbortSignal;
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
+  /** An agent's tool call, once resolved (prompt and command nodes). */
+  onTool(call: AgentToolCall): void;
   /** Called with the leader of each process group the node starts. */
   onProcess(pid: number): void;
 }

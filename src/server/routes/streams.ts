@@ -1,11 +1,20 @@
 import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
-import type { SvcStreamEvent } from '../../conversations/index.js';
+import { TOOL_SUMMARY_MAX } from '../../agents/index.js';
+import { CONVERSATION_EVENT_TYPES, type SvcStreamEvent } from '../../conversations/index.js';
 import type { RunLink } from '../../engine/engine.js';
+import { RUN_EVENT_TYPES } from '../../engine/events.js';
 import { defineRoute } from '../route.js';
 import { positionOf, type StreamSource } from '../stream-feed.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
+
+/** What the `data:` of a frame can be (docs/decisions.md, Events and streams), for the OpenAPI document. */
+const EVENT_TYPES_DOC =
+  `Each \`data:\` is one JSON event \`{type, at, …}\`. Run events (with \`runId\`, \`seq\`): ${RUN_EVENT_TYPES.join(', ')}, run_deleted. ` +
+  `Conversation events (with \`conversationId\`, no \`runId\`): ${CONVERSATION_EVENT_TYPES.join(', ')}. ` +
+  `\`agent_tool\` is an agent's tool call once resolved: \`nodeId\` (run) or \`messageId\` (conversation), \`tool\`, ` +
+  `\`summary\` (one line, at most ${TOOL_SUMMARY_MAX} characters, never file contents), \`status\` \`ok\` | \`denied\` | \`failed\`.`;
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to
@@ -46,7 +55,9 @@ export const streamRoutes = [
       runId: z.string().optional().describe('only the events of this run'),
       lastEventId: z.string().optional().describe('replay events after this position (as the Last-Event-ID header does)'),
     }),
-    responses: { 200: { description: 'An event stream: `id: <position>` and `data: <json event>` frames', contentType: 'text/event-stream' } },
+    responses: {
+      200: { description: `An event stream: \`id: <position>\` and \`data: <json event>\` frames. ${EVENT_TYPES_DOC}`, contentType: 'text/event-stream' },
+    },
     handle: async ({ ctx, params, query, event }) => {
       // Only h3 serves this route (in process, streams are followed through the feed: src/runtime.ts);
       // the SSE writer and h3 load with it, never for a JSON route.

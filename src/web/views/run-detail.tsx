@@ -1,11 +1,13 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { allowedOperations, resumeAndContinue, type RunOperation } from '../../client/run-actions.js';
+import { deniedToolsNote } from '../../client/tool-activity.js';
 import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Dag } from '../components/dag.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
 import { NodeOutput } from '../components/output.js';
 import { Timeline } from '../components/timeline.js';
+import { ToolCalls } from '../components/tool-calls.js';
 import { formatCost, formatDuration, formatTime, spanMs } from '../format.js';
 import { navigate, useDebounced, useLoad, useNow, useStream } from '../hooks.js';
 
@@ -161,8 +163,8 @@ export function RunDetailView({ runId }: { runId: string }) {
       if (!('runId' in event) || event.runId !== runId) return;
       if (event.type === 'run_deleted') return setDeleted(true);
       setStreamed((previous) => [...previous, event as RunEvent]);
-      // Output only adds text; anything else changes the run's or a node's state.
-      if (event.type !== 'node_output') reload();
+      // Output and tool calls only add lines; anything else changes the run's or a node's state.
+      if (event.type !== 'node_output' && event.type !== 'agent_tool') reload();
     },
     { runId, onOpen: reload },
   );
@@ -184,6 +186,7 @@ export function RunDetailView({ runId }: { runId: string }) {
   const graph = run.graph ?? Object.keys(run.nodes).map((id) => ({ id, dependsOn: [], kind: '', conditional: false }));
   const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
   const shownNode = shown ? run.nodes[shown] : undefined;
+  const denied = deniedToolsNote(run);
   return (
     <section aria-labelledby="run-title" data-run-id={run.id} data-status={run.status}>
       <p>
@@ -224,6 +227,11 @@ export function RunDetailView({ runId }: { runId: string }) {
         </p>
       ) : null}
       {run.rejectReason ? <p class="note">Rejected: {run.rejectReason}</p> : null}
+      {denied ? (
+        <p class="note warn" role="status" data-tools-denied>
+          {run.status} — {denied}
+        </p>
+      ) : null}
       {deleted ? (
         <p class="note error" role="alert">
           This run was deleted; what is shown is what it was. <a href="#/runs">Back to the runs.</a>
@@ -290,6 +298,7 @@ export function RunDetailView({ runId }: { runId: string }) {
             </p>
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
+          <ToolCalls nodeId={shown} events={events} />
           <NodeOutput nodeId={shown} text={outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')} />
           <CutNotes nodeId={shown} output={outputCut(run, events, shown)} log={Boolean(shownNode?.logTruncated)} />
         </div>

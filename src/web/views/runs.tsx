@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { deniedToolCalls, deniedToolsNote } from '../../client/tool-activity.js';
 import { RUN_STATUSES, type RunStatus } from '../../client/types.js';
 import { client } from '../api.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
@@ -44,12 +45,12 @@ export function RunsView({ query }: { query: URLSearchParams }) {
   );
   const workflows = useLoad(() => client.workflows.list(), 'workflows');
   const reload = useDebounced(runs.reload);
-  // Every run event may change a row, its counts or the order; output chunks change none of them.
+  // Every run event may change a row, its counts or the order; output chunks and tool calls change none of them.
   // A stream that (re)opens may have missed some (a server restart, the page's own start).
   useStream(
     '__dashboard__',
     (event) => {
-      if ('runId' in event && event.type !== 'node_output') reload();
+      if ('runId' in event && event.type !== 'node_output' && event.type !== 'agent_tool') reload();
     },
     { onOpen: reload },
   );
@@ -150,6 +151,12 @@ export function RunsView({ query }: { query: URLSearchParams }) {
                     <td>
                       <StatusBadge status={run.status} />
                       {run.currentNode ? <span class="muted wide-only"> {run.currentNode}</span> : null}
+                      {deniedToolCalls(run).count > 0 ? (
+                        <span class="denied-mark" title={deniedToolsNote(run)}>
+                          {' '}
+                          tools denied
+                        </span>
+                      ) : null}
                     </td>
                     <td class="wide-only">{run.trigger}</td>
                     <td class="mono wide-only">{run.workspaceId ?? '—'}</td>

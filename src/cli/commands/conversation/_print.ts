@@ -1,6 +1,7 @@
 import type { Conversation, ConversationEvent, Message } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { printJson, printTable, type Styler } from '../../output.js';
+import { showsToolCall, toolLine } from '../run/_tools.js';
 
 export const CONVERSATION_ARG = ['<conversation>', 'conversation id (or its platform_conversation_id)'] as const;
 
@@ -17,10 +18,11 @@ export function formatMessage(p: Styler, message: Message): string {
   return `${p.dim(message.created_at.slice(11, 19))} ${roleLabel(p, message.role)}${extra.length ? p.dim(` (${extra.join(', ')})`) : ''}\n${message.content.replace(/\n?$/, '\n')}`;
 }
 
-/** A conversation event as `svc watch --conversation` shows it: messages whole, deltas only with --verbose. */
+/** A conversation event as `svc watch --conversation` shows it: messages whole, deltas and tool calls only with --verbose (refused calls always). */
 export function printConversationEvent(cmd: CommandContext, p: Styler, event: ConversationEvent, verbose: boolean): void {
   if (event.type === 'message') cmd.io.out(formatMessage(p, event.message));
   else if (event.type === 'assistant_delta' && verbose) cmd.io.out(p.dim(event.text));
+  else if (event.type === 'agent_tool' && showsToolCall(event.status, verbose)) cmd.io.out(`${toolLine(p, event)}\n`);
   else if (event.type === 'agent_error') cmd.io.err(`${p.red('agent error')} ${event.code}: ${event.error}\n`);
 }
 

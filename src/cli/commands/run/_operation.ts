@@ -1,4 +1,4 @@
-import type { RunView } from '../../../client/index.js';
+import { deniedToolsNote, type RunView } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { printJson } from '../../output.js';
 
@@ -15,5 +15,6 @@ const PAST = {
 export function printOutcome(cmd: CommandContext, op: keyof typeof PAST, result: RunView | { deleted: true; runId: string }): void {
   if (cmd.globals.json) return printJson(cmd.io, result);
   const id = 'id' in result ? result.id : result.runId;
-  cmd.io.out(`Run ${id} ${PAST[op]}${'status' in result ? ` (now ${result.status})` : ''}.\n`);
+  const denied = 'nodes' in result ? deniedToolsNote(result) : undefined;
+  cmd.io.out(`Run ${id} ${PAST[op]}${'status' in result ? ` (now ${result.status}${denied ? ` — ${denied}` : ''})` : ''}.\n`);
 }

@@ -1,11 +1,14 @@
-import type { RunStatus } from '../../../client/index.js';
+import { deniedToolCalls, type RunView } from '../../../client/index.js';
 import { EXIT } from '../../exit-codes.js';
 
-/** The exit code a finished (or paused) run maps to (docs/decisions.md, CLI). */
-export function exitCodeForStatus(status: RunStatus): number {
-  switch (status) {
+/**
+ * The exit code a finished (or paused) run maps to (docs/decisions.md, CLI). A run whose agent was
+ * refused tools completed without doing what it was asked: never 0, and not 1 either (nothing failed).
+ */
+export function exitCodeForRun(run: Pick<RunView, 'status' | 'nodes'>): number {
+  switch (run.status) {
     case 'completed':
-      return EXIT.ok;
+      return deniedToolCalls(run).count > 0 ? EXIT.toolsDenied : EXIT.ok;
     case 'cancelled':
     case 'abandoned':
       return EXIT.cancelled;

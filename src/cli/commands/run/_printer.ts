@@ -1,10 +1,11 @@
-import type { RunView, StreamEvent } from '../../../client/index.js';
+import { deniedToolsNote, type RunView, type StreamEvent } from '../../../client/index.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { formatCost, formatMs } from './_outcome.js';
+import { showsToolCall, toolLine } from './_tools.js';
 
 export interface PrinterOptions {
-  /** Stream node output (prefixed by node id). */
+  /** Stream node output and agents' tool calls (prefixed by node id); refused calls show anyway. */
   verbose: boolean;
   /** Print nothing while following (`--json`, `--wait`). */
   quiet: boolean;
@@ -93,6 +94,9 @@ export class RunPrinter {
           if (event.truncated) this.#line(`${prefix}${p.dim(`(the streamed output stops here; the rest is in ${event.nodeId}.log)`)}`);
         }
         break;
+      case 'agent_tool':
+        if ('nodeId' in event && showsToolCall(event.status, this.options.verbose)) this.#line(`${p.dim(`[${event.nodeId}]`)} ${toolLine(p, event)}`);
+        break;
       case 'node_completed':
         this.#running.delete(event.nodeId);
         this.#line(
@@ -126,8 +130,12 @@ export class RunPrinter {
     const p = this.#paint!;
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '';
     const cost = run.costUsd === null ? '' : ` ${formatCost(run.costUsd)}`;
-    const colour = run.status === 'completed' ? p.green : run.status === 'paused' ? p.yellow : p.red;
-    this.io.out(`${colour(run.status)} ${run.workflow} ${run.id}${duration ? ` in ${duration}` : ''}${cost}${run.error ? `: ${run.error}` : ''}\n`);
+    // A run whose agent was refused tools says so on its last line, never as a plain success.
+    const denied = deniedToolsNote(run);
+    const colour = run.status === 'completed' && !denied ? p.green : run.status === 'paused' || run.status === 'completed' ? p.yellow : p.red;
+    this.io.out(
+      `${colour(run.status)} ${run.workflow} ${run.id}${duration ? ` in ${duration}` : ''}${cost}${run.error ? `: ${run.error}` : ''}${denied ? ` — ${denied}` : ''}\n`,
+    );
   }
 
   close(): void {

@@ -15,7 +15,7 @@ export default defineCommand({
     markOnly: ['--mark-only', 'only mark it; the next start of its workflow in its conversation continues it'],
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait without streaming progress'],
-    verbose: ['--verbose', 'stream node output'],
+    verbose: ['--verbose', "stream node output and agents' tool calls"],
   },
   run: async (cmd, [id], options) => {
     const client = cmd.client();

@@ -5,7 +5,7 @@ import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
 import { followRun, waitsForServer } from './_follow.js';
-import { exitCodeForStatus } from './_outcome.js';
+import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 
 export interface FollowOptions {
@@ -70,7 +70,7 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
     printer.close();
     if (cmd.globals.json) printJson(cmd.io, run);
     else printer.finish(run);
-    return exitCodeForStatus(run.status);
+    return exitCodeForRun(run);
   } finally {
     printer.close();
     signals?.remove();
@@ -89,7 +89,7 @@ export default defineCommand({
     workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
-    verbose: ['--verbose', 'stream node output'],
+    verbose: ['--verbose', "stream node output and agents' tool calls"],
   },
   run: async (cmd, [workflow, words], options) => {
     if (options.detach && options.wait) throw new CliError('--detach and --wait cannot be combined.', EXIT.usage);

@@ -1,15 +1,22 @@
-import type { RunDetail } from '../../../client/index.js';
+import { deniedToolsNote, type RunDetail, type RunView } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
+
+/** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
+function toolsCell(node: RunView['nodes'][string]): string {
+  if (node.toolCalls === undefined) return '';
+  const denied = node.toolsDeniedCount ?? node.toolsDenied?.length ?? 0;
+  return denied ? `${node.toolCalls} (${denied} denied)` : String(node.toolCalls);
+}
 
 const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
 
 /** Why a node ended as it did, and what of it was cut (docs/decisions.md, Runs, "Node output"). */
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
-    state.error ?? state.reason,
+    state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
     state.outputTruncated ? `output truncated in the run detail (whole in ${nodeId}.out)` : undefined,
     state.logTruncated ? `${nodeId}.log truncated (see its last line)` : undefined,
   ]
@@ -25,9 +32,10 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, run);
     const p = await styler(cmd.io);
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
+    const denied = deniedToolsNote(run);
     cmd.io.out(
       [
-        `${p.bold(run.id)}  ${run.workflow}  ${run.status}${run.resumePending ? ' (resume pending)' : ''}`,
+        `${p.bold(run.id)}  ${run.workflow}  ${run.status}${denied ? p.yellow(` — ${denied}`) : ''}${run.resumePending ? ' (resume pending)' : ''}`,
         `  message:  ${run.message || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
@@ -44,13 +52,14 @@ export default defineCommand({
     );
     await printTable(
       cmd.io,
-      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'NOTE'],
+      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'TOOLS', 'NOTE'],
       Object.entries(run.nodes).map(([nodeId, s]) => [
         nodeId,
         s.status,
         formatMs(s.durationMs),
         s.costUsd === null ? '' : formatCost(s.costUsd),
         s.attempts,
+        toolsCell(s),
         nodeNote(nodeId, s),
       ]),
     );

@@ -4,8 +4,9 @@ import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import { printJson, styler } from '../../output.js';
 import { followRun, isSettled } from './_follow.js';
-import { exitCodeForStatus } from './_outcome.js';
+import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
+import { showsToolCall, toolLine } from './_tools.js';
 import { printConversationEvent } from '../conversation/_print.js';
 
 /** Streams a conversation's messages and run events (or every run event) until interrupted; the client reconnects with Last-Event-ID. */
@@ -19,17 +20,20 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
           if (cmd.globals.json) return cmd.io.out(`${raw}\n`);
           if (!('runId' in event)) return printConversationEvent(cmd, p, event, verbose);
           if (event.type === 'node_output' && !verbose) return;
+          if (event.type === 'agent_tool' && !showsToolCall(event.status, verbose)) return;
           const detail =
             event.type === 'node_output'
               ? event.text.replace(/\n$/, '')
-              : [
-                  'nodeId' in event ? event.nodeId : undefined,
-                  'error' in event ? event.error : undefined,
-                  'reason' in event ? event.reason : undefined,
-                  'message' in event ? event.message : undefined,
-                ]
-                  .filter(Boolean)
-                  .join(' ');
+              : event.type === 'agent_tool'
+                ? `${event.nodeId} ${toolLine(p, event)}`
+                : [
+                    'nodeId' in event ? event.nodeId : undefined,
+                    'error' in event ? event.error : undefined,
+                    'reason' in event ? event.reason : undefined,
+                    'message' in event ? event.message : undefined,
+                  ]
+                    .filter(Boolean)
+                    .join(' ');
           cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId} ${event.type}${detail ? ` ${detail}` : ''}\n`);
         },
         // A server gone for good ends the watch.
@@ -45,8 +49,8 @@ export default defineCommand({
   options: {
     conversation: ['-c, --conversation <id>', "this conversation's messages and the events of its runs"],
     all: ['-a, --all', 'every run event (the dashboard stream)'],
-    exitStatus: ['--exit-status', "exit with the run's outcome (0 completed, 1 failed, 3 cancelled, 4 paused)"],
-    verbose: ['--verbose', 'stream node output'],
+    exitStatus: ['--exit-status', "exit with the run's outcome (0 completed, 1 failed, 3 cancelled, 4 paused, 6 completed with tool calls denied)"],
+    verbose: ['--verbose', "stream node output and agents' tool calls"],
   },
   run: async (cmd, [runId], options) => {
     const client = cmd.client('server');
@@ -66,6 +70,6 @@ export default defineCommand({
     if (cmd.globals.json) printJson(cmd.io, run);
     else printer.finish(run);
     // Like `gh run watch`: the outcome is the exit code only when asked for.
-    return options.exitStatus ? exitCodeForStatus(run.status) : 0;
+    return options.exitStatus ? exitCodeForRun(run) : 0;
   },
 });

@@ -1,0 +1,29 @@
+import type { RunView } from './types.js';
+
+/** How many refused calls a note names before it says "…". */
+const NAMED = 3;
+
+/** The tool calls a run's agents were refused: how many, and the summaries its nodes kept. */
+export function deniedToolCalls(run: Pick<RunView, 'nodes'>): { count: number; summaries: string[] } {
+  let count = 0;
+  const summaries: string[] = [];
+  for (const node of Object.values(run.nodes)) {
+    const denied = node.toolsDenied ?? [];
+    count += node.toolsDeniedCount ?? denied.length;
+    summaries.push(...denied);
+  }
+  return { count, summaries };
+}
+
+/**
+ * What the CLI and the dashboard add to a run's outcome when its agent was refused tools, so that
+ * such a run never reads as a plain success (docs/decisions.md, "Tool activity"):
+ * `the agent was denied 2 tool calls: Write src/a.ts, Bash: npm test`. Undefined when none was.
+ */
+export function deniedToolsNote(run: Pick<RunView, 'nodes'>): string | undefined {
+  const { count, summaries } = deniedToolCalls(run);
+  if (count === 0) return undefined;
+  const named = summaries.slice(0, NAMED).join(', ');
+  const more = count > Math.min(summaries.length, NAMED) ? ', …' : '';
+  return `the agent was denied ${count} tool call${count === 1 ? '' : 's'}${named ? `: ${named}${more}` : ''}`;
+}
