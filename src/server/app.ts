@@ -65,6 +65,12 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
   };
   const boundToLoopback = isLoopbackBind(ctx.settings.host);
   const app = new H3({
+    // h3 answers a path whose percent-encoding does not decode (`/webhooks/workflow/%ff%fe`) with
+    // its own 400 before any route runs; the spec wants such a slug to be what it is, a name no
+    // trigger has (404 `webhook_trigger_not_found`). Let it through undecoded: routing, the browser
+    // guard and the handlers then all see the same raw path, and a parameter that does not decode
+    // is taken as written (server/dispatch.ts), so each route answers as for any unknown name.
+    allowMalformedURL: true,
     onError: (error, event) => {
       const answer = toErrorAnswer(error, event, ctx.logger);
       return new HTTPResponse(JSON.stringify(answer.body), {
