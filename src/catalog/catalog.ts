@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { RawWorkflow } from '../workflows/schema.js';
 import type { Store } from '../store/index.js';
-import { listCommands, readCommand, type CommandEntry } from './commands.js';
+import { listCommands, readCommand, type CommandList } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
 import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
@@ -129,7 +129,7 @@ export class WorkflowCatalog {
     throw notFound('workflow_not_found', `No project workflow named '${name}' in ${dir}.${elsewhere}`);
   }
 
-  async commands(cwd?: string): Promise<CommandEntry[]> {
+  async commands(cwd?: string): Promise<CommandList> {
     return listCommands(await this.resolveCwd(cwd), { bundledDir: this.options.bundledCommandsDir });
   }
 

@@ -63,8 +63,9 @@ export interface DiscoverOptions {
 async function listFolder(dir: string, errors: DiscoveryError[]): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
+    // Anything but a folder is tried, so a FIFO or a device is reported (file-cache.ts) rather than passed over.
     return entries
-      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isWorkflowFileName(entry.name))
+      .filter((entry) => !entry.isDirectory() && isWorkflowFileName(entry.name))
       .map((entry) => join(dir, entry.name))
       .sort();
   } catch (error) {

@@ -3,8 +3,9 @@
  * so a listing costs a `stat` per unchanged file instead of a read and a full validation.
  */
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { readRegularFile, RefusedFileError } from '../shared/regular-file.js';
 import { checkWorkflowFile, type WorkflowFileCheck } from '../workflows/workflow-file.js';
 
 /** Larger files are refused unread: a workflow is a page of YAML, and the API caps bodies at 1 MiB. */
@@ -23,7 +24,8 @@ export class WorkflowFileCache {
 
   /**
    * The check of the file at `path`, or `undefined` when it vanished (a race with a delete is
-   * not an error). Unreadable files become errors like invalid ones.
+   * not an error). Files that cannot be read — or are refused unread: not a regular file (a FIFO,
+   * a device), or over MAX_WORKFLOW_FILE_BYTES — become errors like invalid ones.
    */
   async check(path: string): Promise<WorkflowFileCheck | undefined> {
     let info;
@@ -34,21 +36,17 @@ export class WorkflowFileCache {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       return { ok: false, errors: [`${path}: cannot read: ${(error as Error).message}`] };
     }
-    if (!info.isFile()) return undefined;
     const cached = this.entries.get(path);
     if (cached !== undefined && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.check;
 
     let check: WorkflowFileCheck;
-    if (info.size > MAX_WORKFLOW_FILE_BYTES) {
-      check = { ok: false, errors: [`${path}: the file is ${info.size} bytes; a workflow file may have at most ${MAX_WORKFLOW_FILE_BYTES}`] };
-    } else {
-      try {
-        check = checkWorkflowFile(await readFile(path, 'utf8'), path);
-        this.parses++;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        check = { ok: false, errors: [`${path}: cannot read: ${(error as Error).message}`] };
-      }
+    try {
+      check = checkWorkflowFile(await readRegularFile(path, MAX_WORKFLOW_FILE_BYTES), path);
+      this.parses++;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const reason = error instanceof RefusedFileError ? error.message : `cannot read: ${(error as Error).message}`;
+      check = { ok: false, errors: [`${path}: ${reason}`] };
     }
     this.entries.set(path, { mtimeMs: info.mtimeMs, size: info.size, check });
     return check;

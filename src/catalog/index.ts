@@ -11,14 +11,14 @@ export type { DiscoveredWorkflow, Discovery, DiscoveryError, DiscoverOptions, Wo
 export { WorkflowFileCache } from './file-cache.js';
 export { catalogResolver } from './engine-resolver.js';
 export { listCommands, parseCommandFile, readCommand } from './commands.js';
-export type { CommandEntry } from './commands.js';
+export type { CommandEntry, CommandList } from './commands.js';
 export { findTrigger, TRIGGERS_COLLECTION, TriggerRegistry } from './trigger-registry.js';
 export type { TriggerRecord, TriggerRegistryOptions, TriggerRepository } from './trigger-registry.js';
 export { openTriggerRepository } from './trigger-repository.js';
 export { WORKSPACES_COLLECTION } from './project-roots.js';
 export type { WorkspaceRef } from './project-roots.js';
 export { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from './bundled.js';
-export { toSavedDocument, toWorkflowDocument, toWorkflowListing, toWorkflowSummary } from './views.js';
-export type { SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary } from './views.js';
+export { toCommandListing, toSavedDocument, toWorkflowDocument, toWorkflowListing, toWorkflowSummary } from './views.js';
+export type { CommandListing, SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary } from './views.js';
 export { toYamlText } from './project-files.js';
 export { checkProjectDir, PROJECT_DIR_DESCRIPTION, ProjectDirSchema, projectDirMessage, resolveProjectDir } from './project-dir.js';

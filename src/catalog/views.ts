@@ -5,6 +5,7 @@
  */
 
 import type { SavedWorkflow } from './catalog.js';
+import type { CommandEntry, CommandList } from './commands.js';
 import type { DiscoveredWorkflow, Discovery, DiscoveryError, WorkflowSource } from './discovery.js';
 import type { RawWorkflow } from '../workflows/schema.js';
 
@@ -22,6 +23,12 @@ export interface WorkflowSummary {
 export interface WorkflowListing {
   readonly workflows: WorkflowSummary[];
   /** Only present when some file failed to load. */
+  readonly errors?: DiscoveryError[];
+}
+
+export interface CommandListing {
+  readonly commands: CommandEntry[];
+  /** Only present when some command file was refused or could not be read. */
   readonly errors?: DiscoveryError[];
 }
 
@@ -54,6 +61,10 @@ export function toWorkflowListing(discovery: Discovery): WorkflowListing {
     workflows: discovery.workflows.map(toWorkflowSummary),
     ...(discovery.errors.length > 0 ? { errors: discovery.errors } : {}),
   };
+}
+
+export function toCommandListing(list: CommandList): CommandListing {
+  return { commands: list.commands, ...(list.errors.length > 0 ? { errors: list.errors } : {}) };
 }
 
 export function toWorkflowDocument(w: DiscoveredWorkflow): WorkflowDocument {

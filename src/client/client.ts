@@ -13,7 +13,7 @@ import type {
   ConversationList,
   ConversationListQuery,
   MessagePage,
-  CommandEntry,
+  CommandListing,
   ConfigView,
   DeliveryQuery,
   DeliveryView,
@@ -74,7 +74,7 @@ export interface SvcClient {
     validate(definition: string | Record<string, unknown>): Promise<{ valid: boolean; errors?: string[] }>;
   };
   commands: {
-    list(cwd?: string): Promise<{ commands: CommandEntry[] }>;
+    list(cwd?: string): Promise<CommandListing>;
   };
   workspaces: {
     /** Clone `{url}` or register an existing directory `{path}`. */

@@ -4,7 +4,7 @@
  * a front end switches on (run states, which events settle a run).
  */
 
-import type { WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary } from '../catalog/views.js';
+import type { CommandListing, WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary } from '../catalog/views.js';
 import type { CommandEntry } from '../catalog/commands.js';
 import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js';
 import type { ConfigView } from '../config/view.js';
@@ -24,7 +24,18 @@ export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, typ
 export type { EnvironmentView, Workspace };
 export type { DeliveryOutcome, DeliveryView, ScheduleView, WebhookTriggerView };
 export type { Benchmark, Comparison, DashboardRuns };
-export type { AssistantsConfig, AssistantsPatch, CommandEntry, ConfigView, RunView, SavedWorkflowDocument, WorkflowDocument, WorkflowListing, WorkflowSummary };
+export type {
+  AssistantsConfig,
+  AssistantsPatch,
+  CommandEntry,
+  CommandListing,
+  ConfigView,
+  RunView,
+  SavedWorkflowDocument,
+  WorkflowDocument,
+  WorkflowListing,
+  WorkflowSummary,
+};
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
 export type RunDetail = RunView & { variables?: Record<string, string>; events: RunEvent[] };

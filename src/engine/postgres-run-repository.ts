@@ -10,7 +10,7 @@ import { notFound } from '../shared/errors.js';
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
 import type { RunEvent } from './events.js';
 import type { RunEventFilter, RunRepository } from './run-repository.js';
-import { MIN_RUN_PREFIX, pickRun } from './run-queries.js';
+import { pickRun, runIdPrefix } from './run-queries.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 /** `LIKE` treats `_` and `%` as wildcards, and run ids have underscores. */
@@ -52,10 +52,9 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
     async resolve(idOrPrefix) {
       const exact = await get(idOrPrefix);
       if (exact) return exact;
+      const prefix = runIdPrefix(idOrPrefix);
       const ids =
-        idOrPrefix.length < MIN_RUN_PREFIX
-          ? []
-          : (await db.query<{ id: string }>("SELECT id FROM runs WHERE id LIKE $1 ESCAPE '\\' ORDER BY id", [likePrefix(idOrPrefix)])).rows;
+        prefix === undefined ? [] : (await db.query<{ id: string }>("SELECT id FROM runs WHERE id LIKE $1 ESCAPE '\\' ORDER BY id", [likePrefix(prefix)])).rows;
       const { id } = pickRun(idOrPrefix, undefined, ids);
       const run = await get(id);
       if (!run) throw notFound('run_not_found', `No run '${idOrPrefix}'.`); // deleted in between

@@ -50,12 +50,26 @@ export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): Run
   return { runs, total, counts };
 }
 
-/** Shortest prefix the CLI may give for a run id. */
+/** Every run id starts with this (`newId('run')`), so these characters tell no run apart. */
+export const RUN_ID_PREFIX = 'run_';
+
+/** Fewest characters after `run_` a short run id must give (docs/decisions.md, HTTP). */
 export const MIN_RUN_PREFIX = 4;
 
 /**
- * The run an id or short id names: `exact` if there is one, else the single prefix match (at least
- * MIN_RUN_PREFIX characters); several matches are 400 `ambiguous_run_id`, none 404 `run_not_found`.
+ * The prefix to look runs up by, or `undefined` when `idOrPrefix` is too short to be one. The
+ * characters are counted after `run_`: `run_` itself would otherwise count as 4 and name any
+ * single stored run (DELETE /api/workflows/runs/run_ deleted it).
+ */
+export function runIdPrefix(idOrPrefix: string): string | undefined {
+  const distinctive = idOrPrefix.startsWith(RUN_ID_PREFIX) ? idOrPrefix.slice(RUN_ID_PREFIX.length) : idOrPrefix;
+  return distinctive.length >= MIN_RUN_PREFIX ? idOrPrefix : undefined;
+}
+
+/**
+ * The run an id or short id names: `exact` if there is one, else the single prefix match (the
+ * caller looks prefixes up only when `runIdPrefix` allows); several matches are 400
+ * `ambiguous_run_id`, none 404 `run_not_found`.
  */
 export function pickRun<R extends { id: string }>(idOrPrefix: string, exact: R | undefined, prefixMatches: readonly R[]): R {
   if (exact) return exact;
@@ -65,5 +79,6 @@ export function pickRun<R extends { id: string }>(idOrPrefix: string, exact: R |
       matches: prefixMatches.slice(0, 10).map((run) => run.id),
     });
   }
-  throw notFound('run_not_found', `No run '${idOrPrefix}'.`);
+  const tooShort = runIdPrefix(idOrPrefix) === undefined ? ` A short id needs at least ${MIN_RUN_PREFIX} characters after '${RUN_ID_PREFIX}'.` : '';
+  throw notFound('run_not_found', `No run '${idOrPrefix}'.${tooShort}`);
 }

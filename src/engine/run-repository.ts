@@ -7,7 +7,7 @@
 
 import type { PutOptions, Store } from '../store/index.js';
 import type { RunEvent } from './events.js';
-import { MIN_RUN_PREFIX, newestFirst, pageOfRuns, pickRun, type RunFilter, type RunPage } from './run-queries.js';
+import { newestFirst, pageOfRuns, pickRun, runIdPrefix, type RunFilter, type RunPage } from './run-queries.js';
 import type { RunSummaryIndex } from './run-summaries.js';
 import type { RunRecord, RunStatus } from './types.js';
 
@@ -29,7 +29,7 @@ export interface RunRepository {
    */
   save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
-  /** An exact id, or a unique prefix of at least MIN_RUN_PREFIX characters; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
+  /** An exact id, or a unique prefix with at least MIN_RUN_PREFIX characters after `run_`; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
   resolve(idOrPrefix: string): Promise<RunRecord>;
   /** The run whose worker conversation this is. */
   byWorker(platformId: string): Promise<RunRecord | undefined>;
@@ -93,7 +93,8 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     get: async (id) => runs.get(id),
     resolve: async (idOrPrefix) => {
       const exact = runs.get(idOrPrefix);
-      return pickRun(idOrPrefix, exact, exact || idOrPrefix.length < MIN_RUN_PREFIX ? [] : runs.filter((run) => run.id.startsWith(idOrPrefix)));
+      const prefix = exact ? undefined : runIdPrefix(idOrPrefix);
+      return pickRun(idOrPrefix, exact, prefix === undefined ? [] : runs.filter((run) => run.id.startsWith(prefix)));
     },
     byWorker: async (platformId) => runs.find((run) => run.platformId === platformId),
     resumable: async (workflow, conversationId) =>

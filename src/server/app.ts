@@ -17,16 +17,19 @@ export interface AppOptions {
   validateResponses?: boolean;
 }
 
-/** The request as the dispatcher takes it; the body is read the h3 way (limits, 413, 415: http-input.ts). */
-function toRouteCall(event: H3Event): RouteCall {
+/**
+ * The request as the dispatcher takes it; the body is read the h3 way (limits, 413, 415, and 408
+ * past `bodyTimeoutMs`: http-input.ts).
+ */
+function toRouteCall(event: H3Event, bodyTimeoutMs: number): RouteCall {
   return {
     method: event.req.method,
     pathname: event.url.pathname,
     params: event.context.params ?? {},
     query: queryObject(event),
     headers: event.req.headers,
-    readJson: (limit) => readJsonBody(event, limit),
-    readRaw: (limit) => readRawBody(event, limit),
+    readJson: (limit) => readJsonBody(event, limit, bodyTimeoutMs),
+    readRaw: (limit) => readRawBody(event, limit, bodyTimeoutMs),
     event,
   };
 }
@@ -34,13 +37,14 @@ function toRouteCall(event: H3Event): RouteCall {
 /** Wraps a route for h3: the one dispatcher (server/dispatch.ts) answers, h3 writes the answer. */
 function toHandler(route: RouteSpec, ctx: AppContext, options: InvokeOptions) {
   return async (event: H3Event) => {
-    const { status, body } = await invokeRoute(ctx, route, toRouteCall(event), options);
+    const { status, body } = await invokeRoute(ctx, route, toRouteCall(event, ctx.settings.bodyTimeoutMs), options);
     // h3 answers 200 unless told otherwise; a handler's plain object keeps h3's fast path.
     if (status !== 200) event.res.status = status;
     // A body refused by its Content-Length is left unread on the connection, which then hangs
     // until the keep-alive timeout: close it. (A chunked body cut off mid-stream is left as it
-    // was: its sender is still writing and would see EPIPE before the answer.)
-    if (status === 413 && event.req.headers.has('content-length')) event.res.headers.set('connection', 'close');
+    // was: its sender is still writing and would see EPIPE before the answer.) A body that timed
+    // out is still trickling in: the connection is closed after the answer, which frees the socket.
+    if (status === 408 || (status === 413 && event.req.headers.has('content-length'))) event.res.headers.set('connection', 'close');
     return body;
   };
 }
@@ -65,6 +69,12 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
   };
   const boundToLoopback = isLoopbackBind(ctx.settings.host);
   const app = new H3({
+    // h3 answers a path whose percent-encoding does not decode (`/webhooks/workflow/%ff%fe`) with
+    // its own 400 before any route runs; the spec wants such a slug to be what it is, a name no
+    // trigger has (404 `webhook_trigger_not_found`). Let it through undecoded: routing, the browser
+    // guard and the handlers then all see the same raw path, and a parameter that does not decode
+    // is taken as written (server/dispatch.ts), so each route answers as for any unknown name.
+    allowMalformedURL: true,
     onError: (error, event) => {
       const answer = toErrorAnswer(error, event, ctx.logger);
       return new HTTPResponse(JSON.stringify(answer.body), {

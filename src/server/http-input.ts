@@ -1,8 +1,22 @@
 import { assertBodySize, HTTPError, type H3Event } from 'h3';
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest } from '../shared/errors.js';
+import { ApiError, badRequest, isApiError } from '../shared/errors.js';
 
 const tooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+
+/**
+ * `read`, or 408 `request_timeout` when it has not settled within `ms` (docs/decisions.md, HTTP).
+ * A timer on the read itself: Node's own `requestTimeout` is looked at only every 30 s
+ * (`connectionsCheckingInterval`), so a body trickled in a byte at a time held its socket for up
+ * to 300 s. The read left behind settles when the connection closes after the answer.
+ */
+function withDeadline<T>(read: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ApiError(408, 'request_timeout', `The request body did not arrive whole within ${ms / 1000} s.`)), ms);
+  });
+  return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
+}
 
 /**
  * The body straight from node:http, without the web-stream wrapping (a third of a small webhook
@@ -49,18 +63,19 @@ function hasBody(event: H3Event): boolean {
 
 /**
  * Reads the body as bytes without ever buffering past `limit` (h3 checks Content-Length up front
- * and cuts chunked bodies off mid-stream).
+ * and cuts chunked bodies off mid-stream), and without waiting for it past `timeoutMs`.
  */
-export async function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
+export async function readRawBody(event: H3Event, limit: number, timeoutMs: number): Promise<Uint8Array> {
   const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
   // A body with a Content-Length (no chunked framing to cut off mid-stream) is read straight from node:http.
   if (node && !node.readableDidRead && event.req.headers.has('content-length') && !event.req.headers.has('transfer-encoding')) {
-    return readNodeBody(event, node, limit);
+    return withDeadline(readNodeBody(event, node, limit), timeoutMs);
   }
   try {
     assertBodySize(event, limit);
-    return new Uint8Array(await event.req.arrayBuffer());
+    return new Uint8Array(await withDeadline(event.req.arrayBuffer(), timeoutMs));
   } catch (error) {
+    if (isApiError(error)) throw error;
     if ((error as { status?: number }).status === 413) {
       throw new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
     }
@@ -70,13 +85,13 @@ export async function readRawBody(event: H3Event, limit: number): Promise<Uint8A
   }
 }
 
-export async function readJsonBody(event: H3Event, limit: number): Promise<unknown> {
+export async function readJsonBody(event: H3Event, limit: number, timeoutMs: number): Promise<unknown> {
   if (!hasBody(event)) return undefined;
   const type = event.req.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  const bytes = await readRawBody(event, limit);
+  const bytes = await readRawBody(event, limit, timeoutMs);
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === '') return undefined;
   try {

@@ -90,6 +90,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   }
   answerParserErrorsAsJson(listener.server as Server);
+  // The body timer of http-input.ts cuts a body a route reads, at the deadline. A body no route
+  // reads (answered without it, then drained by Node) is cut by Node's own request timeout, set to
+  // the same value instead of its 300 s; Node looks at it only every 30 s, so that cut comes late.
+  (listener.server as Server).requestTimeout = settings.bodyTimeoutMs;
   const address = listener.address as { port: number };
   const urlHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${urlHost}:${address.port}`;

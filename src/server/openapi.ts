@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec, SecuritySchemeName } from './route.js';
+import { errorStatusesOf, type RouteSpec, type SecuritySchemeName } from './route.js';
 import { ErrorBodySchema } from './schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -9,6 +9,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or wrong signature',
   403: 'Forbidden',
   404: 'Not found',
+  408: 'The body did not arrive whole in time; the connection is closed',
   409: 'Conflicts with the current state',
   413: 'Body too large',
   415: 'Body is not JSON',
@@ -79,7 +80,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], version: stri
           : {}),
       };
     }
-    for (const status of route.errors ?? []) {
+    for (const status of errorStatusesOf(route)) {
       responses[String(status)] ??= { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: ERROR_CONTENT };
     }
     // Even a route that takes no input can answer a client error: Node's parser rejects malformed

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RouteSpec } from './route.js';
+import { errorStatusesOf, type RouteSpec } from './route.js';
 import { ErrorBodySchema } from './schemas.js';
 
 export interface ResponseIssue {
@@ -32,7 +32,7 @@ function undocumentedMembers(sent: unknown, parsed: unknown, path: string[] = []
 function documentedSchema(route: RouteSpec, status: number): z.ZodType | null | undefined {
   const response = route.responses[status];
   if (response) return response.contentType && !/json/.test(response.contentType) ? null : (response.schema ?? null);
-  if (status === 500 || route.errors?.includes(status)) return ErrorBodySchema;
+  if (status === 500 || errorStatusesOf(route).includes(status)) return ErrorBodySchema;
   return undefined;
 }
 

@@ -74,6 +74,15 @@ export function defineRoute<TBody = undefined, TQuery = undefined, TParams = und
   return spec as unknown as RouteSpec;
 }
 
+/**
+ * The error statuses a route answers: its own list, plus 408 `request_timeout` for a route that
+ * reads a body (one not arrived whole in time: server/http-input.ts), documented and checked alike.
+ */
+export function errorStatusesOf(route: RouteSpec): number[] {
+  const errors = route.errors ?? [];
+  return (route.body || route.rawBody) && !errors.includes(408) ? [...errors, 408].sort((a, b) => a - b) : errors;
+}
+
 /** A response with an explicit status (202 on start, 201 on create, …). */
 export class Reply {
   constructor(

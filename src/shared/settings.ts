@@ -33,6 +33,12 @@ export interface Settings {
   /** A git clone (or other git command) taking longer is stopped. @default `SVC_GIT_TIMEOUT_MS` || 300000 */
   gitTimeoutMs: number;
   /**
+   * A request body (API JSON or webhook) not arrived whole within this many ms is answered 408
+   * `request_timeout` and its connection closed, so senders trickling bytes cannot hold the
+   * server's sockets (docs/decisions.md, HTTP). @default `SVC_BODY_TIMEOUT_MS` || 30000
+   */
+  bodyTimeoutMs: number;
+  /**
    * Check every JSON answer of the API against the schema its route documents; a mismatch answers
    * 500 and logs `response.schema_mismatch`. For tests: it costs a schema parse per answer.
    * @default `SVC_VALIDATE_RESPONSES` is `1` or `true`
@@ -110,6 +116,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),
+    bodyTimeoutMs: positiveInt(env, 'SVC_BODY_TIMEOUT_MS', 30_000),
     databaseUrl: databaseUrl(env.SVC_DATABASE_URL),
     runLeaseMs: positiveInt(env, 'SVC_RUN_LEASE_MS', 30_000, 300),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),

@@ -5,9 +5,9 @@
  * it is not empty, never kept, never logged.
  */
 
-import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from '../shared/regular-file.js';
 
 /** Agent credentials that must not reach an agent from a repository's files without consent. */
 export const AGENT_KEY_NAMES = [
@@ -53,26 +53,14 @@ function hasValue(rest: string): boolean {
   return value.replace(/\s#.*$/, '').trim() !== '';
 }
 
+/** The wanted keys with a value in one file; a file refused (a FIFO, a device, over the cap) or unreadable throws. */
 async function keysIn(path: string): Promise<string[]> {
-  // O_NONBLOCK: opening a FIFO named `.env.x` must not wait for a writer. Checked on the open
-  // descriptor, so the file cannot be swapped between the check and the read.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error('not a regular file');
-    if (info.size > MAX_ENV_FILE_BYTES) throw new Error('larger than 1 MiB');
-    // At most the cap is ever read, whatever the file grows to meanwhile.
-    const buffer = Buffer.alloc(Math.min(info.size, MAX_ENV_FILE_BYTES));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const found = new Set<string>();
-    for (const line of buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/)) {
-      const match = ASSIGNMENT.exec(line);
-      if (match && WANTED.has(match[1]!) && hasValue(match[2]!)) found.add(match[1]!);
-    }
-    return [...found];
-  } finally {
-    await handle.close();
+  const found = new Set<string>();
+  for (const line of (await readRegularFile(path, MAX_ENV_FILE_BYTES)).split(/\r?\n/)) {
+    const match = ASSIGNMENT.exec(line);
+    if (match && WANTED.has(match[1]!) && hasValue(match[2]!)) found.add(match[1]!);
   }
+  return [...found];
 }
 
 /** Scans the env files at `root` (not below it: tools read the root's). */

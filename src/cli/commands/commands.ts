@@ -1,10 +1,11 @@
 import { CWD_OPTION, defineCommand } from '../define-command.js';
 import { printJson, printTable } from '../output.js';
-import { cwdOption } from './workflow/_shared.js';
+import { cwdOption, reportUnusableFiles } from './workflow/_shared.js';
 
 /**
  * `svc commands [--cwd dir]`: the prompts a node can run with `command: <name>`. Piped: one
- * tab-separated line each (name, source, description, file).
+ * tab-separated line each (name, source, description, file). Command files that were refused (not
+ * a regular file, too large) or unreadable go to stderr, as `svc workflow list` reports its files.
  */
 export default defineCommand({
   options: { cwd: CWD_OPTION },
@@ -23,5 +24,6 @@ export default defineCommand({
         [],
         answer.commands.map((c) => [c.name, c.source, c.description, c.filename]),
       );
+    await reportUnusableFiles(cmd, answer.errors ?? [], 'command file');
   },
 });

@@ -24,7 +24,13 @@ export const promptRunner =
     let text: string;
     if (action.kind === 'prompt') text = action.prompt;
     else if (action.kind === 'command') {
-      const loaded = await loadCommand(action.command, run.cwd);
+      let loaded: string | undefined;
+      try {
+        loaded = await loadCommand(action.command, run.cwd);
+      } catch (error) {
+        // The project's file is there but refused (a FIFO, a device, too large) or unreadable.
+        throw new NodeFailure('command_unreadable', `command '${action.command}' cannot be read: ${(error as Error).message}`);
+      }
       if (loaded === undefined)
         throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
       text = loaded;

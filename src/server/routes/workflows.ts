@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';
-import { PROJECT_DIR_DESCRIPTION, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
+import { PROJECT_DIR_DESCRIPTION, toCommandListing, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
 import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
@@ -144,12 +144,14 @@ export const commandRoutes = [
     errors: [400],
     responses: {
       200: {
-        description: 'Commands by name; a project command overrides a bundled one',
+        description:
+          'Commands by name; a project command overrides a bundled one. Files refused unread (not a regular file, over 1 MiB) or unreadable are in errors and hide nothing else',
         schema: z.object({
           commands: z.array(z.object({ name: z.string(), source: SourceSchema, filename: z.string(), description: z.string() })),
+          errors: z.array(DiscoveryErrorSchema).optional(),
         }),
       },
     },
-    handle: async ({ ctx, query }) => ({ commands: await ctx.workflows.commands(query.cwd) }),
+    handle: async ({ ctx, query }) => toCommandListing(await ctx.workflows.commands(query.cwd)),
   }),
 ];

@@ -67,6 +67,20 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     await expect(runs.resolve('run__000')).rejects.toMatchObject({ status: 404 });
   });
 
+  it('counts a prefix after `run_`, which every id starts with: `run_` and three more characters name no run', async () => {
+    const runs = await stores.current().runs();
+    await runs.save(run(21));
+    for (const short of ['run_', 'run_0', 'run_000']) {
+      await expect(runs.resolve(short)).rejects.toMatchObject({
+        status: 404,
+        code: 'run_not_found',
+        message: expect.stringMatching(/4 characters after 'run_'/),
+      });
+    }
+    expect(await runs.resolve('run_0000')).toEqual(run(21));
+    expect(await runs.get(run(21).id)).toEqual(run(21));
+  });
+
   it('lists newest first, filtered and paged, with the total and the counts per state (the status filter aside)', async () => {
     const runs = await stores.current().runs();
     await runs.save(run(1, { workflow: 'deploy', status: 'failed' }));

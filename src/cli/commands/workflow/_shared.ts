@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { WorkflowDocument } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
+import { styler } from '../../output.js';
 
 /**
  * The project directory a command speaks for: `--cwd` resolved against the CLI's own working
@@ -22,4 +23,16 @@ export function fetchWorkflow(cmd: CommandContext, name: string, cwd: string): P
 export function columnsOf(cmd: CommandContext): number {
   const columns = (cmd.io.stdout as { columns?: number }).columns;
   return cmd.io.isStdoutTTY && typeof columns === 'number' && columns > 20 ? columns : 100;
+}
+
+/**
+ * Files a listing could not use (`{ filename, error }`, from `svc workflow list` and `svc
+ * commands`), on stderr under a count: the listing itself still succeeds (exit 0).
+ */
+export async function reportUnusableFiles(cmd: CommandContext, errors: readonly { filename: string; error: string }[], noun: string): Promise<void> {
+  if (errors.length === 0) return;
+  const paint = await styler({ ...cmd.io, color: cmd.io.color && cmd.io.isStderrTTY });
+  const files = new Set(errors.map((e) => e.filename)).size;
+  cmd.io.err(`${paint.red(`${files} ${noun}${files === 1 ? '' : 's'} could not be used:`)}\n`);
+  for (const error of errors) cmd.io.err(`${error.error}\n`);
 }

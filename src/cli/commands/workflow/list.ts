@@ -1,7 +1,7 @@
 import type { WorkflowSummary } from '../../../client/index.js';
 import { CWD_OPTION, defineCommand } from '../../define-command.js';
-import { printJson, printTable, styler } from '../../output.js';
-import { cwdOption } from './_shared.js';
+import { printJson, printTable } from '../../output.js';
+import { cwdOption, reportUnusableFiles } from './_shared.js';
 
 const triggersOf = (w: WorkflowSummary) => w.triggers.map((t) => `${t.kind}:${t.slug}`).join(',');
 
@@ -29,12 +29,6 @@ export default defineCommand({
         listing.workflows.map((w) => [w.name, w.source, w.nodes, triggersOf(w), w.description, w.filename]),
       );
     }
-    const errors = listing.errors ?? [];
-    if (errors.length > 0) {
-      const paint = await styler({ ...cmd.io, color: cmd.io.color && cmd.io.isStderrTTY });
-      const files = new Set(errors.map((e) => e.filename)).size;
-      cmd.io.err(`${paint.red(`${files} workflow file${files === 1 ? '' : 's'} could not be used:`)}\n`);
-      for (const error of errors) cmd.io.err(`${error.error}\n`);
-    }
+    await reportUnusableFiles(cmd, listing.errors ?? [], 'workflow file');
   },
 });
