@@ -9,7 +9,8 @@
 //
 // Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`),
 // `bench/engine.mjs` (export `benchEngine()`), `bench/conversations.mjs` (`benchConversations()`), `bench/webhooks.mjs`
-// (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`) or `bench/postgres.mjs` (`benchPostgres()`) exist they are
+// (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`), `bench/streams.mjs` (`benchStreams()`: server RSS
+// with 500 SSE clients that never read) or `bench/postgres.mjs` (`benchPostgres()`) exist they are
 // imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
@@ -356,6 +357,7 @@ async function main() {
     rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));
     rows.push(...(await moduleRows('webhooks.mjs', 'benchWebhooks')));
     rows.push(...(await moduleRows('benchmarks.mjs', 'benchBenchmarks')));
+    rows.push(...(await moduleRows('streams.mjs', 'benchStreams')));
     rows.push(...(await moduleRows('postgres.mjs', 'benchPostgres')));
   }
   console.log('');

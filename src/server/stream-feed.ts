@@ -7,9 +7,6 @@ import type { Logger } from '../shared/logger.js';
  * in-process follower (src/runtime.ts). No h3 here, so following a run in process loads none.
  */
 
-/** A reader more than this many events behind is dropped; over SSE it reconnects with Last-Event-ID. */
-export const MAX_CLIENT_BACKLOG = 2048;
-
 export interface StreamSource {
   /** Which live events this stream carries. */
   matches(event: SvcStreamEvent): boolean;
@@ -25,12 +22,24 @@ export interface FeedOptions {
   /** Replay what came after this position first (Last-Event-ID); `undefined`: live events only. */
   after: number | undefined;
   /**
-   * Delivers one event. A promise (a write to a socket) counts against the reader's backlog until
-   * it settles; replayed events are awaited one by one, so a long history is no "slow reader".
+   * Delivers one event. Replayed events are awaited one by one (the promise settles when the reader
+   * has taken the event), so a long history is paced by the reader and is no "slow reader".
    */
   write(event: SvcStreamEvent): Promise<void> | void;
-  /** The reader fell `backlog` events behind: the feed has stopped; the writer closes its end. */
-  onOverflow(backlog: number): void;
+  /** How much a reader may leave untaken before it is dropped; none: a reader that is never behind. */
+  budget?: ReaderBudget;
+}
+
+/** A bound on what one reader pins in memory (docs/decisions.md, "Streams"). */
+export interface ReaderBudget {
+  /** The most bytes a reader may have waiting: the live events the feed holds during its replay plus `waiting()`. */
+  limit: number;
+  /** The bytes an event takes once written. */
+  sizeOf(event: SvcStreamEvent): number;
+  /** Bytes written for the reader that it has not taken yet (the writer's queue and the socket's buffer). */
+  waiting(): number;
+  /** The reader had `bytes` waiting, over the limit: the feed has stopped; the writer cuts the connection. */
+  onOverflow(bytes: number): void;
 }
 
 export interface Feed {
@@ -43,19 +52,31 @@ export interface Feed {
 /**
  * Subscribes at once (buffering), so that with `start()` no event is lost or doubled in the gap
  * between the store and the bus: everything published before the subscription is on disk,
- * everything after reaches the buffer. A slow reader never slows the engine: its backlog is bounded.
+ * everything after reaches the buffer. A slow reader never slows the engine, and never pins more
+ * than its budget: past it, the feed stops and the reader is dropped.
  */
 export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }, options: FeedOptions): Feed {
-  const { source } = options;
-  let backlog = 0;
+  const { source, budget } = options;
   let closed = false;
   let replaying = true;
   let lastSent = options.after ?? -1;
-  const buffered: SvcStreamEvent[] = [];
+  let buffered: SvcStreamEvent[] = [];
+  let bufferedBytes = 0;
 
   const close = () => {
     closed = true;
+    buffered = [];
+    bufferedBytes = 0;
     unsubscribe();
+  };
+
+  /** Checked as each live event arrives: that is when what a reader holds grows. */
+  const checkBudget = () => {
+    if (!budget || closed) return;
+    const bytes = bufferedBytes + budget.waiting();
+    if (bytes <= budget.limit) return;
+    close();
+    budget.onOverflow(bytes);
   };
 
   const send = (item: SvcStreamEvent) => {
@@ -63,21 +84,19 @@ export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }
     const pos = positionOf(item);
     if (pos !== 0 && pos <= lastSent) return;
     if (pos !== 0) lastSent = pos;
-    if (backlog >= MAX_CLIENT_BACKLOG) {
-      close();
-      options.onOverflow(backlog);
-      return;
-    }
-    const written = options.write(item);
-    if (!written) return;
-    backlog++;
-    void written.finally(() => backlog--);
+    void options.write(item);
+    checkBudget();
   };
 
   const unsubscribe = deps.bus.subscribe((item) => {
     if (!source.matches(item)) return;
-    if (replaying) buffered.push(item);
-    else send(item);
+    if (!replaying) {
+      send(item);
+      return;
+    }
+    buffered.push(item);
+    if (budget) bufferedBytes += budget.sizeOf(item);
+    checkBudget();
   });
   const replayUpTo = deps.bus.lastPosition;
 
@@ -97,7 +116,10 @@ export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }
         }
       }
       replaying = false;
-      for (const item of buffered.splice(0)) send(item);
+      const held = buffered;
+      buffered = [];
+      bufferedBytes = 0;
+      for (const item of held) send(item);
     },
     close,
   };

@@ -77,7 +77,7 @@ describe('streams', () => {
     expect(new Set(positions).size).toBe(positions.length);
   });
 
-  it('replays a history longer than the slow-client limit in one connection', async () => {
+  it('replays a long history (3,000 events) in one connection', async () => {
     const id = await startRun(server, 'long', { message: '', cwd });
     const run = await waitForRun(server, id);
     expect(run.events.length).toBeGreaterThan(2048);

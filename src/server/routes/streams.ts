@@ -63,7 +63,8 @@ export const streamRoutes = [
       // the SSE writer and h3 load with it, never for a JSON route.
       if (!event) throw new Error('An event stream needs an HTTP request to write to.');
       const { openEventStream } = await import('../stream-hub.js');
-      return openEventStream(ctx, event, await sourceFor(ctx, params.conversationId, query.runId));
+      const source = await sourceFor(ctx, params.conversationId, query.runId);
+      return openEventStream(ctx, event, source, { stream: params.conversationId, runId: query.runId });
     },
   }),
 ];
