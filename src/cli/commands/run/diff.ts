@@ -1,29 +1,15 @@
 import type { DiffFile, RunDiff } from '../../../client/types.js';
+import { patchLines } from '../../../client/views.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import type { IO } from '../../io.js';
 import { printJson, printTable, styler, type Styler } from '../../output.js';
 
-/**
- * A unified diff coloured as `git diff` colours it on a terminal: file headers bold, hunk headers
- * cyan, added lines green, removed lines red. Whether a line is a header or content depends on
- * where it is: a removed line `-- x` inside a hunk is content, not a `---` header.
- */
+/** A unified diff coloured as `git diff` colours it on a terminal. */
 export function colourPatch(patch: string, paint: Styler): string {
-  let inHunk = false;
-  return patch
-    .split('\n')
-    .map((line) => {
-      if (line.startsWith('diff --git ')) inHunk = false;
-      else if (line.startsWith('@@')) {
-        inHunk = true;
-        return paint.cyan(line);
-      }
-      if (!inHunk) return line === '' ? line : paint.bold(line);
-      if (line.startsWith('+')) return paint.green(line);
-      if (line.startsWith('-')) return paint.red(line);
-      return line;
-    })
-    .join('\n');
+  const colour = { header: paint.bold, hunk: paint.cyan, added: paint.green, removed: paint.red, context: String };
+  return patchLines(patch)
+    .map(({ kind, text }) => `${colour[kind](text)}\n`)
+    .join('');
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
