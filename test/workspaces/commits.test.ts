@@ -158,6 +158,22 @@ describe('a commit per node', () => {
     for (const subject of subjects) expect(subject).toMatch(/^fan: [abcd]$/);
   });
 
+  it('records the range of agent nodes too', async () => {
+    const server = await startServer();
+    const { workspace } = await registeredProject(server, { 'README.md': '# agent\n' }, [
+      {
+        name: 'asks',
+        nodes: [
+          { id: 'write', bash: 'printf x > x.txt' },
+          { id: 'ask', prompt: 'Say ok [fake:reply=ok]', depends_on: ['write'] },
+        ],
+      },
+    ]);
+    const run = await runOn(server, 'asks', workspace.id);
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.nodes.ask).toMatchObject({ output: 'ok', baseCommit: run.nodes.write.commit, commit: null, changes: { files: 0, insertions: 0, deletions: 0 } });
+  });
+
   it('fails the node, saying why, when git refuses the commit', async () => {
     const server = await startServer();
     const { workspace } = await registeredProject(server, { 'README.md': '# locked\n' }, [
