@@ -9,6 +9,9 @@ import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
 
+// Evaluated in the page, where the DOM is; the tests' own types have no DOM library.
+declare function getComputedStyle(element: unknown): { color: string };
+
 let server: TestServer;
 let browser: Browser;
 let workspaceId: string;
