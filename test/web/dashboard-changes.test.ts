@@ -53,7 +53,7 @@ describe('the Changes section', () => {
       // Right after the approval box, before the graph.
       await expect(p.locator('.actions:has(.approval) + section.changes').count()).resolves.toBe(1);
       await expect(
-        changes.locator('tbody tr').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).innerText.replace(/\s+/g, ' ').trim())),
+        changes.locator('tbody tr').evaluateAll((rows) => rows.map((row) => (row as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim())),
       ).resolves.toEqual(['README.md modified +1 −1', 'feature.txt added +1 0']);
       const patch = changes.locator('pre[data-patch]');
       await expect(patch.locator('.diff-added').allTextContents()).resolves.toEqual(['+second line\n', '+feature line\n']);
