@@ -99,6 +99,13 @@ describe('svc runs diff', () => {
     expect(result.stderr).toContain('has no worktree of its own');
   });
 
+  it('svc runs show names the branch and its commits', async () => {
+    const result = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
+    expect(result.stdout).toContain(`  branch:   svc/${run.id}   ${run.baseCommit.slice(0, 10)}..${run.headCommit.slice(0, 10)}\n`);
+    const plain = await runSvcInProcess(['--url', server.url, 'runs', 'show', plainRun.id], { SVC_HOME: server.home });
+    expect(plain.stdout).not.toContain('branch:');
+  });
+
   it('works through the built binary', async () => {
     const result = await runCli(['--url', server.url, 'runs', 'diff', run.id, '--stat'], { env: { SVC_HOME: server.home } });
     expect(result.code, result.stderr).toBe(0);
