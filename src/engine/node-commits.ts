@@ -56,7 +56,7 @@ export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { com
           Object.assign(state, {
             baseCommit: base,
             commit: commit ?? (moved ? head : null),
-            changes: moved ? await git.changes(run.cwd, base, head) : base === null ? null : NO_CHANGES,
+            changes: moved ? await git.changes(run.cwd, base, head) : base === null ? null : { ...NO_CHANGES },
           });
           return undefined;
         } catch (error) {

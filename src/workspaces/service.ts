@@ -298,7 +298,8 @@ export class WorkspaceService {
    * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
    */
   async runDiff(runId: string, range: DiffRange): Promise<RunDiff> {
-    const environment = (await this.#repos.environments.list({ runId, limit: 1 })).items[0];
+    const { items } = await this.#repos.environments.list({ runId });
+    const environment = items.find((e) => this.#isOwn(e)) ?? items[0];
     if (!environment) {
       throw new ApiError(409, 'worktree_gone', `Run ${runId}'s worktree and its branch svc/${runId} were cleaned up; its changes are no longer kept.`);
     }
