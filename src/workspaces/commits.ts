@@ -51,10 +51,12 @@ async function identityArgs(cwd: string, git: WorktreeGit): Promise<string[]> {
 
 /**
  * Commits everything uncommitted in `cwd` (`git add -A`: new files too, .gitignore respected) with
- * `subject` and the trailer `Svc-Run: <runId>`. svc's commits are bookkeeping: they skip the
- * repository's pre-commit and commit-msg hooks (`--no-verify`) and are never signed (a signing key
- * could ask for a passphrase nobody is there to type). Resolves to HEAD afterwards and the commit
- * made, or null when nothing was left to commit; rejects with git's message when git refuses.
+ * `subject` and the trailer `Svc-Run: <runId>`. svc's commits are bookkeeping: no hook of the
+ * repository runs for them (`core.hooksPath=/dev/null`: a linter or test suite in `pre-commit`
+ * would fail nodes for what the workflow checks in nodes of its own, and a `prepare-commit-msg`
+ * that asks on /dev/tty has nobody to ask), and they are never signed (a signing key could ask for
+ * a passphrase nobody is there to type). Resolves to HEAD afterwards and the commit made, or null
+ * when nothing was left to commit; rejects with git's message when git refuses.
  */
 export async function commitAll(cwd: string, message: { subject: string; runId: string }, git: WorktreeGit): Promise<{ head: string; commit: string | null }> {
   const options = { ...git, cwd };
@@ -64,7 +66,20 @@ export async function commitAll(cwd: string, message: { subject: string; runId: 
   const identity = await identityArgs(cwd, git);
   try {
     await runGit(
-      [...identity, '-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', message.subject, '-m', `Svc-Run: ${message.runId}`],
+      [
+        ...identity,
+        '-c',
+        'commit.gpgsign=false',
+        '-c',
+        'core.hooksPath=/dev/null',
+        'commit',
+        '--quiet',
+        '--no-verify',
+        '-m',
+        message.subject,
+        '-m',
+        `Svc-Run: ${message.runId}`,
+      ],
       options,
     );
   } catch (error) {

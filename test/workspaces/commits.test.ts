@@ -120,16 +120,18 @@ describe('a commit per node', () => {
         nodes: [
           {
             id: 'work',
-            bash: "printf one > one.txt && git add one.txt && git -c user.name=Agent -c user.email=agent@example.com commit -q --no-verify -m 'agent commit' && printf two > two.txt",
+            bash: "printf one > one.txt && git add one.txt && git -c user.name=Agent -c user.email=agent@example.com -c core.hooksPath=/dev/null commit -q -m 'agent commit' && printf two > two.txt",
           },
         ],
       },
     ]);
     git(dir, 'config', 'user.name', 'Repo Person');
     git(dir, 'config', 'user.email', 'repo@example.com');
-    const hook = join(dir, '.git', 'hooks', 'pre-commit');
-    writeFileSync(hook, '#!/bin/sh\necho "the hook refuses" >&2\nexit 1\n');
-    chmodSync(hook, 0o755);
+    for (const name of ['pre-commit', 'prepare-commit-msg', 'commit-msg']) {
+      const hook = join(dir, '.git', 'hooks', name);
+      writeFileSync(hook, `#!/bin/sh\necho "${name} refuses" >&2\nexit 1\n`);
+      chmodSync(hook, 0o755);
+    }
     const main = git(dir, 'rev-parse', 'main');
 
     const run = await runOn(server, 'agentish', workspace.id);
