@@ -26,6 +26,7 @@ import { isTerminal } from '../engine/types.js';
 import type { WorkspaceRecord } from '../workspaces/records.js';
 import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
 import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
+import { worktreeCommits } from '../workspaces/commits.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { openDatabaseRepositories } from './database.js';
@@ -157,6 +158,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           env: (workspaceId) => workspaces.envValues(workspaceId),
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
           release: (runId) => workspaces.removeRunEnvironment(runId),
+          commits: worktreeCommits({ env: process.env, timeoutMs: settings.gitTimeoutMs }),
         },
         // Asked only after the conversations below exist.
         conversations: {
@@ -227,7 +229,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
 
 /** A run's place as the engine sees it: its cwd, and whether that is a worktree this server made in its own home. */
 function toRunPlace(place: RunPlace) {
-  return { cwd: place.cwd, worktree: place.environment !== null };
+  return { cwd: place.cwd, worktree: place.environment !== null, branch: place.environment?.branch, baseCommit: place.baseCommit };
 }
 
 /** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */

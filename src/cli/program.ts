@@ -145,6 +145,11 @@ export const MANIFEST: CommandEntry[] = [
     subcommands: [
       { name: 'list', description: 'list runs, newest first', isDefault: true, load: () => import('./commands/run/list.js') },
       { name: 'show', description: 'a run: nodes with status, duration, cost, and a timeline', load: () => import('./commands/run/show.js') },
+      {
+        name: 'diff',
+        description: "what a run changed on its branch, or one node's commits (--node); --stat for the files",
+        load: () => import('./commands/run/diff.js'),
+      },
     ],
   },
   {

@@ -19,6 +19,7 @@ import type {
   DeliveryView,
   Health,
   RunDetail,
+  RunDiff,
   RunList,
   RunListQuery,
   RunStatus,
@@ -55,6 +56,8 @@ export interface SvcClient {
     approve(runId: string, input?: { comment?: string }): Promise<RunView>;
     reject(runId: string, input?: { reason?: string }): Promise<RunView>;
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
+    /** What the run changed on its branch (or one node's commits): files and the patch, cut at 1 MiB. */
+    diff(runId: string, query?: { node?: string }): Promise<RunDiff>;
   };
   bench: {
     /** Percentiles over the newest completed and failed runs of a workflow. */
@@ -180,6 +183,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       approve: (runId, input = {}) => call('POST', run(runId, 'approve'), input),
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),
+      diff: (runId, query = {}) => call('GET', withQuery(run(runId, 'diff'), { ...query })),
     },
     bench: {
       workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),

@@ -9,6 +9,7 @@ import type { RunStorage } from './run-repository.js';
 
 export type { RunFilter } from './run-queries.js';
 import type { AssistantChoice } from './nodes/types.js';
+import type { WorktreeCommits } from './node-commits.js';
 import type { RunRecord, TriggerKind } from './types.js';
 import type { WorkflowResolver } from './workflow-resolver.js';
 
@@ -46,6 +47,10 @@ export interface EngineLimits {
 export interface RunPlace {
   cwd: string;
   worktree?: boolean;
+  /** A worktree's branch (`svc/<runId>`). */
+  branch?: string;
+  /** A worktree made now: the commit it starts from. */
+  baseCommit?: string;
 }
 
 /**
@@ -77,6 +82,8 @@ export interface RunPlaces {
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
   /** The run was deleted: its worktree and branch go too. */
   release(runId: string): Promise<void>;
+  /** The git of a run's worktree: a commit per node (node-commits.ts). */
+  commits: WorktreeCommits;
 }
 
 /**

@@ -115,7 +115,7 @@ export class RunEngine {
         ? { cwd: await this.deps.places.pathOf(workspaceId) }
         : await this.deps.places.place(workspaceId, id);
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const run = newRunRecord(request, resolved, { id, conversationId, platformId, workspaceId, cwd: place.cwd });
+    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId });
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     await this.#enqueue(run);
     return run;
@@ -182,9 +182,9 @@ export class RunEngine {
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         if (run.status === 'pending') {
-          const cwd = await placeAtLaunch(this.deps, run);
+          const placed = await placeAtLaunch(this.deps, run);
           await transition(this.runs, run, 'launch', {
-            patch: { startedAt: run.startedAt ?? now(), ...(cwd !== run.cwd ? { cwd } : {}) },
+            patch: { startedAt: run.startedAt ?? now(), ...placed },
             events: [{ type: 'run_started', fields: {} }],
           });
         }

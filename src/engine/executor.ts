@@ -12,6 +12,7 @@ import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { processStartTime } from '../processes/process-identity.js';
 import { promptRunner } from './nodes/prompt.js';
+import { nodeCommits, type WorktreeCommits } from './node-commits.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
 import type { NodeState, RunRecord } from './types.js';
@@ -25,6 +26,8 @@ export interface ExecutorDeps {
   prompt: PromptDeps;
   /** The env values of the run's workspace (empty outside one). */
   workspaceEnv: Readonly<Record<string, string>>;
+  /** A run in a worktree of its own: the git that commits each node's changes (node-commits.ts). */
+  worktree?: WorktreeCommits;
 }
 
 const now = () => new Date().toISOString();
@@ -83,6 +86,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   const artifactsDir = runs.artifactsDir(run.id);
   const variables = runVariables(run, artifactsDir);
   const outputs = await restoreOutputs(run, artifactsDir);
+  const commits = deps.worktree && nodeCommits(deps.worktree, run, { commit: workflow.commit });
   for (const node of workflow.nodes) run.nodes[node.id] ??= freshNodeState();
   const running = new Map<string, Promise<void>>();
   // Node state changed in memory since the record was last written. Each scheduling round writes
@@ -130,6 +134,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     let outcome: NodeOutcome | undefined;
     let failure: NodeFailure | undefined;
     let cancelled = false;
+    const base = commits ? await commits.start(state) : null;
     const started = Date.now();
     for (let attempt = 1; attempt <= node.retry.maxAttempts; attempt++) {
       state.attempts = attempt;
@@ -163,6 +168,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           }
         }
       }
+    }
+    // What the node left in the worktree is committed before anything after it starts (a failed node's too).
+    const refused = commits && !cancelled ? await commits.finish(node.id, base, state) : undefined;
+    if (refused) {
+      failure = failure ? new NodeFailure(failure.code, `${failure.message}; ${refused.message}`) : refused;
+      outcome = undefined;
     }
     await Promise.all([log.end(), announced]);
     // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).

@@ -11,15 +11,20 @@ export const RUN_PARALLELISM = 8;
  * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
  * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`):
  * the run is bound to that home, so only its servers claim it (docs/scaling.md). One server alone
- * placed it at start. Resolves to the run's cwd.
+ * placed it at start. Resolves to what changes on the run's record: its cwd, and a new worktree's
+ * branch and base commit.
  */
-export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<string> {
-  if (!deps.places.atLaunch || !run.workspaceId) return run.cwd;
+export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<Partial<RunRecord>> {
+  if (!deps.places.atLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
   const place = resumed ? await deps.places.resume(run.workspaceId, run.id, { here: true }) : await deps.places.place(run.workspaceId, run.id, { here: true });
   // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
   if (place.worktree) await deps.claims?.bindHome(run.id);
-  return place.cwd;
+  return {
+    ...(place.cwd !== run.cwd ? { cwd: place.cwd } : {}),
+    ...(place.branch ? { branch: place.branch } : {}),
+    ...(place.baseCommit && !run.baseCommit ? { baseCommit: place.baseCommit, headCommit: place.baseCommit } : {}),
+  };
 }
 
 /** What the executor gets to run this run: the engine's agents, limits and logger, and its workspace's env. */
@@ -37,5 +42,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
     },
     workspaceEnv: run.workspaceId ? await deps.places.env(run.workspaceId) : {},
+    // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
+    ...(run.branch ? { worktree: deps.places.commits } : {}),
   };
 }

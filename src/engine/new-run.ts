@@ -11,6 +11,9 @@ export interface NewRunPlace {
   platformId: string;
   workspaceId: string | null;
   cwd: string;
+  /** In a worktree made at start: its branch and the commit it starts from. */
+  branch?: string | undefined;
+  baseCommit?: string | undefined;
 }
 
 /** The record of a run about to be created, every node fresh. */
@@ -28,6 +31,9 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     platformId: place.platformId,
     workspaceId: place.workspaceId,
     cwd: place.cwd,
+    branch: place.branch ?? null,
+    baseCommit: place.baseCommit ?? null,
+    headCommit: place.baseCommit ?? null,
     trigger: request.trigger,
     createdAt: at,
     startedAt: null,

@@ -25,6 +25,13 @@ export const NodeStatusSchema = z.enum(NODE_STATUSES);
 
 export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
 
+/** What a node's range of commits changed (docs/decisions.md, "A commit per node"). */
+export const NodeChangesSchema = z.object({
+  files: z.number().int(),
+  insertions: z.number().int(),
+  deletions: z.number().int(),
+});
+
 export const NodeStateSchema = z.object({
   status: NodeStatusSchema,
   startedAt: z.string().nullable(),
@@ -55,6 +62,9 @@ export const NodeStateSchema = z.object({
     .optional()
     .describe(`one-line summaries of the tool calls the agent was refused (\`Write src/a.ts\`), the first ${TOOLS_DENIED_KEPT}`),
   toolsDeniedCount: z.number().int().optional().describe('how many tool calls the agent was refused, all of them'),
+  baseCommit: z.string().nullable().optional().describe("in a run's worktree: HEAD when the node started"),
+  commit: z.string().nullable().optional().describe("in a run's worktree: the node's last commit (svc's, or its agent's own); null when it changed nothing"),
+  changes: NodeChangesSchema.nullable().optional().describe("in a run's worktree: what the node's commits changed (from `baseCommit` to `commit`)"),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
@@ -77,6 +87,9 @@ export const RunViewSchema = z.object({
   nodes: z.record(z.string(), NodeStateSchema),
   resumePending: z.boolean().describe('marked by resume: the next start of this workflow in this conversation continues the run'),
   rejectReason: z.string().nullable().optional(),
+  branch: z.string().nullable().optional().describe("the run's branch `svc/<runId>` in its workspace; null outside a git worktree"),
+  baseCommit: z.string().nullable().optional().describe("the commit the run's worktree started from"),
+  headCommit: z.string().nullable().optional().describe("the branch's commit after the run's latest node"),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */

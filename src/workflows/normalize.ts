@@ -83,6 +83,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     description: raw.description,
     assistant: raw.assistant,
     model: raw.model,
+    commit: raw.commit ?? true,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

@@ -179,6 +179,7 @@ export const RawWorkflowSchema = z.strictObject({
   description: z.string(),
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
+  commit: z.boolean().optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -280,6 +281,8 @@ export interface WorkflowDefinition {
   /** Workflow-wide defaults, already applied to each node. */
   readonly assistant: Assistant | undefined;
   readonly model: string | undefined;
+  /** In a run's worktree, svc commits what each node changed (docs/decisions.md, "A commit per node"); `commit: false` turns it off. */
+  readonly commit: boolean;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

@@ -55,12 +55,36 @@ const REPOSITORY_OVERRIDES = [
 
 /** Runs `git <args>` and resolves with its stdout; rejects with a GitError carrying git's own message. */
 export async function runGit(args: readonly string[], options: GitOptions): Promise<string> {
+  return (await gitOutput(args, options, Number.POSITIVE_INFINITY)).stdout.toString('utf8');
+}
+
+/**
+ * `runGit` keeping at most `maxBytes` of stdout: past it git is stopped and `truncated` is true, so
+ * a diff of any size costs bounded memory.
+ */
+export function runGitCapped(args: readonly string[], options: GitOptions, maxBytes: number): Promise<{ stdout: Buffer; truncated: boolean }> {
+  return gitOutput(args, options, maxBytes);
+}
+
+async function gitOutput(args: readonly string[], options: GitOptions, maxBytes: number): Promise<{ stdout: Buffer; truncated: boolean }> {
   const env: NodeJS.ProcessEnv = { ...options.env, ...NO_PROMPTS, LC_ALL: 'C' };
   for (const name of REPOSITORY_OVERRIDES) delete env[name];
   const git = spawnGroup('git', ['-c', 'credential.interactive=never', ...args], { cwd: options.cwd, env });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  git.child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+  let kept = 0;
+  let truncated = false;
+  git.child.stdout?.on('data', (chunk: Buffer) => {
+    if (truncated) return;
+    if (kept + chunk.length > maxBytes) {
+      out.push(chunk.subarray(0, maxBytes - kept));
+      truncated = true;
+      void git.terminate(0);
+      return;
+    }
+    kept += chunk.length;
+    out.push(chunk);
+  });
   git.child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
   let timedOut = false;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
@@ -72,8 +96,10 @@ export async function runGit(args: readonly string[], options: GitOptions): Prom
     const { code, signal } = await git.done;
     const stderr = Buffer.concat(err).toString('utf8').trim();
     if (timedOut) throw new GitError(`git ${args[0]} did not finish within ${Math.round(timeoutMs / 1000)} s`, stderr, true);
+    // Stopped by us for having said enough: what it said is the answer.
+    if (truncated) return { stdout: Buffer.concat(out), truncated };
     if (code !== 0) throw new GitError(stderr || `git ${args[0]} failed (${signal ?? `exit ${code}`})`, stderr);
-    return Buffer.concat(out).toString('utf8');
+    return { stdout: Buffer.concat(out), truncated };
   } catch (error) {
     if (error instanceof GitError) throw error;
     throw new GitError(`git could not be started: ${(error as Error).message}`, '');

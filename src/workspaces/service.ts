@@ -14,6 +14,8 @@ import { registerWorkspace, stripScan } from './registration.js';
 import { scanEnvFiles } from './env-scan.js';
 import { isDirectory, localRepository } from './local-repository.js';
 import { addWorktree, isInside, removeWorktree } from './worktrees.js';
+import { headOf } from './commits.js';
+import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { WorkspaceChange, WorkspacePeers } from './peers.js';
@@ -62,6 +64,8 @@ export interface RunPlace {
   /** The run's working directory: its worktree, or the directory itself when it is no git repository. */
   cwd: string;
   environment: Environment | null;
+  /** A worktree made now: the commit it starts from (a reused one's is on the run's record). */
+  baseCommit?: string;
 }
 
 export class WorkspaceService {
@@ -272,6 +276,7 @@ export class WorkspaceService {
     const branch = `svc/${runId}`;
     const what = `run ${runId} in workspace ${id}`;
     await addWorktree({ repository, path, branch, from: record.default_branch, what, workspaceId: id }, this.#git);
+    const baseCommit = await headOf(path, this.#git);
     const environment: Environment = {
       id: newId('env'),
       workspace_id: id,
@@ -283,7 +288,26 @@ export class WorkspaceService {
       ...(this.#deps.peers ? { home_id: this.#deps.peers.homeId } : {}),
     };
     await this.#repos.environments.insert(environment);
-    return { cwd: path, environment };
+    return { cwd: path, environment, baseCommit };
+  }
+
+  /**
+   * The diff of a run's commits from `base` to `head`, read from git's objects in the repository
+   * holding its branch (docs/decisions.md, "A commit per node"). 409 `worktree_gone` once clean-up
+   * removed the branch; with a shared database, 409 `worktree_elsewhere` on a server of another
+   * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
+   */
+  async runDiff(runId: string, range: DiffRange): Promise<RunDiff> {
+    const { items } = await this.#repos.environments.list({ runId });
+    const environment = items.find((e) => this.#isOwn(e)) ?? items[0];
+    if (!environment) {
+      throw new ApiError(409, 'worktree_gone', `Run ${runId}'s worktree and its branch svc/${runId} were cleaned up; its changes are no longer kept.`);
+    }
+    if (!this.#isOwn(environment)) {
+      const message = `Run ${runId}'s branch is in the repository of another server's home (${environment.home_id}); ask a server of that home.`;
+      throw new ApiError(409, 'worktree_elsewhere', message, { homeId: environment.home_id });
+    }
+    return environmentDiff(environment, range, this.#git);
   }
 
   /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */

@@ -96,6 +96,16 @@ it('a workspace run paused on server A and approved through server B continues o
   const homeId = (await readFile(join(a.home, 'home-id'), 'utf8')).trim();
   expect(paused).toMatchObject({ serverId: a.id, worktreeHome: { id: homeId, path: a.home, liveServers: 1 } });
   expect(paused.waitingFor).toBeUndefined();
+  // Placed at launch by A: the branch and the commit it started from are on the record, and the
+  // diff is read where the branch is, on a server of A's home (docs/scaling.md).
+  expect(paused).toMatchObject({ branch: `svc/${runId}`, baseCommit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+  expect(paused.nodes.write.commit).toBe(paused.headCommit);
+  const diff = await api(a.server, 'GET', `/api/workflows/runs/${runId}/diff`);
+  expect(diff.body.files, JSON.stringify(diff.body)).toEqual([{ path: 'note.txt', status: 'added', insertions: 1, deletions: 0 }]);
+  expect(await api(b.server, 'GET', `/api/workflows/runs/${runId}/diff`)).toMatchObject({
+    status: 409,
+    body: { error: 'worktree_elsewhere', details: { homeId } },
+  });
 
   const approved = await api(b.server, 'POST', `/api/workflows/runs/${runId}/approve`, { comment: 'yes' });
   expect(approved.status, JSON.stringify(approved.body)).toBe(200);

@@ -55,6 +55,19 @@ describe('bundled workflows', () => {
   });
 });
 
+describe('fix-issue and the commit per node', () => {
+  it('points the gate at svc runs diff, and no longer tells the agent not to commit', () => {
+    const nodes = load('fix-issue.yaml').nodes;
+    const text = (id: string) => {
+      const action = nodes.find((n) => n.id === id)!.action;
+      return action.kind === 'approval' ? action.message : action.kind === 'prompt' ? action.prompt : '';
+    };
+    expect(text('approve')).toContain('svc runs diff $RUN_ID');
+    expect(text('implement')).not.toContain('Do not commit');
+    expect(text('summary')).toContain("git log -p --grep='Svc-Run: $RUN_ID'");
+  });
+});
+
 describe('the smoke workflow', () => {
   /** Runs every node the way the engine does (bash, outputs spliced), outside any git repo, with no agent on PATH. */
   function runSmoke(dir: string): Record<string, string> {

@@ -53,6 +53,7 @@ describe('a valid workflow', () => {
       description: 'Plan a fix, apply it, test it, ask before shipping',
       assistant: 'codex',
       model: 'gpt-5',
+      commit: true,
       nodes: [
         {
           id: 'plan',
@@ -132,6 +133,14 @@ describe('a valid workflow', () => {
       assistant: undefined,
       model: undefined,
     });
+  });
+
+  it('commits per node unless `commit: false`, and says so when `commit` is no boolean', () => {
+    const base = { name: 'c', description: '', nodes: [{ id: 'only', bash: 'true' }] };
+    expect(valid(base).commit).toBe(true);
+    expect(valid({ ...base, commit: false }).commit).toBe(false);
+    const result = validateWorkflowSource('name: c\ndescription: d\ncommit: "no"\nnodes: [{ id: a, bash: "true" }]\n', { filename: 'c.yaml' });
+    expect(!result.ok && result.errors).toEqual(["c.yaml:3:9: commit: expected true or false, got a string ('no')"]);
   });
 
   it('returns the raw definition as validated', () => {

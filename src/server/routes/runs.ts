@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { parseTimeBound } from '../../engine/benchmark.js';
+import { changeRange } from '../../engine/change-range.js';
 import { toRunView } from '../../engine/run-view.js';
+import { RunDiffSchema } from '../../workspaces/diff.js';
 import { RunDetailSchema, RunStatusListSchema, RunStatusSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
 import { defineRoute, reply } from '../route.js';
 
@@ -97,6 +99,20 @@ export const runRoutes = [
       const run = await ctx.engine.get(params.runId);
       const whereabouts = await ctx.engine.whereabouts(run.id);
       return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), ...(whereabouts ? { whereabouts } : {}) });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/runs/{runId}/diff',
+    summary: "What a run changed on its branch, or one node's commits (`?node=`): files and the patch",
+    tag: 'runs',
+    params: RunIdParams,
+    query: z.object({ node: z.string().min(1).optional().describe('only the commits of this node') }),
+    errors: [400, 404, 409],
+    responses: { 200: { description: 'The files changed and the patch (cut at 1 MiB)', schema: RunDiffSchema } },
+    handle: async ({ ctx, params, query }) => {
+      const run = await ctx.engine.get(params.runId);
+      return ctx.workspaces.runDiff(run.id, changeRange(run, query.node));
     },
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),

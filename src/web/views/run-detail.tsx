@@ -3,6 +3,7 @@ import { allowedOperations, resumeAndContinue, type RunOperation } from '../../c
 import { deniedToolsNote } from '../../client/tool-activity.js';
 import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
+import { Changes } from '../components/changes.js';
 import { Dag } from '../components/dag.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
 import { NodeOutput } from '../components/output.js';
@@ -187,6 +188,8 @@ export function RunDetailView({ runId }: { runId: string }) {
   const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
   const shownNode = shown ? run.nodes[shown] : undefined;
   const denied = deniedToolsNote(run);
+  // A run in a worktree of its own has a branch to show the changes of (docs/decisions.md, "A commit per node").
+  const hasChanges = Boolean(run.branch && run.baseCommit) && !deleted;
   return (
     <section aria-labelledby="run-title" data-run-id={run.id} data-status={run.status}>
       <p>
@@ -242,6 +245,8 @@ export function RunDetailView({ runId }: { runId: string }) {
           <Actions run={run} onDone={detail.reload} onDeleting={(value) => (deleting.current = value)} />
         </>
       )}
+      {/* At a gate, what is to be approved sits beside Approve and Reject. */}
+      {hasChanges && run.status === 'paused' ? <Changes run={run} /> : null}
       {run.status === 'completed' || run.status === 'failed' ? (
         <p>
           <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
@@ -303,6 +308,7 @@ export function RunDetailView({ runId }: { runId: string }) {
           <CutNotes nodeId={shown} output={outputCut(run, events, shown)} log={Boolean(shownNode?.logTruncated)} />
         </div>
       ) : null}
+      {hasChanges && run.status !== 'paused' ? <Changes run={run} /> : null}
     </section>
   );
 }

@@ -81,6 +81,24 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.get(run(21).id)).toEqual(run(21));
   });
 
+  it("keeps a run's branch and commits, and each node's commit and changes", async () => {
+    const runs = await stores.current().runs();
+    const sha = (c: string) => c.repeat(40);
+    const node = { status: 'completed' as const, startedAt: at(1), finishedAt: at(2), durationMs: 1000, costUsd: null, output: '', error: null, attempts: 1 };
+    const saved = run(31, {
+      workspaceId: 'ws_a',
+      branch: `svc/${run(31).id}`,
+      baseCommit: sha('a'),
+      headCommit: sha('b'),
+      nodes: {
+        edit: { ...node, baseCommit: sha('a'), commit: sha('b'), changes: { files: 2, insertions: 10, deletions: 3 } },
+        look: { ...node, baseCommit: sha('b'), commit: null, changes: { files: 0, insertions: 0, deletions: 0 } },
+      },
+    });
+    await runs.save(saved);
+    expect(await runs.get(saved.id)).toEqual(saved);
+  });
+
   it('lists newest first, filtered and paged, with the total and the counts per state (the status filter aside)', async () => {
     const runs = await stores.current().runs();
     await runs.save(run(1, { workflow: 'deploy', status: 'failed' }));

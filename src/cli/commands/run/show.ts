@@ -39,6 +39,8 @@ export default defineCommand({
         `  message:  ${run.message || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
+        // A run in a worktree of its own: each node's change is a commit on this branch (`svc runs diff`).
+        ...(run.branch ? [`  branch:   ${run.branch}   ${(run.baseCommit ?? '').slice(0, 10)}..${(run.headCommit ?? '').slice(0, 10)}`] : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
         ...(run.serverId || run.worktreeHome
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]

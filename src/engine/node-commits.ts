@@ -1,0 +1,67 @@
+/**
+ * A commit per node (docs/decisions.md, "A commit per node"): in a run on a workspace, what a node
+ * left in the run's worktree is committed on `svc/<runId>` as `<workflow>: <node id>` when the node
+ * ends, so the next node and an approval gate start from a clean tree; the node records its range
+ * (the HEAD it started from → the HEAD after its commit), which holds the commits its agent made
+ * itself too. `commit: false` on the workflow leaves the worktree alone and only records ranges.
+ */
+
+import { NodeFailure } from './nodes/types.js';
+import type { NodeChanges, NodeState, RunRecord } from './types.js';
+
+/** The git of a run's worktree, as the executor uses it (the composition root wires the workspaces' git in). */
+export interface WorktreeCommits {
+  /** The commit checked out in `cwd`. */
+  head(cwd: string): Promise<string>;
+  /** Commits everything uncommitted in `cwd`; resolves to HEAD afterwards and the commit made (null: nothing to commit). */
+  commitAll(cwd: string, message: { subject: string; runId: string }): Promise<{ head: string; commit: string | null }>;
+  /** Files changed, lines inserted and deleted from `from` to `to`. */
+  changes(cwd: string, from: string, to: string): Promise<NodeChanges>;
+}
+
+export interface NodeCommits {
+  /** As a node starts: HEAD, the base of its range (null when git could not say), and what an earlier attempt recorded is cleared. */
+  start(state: NodeState): Promise<string | null>;
+  /** As it ends: its changes committed and its range recorded on `state`; a failure (`commit_failed`) when git refused. */
+  finish(nodeId: string, base: string | null, state: NodeState): Promise<NodeFailure | undefined>;
+}
+
+const NO_CHANGES: NodeChanges = { files: 0, insertions: 0, deletions: 0 };
+
+export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { commit: boolean }): NodeCommits {
+  // One git operation of this run at a time: parallel nodes share one worktree and its index. Which
+  // node a change is attributed to, while several run at once, is best effort: a commit takes
+  // everything in the tree, a sibling's unfinished work included.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = tail.then(work, work);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+  return {
+    start: (state) => {
+      delete state.baseCommit;
+      delete state.commit;
+      delete state.changes;
+      return exclusive(() => git.head(run.cwd)).catch(() => null);
+    },
+    finish: (nodeId, base, state) =>
+      exclusive(async () => {
+        try {
+          const { head, commit } = options.commit
+            ? await git.commitAll(run.cwd, { subject: `${run.workflow}: ${nodeId}`, runId: run.id })
+            : { head: await git.head(run.cwd), commit: null };
+          run.headCommit = head;
+          const moved = base !== null && head !== base;
+          Object.assign(state, {
+            baseCommit: base,
+            commit: commit ?? (moved ? head : null),
+            changes: moved ? await git.changes(run.cwd, base, head) : base === null ? null : { ...NO_CHANGES },
+          });
+          return undefined;
+        } catch (error) {
+          return new NodeFailure('commit_failed', `svc could not commit the node's changes on ${run.branch ?? 'the run branch'}: ${(error as Error).message}`);
+        }
+      }),
+  };
+}
