@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS } from '../agents/permissions.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**
@@ -37,6 +38,10 @@ export const NodeStateSchema = z.object({
   tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
   reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
   model: z.string().nullable().optional(),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
@@ -68,7 +73,15 @@ const RunVariablesSchema = z.record(z.string(), z.string());
 export const RunDetailSchema = RunViewSchema.extend({
   variables: RunVariablesSchema,
   graph: z
-    .array(z.object({ id: z.string(), dependsOn: z.array(z.string()), kind: z.string(), conditional: z.boolean() }))
+    .array(
+      z.object({
+        id: z.string(),
+        dependsOn: z.array(z.string()),
+        kind: z.string(),
+        conditional: z.boolean(),
+        permissions: z.enum(PERMISSIONS).optional().describe('agent nodes: what the agent may do'),
+      }),
+    )
     .describe("the DAG of the run's definition snapshot: each node, what it does and what it waits for"),
   events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
   serverId: z

@@ -123,7 +123,7 @@ describe('svc serve', () => {
     expect(patch.status).toBe(200);
     expect(await first.stop()).toEqual({ code: 0, signal: null });
     const second = await spawnServe({ home });
-    expect((await getJson(`${second.url}/api/config`)).assistants.codex).toEqual({ model: 'gpt-test' });
+    expect((await getJson(`${second.url}/api/config`)).assistants.codex).toEqual({ model: 'gpt-test', permissions: 'read' });
   });
 });
 
@@ -185,7 +185,7 @@ describe('commands against a running server', () => {
     const result = await runCli(['config', 'set-model', 'claude', 'opus'], { env: await cliEnv() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('claude now uses model opus.\n');
-    expect((await getJson(`${serve.url}/api/config`)).assistants.claude).toEqual({ model: 'opus' });
+    expect((await getJson(`${serve.url}/api/config`)).assistants.claude).toEqual({ model: 'opus', permissions: 'read' });
     expect((await getJson(`${serve.url}/api/health`)).adapter.model).toBe('opus');
     const bad = await runCli(['config', 'set-model', 'gemini', 'pro'], { env: await cliEnv() });
     expect(bad.code).toBe(1);

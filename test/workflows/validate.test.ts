@@ -9,6 +9,7 @@ name: fix-and-test
 description: Plan a fix, apply it, test it, ask before shipping
 assistant: codex
 model: gpt-5
+permissions: read
 nodes:
   - id: plan
     prompt: "Plan a fix for: $ARGUMENTS"
@@ -18,6 +19,7 @@ nodes:
     command: implement
     depends_on: [plan]
     timeout: 30m
+    permissions: edit
   - id: test
     bash: npm test -- $plan.output
     depends_on: [implement]
@@ -53,6 +55,7 @@ describe('a valid workflow', () => {
       description: 'Plan a fix, apply it, test it, ask before shipping',
       assistant: 'codex',
       model: 'gpt-5',
+      permissions: 'read',
       nodes: [
         {
           id: 'plan',
@@ -65,6 +68,7 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'claude',
           model: 'opus',
+          permissions: 'read',
         },
         {
           id: 'implement',
@@ -77,6 +81,7 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'codex',
           model: 'gpt-5',
+          permissions: 'edit',
         },
         {
           id: 'test',
@@ -132,6 +137,36 @@ describe('a valid workflow', () => {
       assistant: undefined,
       model: undefined,
     });
+  });
+
+  it('gives agent nodes permissions edit unless the node or the workflow says otherwise, and bash and approval nodes none', () => {
+    const nodes = (permissions?: string) =>
+      valid({
+        name: 'perms',
+        description: '',
+        ...(permissions ? { permissions } : {}),
+        nodes: [
+          { id: 'ask', prompt: 'hi' },
+          { id: 'run', command: 'review' },
+          { id: 'own', prompt: 'hi', permissions: 'full' },
+          { id: 'sh', bash: 'true' },
+          { id: 'gate', approval: { message: 'ok?' } },
+        ],
+      }).nodes.map((node) => [node.id, node.permissions]);
+    expect(nodes()).toEqual([
+      ['ask', 'edit'],
+      ['run', 'edit'],
+      ['own', 'full'],
+      ['sh', undefined],
+      ['gate', undefined],
+    ]);
+    expect(nodes('read')).toEqual([
+      ['ask', 'read'],
+      ['run', 'read'],
+      ['own', 'full'],
+      ['sh', undefined],
+      ['gate', undefined],
+    ]);
   });
 
   it('returns the raw definition as validated', () => {

@@ -26,6 +26,13 @@ function outputOf(run: RunDetail, events: RunEvent[], nodeId: string): string {
     .join('');
 }
 
+/** The permission levels in a phrase (docs/decisions.md, Agents). */
+const PERMISSIONS_MEANING: Record<string, string> = {
+  read: 'reads and searches; writes no file, runs no command that changes one',
+  edit: "edits files and runs commands in the run's directory",
+  full: 'no checks at all',
+};
+
 const LABELS: Record<RunOperation, string> = {
   cancel: 'Cancel',
   approve: 'Approve',
@@ -153,6 +160,8 @@ export function RunDetailView({ runId }: { runId: string }) {
   const graph = run.graph ?? Object.keys(run.nodes).map((id) => ({ id, dependsOn: [], kind: '', conditional: false }));
   const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
   const shownNode = shown ? run.nodes[shown] : undefined;
+  // What the agent was allowed once the node ran, else what its definition allows.
+  const shownPermissions = shownNode?.permissions ?? graph.find((node) => node.id === shown)?.permissions;
   return (
     <section aria-labelledby="run-title" data-run-id={run.id} data-status={run.status}>
       <p>
@@ -256,6 +265,11 @@ export function RunDetailView({ runId }: { runId: string }) {
           {shownNode?.error ? (
             <p class="note error" role="alert">
               {shownNode.error}
+            </p>
+          ) : null}
+          {shownPermissions ? (
+            <p class="muted" data-permissions={shownPermissions}>
+              Agent permissions: <strong>{shownPermissions}</strong> — {PERMISSIONS_MEANING[shownPermissions]}
             </p>
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
