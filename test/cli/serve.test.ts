@@ -213,11 +213,14 @@ describe('config offline, then a server', () => {
     expect(set.stdout).toBe('claude now uses model opus.\n');
     expect(existsSync(join(home, 'svc.lock'))).toBe(false);
     const json = await runCli(['config', 'set-model', 'codex', 'gpt-5', '--json'], { env: await cliEnv() });
-    expect(JSON.parse(json.stdout)).toEqual({ defaultAssistant: 'claude', assistants: { claude: { model: 'opus' }, codex: { model: 'gpt-5' } } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      defaultAssistant: 'claude',
+      assistants: { claude: { model: 'opus', permissions: 'read' }, codex: { model: 'gpt-5', permissions: 'read' } },
+    });
 
     const serve = await spawnServe({ home });
     const config = await getJson(`${serve.url}/api/config`);
-    expect(config.assistants).toEqual({ claude: { model: 'opus' }, codex: { model: 'gpt-5' } });
+    expect(config.assistants).toEqual({ claude: { model: 'opus', permissions: 'read' }, codex: { model: 'gpt-5', permissions: 'read' } });
     const shown = await runCli(['config', 'show', '--json'], { env: await cliEnv() });
     expect(JSON.parse(shown.stdout).port).toBe(Number(new URL(serve.url).port));
   });
