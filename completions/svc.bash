@@ -6,7 +6,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|-m|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|-m|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
@@ -34,7 +34,7 @@ _svc() {
     "workflow delete") words='--cwd --help' ;;
     "workflow run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
     "conversation") words='new list show rename rm send --help' ;;
-    "conversation new") words='-w --workspace -t --title --assistant --help' ;;
+    "conversation new") words='-w --workspace -t --title --assistant --permissions --help' ;;
     "conversation list") words='-w --workspace -a --all -n --limit --help' ;;
     "conversation show") words='-n --limit --help' ;;
     "conversation rename") words='--help' ;;

@@ -11,7 +11,7 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node -m --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node -m --comment -r --reason
                 set skip 1
                 continue
             case '-*'
@@ -90,6 +90,7 @@ complete -c svc -n '__svc_path_is conversation' -a 'send' -d 'send a message and
 complete -c svc -n '__svc_path_is conversation new' -s w -l workspace -r -d 'the workspace its agents and runs use'
 complete -c svc -n '__svc_path_is conversation new' -s t -l title -r -d 'a title'
 complete -c svc -n '__svc_path_is conversation new' -l assistant -r -d 'claude or codex (default: the configuration'\''s)'
+complete -c svc -n '__svc_path_is conversation new' -l permissions -r -d 'what its agent may do: read, edit or full (default: the configuration'\''s, read)'
 complete -c svc -n '__svc_path_is conversation list' -s w -l workspace -r -d 'only the conversations of this workspace'
 complete -c svc -n '__svc_path_is conversation list' -s a -l all -d 'include deleted conversations'
 complete -c svc -n '__svc_path_is conversation list' -s n -l limit -r -d 'at most this many (default 50, at most 200)'

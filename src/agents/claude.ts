@@ -1,4 +1,5 @@
 import { claudeToolTracker } from './claude-tools.js';
+import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -19,13 +20,17 @@ function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']
 
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
- * [--resume S]`, prompt on stdin (docs/decisions.md, Agents). `--verbose` is required by stream-json output.
+ * [--resume S]` plus the flags of the request's permissions, prompt on stdin (docs/decisions.md,
+ * Agents). `--verbose` is required by stream-json output.
  */
 export function createClaudeAgent(bin: string): Agent {
   return {
     name: 'claude',
     async run(request: AgentRequest): Promise<AgentResult> {
-      const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+      // Said at once and with what to do, rather than after a spawn that prints one line on stderr.
+      const refusal = request.permissions === 'full' ? fullRefusal(process.getuid?.(), request.env) : undefined;
+      if (refusal) throw new AgentError('agent_refused', refusal);
+      const args = ['-p', '--output-format', 'stream-json', '--verbose', ...claudePermissionArgs(request.permissions)];
       if (request.model) args.push('--model', request.model);
       if (request.resumeSession) args.push('--resume', request.resumeSession);
       let sessionId: string | null = null;
@@ -60,6 +65,7 @@ export function createClaudeAgent(bin: string): Agent {
       });
       if (!result) {
         const why = outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`;
+        if (CLAUDE_ROOT_REFUSAL.test(outcome.stderrTail)) throw new AgentError('agent_refused', `claude refused to start: ${why}`);
         throw new AgentError('agent_failed', `claude ended without a result: ${why}`);
       }
       if (result.is_error === true || outcome.code !== 0) {

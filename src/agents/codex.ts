@@ -1,4 +1,5 @@
 import { codexToolReader } from './codex-tools.js';
+import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -20,8 +21,9 @@ function providerArgs(endpoint: AgentRequest['endpoint']): string[] {
 }
 
 /**
- * OpenAI Codex CLI: `codex exec --json [--model M] -`, prompt on stdin. It reports tokens but no
- * cost, so cost stays null rather than a misleading 0 (docs/decisions.md, Agents).
+ * OpenAI Codex CLI: `codex exec --json [--model M]` plus the sandbox flag of the request's
+ * permissions, then `-`: prompt on stdin. It reports tokens but no cost, so cost stays null rather
+ * than a misleading 0 (docs/decisions.md, Agents).
  */
 export function createCodexAgent(bin: string): Agent {
   return {
@@ -31,7 +33,7 @@ export function createCodexAgent(bin: string): Agent {
       // workspace); codex would otherwise refuse to work outside a git repository it trusts.
       const args = ['exec', '--json', '--skip-git-repo-check'];
       if (request.model) args.push('--model', request.model);
-      args.push(...providerArgs(request.endpoint));
+      args.push(...providerArgs(request.endpoint), ...codexPermissionArgs(request.permissions));
       // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
       if (request.resumeSession) args.push('resume', request.resumeSession);
       args.push('-');

@@ -1,10 +1,13 @@
 import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
+import type { Permissions } from './permissions.js';
 
 export interface AgentRequest {
   prompt: string;
   cwd: string;
   model: string | null;
+  /** What the agent may do in `cwd`, passed as each CLI's own flags (permissions.ts). */
+  permissions: Permissions;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** No stdout line within this time → the process group is killed (`agent_first_event_timeout`). */
@@ -59,7 +62,9 @@ export type AgentErrorCode =
   | 'agent_cancelled'
   | 'agent_protocol_error'
   /** The session asked for with `resumeSession` does not exist (any more) for the agent. */
-  | 'agent_session_lost';
+  | 'agent_session_lost'
+  /** The agent would refuse the permissions asked for (claude `full` as root without IS_SANDBOX=1). */
+  | 'agent_refused';
 
 export class AgentError extends Error {
   constructor(

@@ -262,6 +262,7 @@ function openConversationService(
       defaultAssistant: async () => (await assistants.get()).defaultAssistant,
       modelOf: (name) => assistants.modelOf(name),
       endpointOf: (name) => assistants.endpointOf(name),
+      permissionsOf: (name) => assistants.permissionsOf(name),
     },
     workspaces: {
       assertExists: async (id) => void (await workspaces.get(id)),

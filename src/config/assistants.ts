@@ -1,3 +1,4 @@
+import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import { badRequest } from '../shared/errors.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';
@@ -14,16 +15,22 @@ export {
   type AssistantsPatch,
 } from './schema.js';
 
+/** Out of the box a conversation's agent only reads: changing code is what a workflow's nodes are for. */
+const ASSISTANT_DEFAULTS: AssistantConfig = { model: null, permissions: DEFAULT_CONVERSATION_PERMISSIONS };
+
 const DEFAULTS: AssistantsConfig = {
   defaultAssistant: 'claude',
-  assistants: { claude: { model: null }, codex: { model: null } },
+  assistants: { claude: ASSISTANT_DEFAULTS, codex: ASSISTANT_DEFAULTS },
 };
 
-/** The configuration a stored record (or none) amounts to: the defaults under what was saved. */
+/** The configuration a stored record (or none) amounts to: the defaults under what was saved, per assistant and field. */
 function withDefaults(stored: StoredAssistants | undefined): AssistantsConfig {
   return {
     defaultAssistant: stored?.defaultAssistant ?? DEFAULTS.defaultAssistant,
-    assistants: { ...DEFAULTS.assistants, ...stored?.assistants },
+    assistants: {
+      claude: { ...DEFAULTS.assistants.claude, ...stored?.assistants?.claude },
+      codex: { ...DEFAULTS.assistants.codex, ...stored?.assistants?.codex },
+    },
   };
 }
 
@@ -45,6 +52,11 @@ export class AssistantsConfigService {
 
   async modelOf(name: AssistantName): Promise<string | null> {
     return (await this.get()).assistants[name].model;
+  }
+
+  /** What the assistant may do in a conversation that says nothing itself (docs/decisions.md, Agents). */
+  async permissionsOf(name: AssistantName): Promise<Permissions> {
+    return (await this.get()).assistants[name].permissions ?? DEFAULT_CONVERSATION_PERMISSIONS;
   }
 
   /** The assistant's model endpoint (docs/decisions.md, Agents), or null for the agent's own default. */
@@ -83,6 +95,7 @@ function merged(current: AssistantsConfig, patch: AssistantsPatch): AssistantsCo
     if (value.model !== undefined) merged.model = value.model;
     if (value.baseUrl !== undefined) merged.baseUrl = value.baseUrl;
     if (value.apiKeyEnv !== undefined) merged.apiKeyEnv = value.apiKeyEnv;
+    if (value.permissions !== undefined) merged.permissions = value.permissions;
     next.assistants[name as AssistantName] = merged;
   }
   return next;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS } from '../agents/permissions.js';
 
 /** The agents svc knows how to drive (docs/decisions.md, Agents). */
 export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
@@ -11,6 +12,10 @@ export const AssistantConfigSchema = z.object({
   model: z.string().nullable().describe("Model passed as --model; null means the agent's own default."),
   baseUrl: z.string().nullable().optional().describe("A model server speaking the Anthropic (claude) or OpenAI (codex) API; null: the agent's own default"),
   apiKeyEnv: z.string().nullable().optional().describe('The name of the server environment variable holding its key (the key is never stored or shown)'),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe("What the assistant may do when it answers a conversation (read, edit, full); a conversation's own wins. Default read"),
 });
 export type AssistantConfig = z.infer<typeof AssistantConfigSchema>;
 
@@ -31,7 +36,7 @@ export const AssistantsConfigSchema = z.object({
 });
 export type AssistantsConfig = z.infer<typeof AssistantsConfigSchema>;
 
-/** `PATCH /api/config/assistants` body: only known names, each with a non-empty model. */
+/** `PATCH /api/config/assistants` body: only known names, each with at least one field to change. */
 export const AssistantsPatchSchema = z
   .record(
     z.string(),
@@ -40,8 +45,9 @@ export const AssistantsPatchSchema = z
         model: z.string().trim().min(1, 'model must be a non-empty string').optional(),
         baseUrl: httpUrl.nullable().optional().describe('model server URL; null removes the endpoint'),
         apiKeyEnv: z.string().regex(ENV_NAME, 'apiKeyEnv names an environment variable (letters, digits, _)').nullable().optional(),
+        permissions: z.enum(PERMISSIONS).optional().describe('what the assistant may do in conversations: read, edit or full'),
       })
-      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl or apiKeyEnv'),
+      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv or permissions'),
   )
   .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
 export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;

@@ -3,7 +3,7 @@
  * (app/context.ts) wires the engine, the catalog, the workspaces and the assistant configuration in.
  */
 
-import type { Agent, AgentEndpoint } from '../agents/index.js';
+import type { Agent, AgentEndpoint, Permissions } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
 import type { Logger } from '../shared/logger.js';
 import type { AnsweringClaims } from './answering-claims.js';
@@ -41,6 +41,8 @@ export interface ConversationAssistants {
   defaultAssistant(): Promise<AssistantName>;
   modelOf(name: AssistantName): Promise<string | null>;
   endpointOf(name: AssistantName): Promise<AgentEndpoint | null>;
+  /** What the assistant may do in a conversation that sets nothing itself. */
+  permissionsOf(name: AssistantName): Promise<Permissions>;
 }
 
 /** A settling run event as the orchestrator hears it from the bus. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
+import { PERMISSIONS } from '../agents/permissions.js';
 import { ASSISTANT_NAMES, type AssistantName } from '../config/assistants.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
@@ -15,6 +16,10 @@ export const ConversationSchema = z.object({
   deleted_at: z.string().nullable(),
   run_id: z.string().nullable().describe("set on a run's worker conversation"),
   assistant: z.enum(ASSISTANT_NAMES).nullable().describe("the agent answering its messages; null: the configuration's default assistant"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .nullable()
+    .describe("what its agent may do in its directory (read, edit, full); null: the assistant configuration's (read out of the box)"),
 });
 export type Conversation = z.infer<typeof ConversationSchema>;
 
@@ -55,7 +60,9 @@ export interface StoredMessage extends Message {
 }
 
 /** The stored record: the view plus what only the orchestrator reads. */
-export interface ConversationRecord extends Conversation {
+export interface ConversationRecord extends Omit<Conversation, 'permissions'> {
+  /** Absent in records stored before conversations had permissions: the configuration's apply. */
+  permissions?: Conversation['permissions'];
   /**
    * The agent session that continues this conversation (claude `--resume`, codex `exec resume`),
    * kept with the record so a restarted server carries on (docs/decisions.md, Conversations).
@@ -75,6 +82,7 @@ export const conversationView = (record: ConversationRecord): Conversation => ({
   deleted_at: record.deleted_at,
   run_id: record.run_id ?? null,
   assistant: record.assistant ?? null,
+  permissions: record.permissions ?? null,
 });
 
 export const messageView = ({ seq: _seq, ...message }: StoredMessage): Message => message;
@@ -97,6 +105,7 @@ export function newConversationRecord(fields: Partial<ConversationRecord> = {}):
     deleted_at: null,
     run_id: null,
     assistant: null,
+    permissions: null,
     agent_session: null,
     pending_message_ids: [],
     ...fields,

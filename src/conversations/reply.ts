@@ -14,7 +14,7 @@ export interface AgentReply {
 
 /**
  * One plain message answered by the conversation's assistant (the configured default, with its
- * model and endpoint), in the conversation's workspace (its source checkout, behind the env-leak
+ * model and endpoint; with the conversation's permissions, else the assistant's), in the conversation's workspace (its source checkout, behind the env-leak
  * gate, with its env values) or else the server's working directory. The agent's own session
  * carries the conversation on: the one stored with the conversation is resumed when it belongs to
  * the same assistant. Text streams as `assistant_delta` events while it arrives.
@@ -28,6 +28,7 @@ export async function replyWithAgent(
   const assistant = conversation.assistant ?? (await deps.assistants.defaultAssistant());
   const model = await deps.assistants.modelOf(assistant);
   const endpoint = await deps.assistants.endpointOf(assistant);
+  const permissions = conversation.permissions ?? (await deps.assistants.permissionsOf(assistant));
   const workspaceId = conversation.workspace_id;
   let cwd = deps.cwd;
   let workspaceEnv: Record<string, string> = {};
@@ -51,6 +52,7 @@ export async function replyWithAgent(
       prompt: message.content,
       cwd,
       model,
+      permissions,
       env: agentEnvironment(deps.env, workspaceEnv),
       endpoint,
       signal,

@@ -4,6 +4,7 @@
  * the 202, then answered by the orchestrator.
  */
 
+import type { Permissions } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
 import { ApiError, badRequest, notFound } from '../shared/errors.js';
 import type { ConversationEvent } from './events.js';
@@ -27,9 +28,19 @@ export class ConversationService {
     return record;
   }
 
-  async create(input: { workspace_id?: string | undefined; title?: string | undefined; assistant?: AssistantName | undefined }): Promise<Conversation> {
+  async create(input: {
+    workspace_id?: string | undefined;
+    title?: string | undefined;
+    assistant?: AssistantName | undefined;
+    permissions?: Permissions | undefined;
+  }): Promise<Conversation> {
     if (input.workspace_id) await this.deps.workspaces.assertExists(input.workspace_id);
-    const record = newConversationRecord({ workspace_id: input.workspace_id ?? null, title: input.title ?? null, assistant: input.assistant ?? null });
+    const record = newConversationRecord({
+      workspace_id: input.workspace_id ?? null,
+      title: input.title ?? null,
+      assistant: input.assistant ?? null,
+      permissions: input.permissions ?? null,
+    });
     await this.deps.repositories.conversations.insert(record);
     return conversationView(record);
   }

@@ -77,6 +77,7 @@ export async function answerCommand(deps: ConversationDeps, conversation: Conver
       const lines = [
         `Conversation ${conversation.id} (${conversation.title ?? 'untitled'})`,
         `Assistant: ${assistant}${model ? ` (model ${model})` : ''}`,
+        `Permissions: ${conversation.permissions ?? (await deps.assistants.permissionsOf(assistant))}`,
         `Workspace: ${conversation.workspace_id ?? `none (runs in ${deps.cwd})`}`,
         `Agent session: ${conversation.agent_session ? `${conversation.agent_session.assistant} ${conversation.agent_session.id}` : 'none yet'}`,
         `Messages waiting: ${queued}`,

@@ -264,7 +264,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           unsaved = true;
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
-          moveNode(state, 'start', { ...freshNodeState(), startedAt: now() });
+          // An agent node's permissions go on its record: what the agent was allowed, as it ran.
+          moveNode(state, 'start', { ...freshNodeState(), startedAt: now(), ...(node.permissions ? { permissions: node.permissions } : {}) });
           // A node run again (resume) starts a new log; what its last one said no longer holds.
           delete state.logTruncated;
           starting.push([node, state]);

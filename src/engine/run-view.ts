@@ -4,7 +4,7 @@ import type { RunWhereabouts } from './run-claims.js';
 import type { RunViewSchema } from './schemas.js';
 import type { RunRecord } from './types.js';
 import { toDrawNodes, type DrawNode } from '../workflows/draw.js';
-import type { RawNode } from '../workflows/schema.js';
+import type { Permissions, RawNode } from '../workflows/schema.js';
 
 /** A run as shown (schemas.ts `RunViewSchema`), with variables and events in the detail view. */
 export type RunView = z.infer<typeof RunViewSchema> & {
@@ -22,9 +22,9 @@ export type RunView = z.infer<typeof RunViewSchema> & {
  * run started; anything else draws as nothing.
  */
 function graphOf(definition: unknown): DrawNode[] {
-  const nodes = (definition as { nodes?: unknown } | null)?.nodes;
+  const { nodes, permissions } = (definition as { nodes?: unknown; permissions?: Permissions } | null) ?? {};
   if (!Array.isArray(nodes) || !nodes.every((node) => typeof (node as RawNode | null)?.id === 'string')) return [];
-  return toDrawNodes({ nodes: nodes as RawNode[] });
+  return toDrawNodes({ nodes: nodes as RawNode[], permissions });
 }
 
 /**

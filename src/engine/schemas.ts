@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
+import { PERMISSIONS } from '../agents/permissions.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**
@@ -65,6 +66,10 @@ export const NodeStateSchema = z.object({
   baseCommit: z.string().nullable().optional().describe("in a run's worktree: HEAD when the node started"),
   commit: z.string().nullable().optional().describe("in a run's worktree: the node's last commit (svc's, or its agent's own); null when it changed nothing"),
   changes: NodeChangesSchema.nullable().optional().describe("in a run's worktree: what the node's commits changed (from `baseCommit` to `commit`)"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
@@ -99,7 +104,15 @@ const RunVariablesSchema = z.record(z.string(), z.string());
 export const RunDetailSchema = RunViewSchema.extend({
   variables: RunVariablesSchema,
   graph: z
-    .array(z.object({ id: z.string(), dependsOn: z.array(z.string()), kind: z.string(), conditional: z.boolean() }))
+    .array(
+      z.object({
+        id: z.string(),
+        dependsOn: z.array(z.string()),
+        kind: z.string(),
+        conditional: z.boolean(),
+        permissions: z.enum(PERMISSIONS).optional().describe('agent nodes: what the agent may do'),
+      }),
+    )
     .describe("the DAG of the run's definition snapshot: each node, what it does and what it waits for"),
   events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
   serverId: z

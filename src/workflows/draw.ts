@@ -17,6 +17,8 @@
  *   │ …      │      │ …      │
  */
 
+// The permissions module, not schema.ts: the dashboard and the CLI draw without loading zod.
+import { DEFAULT_NODE_PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import type { RawNode } from './schema.js';
 
 export interface DrawNode {
@@ -26,6 +28,8 @@ export interface DrawNode {
   readonly kind: string;
   /** The node has a `when` condition. */
   readonly conditional: boolean;
+  /** Agent nodes: what the agent may do (the node's, else the workflow's, else `edit`). */
+  readonly permissions?: Permissions;
 }
 
 export interface DrawOptions {
@@ -36,13 +40,17 @@ export interface DrawOptions {
 }
 
 /** The drawing's view of a definition as written (snake_case, as the API answers it). */
-export function toDrawNodes(workflow: { readonly nodes: readonly RawNode[] }): DrawNode[] {
-  return workflow.nodes.map((node) => ({
-    id: node.id,
-    dependsOn: [...new Set(node.depends_on ?? [])],
-    kind: node.command !== undefined ? `command: ${node.command}` : node.bash !== undefined ? 'bash' : node.approval !== undefined ? 'approval' : 'prompt',
-    conditional: node.when !== undefined,
-  }));
+export function toDrawNodes(workflow: { readonly nodes: readonly RawNode[]; readonly permissions?: Permissions | undefined }): DrawNode[] {
+  return workflow.nodes.map((node) => {
+    const runsAgent = node.bash === undefined && node.approval === undefined;
+    return {
+      id: node.id,
+      dependsOn: [...new Set(node.depends_on ?? [])],
+      kind: node.command !== undefined ? `command: ${node.command}` : node.bash !== undefined ? 'bash' : node.approval !== undefined ? 'approval' : 'prompt',
+      conditional: node.when !== undefined,
+      ...(runsAgent ? { permissions: node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS } : {}),
+    };
+  });
 }
 
 /** Nodes grouped by depth, in list order within a layer. A cycle (invalid input) is cut where found. */

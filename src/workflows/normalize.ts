@@ -8,7 +8,7 @@
  */
 
 import { parseDuration } from './duration.js';
-import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
+import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_NODE_PERMISSIONS, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
 import type {
   NodeAction,
   RawNode,
@@ -44,9 +44,11 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     if (!parsed.ok) throw new Error(`toWorkflow: node '${node.id}' has an unvalidated when: ${parsed.error}`);
     when = parsed.ast;
   }
+  const action = actionOf(node);
+  const runsAgent = action.kind === 'prompt' || action.kind === 'command';
   return {
     id: node.id,
-    action: actionOf(node),
+    action,
     dependsOn: [...new Set(node.depends_on ?? [])],
     when,
     whenSource: node.when,
@@ -58,6 +60,7 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     },
     assistant: node.assistant ?? workflow.assistant,
     model: node.model ?? workflow.model,
+    permissions: runsAgent ? (node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS) : undefined,
   };
 }
 
@@ -84,6 +87,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     assistant: raw.assistant,
     model: raw.model,
     commit: raw.commit ?? true,
+    permissions: raw.permissions,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

@@ -18,11 +18,13 @@
  * name: fix-and-test
  * description: Plan a fix, apply it, test it, ask before shipping
  * assistant: claude                 # default for every agent node
+ * permissions: read                 # what agent nodes may do (read, edit, full); default edit
  * nodes:
  *   - id: plan
  *     prompt: "Plan a fix for: $ARGUMENTS"
  *     model: opus                    # overrides the workflow default for this node
  *   - id: implement
+ *     permissions: edit              # overrides the workflow's
  *     command: implement             # the prompt in .svc/commands/implement.md
  *     depends_on: [plan]
  *     timeout: 30m
@@ -48,6 +50,7 @@
  */
 
 import { z } from 'zod';
+import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import type { AssistantName } from '../config/assistants.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import { describeValue, quoteValue } from './problems.js';
@@ -77,6 +80,10 @@ export const ASSISTANTS = ['claude', 'codex'] as const;
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
 export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command'] as const;
+
+/** The keys whose node runs an agent, and so may say what it is allowed to do (`permissions`). */
+export const AGENT_ACTIONS = ['prompt', 'command'] as const;
+export { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions };
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_TRIGGER_RULE: TriggerRule = 'all_success';
@@ -138,6 +145,7 @@ export const RawNodeSchema = z.strictObject({
   retry: RawRetrySchema.optional(),
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
+  permissions: z.enum(PERMISSIONS).optional(),
 });
 
 export const RawWebhookTriggerSchema = z.strictObject({
@@ -180,6 +188,7 @@ export const RawWorkflowSchema = z.strictObject({
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
   commit: z.boolean().optional(),
+  permissions: z.enum(PERMISSIONS).optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -250,6 +259,8 @@ export interface WorkflowNode {
   readonly assistant: Assistant | undefined;
   /** The node's model, else the workflow's; undefined means the assistant's configured model. */
   readonly model: string | undefined;
+  /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash and approval nodes. */
+  readonly permissions: Permissions | undefined;
 }
 
 export interface WebhookTrigger {
@@ -283,6 +294,8 @@ export interface WorkflowDefinition {
   readonly model: string | undefined;
   /** In a run's worktree, svc commits what each node changed (docs/decisions.md, "A commit per node"); `commit: false` turns it off. */
   readonly commit: boolean;
+  /** As written; each agent node's own is already resolved. */
+  readonly permissions: Permissions | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

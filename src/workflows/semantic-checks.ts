@@ -1,7 +1,8 @@
 /**
- * The rules that relate parts of a workflow to each other: exactly one action per node, unique
- * node ids, dependencies that exist and do not loop, `when` conditions and `$id.output`
- * references that name upstream nodes, unique webhook slugs.
+ * The rules that relate parts of a workflow to each other: exactly one action per node,
+ * `permissions` only where an agent runs, unique node ids, dependencies that exist and do not
+ * loop, `when` conditions and `$id.output` references that name upstream nodes, unique webhook
+ * slugs.
  *
  * These run on the raw value even when the schema check failed, so that one pass reports every
  * problem: each rule reads only the parts it needs and skips what is ill-typed (the schema check
@@ -15,7 +16,7 @@ import type { GraphNode } from './graph.js';
 import type { PathSegment, Problem } from './problems.js';
 import { findBashOutputRefs, findOutputRefs, isLiveBashRef, isUnsafeBashRef } from './references.js';
 import type { OutputRef } from './references.js';
-import { NODE_ACTIONS } from './schema.js';
+import { AGENT_ACTIONS, NODE_ACTIONS } from './schema.js';
 import { unsafeContextAdvice } from './shell-context.js';
 import { parseWhen } from './when.js';
 
@@ -55,6 +56,17 @@ function checkActions(node: NodeSketch, problems: Problem[]): void {
   problems.push({
     path: ['nodes', node.index],
     message: `a node needs exactly one of ${NODE_ACTIONS.join(', ')} (found: ${found.length === 0 ? 'none' : found.join(', ')})`,
+  });
+}
+
+/** `permissions` says what an agent may do: a bash script or a gate has no agent to restrict. */
+function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
+  if (!Object.hasOwn(node.raw, 'permissions')) return;
+  const action = NODE_ACTIONS.find((key) => Object.hasOwn(node.raw, key));
+  if (action === undefined || (AGENT_ACTIONS as readonly string[]).includes(action)) return;
+  problems.push({
+    path: ['nodes', node.index, 'permissions'],
+    message: `permissions applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
   });
 }
 
@@ -196,7 +208,10 @@ export function semanticProblems(input: unknown): Problem[] {
   if (Array.isArray(input.nodes)) {
     const sketches = sketchNodes(input.nodes);
     const ids = new Set(sketches.flatMap((node) => (node.id === undefined ? [] : [node.id])));
-    for (const node of sketches) checkActions(node, problems);
+    for (const node of sketches) {
+      checkActions(node, problems);
+      checkPermissionsKey(node, problems);
+    }
     checkDuplicateIds(sketches, problems);
     const graph = new DependencyGraph(checkDependencies(sketches, ids, problems));
     for (const node of sketches) checkNodeTexts(node, ids, graph, problems);

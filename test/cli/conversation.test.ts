@@ -42,6 +42,18 @@ describe('svc conversation', () => {
 
     await server.json('PATCH', '/api/config/assistants', { claude: { baseUrl: 'http://127.0.0.1:8080', apiKeyEnv: 'LOCAL_MODEL_KEY' } });
     expect((await cli('config', 'show')).stdout).toMatch(/claude endpoint\s+http:\/\/127\.0\.0\.1:8080 \(key from \$LOCAL_MODEL_KEY\)/);
+    expect((await cli('config', 'show')).stdout).toMatch(/claude permissions\s+read \(conversations\)/);
+  });
+
+  it('svc conversation new --permissions sets what its agent may do, and refuses anything but read, edit or full', async () => {
+    const server = await startServer();
+    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
+    const editing = await cli('conversation', 'new', '--permissions', 'edit');
+    expect(editing.code, editing.stderr).toBe(0);
+    expect(editing.stdout).toMatch(/permissions\s+edit\n/);
+    expect((await cli('conversation', 'new')).stdout).toMatch(/permissions\s+\(the assistant's configured\)\n/);
+    const bad = await cli('conversation', 'new', '--permissions', 'write');
+    expect(bad).toMatchObject({ code: 2, stderr: 'svc: --permissions is read, edit or full\n' });
   });
 
   it('svc chat reads one message per stdin line when piped and exits 1 after an agent failure', async () => {

@@ -123,7 +123,7 @@ describe('svc serve', () => {
     expect(patch.status).toBe(200);
     expect(await first.stop()).toEqual({ code: 0, signal: null });
     const second = await spawnServe({ home });
-    expect((await getJson(`${second.url}/api/config`)).assistants.codex).toEqual({ model: 'gpt-test' });
+    expect((await getJson(`${second.url}/api/config`)).assistants.codex).toEqual({ model: 'gpt-test', permissions: 'read' });
   });
 });
 
@@ -185,7 +185,7 @@ describe('commands against a running server', () => {
     const result = await runCli(['config', 'set-model', 'claude', 'opus'], { env: await cliEnv() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('claude now uses model opus.\n');
-    expect((await getJson(`${serve.url}/api/config`)).assistants.claude).toEqual({ model: 'opus' });
+    expect((await getJson(`${serve.url}/api/config`)).assistants.claude).toEqual({ model: 'opus', permissions: 'read' });
     expect((await getJson(`${serve.url}/api/health`)).adapter.model).toBe('opus');
     const bad = await runCli(['config', 'set-model', 'gemini', 'pro'], { env: await cliEnv() });
     expect(bad.code).toBe(1);
@@ -213,11 +213,14 @@ describe('config offline, then a server', () => {
     expect(set.stdout).toBe('claude now uses model opus.\n');
     expect(existsSync(join(home, 'svc.lock'))).toBe(false);
     const json = await runCli(['config', 'set-model', 'codex', 'gpt-5', '--json'], { env: await cliEnv() });
-    expect(JSON.parse(json.stdout)).toEqual({ defaultAssistant: 'claude', assistants: { claude: { model: 'opus' }, codex: { model: 'gpt-5' } } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      defaultAssistant: 'claude',
+      assistants: { claude: { model: 'opus', permissions: 'read' }, codex: { model: 'gpt-5', permissions: 'read' } },
+    });
 
     const serve = await spawnServe({ home });
     const config = await getJson(`${serve.url}/api/config`);
-    expect(config.assistants).toEqual({ claude: { model: 'opus' }, codex: { model: 'gpt-5' } });
+    expect(config.assistants).toEqual({ claude: { model: 'opus', permissions: 'read' }, codex: { model: 'gpt-5', permissions: 'read' } });
     const shown = await runCli(['config', 'show', '--json'], { env: await cliEnv() });
     expect(JSON.parse(shown.stdout).port).toBe(Number(new URL(serve.url).port));
   });

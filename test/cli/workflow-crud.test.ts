@@ -17,6 +17,8 @@ describe.each(modes)('svc workflow show and graph ($mode)', ({ env }) => {
     expect(result.stdout.startsWith(`review (bundled)\n`)).toBe(true);
     expect(result.stdout).toContain(join(BUNDLED_WORKFLOWS_DIR, 'review.yaml'));
     expect(result.stdout).toContain('\nnodes:\n  - id: scope\n    bash: |\n');
+    // The permissions in effect, defaults applied, for every agent node.
+    expect(result.stdout).toContain('\nagent permissions: correctness read, security read, tests read, synthesis read\n');
     expect(result.stdout).toMatch(/│ synthesis +│\n *│ prompt +│\n *│ ← correctness, security, tests │\n *└─+┘\n$/);
   });
 

@@ -117,8 +117,9 @@ describe('codex', () => {
     const calls = readJsonLines(join(logs, 'codex.jsonl'));
     const one = calls.find((c) => c.stdin === 'codex one')!;
     const two = calls.find((c) => c.stdin === 'codex two')!;
-    expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '-']);
-    expect(two.argv.slice(0, 4)).toEqual(['exec', '--json', '--skip-git-repo-check', 'resume']);
+    // A conversation reads unless told otherwise: codex's read-only sandbox, said explicitly.
+    expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
+    expect(two.argv.slice(0, 6)).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', 'resume']);
     expect(two.argv.at(-1)).toBe('-');
   });
 
@@ -161,7 +162,7 @@ describe('model endpoints', () => {
     const own = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
     const patched = await api(own, 'PATCH', '/api/config/assistants', { claude: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' } });
     expect(patched.status).toBe(200);
-    expect(patched.body.assistants.claude).toEqual({ model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' });
+    expect(patched.body.assistants.claude).toEqual({ model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY', permissions: 'read' });
     const bad = await api(own, 'PATCH', '/api/config/assistants', { claude: { baseUrl: 'ftp://x' } });
     expect(bad.status).toBe(400);
     expect((await api(own, 'PATCH', '/api/config/assistants', { codex: { apiKeyEnv: 'not a name' } })).status).toBe(400);

@@ -80,6 +80,7 @@ describe('other commands', () => {
     const status = await waitForReply(server, conversation.id, await send(server, conversation.id, '/status'));
     expect(status.content).toContain(conversation.id);
     expect(status.content).toContain('Assistant: claude');
+    expect(status.content).toContain('Permissions: read');
     const help = await waitForReply(server, conversation.id, await send(server, conversation.id, '/help'));
     expect(help.content).toContain('/run <workflow> <text>');
     const unknown = await waitForReply(server, conversation.id, await send(server, conversation.id, '/deploy everything'));

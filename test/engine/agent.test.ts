@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForDeath, waitForRun } from './helpers.js';
 
-const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose'];
+// Workflow nodes edit unless they say otherwise (docs/decisions.md, Agents).
+const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'];
 
 let server: TestServer;
 let project: string;
@@ -80,7 +81,7 @@ describe('a prompt node', () => {
     run = await waitForRun(server, await startRun(server, 'ask', { message: `fix "it's" $(rm -rf /) now`, cwd: project }));
   });
 
-  it('spawns the agent with exactly -p --output-format stream-json --verbose, in the run cwd', () => {
+  it('spawns the agent with exactly -p --output-format stream-json --verbose and the flags of permissions edit, in the run cwd', () => {
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
     const invoked = calls();
     expect(invoked).toHaveLength(2);

@@ -26,7 +26,7 @@ describe('GET /api/config', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({
       defaultAssistant: 'claude',
-      assistants: { claude: { model: null }, codex: { model: null } },
+      assistants: { claude: { model: null, permissions: 'read' }, codex: { model: null, permissions: 'read' } },
       host: '127.0.0.1',
       port: server.port,
       home: server.home,
@@ -66,10 +66,38 @@ describe('PATCH /api/config/assistants', () => {
     server = await startTestServer();
     const { status, body } = await server.json('PATCH', '/api/config/assistants', { claude: { model: 'opus' } });
     expect(status).toBe(200);
-    expect(body).toEqual({ defaultAssistant: 'claude', assistants: { claude: { model: 'opus' }, codex: { model: null } } });
+    expect(body).toEqual({
+      defaultAssistant: 'claude',
+      assistants: { claude: { model: 'opus', permissions: 'read' }, codex: { model: null, permissions: 'read' } },
+    });
     const both = await server.json('PATCH', '/api/config/assistants', { codex: { model: 'gpt-5' }, claude: { model: 'sonnet' } });
-    expect(both.body.assistants).toEqual({ claude: { model: 'sonnet' }, codex: { model: 'gpt-5' } });
-    expect((await server.json('GET', '/api/config')).body.assistants).toEqual({ claude: { model: 'sonnet' }, codex: { model: 'gpt-5' } });
+    expect(both.body.assistants).toEqual({ claude: { model: 'sonnet', permissions: 'read' }, codex: { model: 'gpt-5', permissions: 'read' } });
+    expect((await server.json('GET', '/api/config')).body.assistants).toEqual({
+      claude: { model: 'sonnet', permissions: 'read' },
+      codex: { model: 'gpt-5', permissions: 'read' },
+    });
+  });
+
+  it("sets an assistant's permissions for conversations (read out of the box), field by field, and refuses anything but read, edit or full", async () => {
+    server = await startTestServer();
+    expect((await server.json('GET', '/api/config')).body.assistants.claude.permissions).toBe('read');
+    const { status, body } = await server.json('PATCH', '/api/config/assistants', { claude: { permissions: 'edit' } });
+    expect(status).toBe(200);
+    expect(body.assistants).toEqual({ claude: { model: null, permissions: 'edit' }, codex: { model: null, permissions: 'read' } });
+    // Another field leaves it as set.
+    expect((await server.json('PATCH', '/api/config/assistants', { claude: { model: 'opus' } })).body.assistants.claude).toEqual({
+      model: 'opus',
+      permissions: 'edit',
+    });
+    expect((await server.json('PATCH', '/api/config/assistants', { codex: { permissions: 'full' } })).body.assistants.codex.permissions).toBe('full');
+    for (const permissions of ['write', '', null, 'READ']) {
+      const refused = await expectErrorResponse(await patch(JSON.stringify({ claude: { permissions } })), 400, 'invalid_request');
+      expect(JSON.stringify(refused.details)).toMatch(/claude\.permissions/);
+    }
+    expect((await server.json('GET', '/api/config')).body.assistants).toEqual({
+      claude: { model: 'opus', permissions: 'edit' },
+      codex: { model: null, permissions: 'full' },
+    });
   });
 
   it('persists across a restart with the same home', async () => {
@@ -80,8 +108,8 @@ describe('PATCH /api/config/assistants', () => {
     await server.stop();
     server = await startTestServer({ home });
     const { body } = await server.json('GET', '/api/config');
-    expect(body.assistants.claude).toEqual({ model: 'opus-persisted' });
-    expect(body.assistants.codex).toEqual({ model: null });
+    expect(body.assistants.claude).toEqual({ model: 'opus-persisted', permissions: 'read' });
+    expect(body.assistants.codex).toEqual({ model: null, permissions: 'read' });
   });
 
   it('rejects an unknown assistant with 400 and changes nothing', async () => {
@@ -90,7 +118,7 @@ describe('PATCH /api/config/assistants', () => {
     expect(body.message).toMatch(/gemini/);
     // A mixed patch is refused as a whole.
     await expectErrorResponse(await patch(JSON.stringify({ claude: { model: 'opus' }, nope: { model: 'x' } })), 400, 'invalid_request');
-    expect((await server.json('GET', '/api/config')).body.assistants.claude).toEqual({ model: null });
+    expect((await server.json('GET', '/api/config')).body.assistants.claude).toEqual({ model: null, permissions: 'read' });
   });
 
   it('rejects an empty or missing model with 400 invalid_request and details', async () => {

@@ -144,7 +144,10 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
 
   const dbServer = await startTestServer({ env: { SVC_DATABASE_URL: url, PUSH_SECRET: SECRET } });
   try {
-    expect((await api(dbServer, 'GET', '/api/config')).body.assistants).toEqual({ claude: { model: 'kept-model' }, codex: { model: 'gpt-5' } });
+    expect((await api(dbServer, 'GET', '/api/config')).body.assistants).toEqual({
+      claude: { model: 'kept-model', permissions: 'read' },
+      codex: { model: 'gpt-5', permissions: 'read' },
+    });
     expect((await api(dbServer, 'GET', '/api/webhooks')).body.webhooks.map((w: Json) => w.slug)).toEqual(['on-push']);
     // The copied dedupe record: a redelivery is the same run, not a new one.
     const again = await deliver(dbServer.url, 'on-push', JSON.stringify({ event: 'push', delivery_id: 'before-the-move' }));

@@ -22,6 +22,7 @@ const WORKFLOWS = [
       { id: 'ship', bash: 'echo "shipped: $USER_MESSAGE"', depends_on: ['gate'] },
     ],
   },
+  { name: 'reading', permissions: 'read', nodes: [{ id: 'look', prompt: 'look around [fake:reply=looked]' }] },
   {
     name: 'inject',
     nodes: [{ id: 'evil', bash: `echo '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b id=bold>b</b>'` }],
@@ -99,6 +100,20 @@ describe('the dashboard in a browser', () => {
     expect(run.status).toBe('completed');
     expect(run.nodes.gate.output).toBe('looks good');
     expect(problems).toEqual([]);
+  });
+
+  it("shows what a node's agent was allowed to do", async () => {
+    const started = await server.json('POST', '/api/workflows/reading/run', { message: '', cwd: project });
+    const runId: string = started.body.runId;
+    await waitForRun(server, runId);
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    await p.locator('section[data-status="completed"]').waitFor();
+    await p.locator('g.dag-node[data-node-id="look"]').click();
+    await expect(p.locator('[data-permissions]').textContent()).resolves.toMatch(/^Agent permissions: read — reads and searches/);
+    expect(problems).toEqual([]);
+    // The runs list of the later tests is the one they expect (no agent run with a cost in it).
+    expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
   });
 
   it('shows a refused action inline', async () => {

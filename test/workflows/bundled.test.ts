@@ -53,6 +53,13 @@ describe('bundled workflows', () => {
     expect(review.nodes.find((n) => n.id === 'synthesis')?.dependsOn).toEqual(parallel);
     expect(load('smoke.yaml').nodes.every((n) => n.action.kind === 'bash')).toBe(true);
   });
+
+  it('let only the agents that change code edit: fix-issue plans and summarizes reading, implements editing; review reads', () => {
+    const permissions = (file: string) => Object.fromEntries(load(file).nodes.map((n) => [n.id, n.permissions ?? '-']));
+    expect(permissions('fix-issue.yaml')).toEqual({ plan: 'read', implement: 'edit', test: '-', approve: '-', summary: 'read' });
+    expect(permissions('review.yaml')).toEqual({ scope: '-', correctness: 'read', security: 'read', tests: 'read', synthesis: 'read' });
+    expect(permissions('assist.yaml')).toEqual({ assist: 'edit' });
+  });
 });
 
 describe('fix-issue and the commit per node', () => {

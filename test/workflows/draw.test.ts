@@ -73,21 +73,23 @@ describe('drawDag', () => {
 });
 
 describe('toDrawNodes', () => {
-  it('reads kinds, dependencies and conditions from a definition as written', () => {
+  it("reads kinds, dependencies, conditions and agents' permissions from a definition as written", () => {
     const nodes = toDrawNodes({
+      permissions: 'read',
       nodes: [
         { id: 'a', command: 'plan' },
         { id: 'b', bash: 'ls', depends_on: ['a', 'a'] },
         { id: 'c', approval: { message: 'ok?' }, depends_on: ['b'], when: "$b.output == 'x'" },
-        { id: 'd', prompt: 'p', depends_on: ['c'] },
+        { id: 'd', prompt: 'p', depends_on: ['c'], permissions: 'edit' },
       ],
     });
     expect(nodes).toEqual([
-      { id: 'a', dependsOn: [], kind: 'command: plan', conditional: false },
+      { id: 'a', dependsOn: [], kind: 'command: plan', conditional: false, permissions: 'read' },
       { id: 'b', dependsOn: ['a'], kind: 'bash', conditional: false },
       { id: 'c', dependsOn: ['b'], kind: 'approval', conditional: true },
-      { id: 'd', dependsOn: ['c'], kind: 'prompt', conditional: false },
+      { id: 'd', dependsOn: ['c'], kind: 'prompt', conditional: false, permissions: 'edit' },
     ]);
+    expect(toDrawNodes({ nodes: [{ id: 'e', prompt: 'p' }] })).toEqual([{ id: 'e', dependsOn: [], kind: 'prompt', conditional: false, permissions: 'edit' }]);
   });
 });
 

@@ -187,6 +187,33 @@ describe('node rules', () => {
     ]);
   });
 
+  it('reports permissions that are not read, edit or full, and permissions on a node without an agent', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'name: demo',
+          'description: d',
+          'permissions: write',
+          'nodes:',
+          '  - id: a',
+          '    prompt: p',
+          '    permissions: ful',
+          '  - id: b',
+          '    bash: t',
+          '    permissions: read',
+          '  - id: c',
+          '    approval: { message: ok }',
+          '    permissions: edit',
+        ),
+      ),
+    ).toEqual([
+      "3:14: permissions: 'write' is not one of read, edit, full",
+      "7:18: nodes[0].permissions: 'ful' is not one of read, edit, full (did you mean 'full'?)",
+      '10:18: nodes[1].permissions: permissions applies to the agent of a prompt or command node; a bash node has none (remove it)',
+      '13:18: nodes[2].permissions: permissions applies to the agent of a prompt or command node; an approval node has none (remove it)',
+    ]);
+  });
+
   it('reports a duplicate node id', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '  - id: plan', '    bash: b'))).toEqual([
       "6:9: nodes[1].id: duplicate node id 'plan' (first used by nodes[0])",

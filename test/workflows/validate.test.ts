@@ -9,6 +9,7 @@ name: fix-and-test
 description: Plan a fix, apply it, test it, ask before shipping
 assistant: codex
 model: gpt-5
+permissions: read
 nodes:
   - id: plan
     prompt: "Plan a fix for: $ARGUMENTS"
@@ -18,6 +19,7 @@ nodes:
     command: implement
     depends_on: [plan]
     timeout: 30m
+    permissions: edit
   - id: test
     bash: npm test -- $plan.output
     depends_on: [implement]
@@ -54,6 +56,7 @@ describe('a valid workflow', () => {
       assistant: 'codex',
       model: 'gpt-5',
       commit: true,
+      permissions: 'read',
       nodes: [
         {
           id: 'plan',
@@ -66,6 +69,7 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'claude',
           model: 'opus',
+          permissions: 'read',
         },
         {
           id: 'implement',
@@ -78,6 +82,7 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'codex',
           model: 'gpt-5',
+          permissions: 'edit',
         },
         {
           id: 'test',
@@ -141,6 +146,36 @@ describe('a valid workflow', () => {
     expect(valid({ ...base, commit: false }).commit).toBe(false);
     const result = validateWorkflowSource('name: c\ndescription: d\ncommit: "no"\nnodes: [{ id: a, bash: "true" }]\n', { filename: 'c.yaml' });
     expect(!result.ok && result.errors).toEqual(["c.yaml:3:9: commit: expected true or false, got a string ('no')"]);
+  });
+
+  it('gives agent nodes permissions edit unless the node or the workflow says otherwise, and bash and approval nodes none', () => {
+    const nodes = (permissions?: string) =>
+      valid({
+        name: 'perms',
+        description: '',
+        ...(permissions ? { permissions } : {}),
+        nodes: [
+          { id: 'ask', prompt: 'hi' },
+          { id: 'run', command: 'review' },
+          { id: 'own', prompt: 'hi', permissions: 'full' },
+          { id: 'sh', bash: 'true' },
+          { id: 'gate', approval: { message: 'ok?' } },
+        ],
+      }).nodes.map((node) => [node.id, node.permissions]);
+    expect(nodes()).toEqual([
+      ['ask', 'edit'],
+      ['run', 'edit'],
+      ['own', 'full'],
+      ['sh', undefined],
+      ['gate', undefined],
+    ]);
+    expect(nodes('read')).toEqual([
+      ['ask', 'read'],
+      ['run', 'read'],
+      ['own', 'full'],
+      ['sh', undefined],
+      ['gate', undefined],
+    ]);
   });
 
   it('returns the raw definition as validated', () => {

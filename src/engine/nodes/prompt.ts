@@ -1,4 +1,4 @@
-import { agentEnvironment, AgentError } from '../../agents/index.js';
+import { agentEnvironment, AgentError, DEFAULT_NODE_PERMISSIONS } from '../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
@@ -6,7 +6,8 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
- * variables substituted, sent to the node's agent. Model: node → workflow → configuration.
+ * variables substituted, sent to the node's agent. Model: node → workflow → configuration;
+ * permissions: node → workflow → `edit`.
  */
 export const promptRunner =
   ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
@@ -45,6 +46,7 @@ export const promptRunner =
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,
+        permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
         env: agentEnvironment(process.env, { ...env, ...processVariables(variables) }),
         endpoint,
         signal,

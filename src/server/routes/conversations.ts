@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConversationSchema, MESSAGE_MAX_BYTES, MessageSchema, TITLE_MAX } from '../../conversations/index.js';
+import { PERMISSIONS } from '../../agents/index.js';
 import { ASSISTANT_NAMES } from '../../config/assistants.js';
 import { defineRoute, reply } from '../route.js';
 
@@ -15,6 +16,10 @@ const CreateBody = z.strictObject({
   workspace_id: z.string().min(1).optional().describe('the workspace its agents and runs use'),
   title: z.string().trim().min(1).max(TITLE_MAX).optional(),
   assistant: z.enum(ASSISTANT_NAMES).optional().describe("the agent answering its messages (default: the configuration's)"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe("what its agent may do: read, edit or full (default: the assistant configuration's, read out of the box)"),
 });
 
 const RenameBody = z.strictObject({

@@ -60,6 +60,13 @@ function CutNotes({ nodeId, output, log }: { nodeId: string; output: 'stored' | 
   );
 }
 
+/** The permission levels in a phrase (docs/decisions.md, Agents). */
+const PERMISSIONS_MEANING: Record<string, string> = {
+  read: 'reads and searches; writes no file, runs no command that changes one',
+  edit: "edits files and runs commands in the run's directory",
+  full: 'no checks at all',
+};
+
 const LABELS: Record<RunOperation, string> = {
   cancel: 'Cancel',
   approve: 'Approve',
@@ -190,6 +197,8 @@ export function RunDetailView({ runId }: { runId: string }) {
   const denied = deniedToolsNote(run);
   // A run in a worktree of its own has a branch to show the changes of (docs/decisions.md, "A commit per node").
   const hasChanges = Boolean(run.branch && run.baseCommit) && !deleted;
+  // What the agent was allowed once the node ran, else what its definition allows.
+  const shownPermissions = shownNode?.permissions ?? graph.find((node) => node.id === shown)?.permissions;
   return (
     <section aria-labelledby="run-title" data-run-id={run.id} data-status={run.status}>
       <p>
@@ -300,6 +309,11 @@ export function RunDetailView({ runId }: { runId: string }) {
           {shownNode?.error ? (
             <p class="note error" role="alert">
               {shownNode.error}
+            </p>
+          ) : null}
+          {shownPermissions ? (
+            <p class="muted" data-permissions={shownPermissions}>
+              Agent permissions: <strong>{shownPermissions}</strong> — {PERMISSIONS_MEANING[shownPermissions]}
             </p>
           ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}

@@ -53,8 +53,8 @@ export function assistantsConfigContract(factory: ContractStoreFactory): void {
     const expected = {
       defaultAssistant: 'claude',
       assistants: {
-        claude: { model: 'sonnet', baseUrl: 'http://models.internal:8080' },
-        codex: { model: 'gpt-5', apiKeyEnv: 'CODEX_KEY' },
+        claude: { model: 'sonnet', baseUrl: 'http://models.internal:8080', permissions: 'read' },
+        codex: { model: 'gpt-5', apiKeyEnv: 'CODEX_KEY', permissions: 'read' },
       },
     };
     expect(await a.get()).toEqual(expected);

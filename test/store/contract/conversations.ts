@@ -17,6 +17,7 @@ const conversation = (n: number, fields: Partial<ConversationRecord> = {}): Conv
   deleted_at: null,
   run_id: null,
   assistant: null,
+  permissions: null,
   agent_session: null,
   pending_message_ids: [],
   ...fields,
@@ -74,6 +75,16 @@ export function conversationRepositoryContract(factory: ContractStoreFactory): v
     await conversations.removePending('conv_0001', 'msg_3_c');
     expect(await conversations.withPending()).toEqual([]);
     expect((await conversations.get('conv_0001'))?.pending_message_ids).toEqual([]);
+  });
+
+  it("keeps a conversation's assistant and permissions across a reopen; a record stored without permissions reads back without them", async () => {
+    let { conversations } = await stores.current().conversations();
+    await conversations.insert(conversation(1, { assistant: 'codex', permissions: 'edit' }));
+    const { permissions: _none, ...older } = conversation(2);
+    await conversations.insert(older);
+    ({ conversations } = await (await stores.reopen()).conversations());
+    expect(await conversations.get('conv_0001')).toEqual(conversation(1, { assistant: 'codex', permissions: 'edit' }));
+    expect(await conversations.get('conv_0002')).toEqual(older);
   });
 
   it('concurrent pending changes of one conversation lose none', async () => {

@@ -10,6 +10,7 @@ export default defineCommand({
       ['default assistant', config.defaultAssistant],
       ...Object.entries(config.assistants).flatMap(([name, a]): Array<[string, string]> => [
         [`${name} model`, a.model ?? '(agent default)'],
+        [`${name} permissions`, `${a.permissions ?? 'read'} (conversations)`],
         // The URL and the name of the key's variable; the key itself never reaches the API.
         ...(a.baseUrl ? [[`${name} endpoint`, `${a.baseUrl}${a.apiKeyEnv ? ` (key from $${a.apiKeyEnv})` : ''}`] as [string, string]] : []),
       ]),

@@ -33,6 +33,7 @@ export function printConversation(cmd: CommandContext, conversation: Conversatio
     ['stream id', conversation.platform_conversation_id],
     ['title', conversation.title ?? '(untitled)'],
     ['assistant', conversation.assistant ?? '(configured default)'],
+    ['permissions', conversation.permissions ?? "(the assistant's configured)"],
     ['workspace', conversation.workspace_id ?? '(none)'],
     ['created', conversation.created_at],
     ['updated', conversation.updated_at],

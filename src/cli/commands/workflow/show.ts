@@ -3,7 +3,7 @@ import { CWD_OPTION, defineCommand } from '../../define-command.js';
 import { printJson, styler } from '../../output.js';
 import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';
 
-/** `svc workflow show <name>`: where it comes from, the definition as written, and its DAG. */
+/** `svc workflow show <name>`: where it comes from, the definition as written, its agents' permissions, and its DAG. */
 export default defineCommand({
   args: [['<name>', 'workflow name']],
   options: { cwd: CWD_OPTION },
@@ -12,6 +12,9 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, doc);
     const paint = await styler(cmd.io);
     const { toYamlText } = await import('../../../runtime.js');
+    const nodes = toDrawNodes(doc.workflow);
+    // What each agent may do, defaults applied: the YAML shows only what was written.
+    const agents = nodes.filter((node) => node.permissions);
     cmd.io.out(
       [
         `${paint.bold(doc.workflow.name)} ${paint.dim(`(${doc.source})`)}`,
@@ -20,7 +23,8 @@ export default defineCommand({
         '',
         toYamlText(doc.workflow).trimEnd(),
         '',
-        drawDag(toDrawNodes(doc.workflow), { width: columnsOf(cmd) }),
+        ...(agents.length ? [`agent permissions: ${agents.map((node) => `${node.id} ${node.permissions}`).join(', ')}`, ''] : []),
+        drawDag(nodes, { width: columnsOf(cmd) }),
       ].join('\n'),
     );
   },

@@ -1,0 +1,159 @@
+// Permissions of agent nodes (docs/decisions.md, Agents) through the real server, against the fake
+// agents, which honour the flags as the real CLIs do: what each node's agent was allowed to do is
+// on the command line, on the node's record and in the run's graph, and decides which files appear.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { FAKE_CODEX } from '../conversations/helpers.js';
+import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+
+const CLAUDE_FLAGS = {
+  read: ['--permission-mode', 'default'],
+  edit: ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'],
+  full: ['--permission-mode', 'bypassPermissions'],
+};
+const CODEX_FLAGS = {
+  read: ['--sandbox', 'read-only'],
+  edit: ['--sandbox', 'workspace-write'],
+  full: ['--dangerously-bypass-approvals-and-sandbox'],
+};
+
+/** A node whose agent tries to write `<id>.txt` with its file tool and `<id>-sh.txt` with a command. */
+const claudeNode = (id: string, extra: Json = {}) => ({
+  id,
+  prompt: `write [fake:write=${id}.txt] [fake:bash=sleep 0.1; echo ${id} > ${id}-sh.txt] [fake:reply=${id} done]`,
+  ...extra,
+});
+const codexNode = (id: string, extra: Json = {}) => ({
+  id,
+  assistant: 'codex',
+  prompt: `write [fake:exec=sleep 0.1; echo ${id} > ${id}-sh.txt] [fake:patch=${id}.txt]`,
+  ...extra,
+});
+
+let server: TestServer;
+let project: string;
+let logs: string;
+const claudeCalls = (): Json[] => readJsonLines(join(logs, 'claude.jsonl'));
+const codexCalls = (): Json[] => readJsonLines(join(logs, 'codex.jsonl'));
+const callOf = (calls: Json[], id: string) => calls.find((call) => String(call.stdin).includes(`=${id}.txt]`));
+const written = (name: string) => existsSync(join(project, name));
+
+beforeAll(async () => {
+  logs = await tempDir('svc-perm-logs-');
+  project = await makeProject([
+    {
+      name: 'claude-perms',
+      nodes: [claudeNode('plain'), claudeNode('reader', { permissions: 'read' }), claudeNode('editor', { permissions: 'edit' })],
+    },
+    { name: 'claude-read-all', permissions: 'read', nodes: [claudeNode('inherits'), claudeNode('overrides', { permissions: 'edit' })] },
+    { name: 'codex-perms', nodes: [codexNode('cplain'), codexNode('creader', { permissions: 'read' })] },
+    { name: 'claude-full', nodes: [claudeNode('unchecked', { permissions: 'full' }), { id: 'after', bash: 'echo still here' }] },
+    { name: 'codex-full', nodes: [codexNode('cfull', { permissions: 'full' })] },
+  ]);
+  setProcessEnv({ FAKE_CLAUDE_LOG: join(logs, 'claude.jsonl'), FAKE_CODEX_LOG: join(logs, 'codex.jsonl'), IS_SANDBOX: '' });
+  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+});
+afterAll(cleanupAll);
+
+describe('claude nodes', () => {
+  let run: Json;
+  beforeAll(async () => {
+    run = await waitForRun(server, await startRun(server, 'claude-perms', { message: '', cwd: project }));
+  });
+
+  it('edit by default: acceptEdits with Bash allowed, so the file tool and the command both write', () => {
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(callOf(claudeCalls(), 'plain')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
+    expect(callOf(claudeCalls(), 'editor')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
+    for (const name of ['plain.txt', 'plain-sh.txt', 'editor.txt', 'editor-sh.txt']) expect(written(name), name).toBe(true);
+  });
+
+  it("read: the default permission mode, so the agent is refused every write and the node's files do not exist", () => {
+    expect(callOf(claudeCalls(), 'reader')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.read);
+    expect(written('reader.txt')).toBe(false);
+    expect(written('reader-sh.txt')).toBe(false);
+    // The refusals are in what the agent printed (agent_tool events are built from them), and its reply says so.
+    expect(run.nodes.reader).toMatchObject({ status: 'completed', output: 'reader done', permissions: 'read' });
+  });
+
+  it('records the permissions in effect on each agent node and in the run graph, none on other nodes', () => {
+    expect(Object.fromEntries(Object.entries(run.nodes).map(([id, node]) => [id, (node as Json).permissions]))).toEqual({
+      plain: 'edit',
+      reader: 'read',
+      editor: 'edit',
+    });
+    expect(run.graph.map((node: Json) => [node.id, node.permissions])).toEqual([
+      ['plain', 'edit'],
+      ['reader', 'read'],
+      ['editor', 'edit'],
+    ]);
+  });
+
+  it("a workflow's permissions apply to its nodes; a node's own win", async () => {
+    const other = await waitForRun(server, await startRun(server, 'claude-read-all', { message: '', cwd: project }));
+    expect(other.status).toBe('completed');
+    expect(callOf(claudeCalls(), 'inherits')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.read);
+    expect(callOf(claudeCalls(), 'overrides')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
+    expect([written('inherits.txt'), written('overrides.txt')]).toEqual([false, true]);
+    expect([other.nodes.inherits.permissions, other.nodes.overrides.permissions]).toEqual(['read', 'edit']);
+  });
+});
+
+describe('codex nodes', () => {
+  it('edit: the workspace-write sandbox, where commands and patches write; read: the read-only sandbox, where they fail', async () => {
+    const run = await waitForRun(server, await startRun(server, 'codex-perms', { message: '', cwd: project }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    const argv = (id: string) => callOf(codexCalls(), id)!.argv as string[];
+    expect(argv('cplain')).toEqual(['exec', '--json', '--skip-git-repo-check', ...CODEX_FLAGS.edit, '-']);
+    expect(argv('creader')).toEqual(['exec', '--json', '--skip-git-repo-check', ...CODEX_FLAGS.read, '-']);
+    expect([written('cplain.txt'), written('cplain-sh.txt')]).toEqual([true, true]);
+    expect([written('creader.txt'), written('creader-sh.txt')]).toEqual([false, false]);
+    expect([run.nodes.cplain.permissions, run.nodes.creader.permissions]).toEqual(['edit', 'read']);
+  });
+
+  it('full: no sandbox at all', async () => {
+    const run = await waitForRun(server, await startRun(server, 'codex-full', { message: '', cwd: project }));
+    expect(run.status).toBe('completed');
+    expect(callOf(codexCalls(), 'cfull')!.argv).toEqual(['exec', '--json', '--skip-git-repo-check', ...CODEX_FLAGS.full, '-']);
+    expect(written('cfull-sh.txt')).toBe(true);
+  });
+});
+
+describe('claude with permissions full', () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it(
+    asRoot
+      ? 'as root without IS_SANDBOX=1: the node fails at once with agent_refused, saying why and what to do; the agent never starts'
+      : 'not as root: bypassPermissions, and the agent writes',
+    async () => {
+      const run = await waitForRun(server, await startRun(server, 'claude-full', { message: '', cwd: project }));
+      if (asRoot) {
+        expect(run.status).toBe('failed');
+        expect(run.nodes.unchecked).toMatchObject({ status: 'failed', permissions: 'full', attempts: 1 });
+        expect(run.nodes.unchecked.error).toMatch(/root/);
+        expect(run.nodes.unchecked.error).toMatch(/IS_SANDBOX=1/);
+        expect(run.nodes.unchecked.error).toMatch(/non-root user/);
+        expect(run.events.find((e: Json) => e.type === 'node_failed' && e.nodeId === 'unchecked')).toMatchObject({ code: 'agent_refused' });
+        expect(callOf(claudeCalls(), 'unchecked')).toBeUndefined();
+        expect(written('unchecked.txt')).toBe(false);
+      } else {
+        expect(run.status).toBe('completed');
+        expect(callOf(claudeCalls(), 'unchecked')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.full);
+        expect(written('unchecked.txt')).toBe(true);
+      }
+      // The independent bash node runs either way.
+      expect(run.nodes.after).toMatchObject({ status: 'completed', output: 'still here' });
+    },
+  );
+
+  it('with IS_SANDBOX=1 in the server environment: bypassPermissions, and the agent writes', async () => {
+    setProcessEnv({ IS_SANDBOX: '1' });
+    const run = await waitForRun(server, await startRun(server, 'claude-full', { message: '', cwd: project }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(callOf(claudeCalls(), 'unchecked')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.full);
+    expect([written('unchecked.txt'), written('unchecked-sh.txt')]).toEqual([true, true]);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * What the real agent CLIs (pinned devDependencies: `@anthropic-ai/claude-code`, `@openai/codex`)
+ * need to run offline in a test (docs/decisions.md, Agents): a fresh HOME of their own, codex's
+ * CODEX_HOME with a config.toml that turns off everything it would fetch, Claude Code's switches
+ * for the same, and proxy variables pointing at a trap, so that a call to the outside world fails
+ * at once and is seen. The model API itself is a local stand-in (model-standins.ts), given to svc
+ * as the assistant's endpoint, as a user would.
+ */
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NetworkTrap } from './model-standins.js';
+
+export const REAL_CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
+export const REAL_CODEX = fileURLToPath(new URL('../../node_modules/.bin/codex', import.meta.url));
+
+/**
+ * Measured with codex 0.169.0 behind a trap: without these it reaches github.com, api.github.com
+ * (update check, curated plugins), chatgpt.com (plugins) and ab.chatgpt.com (analytics).
+ */
+const CODEX_OFFLINE_CONFIG = `check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+`;
+
+/** The environment the agents get (through svc's, which they inherit) for one test, in `home`. */
+export async function offlineAgentEnv(home: string, trap: NetworkTrap): Promise<Record<string, string>> {
+  const codexHome = join(home, '.codex');
+  await mkdir(codexHome, { recursive: true });
+  await writeFile(join(codexHome, 'config.toml'), CODEX_OFFLINE_CONFIG);
+  const proxy = { HTTPS_PROXY: trap.url, HTTP_PROXY: trap.url, ALL_PROXY: trap.url, NO_PROXY: '127.0.0.1,localhost' };
+  return {
+    HOME: home,
+    CODEX_HOME: codexHome,
+    // Claude Code: without these it calls api.anthropic.com (telemetry, updates) whatever its base URL.
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ...proxy,
+    ...Object.fromEntries(Object.entries(proxy).map(([key, value]) => [key.toLowerCase(), value])),
+  };
+}
