@@ -30,6 +30,7 @@ import type {
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
   WorkspaceList,
@@ -93,6 +94,8 @@ export interface SvcClient {
   webhooks: {
     /** The registered triggers and whether each secret is configured (never its value). */
     list(): Promise<{ webhooks: WebhookTriggerView[] }>;
+    /** Registers the triggers of the workflows under `cwd` (and the workspaces): a listing never does. */
+    register(cwd: string): Promise<TriggerRegistrationView>;
     /** Recent deliveries, newest first. */
     deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
   };
@@ -212,6 +215,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     },
     webhooks: {
       list: () => call('GET', '/api/webhooks'),
+      register: (cwd) => call('POST', withQuery('/api/webhooks/register', { cwd })),
       deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
     },
     schedules: {
