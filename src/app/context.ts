@@ -223,13 +223,14 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     // Only the server fires schedules: a CLI process is too short-lived to keep a clock.
     if (options.lock === 'server') {
-      ctx.schedules.start();
-      ctx.closers.add(() => ctx.schedules.stop());
       // The server registers the webhook triggers of its own directory and the workspaces before
       // its first request, and keeps them registered: the only triggers registered without an
       // explicit call (docs/decisions.md, Webhooks).
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
       ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
+      // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
+      ctx.schedules.start();
+      ctx.closers.add(() => ctx.schedules.stop());
     }
     return ctx;
   } catch (error) {
