@@ -165,8 +165,9 @@ export class WorkflowCatalog {
 
   /**
    * Validates and writes a project workflow. Discovery then runs again, registering the webhook
-   * triggers of `cwd` (a PUT: an explicit, state-changing call); what it reports about the saved file (a name also used in a registered workspace,
-   * a webhook slug taken elsewhere) comes back as `errors` — the file is saved either way.
+   * triggers of `cwd` (a PUT: an explicit, state-changing call); what it reports about the saved
+   * file (a name also used in a registered workspace, a webhook slug taken elsewhere, a weak
+   * secret) comes back as `errors` — the file is saved either way.
    */
   async save(name: string, definition: unknown, cwd?: string): Promise<SavedWorkflow> {
     const dir = await this.resolveCwd(cwd);

@@ -6,11 +6,12 @@
  *
  * A registering pass (catalog.ts `registerTriggers`: the server's own directory and workspaces,
  * or an explicit call) refreshes the records of the directories it read, and only those: a pass
- * for one cwd never drops the triggers found under another. A listing only checks (`check`). The records are kept by a repository
- * (trigger-repository.ts): the file store, or a database several servers share (docs/scaling.md).
- * There, every write is conditional on the record decided on, so concurrent passes of several
- * servers are serialized per slug and "first come, first served" holds across them; and a server
- * judges only the records of its own machine (`host`), whose paths it can see.
+ * for one cwd never drops the triggers found under another; a listing only checks (`check`).
+ * The records are kept by a repository (trigger-repository.ts): the file store, or a database
+ * several servers share (docs/scaling.md). There, every write is conditional on the record
+ * decided on, so concurrent passes of several servers are serialized per slug and "first come,
+ * first served" holds across them; and a server judges only the records of its own machine
+ * (`host`), whose paths it can see.
  */
 
 import { access } from 'node:fs/promises';

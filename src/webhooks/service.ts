@@ -1,9 +1,9 @@
 /**
  * The webhook endpoint's decisions (docs/decisions.md, Webhooks), in the contract's order: trigger
  * by slug (404) → secret: set (503 `webhook_secret_missing`) and not guessable (503
- * `webhook_secret_weak`, secret-strength.ts) → signature (401) → JSON object (400) → event (200 skipped) →
- * filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict) → the
- * workflow still exists (409) → 202 with a run. The size limit (413) is the route's, checked while
+ * `webhook_secret_weak`, secret-strength.ts) → signature (401) → JSON object (400) → event (200
+ * skipped) → filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict)
+ * → the workflow still exists (409) → 202 with a run. The size limit (413) is the route's, checked while
  * the body is read. Every delivery is logged and kept in the bounded history.
  */
 
