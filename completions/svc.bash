@@ -11,7 +11,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
@@ -41,8 +41,9 @@ _svc() {
     "conversation rm") words='--help' ;;
     "conversation send") words='--no-wait --help' ;;
     "chat") words='-w --workspace --help' ;;
-    "webhook") words='list deliveries test --help' ;;
+    "webhook") words='list register deliveries test --help' ;;
     "webhook list") words='--help' ;;
+    "webhook register") words='--cwd --help' ;;
     "webhook deliveries") words='--outcome -n --limit --help' ;;
     "webhook test") words='--payload --event --key --secret-env --secret --dry-run --help' ;;
     "schedule") words='list --help' ;;

@@ -18,7 +18,7 @@ function __svc_path_is
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -34,7 +34,7 @@ complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
 complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
 complete -c svc -n '__svc_path_is ' -a 'chat' -d 'chat with the orchestrator (interactive on a terminal; one message per stdin line when piped)'
-complete -c svc -n '__svc_path_is ' -a 'webhook' -d 'signed webhook triggers: list them, see deliveries, send a test delivery'
+complete -c svc -n '__svc_path_is ' -a 'webhook' -d 'signed webhook triggers: list and register them, see deliveries, send a test delivery'
 complete -c svc -n '__svc_path_is ' -a 'schedule' -d 'cron schedules of workflows (triggers.schedule)'
 complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and directories runs execute in, each run in a git worktree of its own'
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
@@ -98,8 +98,10 @@ complete -c svc -n '__svc_path_is conversation show' -s n -l limit -r -d 'how ma
 complete -c svc -n '__svc_path_is conversation send' -l no-wait -d 'send only; do not wait for the reply'
 complete -c svc -n '__svc_path_is chat' -s w -l workspace -r -d 'the workspace of a new conversation'
 complete -c svc -n '__svc_path_is webhook' -a 'list' -d 'the triggers: slug, workflow, event, whether the secret is set'
+complete -c svc -n '__svc_path_is webhook' -a 'register' -d 'register the triggers of this directory'\''s workflows (the server'\''s own directory and workspaces need not)'
 complete -c svc -n '__svc_path_is webhook' -a 'deliveries' -d 'recent deliveries and why each was accepted, skipped or refused'
 complete -c svc -n '__svc_path_is webhook' -a 'test' -d 'sign and send a delivery like a producer (exit 0 for 2xx; --dry-run prints curl)'
+complete -c svc -n '__svc_path_is webhook register' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is webhook deliveries' -l outcome -r -d 'only this outcome (accepted, duplicate, invalid_signature, …)'
 complete -c svc -n '__svc_path_is webhook deliveries' -s n -l limit -r -d 'how many (default 20, at most 1000)'
 complete -c svc -n '__svc_path_is webhook test' -l payload -r -d 'send this file'\''s bytes as they are ('\''-'\'': stdin) instead of a built payload'

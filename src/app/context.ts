@@ -75,6 +75,12 @@ export interface ContextOptions {
   lock: 'server' | 'cli' | false;
 }
 
+/**
+ * How often the server registers the webhook triggers of its own directory and workspaces again
+ * (docs/decisions.md, Webhooks): the schedules' tick, so a file edited by hand counts within it.
+ */
+const TRIGGER_REFRESH_MS = 15_000;
+
 export async function createContext(options: ContextOptions): Promise<AppContext> {
   const { settings } = options;
   const logger = createLogger({ level: settings.logLevel, file: join(settings.home, 'logs', 'svc.log'), stderr: options.stderr });
@@ -97,12 +103,12 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       startedAt: Date.now(),
       assistants: shared ? new AssistantsConfigService(shared.config) : await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
-      // The server registers the webhook triggers it can see before its first request. With a
-      // shared database the registry is there, its records naming this machine (docs/scaling.md).
+      // With a shared database the registry is there, its records naming this machine (docs/scaling.md).
       workflows: await WorkflowCatalog.open(store, {
         writable: options.lock !== false,
-        discoverOnOpen: options.lock === 'server',
         logger,
+        // Asked only after the webhook service below exists.
+        secretWeakness: (trigger, workspaceId) => ctx.webhooks.secretWeakness({ trigger, workspaceId }),
         ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces), triggers: shared.triggers, triggerHost: hostname() } : {}),
       }),
       closers: new Set(),
@@ -115,6 +121,9 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
       peers: shared?.workspacePeers.peers,
+      // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
+      // (Offline, the next server start does: the CLI's directory is no server's.)
+      ...(options.lock === 'server' ? { registered: () => ctx.workflows.registerTriggers() } : {}),
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
@@ -216,6 +225,12 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     // Only the server fires schedules: a CLI process is too short-lived to keep a clock.
     if (options.lock === 'server') {
+      // The server registers the webhook triggers of its own directory and the workspaces before
+      // its first request, and keeps them registered: the only triggers registered without an
+      // explicit call (docs/decisions.md, Webhooks).
+      await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
+      ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
+      // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());
     }

@@ -6,7 +6,7 @@
 
 import type { Logger } from '../shared/logger.js';
 import { ApiError, notFound } from '../shared/errors.js';
-import type { RawWorkflow } from '../workflows/schema.js';
+import type { RawWorkflow, WebhookTrigger } from '../workflows/schema.js';
 import type { Store } from '../store/index.js';
 import { listCommands, readCommand, type CommandList } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
@@ -15,7 +15,8 @@ import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
 import { TriggerRegistry, type TriggerRecord, type TriggerRepository } from './trigger-registry.js';
-import { fileStem } from '../workflows/workflow-file.js';
+import { fileStem, placeIn } from '../workflows/workflow-file.js';
+import { SECRET_ADVICE } from '../webhooks/secret-strength.js';
 
 export interface CatalogOptions {
   /** Used when a request names no cwd: the server's working directory. */
@@ -25,6 +26,18 @@ export interface CatalogOptions {
   readonly workspaces?: () => Promise<readonly WorkspaceRef[]>;
   readonly registry?: TriggerRegistry;
   readonly logger?: Logger;
+  /**
+   * Why the secret a webhook trigger of a workflow found in `workspaceId` (or not in one) would be
+   * signed with is too weak to be one, if it is: the webhook service's judgement of the value the
+   * endpoint would use. Each pass reports it in `errors`; absent, secrets are not looked at.
+   */
+  readonly secretWeakness?: (trigger: WebhookTrigger, workspaceId: string | null) => Promise<string | undefined>;
+}
+
+/** What an explicit registration answers: the triggers now registered for the workflows it found, and every problem. */
+export interface TriggerRegistration {
+  readonly triggers: TriggerRecord[];
+  readonly errors: DiscoveryError[];
 }
 
 export interface SavedWorkflow {
@@ -49,41 +62,96 @@ export class WorkflowCatalog {
   /**
    * The catalog of an app: the trigger registry and the workspaces come from `store`, unless
    * `options.triggers` keeps the registry and `options.workspaces` lists the workspaces (a
-   * PostgreSQL store keeps both in the database; `triggerHost` then names this machine). With
-   * `discoverOnOpen`, one discovery pass of the default cwd runs now, so the triggers of the
-   * workspaces are registered before the first request (a failure there only logs).
+   * PostgreSQL store keeps both in the database; `triggerHost` then names this machine).
    */
   static async open(
     store: Store,
-    options: CatalogOptions & { writable: boolean; discoverOnOpen?: boolean; triggers?: TriggerRepository; triggerHost?: string },
+    options: CatalogOptions & { writable: boolean; triggers?: TriggerRepository; triggerHost?: string },
   ): Promise<WorkflowCatalog> {
     const registry = options.triggers
       ? new TriggerRegistry(options.triggers, { writable: options.writable, host: options.triggerHost })
       : await TriggerRegistry.open(store, options.writable);
-    const catalog = new WorkflowCatalog({ ...options, registry, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
-    if (options.discoverOnOpen) {
-      await catalog.discover().catch((error: Error) => options.logger?.warn('workflows.discovery_failed', { error: error.message }));
-    }
-    return catalog;
+    return new WorkflowCatalog({ ...options, registry, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
   }
 
   async resolveCwd(cwd: string | undefined): Promise<string> {
     return resolveProjectDir(cwd, this.defaultCwd);
   }
 
-  /** Every workflow visible from `cwd`, and every problem found; refreshes the trigger registry. */
+  /**
+   * Every workflow visible from `cwd`, and every problem found (slug conflicts and weak secrets
+   * included). Reads only: the trigger registry is checked, never written, so a listing — a GET,
+   * which any web page can make the user's browser send — registers nothing (docs/decisions.md,
+   * Webhooks).
+   */
   async discover(cwd?: string): Promise<Discovery> {
+    return this.#pass(cwd, false);
+  }
+
+  /**
+   * A discovery pass that registers the webhook triggers it finds under `cwd` (default: the
+   * server's directory) and the registered workspaces. Called for the server's directory and
+   * workspaces at start and every few seconds (`keepTriggersRegistered`), and for a directory
+   * named by a state-changing call: save, delete, `POST /api/webhooks/register`.
+   */
+  async registerTriggers(cwd?: string): Promise<TriggerRegistration> {
+    const discovery = await this.#pass(cwd, true);
+    const files = new Set(discovery.workflows.map((w) => w.filename));
+    return { triggers: (await this.triggers()).filter((t) => files.has(t.filename)), errors: discovery.errors };
+  }
+
+  /**
+   * Keeps the triggers of the server's directory and workspaces registered: a pass every
+   * `everyMs` (a failed one only logs), so a workflow file edited by hand, or a workspace added
+   * through another server, is picked up without any request. Returns the stop.
+   */
+  keepTriggersRegistered(everyMs: number): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    const pass = () => {
+      void this.registerTriggers()
+        .catch((error: Error) => this.options.logger?.warn('workflows.discovery_failed', { error: error.message }))
+        .finally(() => {
+          if (timer) timer = setTimeout(pass, everyMs).unref();
+        });
+    };
+    timer = setTimeout(pass, everyMs).unref();
+    return () => {
+      clearTimeout(timer);
+      timer = undefined;
+    };
+  }
+
+  async #pass(cwd: string | undefined, register: boolean): Promise<Discovery> {
     const dir = await this.resolveCwd(cwd);
     const workspaces = (await this.options.workspaces?.()) ?? [];
     const discovery = await discoverWorkflows({ cwd: dir, workspaces, cache: this.cache, bundledDir: this.options.bundledWorkflowsDir });
     let conflicts: DiscoveryError[] = [];
     try {
-      conflicts = (await this.options.registry?.refresh(discovery, dir)) ?? [];
+      const { registry } = this.options;
+      conflicts = (await (register ? registry?.refresh(discovery, dir) : registry?.check(discovery, dir))) ?? [];
     } catch (error) {
       // A registry that cannot be written must not make the workflows themselves unlistable.
       this.options.logger?.warn('workflows.trigger_registry_failed', { error: (error as Error).message });
     }
-    return { ...discovery, errors: [...discovery.errors, ...conflicts] };
+    return { ...discovery, errors: [...discovery.errors, ...conflicts, ...(await this.#weakSecrets(discovery))] };
+  }
+
+  /** A problem for each webhook trigger whose secret is too weak (checked where its value is known: here, and at each delivery). */
+  async #weakSecrets(discovery: Discovery): Promise<DiscoveryError[]> {
+    const judge = this.options.secretWeakness;
+    if (!judge) return [];
+    const problems = discovery.workflows.flatMap((w) =>
+      w.workflow.triggers.webhook.map(async (trigger, index): Promise<DiscoveryError | undefined> => {
+        const weakness = await judge(trigger, w.workspaceId);
+        if (weakness === undefined) return undefined;
+        const place = placeIn(w.text, w.filename, ['triggers', 'webhook', index, 'secret_env']);
+        return {
+          filename: w.filename,
+          error: `${place}triggers.webhook[${index}].secret_env: ${trigger.secretEnv} holds no secret: ${weakness}; deliveries to '${trigger.slug}' are refused (503 webhook_secret_weak) until it does: ${SECRET_ADVICE}`,
+        };
+      }),
+    );
+    return (await Promise.all(problems)).filter((problem): problem is DiscoveryError => problem !== undefined);
   }
 
   async get(name: string, cwd?: string): Promise<DiscoveredWorkflow> {
@@ -96,15 +164,16 @@ export class WorkflowCatalog {
   }
 
   /**
-   * Validates and writes a project workflow. Discovery then runs again (refreshing the trigger
-   * registry); what it reports about the saved file (a name also used in a registered workspace,
-   * a webhook slug taken elsewhere) comes back as `errors` — the file is saved either way.
+   * Validates and writes a project workflow. Discovery then runs again, registering the webhook
+   * triggers of `cwd` (a PUT: an explicit, state-changing call); what it reports about the saved
+   * file (a name also used in a registered workspace, a webhook slug taken elsewhere, a weak
+   * secret) comes back as `errors` — the file is saved either way.
    */
   async save(name: string, definition: unknown, cwd?: string): Promise<SavedWorkflow> {
     const dir = await this.resolveCwd(cwd);
     const saved = await saveProjectWorkflow(dir, name, definition);
     this.cache.forget(saved.filename);
-    const discovery = await this.discover(dir);
+    const discovery = await this.#pass(dir, true);
     const found = discovery.workflows.find((w) => w.filename === saved.filename);
     const errors = discovery.errors.filter((e) => e.filename === saved.filename).map((e) => e.error);
     return { name, filename: saved.filename, raw: saved.raw, workspaceId: found?.workspaceId ?? null, created: saved.created, errors };
@@ -115,7 +184,7 @@ export class WorkflowCatalog {
     const dir = await this.resolveCwd(cwd);
     const deleted = await deleteProjectWorkflow(dir, name);
     for (const file of projectFilesOf(dir, name)) this.cache.forget(file);
-    const discovery = await this.discover(dir);
+    const discovery = await this.#pass(dir, true);
     if (deleted.length > 0) return { name, deleted };
     const other = discovery.workflows.find((w) => w.name === name);
     if (other?.source === 'bundled') {

@@ -4,12 +4,14 @@
  * keeps answering while the server restarts, and a slug whose workflow file has since been
  * removed is still known (the webhook answers 409 `workflow_not_available`, not 404).
  *
- * Each discovery pass refreshes the records of the directories it read, and only those: a pass
- * for one cwd never drops the triggers found under another. The records are kept by a repository
- * (trigger-repository.ts): the file store, or a database several servers share (docs/scaling.md).
- * There, every write is conditional on the record decided on, so concurrent passes of several
- * servers are serialized per slug and "first come, first served" holds across them; and a server
- * judges only the records of its own machine (`host`), whose paths it can see.
+ * A registering pass (catalog.ts `registerTriggers`: the server's own directory and workspaces,
+ * or an explicit call) refreshes the records of the directories it read, and only those: a pass
+ * for one cwd never drops the triggers found under another; a listing only checks (`check`).
+ * The records are kept by a repository (trigger-repository.ts): the file store, or a database
+ * several servers share (docs/scaling.md). There, every write is conditional on the record
+ * decided on, so concurrent passes of several servers are serialized per slug and "first come,
+ * first served" holds across them; and a server judges only the records of its own machine
+ * (`host`), whose paths it can see.
  */
 
 import { access } from 'node:fs/promises';
@@ -101,9 +103,17 @@ export class TriggerRegistry {
 
   /** Brings the records of the directories `discovery` read up to date; returns the slug conflicts. */
   refresh(discovery: Discovery, cwd: string): Promise<DiscoveryError[]> {
-    const pass = this.queue.then(() => this.apply(discovery, cwd));
+    const pass = this.queue.then(() => this.apply(discovery, cwd, this.options.writable));
     this.queue = pass.catch(() => {});
     return pass;
+  }
+
+  /**
+   * The slug conflicts a refresh with `discovery` would meet, found without writing anything: what
+   * a listing reports (a GET changes no state: docs/decisions.md, Webhooks).
+   */
+  check(discovery: Discovery, cwd: string): Promise<DiscoveryError[]> {
+    return this.apply(discovery, cwd, false);
   }
 
   /** Whether this server can tell if the record's paths still exist: it was registered on this machine. */
@@ -118,7 +128,7 @@ export class TriggerRegistry {
     return exists(held.filename);
   }
 
-  private async apply(discovery: Discovery, cwd: string): Promise<DiscoveryError[]> {
+  private async apply(discovery: Discovery, cwd: string, write: boolean): Promise<DiscoveryError[]> {
     const scope = new Set([cwd, ...discovery.roots.map((root) => root.dir)]);
     const bySlug = new Map<string, Claim[]>();
     for (const claim of claimsOf(discovery, cwd, this.options.host)) bySlug.set(claim.record.slug, [...(bySlug.get(claim.record.slug) ?? []), claim]);
@@ -133,12 +143,12 @@ export class TriggerRegistry {
         }
         continue;
       }
-      const conflict = await this.register(claims[0] as Claim, scope);
+      const conflict = await this.register(claims[0] as Claim, scope, write);
       if (conflict) errors.push(conflict);
       else wanted.add(slug);
     }
 
-    if (this.options.writable) {
+    if (write) {
       for (const held of await this.repository.listUnder([...scope])) {
         if (wanted.has(held.slug) || held.removed || !this.judges(held)) continue;
         // A trigger taken out of a file that still exists is gone; one whose file was deleted is a
@@ -151,7 +161,7 @@ export class TriggerRegistry {
   }
 
   /** Registers one claim unless a registration elsewhere stands; the conflict, if one does. */
-  private async register(claim: Claim, scope: Set<string>): Promise<DiscoveryError | undefined> {
+  private async register(claim: Claim, scope: Set<string>, write: boolean): Promise<DiscoveryError | undefined> {
     const { record } = claim;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const held = await this.repository.find(record.slug);
@@ -159,7 +169,7 @@ export class TriggerRegistry {
       if (held !== undefined && !scope.has(held.cwd) && held.filename !== record.filename && (await this.stands(held))) {
         return conflictError(claim, held, `that registration stands, so this trigger is not registered`);
       }
-      if (!this.options.writable) return undefined;
+      if (!write) return undefined;
       // The same registration by another server of the same files: left as it is, so servers do not take turns rewriting it.
       if (held !== undefined && isDeepStrictEqual(registration(held), registration(record)) && (held.host !== undefined || record.host === undefined))
         return undefined;

@@ -88,9 +88,14 @@ export const MANIFEST: CommandEntry[] = [
   },
   {
     name: 'webhook',
-    description: 'signed webhook triggers: list them, see deliveries, send a test delivery',
+    description: 'signed webhook triggers: list and register them, see deliveries, send a test delivery',
     subcommands: [
       { name: 'list', description: 'the triggers: slug, workflow, event, whether the secret is set', load: () => import('./commands/webhook/list.js') },
+      {
+        name: 'register',
+        description: "register the triggers of this directory's workflows (the server's own directory and workspaces need not)",
+        load: () => import('./commands/webhook/register.js'),
+      },
       {
         name: 'deliveries',
         description: 'recent deliveries and why each was accepted, skipped or refused',

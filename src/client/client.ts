@@ -31,6 +31,7 @@ import type {
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
   WorkspaceList,
@@ -96,6 +97,8 @@ export interface SvcClient {
   webhooks: {
     /** The registered triggers and whether each secret is configured (never its value). */
     list(): Promise<{ webhooks: WebhookTriggerView[] }>;
+    /** Registers the triggers of the workflows under `cwd` (and the workspaces): a listing never does. */
+    register(cwd: string): Promise<TriggerRegistrationView>;
     /** Recent deliveries, newest first. */
     deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
   };
@@ -216,6 +219,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     },
     webhooks: {
       list: () => call('GET', '/api/webhooks'),
+      register: (cwd) => call('POST', withQuery('/api/webhooks/register', { cwd })),
       deliveries: (query = {}) => call('GET', withQuery('/api/webhooks/deliveries', { ...query })),
     },
     schedules: {

@@ -1,9 +1,19 @@
 /**
- * Signed webhook deliveries (docs/decisions.md, Webhooks): the signature, what is read from a
- * payload, the dedupe and delivery repositories, and the service the endpoint calls.
+ * Signed webhook deliveries (docs/decisions.md, Webhooks): the signature, the secret's strength,
+ * what is read from a payload, the dedupe and delivery repositories, and the service the endpoint calls.
  */
 export { SIGNATURE_HEADER, signBody, verifySignature } from './signature.js';
 export { DELIVERY_OUTCOMES, type DedupeRecord, type DeliveryOutcome, type DeliveryRecord } from './records.js';
 export { DELIVERY_HISTORY, openWebhookRepositories, type DeliveryFilter, type WebhookRepositories } from './repository.js';
-export { PAYLOAD_FILE, WEBHOOK_BODY_LIMIT, WebhookService, type WebhookAnswer, type WebhookDeps } from './service.js';
-export { DeliveryViewSchema, toDeliveryView, toTriggerView, WebhookTriggerViewSchema, type DeliveryView, type WebhookTriggerView } from './views.js';
+export { PAYLOAD_FILE, WEBHOOK_BODY_LIMIT, WebhookService, type SecretSource, type SecretStatus, type WebhookAnswer, type WebhookDeps } from './service.js';
+export { estimateSecretBits, MIN_SECRET_BITS, MIN_SECRET_LENGTH, SECRET_ADVICE, secretWeakness } from './secret-strength.js';
+export {
+  DeliveryViewSchema,
+  toDeliveryView,
+  toTriggerView,
+  TriggerRegistrationViewSchema,
+  WebhookTriggerViewSchema,
+  type DeliveryView,
+  type TriggerRegistrationView,
+  type WebhookTriggerView,
+} from './views.js';

@@ -28,6 +28,7 @@ export const DELIVERY_OUTCOMES = [
   'filter_mismatch',
   'webhook_trigger_not_found',
   'webhook_secret_missing',
+  'webhook_secret_weak',
   'invalid_signature',
   'invalid_json',
   'invalid_idempotency_key',

@@ -1,8 +1,9 @@
 /**
  * The webhook endpoint's decisions (docs/decisions.md, Webhooks), in the contract's order: trigger
- * by slug (404) → secret (503) → signature (401) → JSON object (400) → event (200 skipped) →
- * filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict) → the
- * workflow still exists (409) → 202 with a run. The size limit (413) is the route's, checked while
+ * by slug (404) → secret: set (503 `webhook_secret_missing`) and not guessable (503
+ * `webhook_secret_weak`, secret-strength.ts) → signature (401) → JSON object (400) → event (200
+ * skipped) → filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict)
+ * → the workflow still exists (409) → 202 with a run. The size limit (413) is the route's, checked while
  * the body is read. Every delivery is logged and kept in the bounded history.
  */
 
@@ -18,6 +19,7 @@ import { eventOf, idempotencyKeyOf, matchesFilter, parsePayload } from './payloa
 import type { DedupeRecord, DeliveryOutcome, DeliveryRecord } from './records.js';
 import type { WebhookRepositories } from './repository.js';
 import { verifySignature } from './signature.js';
+import { MIN_SECRET_LENGTH, SECRET_ADVICE, secretWeakness } from './secret-strength.js';
 
 /** The largest body the endpoint takes. */
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
@@ -59,6 +61,19 @@ export interface WebhookDeps {
 
 const error = (status: number, code: string, message: string): WebhookAnswer => ({ status, body: { error: code, message } });
 
+/** Where a trigger's secret is looked up: the variable its `secret_env` names, in its workspace's env vars first. */
+export interface SecretSource {
+  readonly workspaceId: string | null;
+  readonly trigger: { readonly secretEnv: string };
+}
+
+/**
+ * A trigger's secret as the endpoint judges it: unset or empty (never an empty key), too weak to
+ * be a secret (`weakness` says why, without the value), or one to verify signatures with.
+ */
+export type SecretStatus =
+  { readonly state: 'missing' } | { readonly state: 'weak'; readonly weakness: string } | { readonly state: 'set'; readonly secret: string };
+
 /** The longest idempotency key accepted, in bytes. */
 export const MAX_IDEMPOTENCY_KEY_BYTES = 1024;
 
@@ -74,13 +89,27 @@ export class WebhookService {
     this.#now = deps.now ?? Date.now;
   }
 
-  /** The secret of a trigger, or undefined when its variable is unset or empty (never an empty key). */
-  async secretOf(trigger: TriggerRecord): Promise<string | undefined> {
-    const name = trigger.trigger.secretEnv;
-    if (trigger.workspaceId) {
+  /** The secret of a trigger, judged: missing, weak or set (see SecretStatus). */
+  async secretStatus(source: SecretSource): Promise<SecretStatus> {
+    const secret = await this.#secretOf(source);
+    if (secret === undefined) return { state: 'missing' };
+    const weakness = secretWeakness(secret);
+    return weakness === undefined ? { state: 'set', secret } : { state: 'weak', weakness };
+  }
+
+  /** Why the secret a trigger would be signed with is too weak, if it is (what discovery reports). */
+  async secretWeakness(source: SecretSource): Promise<string | undefined> {
+    const status = await this.secretStatus(source);
+    return status.state === 'weak' ? status.weakness : undefined;
+  }
+
+  /** The value of a trigger's secret variable, or undefined when it is unset or empty. */
+  async #secretOf(source: SecretSource): Promise<string | undefined> {
+    const name = source.trigger.secretEnv;
+    if (source.workspaceId) {
       // A trigger of a workspace deleted since: its secret went with it, and the server's
       // variable of the same name must not stand in for it (that would let another key sign).
-      const values = await this.#deps.workspaceEnv(trigger.workspaceId).catch(() => undefined);
+      const values = await this.#deps.workspaceEnv(source.workspaceId).catch(() => undefined);
       if (values === undefined) return undefined;
       if (values[name]) return values[name];
     }
@@ -119,11 +148,15 @@ export class WebhookService {
     const trigger = await this.#deps.findTrigger(slug);
     if (!trigger) {
       outcome('webhook_trigger_not_found');
-      return error(404, 'webhook_trigger_not_found', `No webhook trigger has the slug '${slug}'.`);
+      return error(
+        404,
+        'webhook_trigger_not_found',
+        `No webhook trigger has the slug '${slug}'. Triggers are registered from the server's directory and registered workspaces, or with \`svc webhook register\`.`,
+      );
     }
     note.workflow = trigger.workflow;
-    const secret = await this.secretOf(trigger);
-    if (secret === undefined) {
+    const secret = await this.secretStatus(trigger);
+    if (secret.state === 'missing') {
       outcome('webhook_secret_missing');
       return error(
         503,
@@ -131,7 +164,16 @@ export class WebhookService {
         `The secret variable ${trigger.trigger.secretEnv} is not set (workspace env vars, then the server's environment).`,
       );
     }
-    if (!verifySignature(secret, raw, signature)) {
+    if (secret.state === 'weak') {
+      // Said without its measure: this answer goes to anyone on the internet.
+      outcome('webhook_secret_weak');
+      return error(
+        503,
+        'webhook_secret_weak',
+        `The secret variable ${trigger.trigger.secretEnv} holds a value too easy to guess to sign deliveries with (a webhook secret is at least ${MIN_SECRET_LENGTH} random characters): ${SECRET_ADVICE}.`,
+      );
+    }
+    if (!verifySignature(secret.secret, raw, signature)) {
       outcome('invalid_signature');
       return error(401, 'invalid_signature', 'The x-svc-signature-256 header is missing or is not the HMAC-SHA256 of the body.');
     }

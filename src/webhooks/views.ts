@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { TriggerRecord } from '../catalog/trigger-registry.js';
 import { DELIVERY_OUTCOMES, type DeliveryRecord } from './records.js';
+import type { SecretStatus } from './service.js';
 
 export const WebhookTriggerViewSchema = z.object({
   slug: z.string(),
@@ -11,6 +12,9 @@ export const WebhookTriggerViewSchema = z.object({
   workspace_id: z.string().nullable(),
   secret_env: z.string().describe('the NAME of the variable holding the secret'),
   secret_configured: z.boolean().describe('whether that variable is set (workspace env vars, then the server environment)'),
+  secret_weak: z
+    .boolean()
+    .describe('set, but to a value too easy to guess to be a secret: deliveries are refused with 503 webhook_secret_weak (docs/decisions.md, Webhooks)'),
   idempotency_key: z.string(),
   dedupe_window_sec: z.number().int(),
   filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
@@ -30,13 +34,14 @@ export const DeliveryViewSchema = z.object({
 });
 export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
 
-export const toTriggerView = (t: TriggerRecord, secretConfigured: boolean): WebhookTriggerView => ({
+export const toTriggerView = (t: TriggerRecord, secret: SecretStatus['state']): WebhookTriggerView => ({
   slug: t.slug,
   workflow: t.workflow,
   event: t.trigger.event,
   workspace_id: t.workspaceId,
   secret_env: t.trigger.secretEnv,
-  secret_configured: secretConfigured,
+  secret_configured: secret !== 'missing',
+  secret_weak: secret === 'weak',
   idempotency_key: t.trigger.idempotencyKey,
   dedupe_window_sec: t.trigger.dedupeWindowSec,
   filter: { ...t.trigger.filter },
@@ -53,3 +58,18 @@ export const toDeliveryView = (d: DeliveryRecord): DeliveryView => ({
   run_id: d.runId,
   received_at: d.receivedAt,
 });
+
+export const DiscoveryErrorViewSchema = z.object({
+  filename: z.string(),
+  error: z.string().describe('One `file:line:col: message` line.'),
+});
+
+/** `POST /api/webhooks/register`: the triggers now registered for the workflows found, and every problem found. */
+export const TriggerRegistrationViewSchema = z.object({
+  webhooks: z.array(WebhookTriggerViewSchema),
+  errors: z
+    .array(DiscoveryErrorViewSchema)
+    .optional()
+    .describe('Files that could not be used, slugs claimed elsewhere (not registered), secrets too weak (registered, refused at delivery)'),
+});
+export type TriggerRegistrationView = z.infer<typeof TriggerRegistrationViewSchema>;

@@ -47,6 +47,11 @@ export interface WorkspaceServiceDeps {
    * of its own home, and tells the others to remove theirs.
    */
   peers?: WorkspacePeers;
+  /**
+   * Told of each workspace once it is registered: the catalog registers the webhook triggers of
+   * its workflows then, not at the next periodic pass. A failure there is logged, not the caller's.
+   */
+  registered?(workspace: Workspace): Promise<unknown>;
 }
 
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
@@ -127,8 +132,12 @@ export class WorkspaceService {
     this.#deps.peers?.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
   }
 
-  register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
-    return registerWorkspace(input, { ...this.#deps, now: () => this.#now() });
+  async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
+    const workspace = await registerWorkspace(input, { ...this.#deps, now: () => this.#now() });
+    await this.#deps
+      .registered?.(workspace)
+      .catch((error: unknown) => this.#deps.logger.warn('workspace.registered_hook_failed', { workspaceId: workspace.id, error: (error as Error).message }));
+    return workspace;
   }
 
   async #record(id: string): Promise<WorkspaceRecord> {

@@ -5,7 +5,10 @@ import { request } from 'node:http';
 import type { TestServer } from '../helpers/server.js';
 import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
 
-export const SECRET = 'topsecret-push';
+/** A secret as `openssl rand -hex 32` makes one: a guessable value is refused (webhook_secret_weak). */
+export const SECRET = 'a6b11141667acbbadecd871f521c358e52c94c38e9b533fe9947704f853ca853';
+/** Another, for tests that need two (a workspace's and the server's). */
+export const OTHER_SECRET = '5da09cbd4b450fbb88f1eac13d9bd6db8ccf79f2ac6032374d9f81710bae91e6';
 export const sign = (body: string | Uint8Array, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** The bash node of the hook workflow prints what its environment carries. */
@@ -102,8 +105,8 @@ export function deliverChunked(baseUrl: string, slug: string, chunks: Buffer[], 
   });
 }
 
-/** Registers the triggers of `dir`: a discovery pass (a listing) of that directory, as the API does. */
+/** Registers the triggers of `dir` the explicit way (`svc webhook register`): a listing never does. */
 export async function registerTriggers(server: Pick<TestServer, 'json'>, dir: string): Promise<void> {
-  const { status } = await server.json('GET', withCwd('/api/workflows', dir));
-  if (status !== 200) throw new Error(`listing workflows of ${dir} answered ${status}`);
+  const { status, body } = await server.json('POST', withCwd('/api/webhooks/register', dir));
+  if (status !== 200) throw new Error(`registering the triggers of ${dir} answered ${status}: ${JSON.stringify(body)}`);
 }

@@ -10,7 +10,7 @@ import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, hookWorkflow, makeHookProject, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -83,20 +83,20 @@ describe('webhook reliability', () => {
       'README.md': '# ws\n',
       '.svc/workflows/ws-hook.yaml': hookWorkflow('ws-hook', ['{ event: push, slug: ws-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
     });
-    const { server } = await hookServer({ PUSH_SECRET: 'the-servers-secret' });
+    const { server } = await hookServer({ PUSH_SECRET: OTHER_SECRET });
     const registered = await server.json('POST', '/api/workspaces', { path: dir });
+    // Registering the workspace registers its triggers.
     expect(registered.status).toBe(201);
-    await registerTriggers(server, dir);
     const body = JSON.stringify({ event: 'push', delivery_id: 'ws-1' });
     // Without a workspace value the server's environment signs.
-    const first = await deliver(server.url, 'ws-push', body, { signature: sign(body, 'the-servers-secret') });
+    const first = await deliver(server.url, 'ws-push', body, { signature: sign(body, OTHER_SECRET) });
     expect(first.status).toBe(202);
     const run = await server.ctx.engine.waitUntilSettled(first.body.run_id);
     expect(run.workspaceId).toBe(registered.body.id);
-    expect((await server.json('PUT', `/api/workspaces/${registered.body.id}/env`, { PUSH_SECRET: 'the-workspaces-secret' })).status).toBe(200);
+    expect((await server.json('PUT', `/api/workspaces/${registered.body.id}/env`, { PUSH_SECRET: SECRET })).status).toBe(200);
     const second = JSON.stringify({ event: 'push', delivery_id: 'ws-2' });
-    expect((await deliver(server.url, 'ws-push', second, { signature: sign(second, 'the-servers-secret') })).status).toBe(401);
-    const accepted = await deliver(server.url, 'ws-push', second, { signature: sign(second, 'the-workspaces-secret') });
+    expect((await deliver(server.url, 'ws-push', second, { signature: sign(second, OTHER_SECRET) })).status).toBe(401);
+    const accepted = await deliver(server.url, 'ws-push', second, { signature: sign(second, SECRET) });
     expect(accepted.status).toBe(202);
     await server.ctx.engine.waitUntilSettled(accepted.body.run_id);
   });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupAll, tempDir } from '../engine/helpers.js';
 import { startTestServer } from '../helpers/server.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, sign } from './helpers.js';
+import { deliver, hookWorkflow, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
 
 afterEach(cleanupAll);
 
@@ -20,20 +20,19 @@ describe('webhook secrets', () => {
       join(dir, '.svc', 'workflows', 'wsflow.yaml'),
       hookWorkflow('wsflow', ['{ event: push, slug: ws-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
     );
-    const server = await startTestServer({ env: { PUSH_SECRET: 'server-side-secret-value' } });
+    const server = await startTestServer({ env: { PUSH_SECRET: OTHER_SECRET } });
     try {
+      // Registering the workspace registers its triggers.
       const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
-      await api(server, 'PUT', `/api/workspaces/${workspace.id}/env`, { PUSH_SECRET: 'workspace-secret-value' });
-      await api(server, 'GET', '/api/workflows');
+      await api(server, 'PUT', `/api/workspaces/${workspace.id}/env`, { PUSH_SECRET: SECRET });
       const body = JSON.stringify({ event: 'push', delivery_id: 'k1' });
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, 'workspace-secret-value') })).status).toBe(202);
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, 'server-side-secret-value') })).status).toBe(401);
+      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, SECRET) })).status).toBe(202);
+      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, OTHER_SECRET) })).status).toBe(401);
       const run = await server.ctx.engine.waitUntilSettled((await api(server, 'GET', '/api/workflows/runs?workflow=wsflow')).body.runs[0].id);
       expect(run.status).toBe('completed');
       expect((await api(server, 'DELETE', `/api/workspaces/${workspace.id}`)).status).toBe(200);
-      await api(server, 'GET', '/api/workflows');
       const other = JSON.stringify({ event: 'push', delivery_id: 'k2' });
-      const answer = await deliver(server.url, 'ws-hook', other, { signature: sign(other, 'server-side-secret-value') });
+      const answer = await deliver(server.url, 'ws-hook', other, { signature: sign(other, OTHER_SECRET) });
       expect(answer.status).toBe(503);
     } finally {
       await server.stop();
@@ -50,13 +49,13 @@ describe('webhook secrets', () => {
         '{ event: push, slug: ok-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
       ]),
     );
-    const server = await startTestServer({ cwd: dir, env: { PUSH_SECRET: 'a-long-enough-secret' } });
+    const server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
     try {
-      await api(server, 'GET', `/api/workflows?cwd=${encodeURIComponent(dir)}`);
+      await registerTriggers(server, dir);
       const body = JSON.stringify({ event: 'push', delivery_id: 'x' });
       expect((await deliver(server.url, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
       const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
-      const answer = await deliver(server.url, 'ok-hook', huge, { signature: sign(huge, 'a-long-enough-secret') });
+      const answer = await deliver(server.url, 'ok-hook', huge, { signature: sign(huge, SECRET) });
       expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
     } finally {
       await server.stop();

@@ -1,5 +1,6 @@
-// The persistent webhook trigger registry (issue 3): what a discovery pass registers, slug
-// conflicts reported on both workflows, scoped refreshes, and survival across a restart.
+// The persistent webhook trigger registry (issue 3): what a registering pass registers, slug
+// conflicts reported on both workflows, scoped refreshes, and survival across a restart. A
+// listing (a GET) reports the same problems and registers nothing (issue 19).
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findTrigger } from '../../src/catalog/index.js';
@@ -26,6 +27,13 @@ async function list(cwd: string) {
   return body as { workflows: Array<{ name: string; triggers: unknown[] }>; errors?: Array<{ filename: string; error: string }> };
 }
 
+/** The explicit registration of a directory's triggers (`svc webhook register`). */
+async function register(cwd: string) {
+  const { status, body } = await server!.json('POST', withCwd('/api/webhooks/register', cwd));
+  expect(status).toBe(200);
+  return body as { webhooks: Array<{ slug: string }>; errors?: Array<{ filename: string; error: string }> };
+}
+
 const slugs = async () => (await server!.ctx.workflows.triggers()).map((t) => t.slug);
 
 describe('the trigger registry', () => {
@@ -44,6 +52,9 @@ describe('the trigger registry', () => {
       { kind: 'webhook', event: 'push', slug: 'on-push' },
       { kind: 'webhook', event: 'release', slug: 'on-release' },
     ]);
+    // Listed, not registered: that takes an explicit call.
+    expect(await slugs()).toEqual([]);
+    expect((await register(p.dir)).webhooks.map((w) => w.slug)).toEqual(['on-push', 'on-release']);
     expect(await server.ctx.workflows.findTrigger('on-push')).toEqual({
       id: 'on-push',
       slug: 'on-push',
@@ -69,9 +80,12 @@ describe('the trigger registry', () => {
     const p = await project();
     const a = await p.write('a.yaml', workflowYaml('a', { extra: webhookTriggers('shared', 'only-a') }));
     const b = await p.write('b.yaml', workflowYaml('b', { extra: webhookTriggers('shared') }));
-    const body = await list(p.dir);
+    const listed = await list(p.dir);
     // Both workflows stay usable; only the contested trigger is held back.
-    expect(body.workflows.map((w) => w.name)).toEqual(expect.arrayContaining(['a', 'b']));
+    expect(listed.workflows.map((w) => w.name)).toEqual(expect.arrayContaining(['a', 'b']));
+    const body = await register(p.dir);
+    // A listing reports what a registration would meet.
+    expect(listed.errors).toEqual(body.errors);
     expect(body.errors).toEqual([
       {
         filename: a,
@@ -86,7 +100,7 @@ describe('the trigger registry', () => {
 
     // Resolve the conflict: the remaining claim is registered on the next pass.
     await writeFile(b, workflowYaml('b', { extra: webhookTriggers('only-b') }));
-    expect(await list(p.dir)).not.toHaveProperty('errors');
+    expect(await register(p.dir)).not.toHaveProperty('errors');
     expect(await slugs()).toEqual(['only-a', 'only-b', 'shared']);
     expect((await server.ctx.workflows.findTrigger('shared'))?.workflow).toBe('a');
   });
@@ -95,13 +109,16 @@ describe('the trigger registry', () => {
     server = await startTestServer();
     const p = await project();
     const file = await p.write('hooks.yaml', workflowYaml('hooks', { extra: webhookTriggers('one', 'two') }));
-    await list(p.dir);
+    await register(p.dir);
     expect(await slugs()).toEqual(['one', 'two']);
     await writeFile(file, workflowYaml('hooks', { extra: webhookTriggers('two') }));
+    // A listing drops nothing either.
     await list(p.dir);
+    expect(await slugs()).toEqual(['one', 'two']);
+    await register(p.dir);
     expect(await slugs()).toEqual(['two']);
     await unlink(file);
-    await list(p.dir);
+    await register(p.dir);
     expect(await slugs()).toEqual([]);
   });
 
@@ -111,8 +128,12 @@ describe('the trigger registry', () => {
     const second = await project();
     const firstFile = await first.write('one.yaml', workflowYaml('one', { extra: webhookTriggers('hook') }));
     const secondFile = await second.write('two.yaml', workflowYaml('two', { extra: webhookTriggers('hook', 'other') }));
-    await list(first.dir);
-    const body = await list(second.dir);
+    await register(first.dir);
+    expect((await list(second.dir)).errors).toEqual([
+      { filename: secondFile, error: expect.stringContaining(`slug 'hook' is also claimed by workflow 'one' (${firstFile}); that registration stands`) },
+    ]);
+    expect(await server.ctx.workflows.findTrigger('other')).toBeUndefined();
+    const body = await register(second.dir);
     expect(body.errors).toEqual([
       { filename: secondFile, error: expect.stringContaining(`slug 'hook' is also claimed by workflow 'one' (${firstFile}); that registration stands`) },
     ]);
@@ -120,7 +141,7 @@ describe('the trigger registry', () => {
     expect(await server.ctx.workflows.findTrigger('other')).toMatchObject({ workflow: 'two', cwd: second.dir });
     // Once the first file is gone, its stale registration no longer blocks the slug.
     await unlink(firstFile);
-    expect(await list(second.dir)).not.toHaveProperty('errors');
+    expect(await register(second.dir)).not.toHaveProperty('errors');
     expect(await server.ctx.workflows.findTrigger('hook')).toMatchObject({ workflow: 'two', cwd: second.dir });
   });
 
@@ -131,7 +152,7 @@ describe('the trigger registry', () => {
     await workspace.write('ws-flow.yaml', workflowYaml('ws-flow', { extra: webhookTriggers('ws-hook') }));
     const workspaces = await server.ctx.store.collection<{ id: string; path: string }>('workspaces', 'single');
     await workspaces.put({ id: 'ws-7', path: workspace.dir });
-    await list(here.dir);
+    await register(here.dir);
     expect(await server.ctx.workflows.findTrigger('ws-hook')).toMatchObject({ workflow: 'ws-flow', workspaceId: 'ws-7', cwd: workspace.dir });
   });
 
@@ -141,7 +162,7 @@ describe('the trigger registry', () => {
     const p = await project();
     await p.write('kept.yaml', workflowYaml('kept', { extra: webhookTriggers('kept-hook') }));
     server = await startTestServer({ home });
-    await list(p.dir);
+    await register(p.dir);
     await server.stop();
 
     const workspace = await project();

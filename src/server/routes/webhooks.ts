@@ -1,19 +1,33 @@
 import { z } from 'zod';
+import { PROJECT_DIR_DESCRIPTION, type TriggerRecord } from '../../catalog/index.js';
+import type { AppContext } from '../../app/context.js';
 import {
   DELIVERY_OUTCOMES,
   DeliveryViewSchema,
   SIGNATURE_HEADER,
   toDeliveryView,
   toTriggerView,
+  TriggerRegistrationViewSchema,
   WEBHOOK_BODY_LIMIT,
   WebhookTriggerViewSchema,
 } from '../../webhooks/index.js';
 import { defineRoute, reply } from '../route.js';
+import { ErrorBodySchema } from '../schemas.js';
 
 /**
  * Webhooks (docs/decisions.md, Webhooks): the signed public endpoint outside `/api/`, the
- * registered triggers, and the delivery history. Answers never carry a secret or a signature.
+ * registered triggers, registering those of a directory, and the delivery history. Answers never
+ * carry a secret or a signature.
  */
+
+const SecretRefusedSchema = ErrorBodySchema.extend({
+  error: z
+    .enum(['webhook_secret_missing', 'webhook_secret_weak'])
+    .describe('webhook_secret_missing: the variable named by secret_env is not set; webhook_secret_weak: it holds a value too easy to guess'),
+});
+
+const viewsOf = (ctx: AppContext, triggers: TriggerRecord[]) =>
+  Promise.all(triggers.map(async (t) => toTriggerView(t, (await ctx.webhooks.secretStatus(t)).state)));
 
 const Accepted = z.object({ accepted: z.literal(true), run_id: z.string() });
 const Skipped = z.union([
@@ -31,10 +45,11 @@ export const webhookRoutes = [
     rawBody: true,
     bodyLimit: WEBHOOK_BODY_LIMIT,
     security: 'webhookSignature',
-    errors: [400, 401, 404, 409, 413, 503],
+    errors: [400, 401, 404, 409, 413],
     responses: {
       202: { description: 'Accepted: a run was created', schema: Accepted },
       200: { description: 'Skipped: a duplicate, or the event or filter does not match', schema: Skipped },
+      503: { description: "The trigger's secret is not set, or is too easy to guess to sign with; no run is started", schema: SecretRefusedSchema },
     },
     handle: async ({ ctx, params, raw, headers }) => {
       const answer = await ctx.webhooks.receive(params.slug, raw ?? new Uint8Array(), headers.get(SIGNATURE_HEADER));
@@ -47,9 +62,21 @@ export const webhookRoutes = [
     summary: 'The registered webhook triggers, and whether the secret of each is configured (never its value)',
     tag: 'webhooks',
     responses: { 200: { description: 'Triggers by slug', schema: z.object({ webhooks: z.array(WebhookTriggerViewSchema) }) } },
-    handle: async ({ ctx }) => ({
-      webhooks: await Promise.all((await ctx.workflows.triggers()).map(async (t) => toTriggerView(t, (await ctx.webhooks.secretOf(t)) !== undefined))),
-    }),
+    handle: async ({ ctx }) => ({ webhooks: await viewsOf(ctx, await ctx.workflows.triggers()) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/webhooks/register',
+    summary:
+      "Register the webhook triggers of the workflows under cwd (and the registered workspaces). The server's own directory and workspaces are registered without it; a listing (GET) never registers",
+    tag: 'webhooks',
+    query: z.object({ cwd: z.string().optional().describe(PROJECT_DIR_DESCRIPTION) }),
+    errors: [400, 415],
+    responses: { 200: { description: 'The triggers now registered for the workflows found, and every problem found', schema: TriggerRegistrationViewSchema } },
+    handle: async ({ ctx, query }) => {
+      const { triggers, errors } = await ctx.workflows.registerTriggers(query.cwd);
+      return { webhooks: await viewsOf(ctx, triggers), ...(errors.length > 0 ? { errors } : {}) };
+    },
   }),
   defineRoute({
     method: 'GET',

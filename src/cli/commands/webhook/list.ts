@@ -1,7 +1,8 @@
 import { defineCommand } from '../../define-command.js';
-import { printJson, printTable } from '../../output.js';
+import { printJson } from '../../output.js';
+import { printTriggers } from './_shared.js';
 
-/** `svc webhook list`: the registered triggers, and whether each secret is configured (never its value). */
+/** `svc webhook list`: the registered triggers, and whether each secret is set, missing or weak (never its value). */
 export default defineCommand({
   run: async (cmd) => {
     const result = await cmd.client().webhooks.list();
@@ -10,17 +11,6 @@ export default defineCommand({
       if (cmd.io.isStdoutTTY) cmd.io.err('No webhook triggers. Add `triggers.webhook` to a workflow (docs/workflows.md).\n');
       return;
     }
-    await printTable(
-      cmd.io,
-      ['SLUG', 'WORKFLOW', 'EVENT', 'SECRET', 'KEY FIELD', 'WINDOW'],
-      result.webhooks.map((w) => [
-        w.slug,
-        w.workflow,
-        w.event,
-        `${w.secret_env} (${w.secret_configured ? 'set' : 'missing'})`,
-        w.idempotency_key,
-        `${w.dedupe_window_sec}s`,
-      ]),
-    );
+    await printTriggers(cmd, result.webhooks);
   },
 });
