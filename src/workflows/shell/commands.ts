@@ -173,6 +173,9 @@ function readInvocation(reading: CommandReading, command: SimpleCommand, words: 
   }
   if (LITERAL_ONLY.has(name)) for (const word of rest) reading.literalOnly.push({ word, runner: name });
   if (name === 'find') return readFind(reading, command, words, k + 1);
+  // Programs svc does not know may run a shell too (`docker exec box sh -c …`, `kubectl exec … -- bash -c …`).
+  const shell = rest.findIndex((word, j) => SHELLS.has(basename(word) ?? '') && /^-[a-zA-Z]*c/.test(rest[j + 1]?.literal ?? ''));
+  if (shell !== -1) readShell(reading, rest.slice(shell + 1), basename(rest[shell]) as string);
   readBuiltin(reading, command, rest, name);
 }
 

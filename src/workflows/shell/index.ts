@@ -1,7 +1,7 @@
 /**
  * Bash scripts of workflow nodes: where each `$<id>.output` sits in the script's quoting
  * (contexts.ts, found by the scanner), and which uses of a value from outside svc cannot make safe
- * (check.ts; docs/workflows.md, "Outside values in bash").
+ * (check.ts; docs/workflows.md, "Values from outside in bash").
  */
 
 export { checkNumberFirst, UNSAFE_SHELL_CONTEXTS, unsafeContextAdvice } from './contexts.js';
