@@ -137,6 +137,13 @@ const REFUSED: readonly [string, string][] = [
   ['v=$ARGUMENTS; echo ${!v}', '${!v} uses the value of v as a variable name'],
   ['v=$ARGUMENTS; echo "${v@P}"', '${v@P} expands the value like a prompt'],
   ['PS4=$ARGUMENTS; set -x; :', 'PS4 runs'],
+  ['f() { local -n r=$1; r=$x.output; }; f n; (( n ))', 'local -n takes a variable name'],
+  // code read from standard input, joined from words, or written to a file and run
+  ['source /dev/stdin <<< "$ARGUMENTS"', 'source reads its program from "$ARGUMENTS"'],
+  ['exec <<< "$ARGUMENTS"; bash', 'bash reads its program from its standard input'],
+  ["eval '((' ARGUMENTS '))'", '$ARGUMENTS holds a value from outside and cannot be used in (( … ))'],
+  ['echo "$ARGUMENTS" > run.sh; bash run.sh', 'bash runs run.sh, a file this script writes'],
+  ['printf %s $x.output | tee run.sh; chmod +x run.sh; ./run.sh', './run.sh runs ./run.sh, a file this script writes'],
 ];
 
 describe('forms where bash runs a value from outside', () => {
@@ -284,6 +291,13 @@ describe('the probe: every form in every placement, with every hostile value', (
     "echo a\\ #'\n(( V ))\n'",
     'cat <<EOF\n$(( V ))\nEOF',
     'x=V\n[[ $x =~ ^[0-9]+$ ]] || exit 1\n(( x ))',
+    'source /dev/stdin <<< V',
+    'exec <<< V; bash',
+    "eval '((' V '))'",
+    'f() { local -n r=$1; r=V; }; f n; (( n ))',
+    'echo V > run.sh; bash run.sh',
+    'printf %s V | tee run.sh; source ./run.sh',
+    'x=V; declare -n r=x; (( r ))',
   ];
   const PLACEMENTS = ['$x.output', '"$x.output"', "'$x.output'", '"$ARGUMENTS"', 'ARGUMENTS', '${WEBHOOK_EVENT}'];
 

@@ -5,7 +5,7 @@
  */
 
 import type { ShellWord, SimpleCommand } from './outline.js';
-import { addWrite, readAssignment, type CommandReading } from './reading.js';
+import { addJoinedCode, addProgramPath, addWrite, readAssignment, type CommandReading } from './reading.js';
 
 const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
 
@@ -41,14 +41,14 @@ export function readBuiltin(reading: CommandReading, command: SimpleCommand, res
   if (DECLARATIONS.has(name)) return readDeclaration(reading, command, operands, name, flags);
   switch (name) {
     case 'eval':
-      for (const word of operands) reading.code.push({ word, runner: 'eval', shell: 'same' });
+      addJoinedCode(reading, operands, 'eval', 'same');
       break;
     case 'trap':
       if (operands.length >= 2 && operands[0]?.literal !== '-') reading.code.push({ word: operands[0] as ShellWord, runner: 'trap', shell: 'same' });
       break;
     case 'source':
     case '.':
-      if (operands[0]) reading.paths.push({ word: operands[0], runner: name });
+      if (operands[0]) addProgramPath(reading, operands[0], name, 'same');
       break;
     case 'alias':
       for (const word of operands)

@@ -16,7 +16,7 @@ import { readCommand } from './commands.js';
 import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
 import { nameFacts, type NameFacts } from './names.js';
 import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
-import { emptyReading, mergeReading, type CodeUse, type CommandReading } from './reading.js';
+import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
 const OUTSIDE_NAME = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${OUTSIDE_VARIABLES.join('|')})(?![A-Za-z0-9_])`);
@@ -56,6 +56,8 @@ class Checker {
   private readonly problems = new Set<string>();
   /** What this script's variables hold, passed on to code it hands to another shell. */
   private facts?: NameFacts;
+  /** Files the script writes with `>` or `tee`: running one would run what was written there. */
+  private written = new Set<string>();
 
   constructor(
     private readonly script: string,
@@ -79,6 +81,7 @@ class Checker {
       ...(this.inherited ? { inherited: this.inherited } : {}),
     });
     this.facts = facts;
+    this.written = writtenFiles(outline);
     if (outline.tooDeep) this.problems.add(TOO_DEEP);
     for (const region of outline.arithmetic) this.arithmetic(region, region.kind, facts);
     for (const { word, kind } of all.arithmetic) this.arithmetic(word, kind, facts);
@@ -113,6 +116,10 @@ class Checker {
       for (const code of reading.code) {
         const text = code.text ?? code.word.literal;
         if (code.shell === 'same' && text !== undefined) scanInto(text, outline, this.depth + 1);
+      }
+      for (const { shell } of reading.stdinCode) {
+        const input = programInput(command);
+        if (shell === 'same' && typeof input === 'string') scanInto(input, outline, this.depth + 1); // source /dev/stdin <<'EOF'
       }
     }
     return readings;
@@ -156,7 +163,10 @@ class Checker {
     for (const word of reading.commandNames) {
       if (word.literal === undefined)
         this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
-      else this.replaced(word.literal, reading);
+      else {
+        this.replaced(word.literal, reading);
+        if (word.literal.includes('/')) this.runsWritten(word, word.literal);
+      }
     }
     for (const code of reading.code) {
       const text = code.text ?? code.word.literal;
@@ -168,6 +178,7 @@ class Checker {
       }
     }
     for (const { word, runner } of reading.paths) {
+      this.runsWritten(word, runner);
       const reason = this.unclean(word, facts);
       if (reason !== undefined) this.problems.add(`${runner} runs or loads the file ${snippet(textOf(word))} names, and ${reason}; name the file literally`);
     }
@@ -181,6 +192,13 @@ class Checker {
       );
     }
     for (const { runner, shell } of reading.stdinCode) this.standardInput(command, runner, shell, facts);
+  }
+
+  private runsWritten(word: ShellWord, runner: string): void {
+    if (word.literal === undefined || !this.written.has(normalPath(word.literal))) return;
+    this.problems.add(
+      `${runner} runs ${word.literal}, a file this script writes: a value from outside written there would run; pass values to what you run as arguments instead`,
+    );
   }
 
   /** xargs -I and find -exec put a value where their replacement string stands. */
@@ -227,24 +245,22 @@ class Checker {
     }
   }
 
-  private standardInput(command: SimpleCommand, runner: string, shell: 'new' | 'other', facts: NameFacts): void {
-    const input = [...command.redirects].reverse().find((redirect) => /^(?:[0-9]*)<(?:<-?|<<)?$/.test(redirect.op));
-    if (input?.heredoc) {
-      if (input.heredoc.expanded) {
-        this.problems.add(
-          `${runner} reads its program from a here-document that expands values: ${TAKES} quote its delimiter (<<'EOF') so nothing is put into the program`,
-        );
-      } else if (shell === 'new' && input.heredoc.body) this.nested(textOf(input.heredoc.body), runner);
-    } else if (input?.op.endsWith('<<<') && input.target) {
-      if (input.target.literal === undefined)
-        this.problems.add(`${runner} reads its program from ${snippet(textOf(input.target))}: ${TAKES} a program must be literal text`);
-      else if (shell === 'new') this.nested(input.target.literal, runner);
-    } else if (input?.target) {
-      const reason = this.unclean(input.target, facts);
-      if (reason !== undefined) this.problems.add(`${runner} runs the file ${snippet(textOf(input.target))} names, and ${reason}; name the file literally`);
-    } else if (command.piped) {
-      this.problems.add(`${runner} reads its program from a pipe: ${TAKES} give it a file, or a here-document with a quoted delimiter (<<'EOF')`);
+  /** A program read from standard input: only a literal here-document or here-string can be checked. */
+  private standardInput(command: SimpleCommand, runner: string, shell: CodeUse['shell'], facts: NameFacts): void {
+    const input = programInput(command);
+    if (typeof input === 'string') {
+      if (shell === 'new') this.nested(input, runner);
+      return;
     }
+    if ('file' in input) {
+      this.runsWritten(input.file, runner);
+      const reason = this.unclean(input.file, facts);
+      if (reason !== undefined) this.problems.add(`${runner} runs the file ${snippet(textOf(input.file))} names, and ${reason}; name the file literally`);
+      return;
+    }
+    this.problems.add(
+      `${runner} reads its program from ${input.from}: ${TAKES} give it a file, or a here-document with a quoted delimiter (<<'EOF') so that nothing is put into the program`,
+    );
   }
 
   /** Literal code another shell runs: checked as a script of its own that takes values from outside. */
@@ -266,4 +282,35 @@ function codeAdvice(code: CodeUse): string {
   if (code.runner.includes('awk')) return `pass values through the environment: v="$x" awk '{ print ENVIRON["v"] }'`;
   if (code.runner.includes('sed')) return "GNU sed's e command runs shell commands; pass values to a tool that reads them as data (awk's ENVIRON, perl's %ENV)";
   return 'pass values as arguments or environment variables, never inside the program text';
+}
+
+/**
+ * The program a command reads from its standard input: the text of a literal here-document or
+ * here-string, or where it comes from otherwise (a pipe, a file, whatever the script's own input is).
+ */
+function programInput(command: SimpleCommand): string | { from: string } | { file: ShellWord } {
+  const input = [...command.redirects].reverse().find((redirect) => /^0?<(?:<-?|<<)?$/.test(redirect.op));
+  if (input?.heredoc) {
+    if (input.heredoc.expanded) return { from: 'a here-document that expands values' };
+    return input.heredoc.body ? textOf(input.heredoc.body) : '';
+  }
+  if (input?.op.endsWith('<<<') && input.target) return input.target.literal ?? { from: snippet(textOf(input.target)) };
+  if (input?.target && !(input.target.literal !== undefined && STANDARD_INPUT.test(input.target.literal))) return { file: input.target };
+  return { from: input?.target ? snippet(textOf(input.target)) : command.piped ? 'a pipe' : 'its standard input' };
+}
+
+const normalPath = (path: string): string => path.replace(/^(?:\.\/)+/, '');
+
+/** The literal paths the script writes by redirection (`> f`, `>> f`, `&> f`) or with `tee`. */
+function writtenFiles(outline: ShellOutline): Set<string> {
+  const written = new Set<string>();
+  for (const command of outline.commands) {
+    for (const redirect of command.redirects) {
+      if (/^(?:[0-9]*|&)>(?:>|\|)?$/.test(redirect.op) && redirect.target?.literal !== undefined) written.add(normalPath(redirect.target.literal));
+    }
+    if (command.words[0]?.literal?.split('/').pop() === 'tee') {
+      for (const word of command.words.slice(1)) if (word.literal !== undefined && !word.literal.startsWith('-')) written.add(normalPath(word.literal));
+    }
+  }
+  return written;
 }

@@ -9,7 +9,17 @@
 
 import { readBuiltin } from './builtins.js';
 import type { ShellWord, SimpleCommand } from './outline.js';
-import { addWrite, CODE_VARIABLES, emptyReading, mergeReading, PATH_VARIABLES, readAssignment, type CommandReading } from './reading.js';
+import {
+  addJoinedCode,
+  addProgramPath,
+  addWrite,
+  CODE_VARIABLES,
+  emptyReading,
+  mergeReading,
+  PATH_VARIABLES,
+  readAssignment,
+  type CommandReading,
+} from './reading.js';
 
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish']);
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
@@ -157,7 +167,7 @@ function readInvocation(reading: CommandReading, command: SimpleCommand, words: 
     if (name === 'command' && options.some((word) => /^-[a-zA-Z]*[vV]/.test(word.literal ?? ''))) return; // command -v: a lookup
     const next = skipOptions(reading, command, words, k + 1, name, wrapper);
     const shellFlag = (name === 'sudo' || name === 'doas') && words.slice(k + 1, next).some((word) => /^-[a-zA-Z]*[si]/.test(word.literal ?? ''));
-    if (shellFlag) for (const word of words.slice(next)) reading.code.push({ word, runner: `${name} -s`, shell: 'new' });
+    if (shellFlag) addJoinedCode(reading, words.slice(next), `${name} -s`, 'new');
     else readInvocation(reading, command, words, next);
     return;
   }
@@ -197,7 +207,7 @@ function readShell(reading: CommandReading, rest: readonly ShellWord[], name: st
   }
   const operand = rest[j];
   if (codeFlag && operand) reading.code.push({ word: operand, runner: `${name} -c`, shell: 'new' });
-  else if (operand && !stdinFlag) reading.paths.push({ word: operand, runner: name });
+  else if (operand && !stdinFlag) addProgramPath(reading, operand, name, 'new');
   else reading.stdinCode.push({ runner: name, shell: 'new' });
 }
 
@@ -215,8 +225,7 @@ function readInterpreter(reading: CommandReading, rest: readonly ShellWord[], na
       }
       if (text?.startsWith('--')) continue;
       if (code) return;
-      if (text === '-') break;
-      reading.paths.push({ word, runner: name });
+      addProgramPath(reading, word, name, 'other');
       return;
     }
     for (let l = 1; l < text.length; l++) {

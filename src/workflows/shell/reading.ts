@@ -39,7 +39,7 @@ export interface CommandReading {
   /** Words that must be literal whatever they hold (ssh's remote command, compgen's word list). */
   readonly literalOnly: { word: ShellWord; runner: string }[];
   /** A program that reads its code from standard input. */
-  readonly stdinCode: { runner: string; shell: 'new' | 'other' }[];
+  readonly stdinCode: { runner: string; shell: CodeUse['shell'] }[];
   readonly writes: Write[];
   /** Names given the integer attribute (`declare -i`): every value assigned to them is arithmetic. */
   readonly integers: string[];
@@ -86,6 +86,27 @@ export function addWrite(
   if (base === undefined) return;
   const scalar = options.scalar && base === name;
   reading.writes.push({ name: base, how, values, scalar, assignment: options.assignment ?? false, local: options.local ?? false, command });
+}
+
+/**
+ * Words a program joins with spaces and runs as one piece of code (`eval a b`, `sudo -s a b`): one
+ * use with the joined text when all are literal (split, `((` and `))` would read apart), else each
+ * word that is not.
+ */
+export function addJoinedCode(reading: CommandReading, words: readonly ShellWord[], runner: string, shell: CodeUse['shell']): void {
+  const first = words[0];
+  if (!first) return;
+  if (words.every((word) => word.literal !== undefined)) reading.code.push({ word: first, runner, shell, text: words.map((word) => word.literal).join(' ') });
+  else for (const word of words) if (word.literal === undefined) reading.code.push({ word, runner, shell });
+}
+
+/** Paths that name the standard input: a program given one reads its code from there. */
+export const STANDARD_INPUT = /^(?:-|\/dev\/stdin|\/dev\/fd\/[0-9]+|\/proc\/(?:self|[0-9]+)\/fd\/[0-9]+)$/;
+
+/** A program run from `word`: a file, or the standard input when the word names it. */
+export function addProgramPath(reading: CommandReading, word: ShellWord, runner: string, shell: CodeUse['shell']): void {
+  if (word.literal !== undefined && STANDARD_INPUT.test(word.literal)) reading.stdinCode.push({ runner, shell });
+  else reading.paths.push({ word, runner });
 }
 
 export function readAssignment(reading: CommandReading, command: SimpleCommand, word: ShellWord, runner: string): void {
