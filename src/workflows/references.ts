@@ -78,8 +78,8 @@ export function shellQuote(value: string): string {
  * Inside "…" or '…' the quotes are closed around the word and reopened, so the value still
  * arrives verbatim; references in comments and after a backslash are left as written.
  * Throws for a reference where no splice is safe, and for a script that uses a value from outside
- * where bash would run it as code (validation refuses such scripts beforehand; this holds for a
- * run whose definition was saved before a check existed).
+ * where bash would run it as code: validation refuses such scripts, and the engine validates a
+ * run's definition again when it starts, so this is the last guard, not the first.
  */
 export function renderBash(script: string, outputs: Readonly<Record<string, string>>): string {
   const [problem] = outsideValueProblems(script);

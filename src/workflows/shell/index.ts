@@ -4,8 +4,7 @@
  * (check.ts; docs/workflows.md, "Values from outside in bash").
  */
 
-export { checkNumberFirst, UNSAFE_SHELL_CONTEXTS, unsafeContextAdvice } from './contexts.js';
+export { UNSAFE_SHELL_CONTEXTS, unsafeContextAdvice } from './contexts.js';
 export type { ShellContext } from './contexts.js';
 export { scanShell } from './scanner.js';
-export type { ShellScan } from './scanner.js';
 export { outsideValueProblems } from './check.js';

@@ -51,8 +51,6 @@ export interface NameFacts {
   notNumeric(name: string): string | undefined;
   /** Why `name` may hold a value from outside, or undefined when it holds only what the script or the environment chose. */
   notClean(name: string): string | undefined;
-  /** What an expansion-bearing word may hold: only numbers, chosen text, or anything. */
-  kindOf(word: ShellWord): ValueKind;
 }
 
 const NUMBER = /^[+-]?(?:[0-9]+|0[xX][0-9a-fA-F]+|[0-9]+#[0-9A-Za-z@_]+)$/;
@@ -156,7 +154,6 @@ export function nameFacts(
       isNumeric(name) ? undefined : (fixedReason(name) ?? (byName.has(name) ? describe(name, 'number') : inheritedReason(name, inherited?.notNumeric(name)))),
     notClean: (name) =>
       isClean(name) ? undefined : (fixedReason(name) ?? (byName.has(name) ? describe(name, 'clean') : inheritedReason(name, inherited?.notClean(name)))),
-    kindOf,
   };
 }
 

@@ -86,6 +86,7 @@ export abstract class WordScanner extends ExpansionScanner {
     while (j < this.n && this.at(j) !== "'") j += this.at(j) === '\\' ? 2 : 1;
     const end = Math.min(j, this.n);
     this.recordRange(i, end, state.backtick ? 'backtick' : 'ansi-c-quoted');
+    for (let k = this.refsIn(i, end).length; k > 0; k--) b.expand({ kind: 'splice' });
     const body = this.src.slice(i, end);
     // Escapes decode to any character: such a word's text is not known here.
     if (body.includes('\\')) b.exact = false;
