@@ -53,7 +53,7 @@ export type { WhenExpr, WhenParseResult } from './when.js';
 
 export { findBashOutputRefs, findOutputRefs, renderBash, renderPrompt, shellQuote } from './references.js';
 export type { BashOutputRef, OutputRef } from './references.js';
-export { OUTSIDE_VARIABLES, PROMPT_VARIABLES, RUN_VARIABLE_SOURCES } from './run-variables.js';
+export { OUTSIDE_VARIABLES, PROMPT_VARIABLES, RUN_VARIABLE_SOURCES, VARIABLES_TO_OUTSIDE } from './run-variables.js';
 export type { PromptVariable } from './run-variables.js';
 export type { ShellContext } from './shell/index.js';
 

@@ -230,6 +230,8 @@ describe('forms validation accepts', () => {
   it('checks a script that names an outside variable anywhere, even in literal code for another shell', () => {
     expect(bashErrors("bash -c 'echo $(( ARGUMENTS ))'").join('\n')).toContain('in the code given to bash -c: $ARGUMENTS holds a value from outside');
     expect(bashErrors("eval 'echo $(( TRIGGER_PAYLOAD ))'").join('\n')).toContain('$TRIGGER_PAYLOAD holds a value from outside');
+    // $ARTIFACTS_DIR is svc's path, but its files hold every node's output and the payload.
+    expect(bashErrors('(( $(cat "$ARTIFACTS_DIR/x.out") > 0 ))').join('\n')).toContain('cannot be used in (( … )) in a script that takes values from outside');
   });
 });
 

@@ -2,7 +2,7 @@
  * The places in a bash script where a value from outside — a run message, a webhook's payload or
  * key, a node's output — would run as code, which validation refuses (docs/workflows.md, "Values
  * from outside in bash"). A script that takes no such value (no `$<id>.output`, no outside
- * variable named) is not checked: svc gives it nothing to run. In one that does, these must be
+ * variable or `ARTIFACTS_DIR` named) is not checked: svc gives it nothing to run. In one that does, these must be
  * literal text or hold only what the script chose: arithmetic (only numbers, see arithmetic.ts and
  * names.ts), the code given to `eval`, `trap`, `bash -c`, `python -c`, awk, sed and ssh, command
  * names, the files `source` runs, and variable names (`read`, `unset`, `printf -v`, `${!v}`).
@@ -10,7 +10,7 @@
  * (`eval '…'`, `trap '…'`) is read as part of the script.
  */
 
-import { OUTSIDE_VARIABLES } from '../run-variables.js';
+import { VARIABLES_TO_OUTSIDE } from '../run-variables.js';
 import { ARITHMETIC_PLACES, arithmeticProblems } from './arithmetic.js';
 import { readCommand } from './commands.js';
 import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
@@ -19,7 +19,7 @@ import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord
 import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
-const OUTSIDE_NAME = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${OUTSIDE_VARIABLES.join('|')})(?![A-Za-z0-9_])`);
+const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_OUTSIDE.join('|')})(?![A-Za-z0-9_])`);
 /** Code handed to code handed to code …: deeper than this is not followed (and refused). */
 const MAX_CODE_DEPTH = 8;
 const TAKES = 'in a script that takes values from outside';
@@ -46,7 +46,7 @@ function findProblems(script: string): readonly string[] {
   const refs = findRefsIn(script);
   const scan = scanShell(script, refs);
   const live = (offset: number) => !['comment', 'escaped'].includes(scan.contextAt(offset));
-  if (![...refs.keys()].some(live) && !OUTSIDE_NAME.test(script)) return [];
+  if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return [];
   // A splice in an unsafe quoting context is reported by the context check already.
   const toReport = (offset: number) => live(offset) && !UNSAFE_SHELL_CONTEXTS.has(scan.contextAt(offset));
   return new Checker(script, toReport, 0).check(scan.outline);
