@@ -51,9 +51,11 @@ export { cronProblem, isTimeZone, nextFiring } from './cron.js';
 export { evaluateWhen, parseWhen } from './when.js';
 export type { WhenExpr, WhenParseResult } from './when.js';
 
-export { findBashOutputRefs, findOutputRefs, PROMPT_VARIABLES, renderBash, renderPrompt, shellQuote } from './references.js';
-export type { BashOutputRef, OutputRef, PromptVariable } from './references.js';
-export type { ShellContext } from './shell-context.js';
+export { findBashOutputRefs, findOutputRefs, renderBash, renderPrompt, shellQuote } from './references.js';
+export type { BashOutputRef, OutputRef } from './references.js';
+export { OUTSIDE_VARIABLES, PROMPT_VARIABLES, RUN_VARIABLE_SOURCES, VARIABLES_TO_OUTSIDE } from './run-variables.js';
+export type { PromptVariable } from './run-variables.js';
+export type { ShellContext } from './shell/index.js';
 
 export { DependencyGraph, findDependencyProblems, formatCycle, topologicalOrder } from './graph.js';
 export type { DependencyProblem, GraphNode } from './graph.js';

@@ -9,14 +9,10 @@
  * again: a message containing `$RUN_ID` or `$secret.output` stays literally that.
  */
 
-import { shellContextsAt, unsafeContextAdvice, UNSAFE_SHELL_CONTEXTS } from './shell-context.js';
-import type { ShellContext } from './shell-context.js';
-
-/**
- * A reference: `$`, a node id, `.output`, and no further word character (so `$a.outputs` or
- * `$FILE.output_dir` are not references).
- */
-const OUTPUT_REF_SOURCE = String.raw`\$([A-Za-z_][A-Za-z0-9_-]*)\.output(?![A-Za-z0-9_])`;
+import { OUTPUT_REF_SOURCE } from './output-ref.js';
+import { PROMPT_VARIABLES, type PromptVariable } from './run-variables.js';
+import { outsideValueProblems, scanShell, unsafeContextAdvice, UNSAFE_SHELL_CONTEXTS } from './shell/index.js';
+import type { ShellContext } from './shell/index.js';
 
 export interface OutputRef {
   /** The referenced node id. */
@@ -28,28 +24,10 @@ export interface OutputRef {
 }
 
 export interface BashOutputRef extends OutputRef {
-  /** Where the reference sits in the script's quoting; see shell-context.ts. */
+  /** Where the reference sits in the script's quoting; see shell/contexts.ts. */
   readonly context: ShellContext;
 }
 
-/** The variables a prompt may use besides `$<id>.output`. */
-export const PROMPT_VARIABLES = [
-  'ARGUMENTS',
-  'USER_MESSAGE',
-  'RUN_ID',
-  'WORKFLOW_NAME',
-  'ARTIFACTS_DIR',
-  'WORKSPACE_DIR',
-  'TRIGGER_TYPE',
-  'TRIGGER_PAYLOAD',
-  'TRIGGER_PAYLOAD_FILE',
-  'WEBHOOK_EVENT',
-  'WEBHOOK_IDEMPOTENCY_KEY',
-  'WEBHOOK_RECEIVED_AT',
-  'SCHEDULE_CRON',
-  'SCHEDULE_DUE_AT',
-] as const;
-export type PromptVariable = (typeof PROMPT_VARIABLES)[number];
 const PROMPT_VARIABLE_SET: ReadonlySet<string> = new Set(PROMPT_VARIABLES);
 
 /** Every `$<id>.output` in `text`, in order. */
@@ -65,11 +43,8 @@ export function findOutputRefs(text: string): OutputRef[] {
 export function findBashOutputRefs(script: string): BashOutputRef[] {
   const refs = findOutputRefs(script);
   if (refs.length === 0) return [];
-  const contexts = shellContextsAt(
-    script,
-    refs.map((ref) => ref.start),
-  );
-  return refs.map((ref, k) => ({ ...ref, context: contexts[k] as ShellContext }));
+  const scan = scanShell(script, new Map(refs.map((ref) => [ref.start, ref.end])));
+  return refs.map((ref) => ({ ...ref, context: scan.contextAt(ref.start) }));
 }
 
 /**
@@ -102,9 +77,13 @@ export function shellQuote(value: string): string {
  * Substitutes `$<id>.output` in a bash script by a single-quoted shell word, and nothing else.
  * Inside "…" or '…' the quotes are closed around the word and reopened, so the value still
  * arrives verbatim; references in comments and after a backslash are left as written.
- * Throws for a reference where no splice is safe (validation refuses such scripts beforehand).
+ * Throws for a reference where no splice is safe, and for a script that uses a value from outside
+ * where bash would run it as code: validation refuses such scripts, and the engine validates a
+ * run's definition again when it starts, so this is the last guard, not the first.
  */
 export function renderBash(script: string, outputs: Readonly<Record<string, string>>): string {
+  const [problem] = outsideValueProblems(script);
+  if (problem !== undefined) throw new Error(problem);
   let rendered = '';
   let copied = 0;
   for (const ref of findBashOutputRefs(script)) {

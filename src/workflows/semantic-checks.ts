@@ -17,7 +17,7 @@ import type { PathSegment, Problem } from './problems.js';
 import { findBashOutputRefs, findOutputRefs, isLiveBashRef, isUnsafeBashRef } from './references.js';
 import type { OutputRef } from './references.js';
 import { AGENT_ACTIONS, NODE_ACTIONS } from './schema.js';
-import { unsafeContextAdvice } from './shell-context.js';
+import { outsideValueProblems, unsafeContextAdvice } from './shell/index.js';
 import { parseWhen } from './when.js';
 
 type Dict = Record<string, unknown>;
@@ -157,8 +157,8 @@ function checkNodeTexts(node: NodeSketch, ids: ReadonlySet<string>, graph: Depen
   if (typeof raw.bash === 'string') {
     const refs = findBashOutputRefs(raw.bash).filter(isLiveBashRef);
     const reported = new Set<string>();
-    for (const ref of refs.filter(isUnsafeBashRef)) {
-      const message = unsafeContextAdvice(ref.context, `$${ref.id}.output`);
+    const messages = [...refs.filter(isUnsafeBashRef).map((ref) => unsafeContextAdvice(ref.context, `$${ref.id}.output`)), ...outsideValueProblems(raw.bash)];
+    for (const message of messages) {
       if (reported.has(message)) continue;
       reported.add(message);
       problems.push({ path: [...base, 'bash'], message });

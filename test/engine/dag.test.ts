@@ -89,7 +89,8 @@ beforeAll(async () => {
       nodes: [
         {
           id: 'flaky',
-          bash: 'n=$(cat "$ARTIFACTS_DIR/count" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$ARTIFACTS_DIR/count"; if [ $n -lt 2 ]; then echo "attempt $n fails" >&2; exit 1; fi; echo "ok on attempt $n"',
+          // A number read from the run's files is checked before arithmetic (docs/workflows.md, "Values from outside in bash").
+          bash: 'n=$(cat "$ARTIFACTS_DIR/count" 2>/dev/null || echo 0); [[ $n =~ ^[0-9]+$ ]] || exit 2; n=$((n + 1)); echo $n > "$ARTIFACTS_DIR/count"; if [ $n -lt 2 ]; then echo "attempt $n fails" >&2; exit 1; fi; echo "ok on attempt $n"',
           retry: { max_attempts: 2, delay: '100ms' },
         },
       ],

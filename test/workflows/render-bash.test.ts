@@ -96,6 +96,14 @@ describe('renderBash', () => {
     expectNothingRan();
   });
 
+  it('reads `#` after an escaped space as part of the word, as bash does', () => {
+    // svc took `\ #` for the start of a comment and left the reference alone, while bash went on
+    // reading the word: a backtick opened there enclosed the next lines' splices.
+    expect(bash(renderBash('printf %s a\\ #$a.output', { a: 'v' }))).toBe('a #v');
+    expect(() => renderBash('echo a\\ #`\necho $subst.output\n`', HOSTILE)).toThrow('inside backticks');
+    expectNothingRan();
+  });
+
   it('reads a node without output as an empty word, not a missing one', () => {
     expect(bash(renderBash('set -- $skipped.output; echo $#', {}))).toBe('1\n');
   });
@@ -106,6 +114,9 @@ describe('renderBash', () => {
     );
     expect(() => renderBash('echo `echo $a.output`', { a: 'x' })).toThrow('inside backticks');
     expect(() => renderBash('echo "${x:-$a.output}"', { a: 'x' })).toThrow('inside ${…}');
+    expect(() => renderBash('(( $a.output > 0 ))', { a: 'x' })).toThrow('cannot be used in arithmetic');
+    expect(() => renderBash('echo $[ $a.output ]', { a: 'x' })).toThrow('cannot be used in arithmetic');
+    expect(() => renderBash('bash -c "echo $a.output"', { a: 'x' })).toThrow('bash -c runs');
   });
 
   it('drops NUL bytes, which bash cannot carry', () => {

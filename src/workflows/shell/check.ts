@@ -1,0 +1,316 @@
+/**
+ * The places in a bash script where a value from outside — a run message, a webhook's payload or
+ * key, a node's output — would run as code, which validation refuses (docs/workflows.md, "Values
+ * from outside in bash"). A script that takes no such value (no `$<id>.output`, no outside
+ * variable or `ARTIFACTS_DIR` named) is not checked: svc gives it nothing to run. In one that does, these must be
+ * literal text or hold only what the script chose: arithmetic (only numbers, see arithmetic.ts and
+ * names.ts), the code given to `eval`, `trap`, `bash -c`, `python -c`, awk, sed and ssh, command
+ * names, the files `source` runs, and variable names (`read`, `unset`, `printf -v`, `${!v}`).
+ * Literal code given to another shell is checked the same way; literal code run by this shell
+ * (`eval '…'`, `trap '…'`) is read as part of the script.
+ */
+
+import { VARIABLES_TO_OUTSIDE } from '../run-variables.js';
+import { ARITHMETIC_PLACES, arithmeticProblems } from './arithmetic.js';
+import { readCommand } from './commands.js';
+import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
+import { nameFacts, type NameFacts } from './names.js';
+import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
+import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
+import { findRefsIn, scanInto, scanShell } from './scanner.js';
+
+const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_OUTSIDE.join('|')})(?![A-Za-z0-9_])`);
+/** Code handed to code handed to code …: deeper than this is not followed (and refused). */
+const MAX_CODE_DEPTH = 8;
+const TAKES = 'in a script that takes values from outside';
+const TOO_DEEP = 'the script nests code too deeply for svc to check how it uses values from outside; simplify it';
+
+/** Answers for recent scripts: validation and every run of a node ask about the same script. */
+const recent = new Map<string, readonly string[]>();
+const RECENT_SCRIPTS = 64;
+const RECENT_SCRIPT_LENGTH = 64 * 1024;
+
+/** The problems of a bash script with values from outside; none for a script that takes none. */
+export function outsideValueProblems(script: string): readonly string[] {
+  const known = recent.get(script);
+  if (known) return known;
+  const problems = findProblems(script);
+  if (script.length <= RECENT_SCRIPT_LENGTH) {
+    if (recent.size >= RECENT_SCRIPTS) recent.delete(recent.keys().next().value as string);
+    recent.set(script, problems);
+  }
+  return problems;
+}
+
+function findProblems(script: string): readonly string[] {
+  const refs = findRefsIn(script);
+  const scan = scanShell(script, refs);
+  const live = (offset: number) => !['comment', 'escaped'].includes(scan.contextAt(offset));
+  if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return [];
+  // A splice in an unsafe quoting context is reported by the context check already.
+  const toReport = (offset: number) => live(offset) && !UNSAFE_SHELL_CONTEXTS.has(scan.contextAt(offset));
+  return new Checker(script, toReport, 0).check(scan.outline);
+}
+
+class Checker {
+  private readonly problems = new Set<string>();
+  /** What this script's variables hold, passed on to code it hands to another shell. */
+  private facts?: NameFacts;
+  /** Files the script writes with `>` or `tee`: running one would run what was written there. */
+  private written = new Set<string>();
+
+  constructor(
+    private readonly script: string,
+    private readonly spliceToReport: (offset: number) => boolean,
+    private readonly depth: number,
+    private readonly inherited?: NameFacts,
+  ) {}
+
+  check(outline: ShellOutline): string[] {
+    const readings = this.read(outline);
+    const all = emptyReading();
+    for (const reading of readings.values()) mergeReading(all, reading);
+    for (const use of outline.parameters) {
+      if (use.op === ':=' || use.op === '=') all.writes.push({ name: use.name, how: snippet(textOf(use)), scalar: false, assignment: false, local: false });
+    }
+    const integers = new Set(all.integers);
+    const facts = nameFacts(all.writes, {
+      integers,
+      namerefs: new Set(all.namerefs),
+      checksEndTheScript: !this.endingsRedefined(outline, all),
+      ...(this.inherited ? { inherited: this.inherited } : {}),
+    });
+    this.facts = facts;
+    this.written = writtenFiles(outline);
+    if (outline.tooDeep) this.problems.add(TOO_DEEP);
+    for (const region of outline.arithmetic) this.arithmetic(region, region.kind, facts);
+    for (const { word, kind } of all.arithmetic) this.arithmetic(word, kind, facts);
+    for (const write of all.writes) {
+      if (!integers.has(write.name)) continue;
+      if (write.assignment) for (const value of write.values ?? []) this.arithmetic(value, 'integer', facts);
+      else
+        this.problems.add(
+          `${write.name} is an integer variable (declare -i), so ${write.how} evaluates what it reads as an arithmetic expression, running any $(…) in it; read into a plain variable and check it first`,
+        );
+    }
+    for (const use of outline.parameters) {
+      if (use.op === '@P') this.problems.add(`\${${use.name}@P} expands the value like a prompt, running any $(…) in it; it cannot be used ${TAKES}`);
+      const reason = use.form === 'indirect' ? facts.notClean(use.name) : undefined;
+      if (reason !== undefined) {
+        this.problems.add(
+          `\${!${use.name}} uses the value of ${use.name} as a variable name, and ${reason}: bash evaluates an array index in a name, running any $(…) in it`,
+        );
+      }
+    }
+    for (const [command, reading] of readings) this.commandProblems(command, reading, facts);
+    return [...this.problems];
+  }
+
+  /** Reads every command; literal code this shell runs (`eval '…'`, `trap '…'`) is scanned into the outline and read too. */
+  private read(outline: ShellOutline): Map<SimpleCommand, CommandReading> {
+    const readings = new Map<SimpleCommand, CommandReading>();
+    for (let k = 0; k < outline.commands.length; k++) {
+      const command = outline.commands[k] as SimpleCommand;
+      const reading = readCommand(command);
+      readings.set(command, reading);
+      for (const code of reading.code) {
+        const text = code.text ?? code.word.literal;
+        if (code.shell === 'same' && text !== undefined) scanInto(text, outline, this.depth + 1);
+      }
+      for (const { shell } of reading.stdinCode) {
+        const input = programInput(command);
+        if (shell === 'same' && typeof input === 'string') scanInto(input, outline, this.depth + 1); // source /dev/stdin <<'EOF'
+      }
+    }
+    return readings;
+  }
+
+  /** A script that redefines `exit` or `return` (a function, an alias, `enable -n`) makes a check on the next line mean nothing. */
+  private endingsRedefined(outline: ShellOutline, all: CommandReading): boolean {
+    if (outline.functions.has('exit') || outline.functions.has('return')) return true;
+    if (all.commandNames.some((word) => word.literal === 'enable')) return true;
+    return all.code.some((code) => code.runner === 'alias'); // an alias may stand for any word of the check
+  }
+
+  private arithmetic(span: Span, kind: ArithmeticKind, facts: NameFacts): void {
+    const where = ARITHMETIC_PLACES[kind];
+    const evaluates = 'bash evaluates it as an arithmetic expression and runs any $(…) in it';
+    for (const problem of arithmeticProblems(span, facts.notNumeric)) {
+      switch (problem.kind) {
+        case 'splice':
+          if (span.source === this.script && this.spliceToReport(problem.offset)) {
+            this.problems.add(`${problem.ref} cannot be used in ${where}: ${evaluates}; ${checkNumberFirst(problem.ref)}`);
+          }
+          break;
+        case 'outside':
+          this.problems.add(
+            `$${problem.name} holds a value from outside and cannot be used in ${where}, with or without $: ${evaluates}; ${checkNumberFirst(`$${problem.name}`)}`,
+          );
+          break;
+        case 'name':
+          this.problems.add(
+            `${problem.name} cannot be used in ${where} ${TAKES}: ${problem.reason}, and bash evaluates a variable's value there as an expression, running any $(…) in it; check it on the line after it is set: [[ $${problem.name} =~ ^[0-9]+$ ]] || exit 1`,
+          );
+          break;
+        case 'expansion':
+          this.problems.add(`${problem.text} cannot be used in ${where} ${TAKES}: ${evaluates}; ${checkNumberFirst(problem.text)}`);
+          break;
+      }
+    }
+  }
+
+  private commandProblems(command: SimpleCommand, reading: CommandReading, facts: NameFacts): void {
+    for (const word of reading.commandNames) {
+      if (word.literal === undefined)
+        this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
+      else {
+        this.replaced(word.literal, reading);
+        if (word.literal.includes('/')) this.runsWritten(word, word.literal);
+      }
+    }
+    for (const code of reading.code) {
+      const text = code.text ?? code.word.literal;
+      if (text === undefined)
+        this.problems.add(`${code.runner} runs ${snippet(textOf(code.word))} as code: ${TAKES} it must be literal text; ${codeAdvice(code)}`);
+      else if (code.shell === 'new') {
+        this.replaced(text, reading);
+        this.nested(text, code.runner);
+      }
+    }
+    for (const { word, runner } of reading.paths) {
+      this.runsWritten(word, runner);
+      const reason = this.unclean(word, facts);
+      if (reason !== undefined) this.problems.add(`${runner} runs or loads the file ${snippet(textOf(word))} names, and ${reason}; name the file literally`);
+    }
+    for (const { word, runner } of reading.names) this.variableName(word, runner, facts);
+    for (const { word, runner } of reading.literalOnly) {
+      if (word.literal !== undefined) continue;
+      this.problems.add(
+        runner === 'ssh'
+          ? `ssh hands its words to a shell on the remote host: ${TAKES} they must be literal text, not ${snippet(textOf(word))}; send values on standard input: printf '%s' "$v" | ssh host 'read -r v; …'`
+          : `${runner} expands or loads ${snippet(textOf(word))}: ${TAKES} it must be literal text`,
+      );
+    }
+    for (const { runner, shell } of reading.stdinCode) this.standardInput(command, runner, shell, facts);
+  }
+
+  private runsWritten(word: ShellWord, runner: string): void {
+    if (word.literal === undefined || !this.written.has(normalPath(word.literal))) return;
+    this.problems.add(
+      `${runner} runs ${word.literal}, a file this script writes: a value from outside written there would run; pass values to what you run as arguments instead`,
+    );
+  }
+
+  /** xargs -I and find -exec put a value where their replacement string stands. */
+  private replaced(text: string, reading: CommandReading): void {
+    for (const replacement of reading.replacements) {
+      if (text.includes(replacement)) {
+        this.problems.add(
+          `${replacement} in ${snippet(text)} is replaced by a value (xargs -I, find -exec) in code or a command name; pass it as an argument instead: sh -c '… "$1" …' _ ${replacement}`,
+        );
+      }
+    }
+  }
+
+  /** Why a word naming a file may hold a value from outside, or undefined. */
+  private unclean(word: ShellWord, facts: NameFacts): string | undefined {
+    if (word.literal !== undefined) return undefined;
+    for (const expansion of word.expansions) {
+      if (expansion.kind === 'splice') return 'it holds the output of a node';
+      if (expansion.kind !== 'parameter') return `${expansion.kind === 'process' ? 'a process substitution' : 'a command substitution'} makes it`;
+      const reason =
+        expansion.form === 'length'
+          ? undefined
+          : expansion.form === 'plain' || expansion.form === 'keys'
+            ? facts.notClean(expansion.name ?? '')
+            : 'it is made by a ${…} operator';
+      if (reason !== undefined) return expansion.form === 'plain' ? `${expansion.name}: ${reason}` : reason;
+    }
+    return undefined;
+  }
+
+  /** A word that names a variable: a literal name, or a literal name with an index that is arithmetic. */
+  private variableName(word: ShellWord, runner: string, facts: NameFacts): void {
+    const literal = word.literal !== undefined;
+    const text = literal ? (word.literal as string) : textOf(word);
+    const indexed = literal ? /^[A-Za-z_][A-Za-z0-9_]*\[(.*)\]$/s.exec(text) : /^(["']?)[A-Za-z_][A-Za-z0-9_]*\[(.*)\]\1$/s.exec(text);
+    if (indexed) {
+      const index = indexed[indexed.length - 1] as string;
+      const start = (literal ? 0 : word.start) + text.indexOf('[') + 1;
+      if (index !== '@' && index !== '*') this.arithmetic({ source: literal ? text : word.source, start, end: start + index.length }, 'subscript', facts);
+    } else if (!literal) {
+      this.problems.add(
+        `${runner} takes a variable name, and ${snippet(text)} is not a literal one: ${TAKES} bash would evaluate an array index inside a name from a value, running any $(…) in it`,
+      );
+    }
+  }
+
+  /** A program read from standard input: only a literal here-document or here-string can be checked. */
+  private standardInput(command: SimpleCommand, runner: string, shell: CodeUse['shell'], facts: NameFacts): void {
+    const input = programInput(command);
+    if (typeof input === 'string') {
+      if (shell === 'new') this.nested(input, runner);
+      return;
+    }
+    if ('file' in input) {
+      this.runsWritten(input.file, runner);
+      const reason = this.unclean(input.file, facts);
+      if (reason !== undefined) this.problems.add(`${runner} runs the file ${snippet(textOf(input.file))} names, and ${reason}; name the file literally`);
+      return;
+    }
+    this.problems.add(
+      `${runner} reads its program from ${input.from}: ${TAKES} give it a file, or a here-document with a quoted delimiter (<<'EOF') so that nothing is put into the program`,
+    );
+  }
+
+  /** Literal code another shell runs: checked as a script of its own that takes values from outside. */
+  private nested(text: string, runner: string): void {
+    if (this.depth + 1 > MAX_CODE_DEPTH) {
+      this.problems.add(TOO_DEEP);
+      return;
+    }
+    const problems = new Checker(text, () => false, this.depth + 1, this.facts).check(scanShell(text).outline);
+    for (const problem of problems) this.problems.add(problem === TOO_DEEP ? TOO_DEEP : `in the code given to ${runner}: ${problem}`);
+  }
+}
+
+function codeAdvice(code: CodeUse): string {
+  if (code.shell === 'new') return `pass values as arguments instead: ${code.runner} '… "$1" …' _ "$v"`;
+  if (code.runner === 'eval') return 'run the command directly, with the value as an argument';
+  if (code.runner === 'trap') return `write the handler in single quotes: trap 'rm -f "$tmp"' EXIT`;
+  if (code.runner.startsWith('PS') || code.runner === 'PROMPT_COMMAND') return 'bash expands it like a prompt, running any $(…) in it';
+  if (code.runner.includes('awk')) return `pass values through the environment: v="$x" awk '{ print ENVIRON["v"] }'`;
+  if (code.runner.includes('sed')) return "GNU sed's e command runs shell commands; pass values to a tool that reads them as data (awk's ENVIRON, perl's %ENV)";
+  return 'pass values as arguments or environment variables, never inside the program text';
+}
+
+/**
+ * The program a command reads from its standard input: the text of a literal here-document or
+ * here-string, or where it comes from otherwise (a pipe, a file, whatever the script's own input is).
+ */
+function programInput(command: SimpleCommand): string | { from: string } | { file: ShellWord } {
+  const input = [...command.redirects].reverse().find((redirect) => /^0?<(?:<-?|<<)?$/.test(redirect.op));
+  if (input?.heredoc) {
+    if (input.heredoc.expanded) return { from: 'a here-document that expands values' };
+    return input.heredoc.body ? textOf(input.heredoc.body) : '';
+  }
+  if (input?.op.endsWith('<<<') && input.target) return input.target.literal ?? { from: snippet(textOf(input.target)) };
+  if (input?.target && !(input.target.literal !== undefined && STANDARD_INPUT.test(input.target.literal))) return { file: input.target };
+  return { from: input?.target ? snippet(textOf(input.target)) : command.piped ? 'a pipe' : 'its standard input' };
+}
+
+const normalPath = (path: string): string => path.replace(/^(?:\.\/)+/, '');
+
+/** The literal paths the script writes by redirection (`> f`, `>> f`, `&> f`) or with `tee`. */
+function writtenFiles(outline: ShellOutline): Set<string> {
+  const written = new Set<string>();
+  for (const command of outline.commands) {
+    for (const redirect of command.redirects) {
+      if (/^(?:[0-9]*|&)>(?:>|\|)?$/.test(redirect.op) && redirect.target?.literal !== undefined) written.add(normalPath(redirect.target.literal));
+    }
+    if (command.words[0]?.literal?.split('/').pop() === 'tee') {
+      for (const word of command.words.slice(1)) if (word.literal !== undefined && !word.literal.startsWith('-')) written.add(normalPath(word.literal));
+    }
+  }
+  return written;
+}
