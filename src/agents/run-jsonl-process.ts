@@ -1,5 +1,5 @@
-import { createInterface } from 'node:readline';
 import { spawnGroup } from '../processes/process-group.js';
+import { AGENT_LINE_LIMIT_BYTES, lineSplitter } from './line-splitter.js';
 import { AgentError, type AgentRequest } from './types.js';
 
 export interface JsonlProcessSpec {
@@ -19,10 +19,13 @@ export interface JsonlProcessOutcome {
 
 const STDERR_TAIL = 4000;
 
+const LINE_LIMIT_TEXT = `${AGENT_LINE_LIMIT_BYTES / (1024 * 1024)} MiB`;
+
 /**
  * Runs an agent that speaks JSON lines on stdout, prompt on stdin, in its own process group.
- * Enforces the first-event timeout (logging `agent.first_event_timeout`), the call timeout and
- * cancellation, each by killing the whole group.
+ * Enforces the first-event timeout (logging `agent.first_event_timeout`), the call timeout,
+ * cancellation and the length of a line (`output_too_large`: memory stays bounded whatever the
+ * agent prints), each by killing the whole group.
  */
 export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProcessOutcome> {
   const { request } = spec;
@@ -61,8 +64,7 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
   const onAbort = () => stop(new AgentError('agent_cancelled', `${spec.agent} call cancelled`));
   request.signal.addEventListener('abort', onAbort, { once: true });
 
-  const lines = createInterface({ input: proc.child.stdout!, crlfDelay: Infinity });
-  lines.on('line', (line) => {
+  const onLine = (line: string) => {
     sawLine = true;
     clearTimeout(firstEventTimer);
     if (failure) return;
@@ -79,7 +81,17 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
         stop(new AgentError('agent_protocol_error', `${spec.agent}: ${(error as Error).message}`));
       }
     }
-  });
+  };
+  const lines = lineSplitter(AGENT_LINE_LIMIT_BYTES, onLine, () =>
+    stop(
+      new AgentError(
+        'output_too_large',
+        `${spec.agent} printed a line of more than ${LINE_LIMIT_TEXT} on stdout, the most svc reads of one line of an agent's output; the agent was stopped`,
+      ),
+    ),
+  );
+  proc.child.stdout!.on('data', (chunk: Buffer) => lines.push(chunk));
+  proc.child.stdout!.on('end', () => lines.end());
 
   try {
     const { code, signal } = await proc.done;
@@ -95,6 +107,5 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
     clearTimeout(firstEventTimer);
     if (callTimer) clearTimeout(callTimer);
     request.signal.removeEventListener('abort', onAbort);
-    lines.close();
   }
 }

@@ -64,7 +64,9 @@ export type AgentErrorCode =
   /** The session asked for with `resumeSession` does not exist (any more) for the agent. */
   | 'agent_session_lost'
   /** The agent would refuse the permissions asked for (claude `full` as root without IS_SANDBOX=1). */
-  | 'agent_refused';
+  | 'agent_refused'
+  /** The agent printed a line longer than svc reads (AGENT_LINE_LIMIT_BYTES) and was stopped. */
+  | 'output_too_large';
 
 export class AgentError extends Error {
   constructor(

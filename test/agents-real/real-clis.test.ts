@@ -1,14 +1,19 @@
 // The real Claude Code and Codex CLIs (pinned devDependencies) driven by svc, offline, against a
 // local stand-in of each model API that answers with tool calls (docs/decisions.md, Agents): a
 // prompt node on a workspace with `permissions: edit` leaves the agent's files in the run's
-// worktree; with `read` it leaves none, and the CLI told the model its calls were refused. Every
-// test has a fresh HOME, and proxy variables pointing at a trap that no request may reach.
+// worktree, committed as the node's commit on svc/<runId> and listed by the run's diff; with
+// `read` it leaves none, and the CLI told the model its calls were refused. Either way each call
+// is an `agent_tool` event, seen live by an SSE client and kept with the run's events, and counted
+// on the node ("Tool activity", "A commit per node"). Every test has a fresh HOME, and proxy
+// variables pointing at a trap that no request may reach.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
+import { connect } from '../helpers/sse-client.js';
 import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../engine/helpers.js';
 import {
   claudeToolResults,
@@ -23,6 +28,8 @@ import { offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents
 import { makeRepository } from '../workspaces/git-fixtures.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
+const CLAUDE_BASH = 'sleep 1; echo ran > claude-ran.txt';
+const CODEX_COMMAND = 'sleep 1; echo ran > codex-ran.txt';
 const node = (id: string, assistant: 'claude' | 'codex', permissions: string) => ({
   name: `${assistant}-${permissions}`,
   description: `one ${assistant} node with permissions ${permissions}`,
@@ -45,11 +52,11 @@ beforeAll(async () => {
 
   claude = await startClaudeStandIn({
     write: { path: 'claude-wrote.txt', content: 'written by the real claude\n' },
-    bash: 'sleep 1; echo ran > claude-ran.txt',
+    bash: CLAUDE_BASH,
     finalText: 'DONE',
   });
   // A command that runs a moment before it writes: codex's --json often leaves out one its sandbox refuses at once.
-  codex = await startCodexStandIn({ command: 'sleep 1; echo ran > codex-ran.txt', finalText: 'DONE' });
+  codex = await startCodexStandIn({ command: CODEX_COMMAND, finalText: 'DONE' });
   trap = await startNetworkTrap();
   onCleanup(() => Promise.all([claude.close(), codex.close(), trap.close()]));
 
@@ -84,25 +91,72 @@ afterEach(() => {
   expect(trap.attempts, 'requests that would have left the machine').toEqual([]);
 });
 
-/** Runs one workflow on the workspace to its end: the run, and the worktree it ran in. */
-async function runOnWorkspace(workflow: string): Promise<{ run: Json; worktree: string }> {
-  const run = await waitForRun(server, await startRun(server, workflow, { message: 'a file', workspaceId }), undefined, 60_000);
+type ToolEvent = { nodeId: string; tool: string; summary: string; status: string };
+const toolEvents = (events: Json[]): ToolEvent[] =>
+  events.filter((e) => e.type === 'agent_tool').map(({ nodeId, tool, summary, status }) => ({ nodeId, tool, summary, status }));
+
+/**
+ * Runs one workflow on the workspace to its end: the run, the worktree it ran in, and the
+ * `agent_tool` events an SSE client of the dashboard's stream saw while it ran.
+ */
+async function runOnWorkspace(workflow: string): Promise<{ run: Json; worktree: string; live: ToolEvent[] }> {
+  const stream = await connect(server, '/api/stream/__dashboard__');
+  const runId = await startRun(server, workflow, { message: 'a file', workspaceId });
+  const run = await waitForRun(server, runId, undefined, 60_000);
+  await stream.until((events) => events.some((e) => e.runId === runId && e.type.startsWith('run_') && e.type !== 'run_started'));
+  stream.close();
   expect(run.cwd).toContain(join('worktrees', run.id));
-  return { run, worktree: run.cwd };
+  return { run, worktree: run.cwd, live: toolEvents(stream.events.filter((e) => e.runId === runId)) };
+}
+
+/** The files of a commit, as git lists them in the run's worktree. */
+const committedFiles = (worktree: string, commit: string): string[] =>
+  execFileSync('git', ['show', '--name-only', '--format=', commit], { cwd: worktree, encoding: 'utf8' }).trim().split('\n').filter(Boolean).sort();
+
+/**
+ * An edit run's change is the node's commit, the branch's head, and what the run's diff lists as
+ * added; its message names the workflow and the node, and its trailer the run.
+ */
+async function expectCommitted(run: Json, worktree: string, files: string[]): Promise<void> {
+  const commit = run.nodes.change.commit as string;
+  expect(commit).toMatch(/^[0-9a-f]{40}$/);
+  expect(committedFiles(worktree, commit)).toEqual(files);
+  expect(run.headCommit).toBe(commit);
+  expect(execFileSync('git', ['log', '-1', '--format=%s%n%b', commit], { cwd: worktree, encoding: 'utf8' })).toContain(`Svc-Run: ${run.id}`);
+  const diff = await api(server, 'GET', `/api/workflows/runs/${run.id}/diff`);
+  expect(diff.status).toBe(200);
+  expect(diff.body).toMatchObject({ branch: `svc/${run.id}`, base: run.baseCommit, head: commit, truncated: false });
+  expect(diff.body.files.map((file: Json) => [file.path, file.status]).sort()).toEqual(files.map((file) => [file, 'added']));
+}
+
+/** A read run changed nothing: no commit, the branch still at its base, an empty diff. */
+async function expectNothingCommitted(run: Json): Promise<void> {
+  expect(run.nodes.change.commit).toBeNull();
+  expect(run.headCommit).toBe(run.baseCommit);
+  const diff = await api(server, 'GET', `/api/workflows/runs/${run.id}/diff`);
+  expect(diff.body.files).toEqual([]);
 }
 
 describe('the real Claude Code', { timeout: 90_000 }, () => {
   it('edit: its Write and its Bash call both write into the run worktree', async () => {
-    const { run, worktree } = await runOnWorkspace('claude-edit');
+    const { run, worktree, live } = await runOnWorkspace('claude-edit');
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
     expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'edit' });
     expect(readFileSync(join(worktree, 'claude-wrote.txt'), 'utf8')).toBe('written by the real claude\n');
     expect(readFileSync(join(worktree, 'claude-ran.txt'), 'utf8')).toBe('ran\n');
     expect(claudeToolResults(claude).map((result) => result.is_error === true)).toEqual([false, false]);
+    const calls = [
+      { nodeId: 'change', tool: 'Write', summary: 'Write claude-wrote.txt', status: 'ok' },
+      { nodeId: 'change', tool: 'Bash', summary: `Bash: ${CLAUDE_BASH}`, status: 'ok' },
+    ];
+    expect(toolEvents(run.events)).toEqual(calls);
+    expect(live).toEqual(calls);
+    expect(run.nodes.change).toMatchObject({ toolCalls: 2, toolsDenied: [], toolsDeniedCount: 0 });
+    await expectCommitted(run, worktree, ['claude-ran.txt', 'claude-wrote.txt']);
   });
 
   it('read: both calls are refused, the model is told so, and the worktree holds neither file', async () => {
-    const { run, worktree } = await runOnWorkspace('claude-read');
+    const { run, worktree, live } = await runOnWorkspace('claude-read');
     // The agent itself ends its turn normally: what it was refused is in its stream (permission_denied).
     expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'read' });
     expect(existsSync(join(worktree, 'claude-wrote.txt'))).toBe(false);
@@ -110,6 +164,15 @@ describe('the real Claude Code', { timeout: 90_000 }, () => {
     const [write, bash] = claudeToolResults(claude);
     expect(write).toMatchObject({ is_error: true, content: expect.stringMatching(/requested permissions to write to .*claude-wrote\.txt/) });
     expect(bash).toMatchObject({ is_error: true, content: expect.stringMatching(/needs approval|requires approval/) });
+    // Each refusal once, though the CLI says it three times (permission_denied, the tool_result, the result's list).
+    const calls = [
+      { nodeId: 'change', tool: 'Write', summary: 'Write claude-wrote.txt', status: 'denied' },
+      { nodeId: 'change', tool: 'Bash', summary: `Bash: ${CLAUDE_BASH}`, status: 'denied' },
+    ];
+    expect(toolEvents(run.events)).toEqual(calls);
+    expect(live).toEqual(calls);
+    expect(run.nodes.change).toMatchObject({ toolCalls: 2, toolsDenied: ['Write claude-wrote.txt', `Bash: ${CLAUDE_BASH}`], toolsDeniedCount: 2 });
+    await expectNothingCommitted(run);
   });
 
   it(
@@ -142,18 +205,29 @@ describe('the real Claude Code', { timeout: 90_000 }, () => {
 
 describe('the real Codex', { timeout: 90_000 }, () => {
   it('edit: the workspace-write sandbox lets its command write into the run worktree', async () => {
-    const { run, worktree } = await runOnWorkspace('codex-edit');
+    const { run, worktree, live } = await runOnWorkspace('codex-edit');
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
     expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'edit' });
     expect(readFileSync(join(worktree, 'codex-ran.txt'), 'utf8')).toBe('ran\n');
     expect(codexCallOutputs(codex)).toEqual([expect.objectContaining({ output: expect.stringMatching(/exited with code 0|Exit code: 0/) })]);
+    const calls = [{ nodeId: 'change', tool: 'exec', summary: `exec: ${CODEX_COMMAND}`, status: 'ok' }];
+    expect(toolEvents(run.events)).toEqual(calls);
+    expect(live).toEqual(calls);
+    expect(run.nodes.change).toMatchObject({ toolCalls: 1, toolsDenied: [], toolsDeniedCount: 0 });
+    await expectCommitted(run, worktree, ['codex-ran.txt']);
   });
 
   it('read: the read-only sandbox fails its command, and the worktree holds no file', async () => {
-    const { run, worktree } = await runOnWorkspace('codex-read');
+    const { run, worktree, live } = await runOnWorkspace('codex-read');
     expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'read' });
     expect(existsSync(join(worktree, 'codex-ran.txt'))).toBe(false);
     expect(codexCallOutputs(codex)).toEqual([expect.objectContaining({ output: expect.stringContaining('Read-only file system') })]);
+    // The sandbox's refusal reaches svc as a command that failed: codex says nothing more of why.
+    const calls = [{ nodeId: 'change', tool: 'exec', summary: `exec: ${CODEX_COMMAND} (exit 1)`, status: 'failed' }];
+    expect(toolEvents(run.events)).toEqual(calls);
+    expect(live).toEqual(calls);
+    expect(run.nodes.change).toMatchObject({ toolCalls: 1, toolsDenied: [], toolsDeniedCount: 0 });
+    await expectNothingCommitted(run);
   });
 
   it('full: no sandbox, and its command writes', async () => {

@@ -1,6 +1,7 @@
 // Tool calls read from the agents' own output: recorded lines of the shapes Claude Code 2.1.x
 // (`-p --output-format stream-json --verbose`) and Codex 0.16x (`exec --json`) print
 // (docs/decisions.md, "Tool activity"; shared notes, ecosystem §9).
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,6 +236,54 @@ describe('codex exec --json', () => {
     ]);
     expect(call!.summary.endsWith('… (exit 127)')).toBe(true);
     expect([...call!.summary].length).toBeLessThanOrEqual(TOOL_SUMMARY_MAX);
+  });
+});
+
+/**
+ * Lines the pinned real CLIs (Claude Code 2.1.328, Codex 0.169.0) printed in test/agents-real's
+ * setting: driven through svc's flags for `read` and `edit` against the model stand-ins
+ * (test/support/model-standins.ts), which ask for a `Write` of claude-wrote.txt and a `Bash`
+ * (claude) or an `exec_command` (codex) of `sleep 1; echo ran > <agent>-ran.txt`. `$CWD` stands
+ * for the directory the agent ran in, `$HOME` for its home.
+ */
+function recordedRealLines(name: string): Json[] {
+  const text = readFileSync(new URL(`./recorded/${name}.jsonl`, import.meta.url), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line.replaceAll('$CWD', cwd).replaceAll('$HOME', cwd)) as Json);
+}
+
+describe('recorded output of the real CLIs', () => {
+  it('claude read: a permission_denied line and an is_error tool_result for each call, each reported once as denied', () => {
+    const lines = recordedRealLines('claude-read');
+    expect(lines.filter((line) => line.subtype === 'permission_denied').map((line) => line.tool_name)).toEqual(['Write', 'Bash']);
+    expect(readClaude(lines)).toEqual([
+      { tool: 'Write', summary: 'Write claude-wrote.txt', status: 'denied' },
+      { tool: 'Bash', summary: 'Bash: sleep 1; echo ran > claude-ran.txt', status: 'denied' },
+    ]);
+  });
+
+  it('claude edit: both calls ran', () => {
+    expect(readClaude(recordedRealLines('claude-edit'))).toEqual([
+      { tool: 'Write', summary: 'Write claude-wrote.txt', status: 'ok' },
+      { tool: 'Bash', summary: 'Bash: sleep 1; echo ran > claude-ran.txt', status: 'ok' },
+    ]);
+  });
+
+  const readCodex = (lines: Json[]) => {
+    const readLine = codexToolReader(cwd);
+    return lines.map((line) => readLine(line)).filter(Boolean);
+  };
+
+  it("codex read: the read-only sandbox's refusal is a failed command (exit 1); codex's own error item is no tool call", () => {
+    expect(readCodex(recordedRealLines('codex-read'))).toEqual([
+      { tool: 'exec', summary: 'exec: sleep 1; echo ran > codex-ran.txt (exit 1)', status: 'failed' },
+    ]);
+  });
+
+  it('codex edit: the command ran', () => {
+    expect(readCodex(recordedRealLines('codex-edit'))).toEqual([{ tool: 'exec', summary: 'exec: sleep 1; echo ran > codex-ran.txt', status: 'ok' }]);
   });
 });
 

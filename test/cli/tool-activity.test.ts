@@ -153,10 +153,17 @@ describe('svc watch --verbose', () => {
 
   it('--all prints each run event of a tool call, with its run and node', async () => {
     const watcher = spawnSvc(['watch', '--all', '--verbose']);
-    await untilShown(watcher, 'agent_tool check tool failed: exec: npm test (exit 1)', () =>
+    // The watcher may join a run after its first node's calls: wait for a run it saw from its
+    // first call (impl's), whose later calls (check's) it then sees too.
+    await untilShown(watcher, 'agent_tool impl tool denied: Write src/math.js', () =>
       runCli(['run', 'tools', '--detach'], { env: { SVC_URL: server.url }, cwd: project }),
     );
-    expect(watcher.stdout()).toMatch(/^\S+ run_\S+ agent_tool impl tool denied: Write src\/math\.js$/m);
+    const [, runId] = /^\S+ (run_\S+) agent_tool impl tool denied: Write src\/math\.js$/m.exec(watcher.stdout())!;
+    await waitFor(
+      () => watcher.stdout().includes(`${runId} agent_tool check tool failed: exec: npm test (exit 1)`),
+      20_000,
+      () => `for ${runId}'s check call; got ${watcher.stdout()}`,
+    );
   });
 
   it("--conversation prints the replying agent's tool calls", async () => {

@@ -2,7 +2,7 @@
 // or the node fails with `output_too_large`, a cut log ends with a marker line, and every cut is
 // visible in the API, `svc runs show`, `svc run --verbose`. Runs against the built `svc serve`, so
 // the server's own memory can be read from /proc.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -16,6 +16,10 @@ const LOG_LIMIT = 32 * MiB;
 const RECORD_CAP = 64 * 1024;
 /** 40 MB: past both limits. */
 const FLOOD = 41_943_040;
+/** The most svc reads of one line of an agent's stdout. */
+const AGENT_LINE_LIMIT = 32 * MiB;
+/** A line far past that limit, so that a server holding it would show in its memory. */
+const RUNAWAY_LINE = 200 * 1000 * 1000;
 
 let project: string;
 let home: string;
@@ -65,6 +69,11 @@ beforeAll(async () => {
         { id: 'talk', prompt: '$a.output$b.output', depends_on: ['a', 'b'] },
       ],
     },
+    {
+      // The fake agent prints its first line, then one of 200 MB with no newline, and hangs.
+      name: 'runaway',
+      nodes: [{ id: 'runaway', prompt: `Go [fake:hugeline=${RUNAWAY_LINE}]` }],
+    },
   ]);
   home = await tempDir('svc-output-home-');
   serve = await spawnServe({ home, cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
@@ -82,6 +91,27 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
   return { rss: kib('VmRSS'), peak: kib('VmHWM') };
 }
+
+/** Starts the peak (VmHWM) afresh at the current resident memory (Linux 4.0+): a test's own peak, not an earlier one's. */
+function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+describe('an agent printing a line past the line limit, with no newline', () => {
+  it('is stopped: its node fails with output_too_large, and the server never held more of the line than the limit', async () => {
+    resetPeak(serve.pid);
+    const before = memoryOf(serve.pid);
+    const run = await waitForRun(serve, await startRun(serve, 'runaway', { message: '', cwd: project }), undefined, 60_000);
+    const after = memoryOf(serve.pid);
+    expect(run.nodes.runaway.status).toBe('failed');
+    expect(run.nodes.runaway.error).toMatch(
+      /^output_too_large: node 'runaway': claude printed a line of more than 32 MiB on stdout, .*; the agent was stopped/,
+    );
+    expect(run.events.find((e: Json) => e.type === 'node_failed' && e.nodeId === 'runaway')).toMatchObject({ code: 'output_too_large' });
+    // A generous margin over the limit; holding the 200 MB line would pass it.
+    expect(after.peak - before.rss, JSON.stringify({ before, after })).toBeLessThan(3 * AGENT_LINE_LIMIT);
+  }, 90_000);
+});
 
 describe('a node printing past the output limit', () => {
   let run: Json;

@@ -78,6 +78,19 @@ describe('claude nodes', () => {
     expect(run.nodes.reader).toMatchObject({ status: 'completed', output: 'reader done', permissions: 'read' });
   });
 
+  it('read: each refused call is one denied agent_tool event, though the agent says it twice (permission_denied, then the tool_result)', () => {
+    const tools = (nodeId: string) =>
+      run.events.filter((e: Json) => e.type === 'agent_tool' && e.nodeId === nodeId).map((e: Json) => `${e.status} ${e.summary}`);
+    expect(tools('reader')).toEqual(['denied Write reader.txt', 'denied Bash: sleep 0.1; echo reader > reader-sh.txt']);
+    expect(run.nodes.reader).toMatchObject({
+      toolCalls: 2,
+      toolsDenied: ['Write reader.txt', 'Bash: sleep 0.1; echo reader > reader-sh.txt'],
+      toolsDeniedCount: 2,
+    });
+    expect(tools('editor')).toEqual(['ok Write editor.txt', 'ok Bash: sleep 0.1; echo editor > editor-sh.txt']);
+    expect(run.nodes.editor).toMatchObject({ toolCalls: 2, toolsDenied: [], toolsDeniedCount: 0 });
+  });
+
   it('records the permissions in effect on each agent node and in the run graph, none on other nodes', () => {
     expect(Object.fromEntries(Object.entries(run.nodes).map(([id, node]) => [id, (node as Json).permissions]))).toEqual({
       plain: 'edit',
@@ -111,6 +124,11 @@ describe('codex nodes', () => {
     expect([written('cplain.txt'), written('cplain-sh.txt')]).toEqual([true, true]);
     expect([written('creader.txt'), written('creader-sh.txt')]).toEqual([false, false]);
     expect([run.nodes.cplain.permissions, run.nodes.creader.permissions]).toEqual(['edit', 'read']);
+    // The read-only sandbox's refusal of the command is a failed call; its rejected patch, which codex reports only on stderr, none.
+    const tools = (nodeId: string) =>
+      run.events.filter((e: Json) => e.type === 'agent_tool' && e.nodeId === nodeId).map((e: Json) => `${e.status} ${e.summary}`);
+    expect(tools('creader')).toEqual(['failed exec: sleep 0.1; echo creader > creader-sh.txt (exit 1)']);
+    expect(tools('cplain')).toEqual(['ok exec: sleep 0.1; echo cplain > cplain-sh.txt', 'ok patch: add cplain.txt']);
   });
 
   it('full: no sandbox at all', async () => {

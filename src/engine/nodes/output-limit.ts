@@ -19,3 +19,15 @@ export function outputTooLarge(nodeId: string, did: 'printed' | 'answered'): Nod
     `output_too_large: node '${nodeId}' ${what}, the limit of a node's output${stopped}. Write large results to a file under $ARTIFACTS_DIR and pass its path instead.`,
   );
 }
+
+/**
+ * The failure of a prompt node whose agent was stopped for printing a line longer than svc reads
+ * of one (`output_too_large` from agents/line-splitter.ts): named like any output that passed its
+ * limit, the code first, then the node; `message` is the agent's error.
+ */
+export function agentLineTooLarge(nodeId: string, message: string): NodeFailure {
+  return new NodeFailure(
+    'output_too_large',
+    `output_too_large: node '${nodeId}': ${message}. Write large results to a file under $ARTIFACTS_DIR and pass its path instead.`,
+  );
+}

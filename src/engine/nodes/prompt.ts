@@ -1,7 +1,7 @@
 import { agentEnvironment, AgentError, DEFAULT_NODE_PERMISSIONS } from '../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
-import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
+import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 
 /**
@@ -63,6 +63,7 @@ export const promptRunner =
     } catch (error) {
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();
+        if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
         throw new NodeFailure(error.code, error.message);
       }
       throw error;
