@@ -16,9 +16,9 @@ export type BranchMergeState =
 /**
  * `branch` counts as merged into `into` when its head is reachable from it (a merge, a
  * fast-forward, or a branch with no commits of its own), or when merging it would change nothing
- * there: its changes arrived another way (a squash merge, a cherry-pick, a rebase). For a clone,
- * its remote-tracking `origin/<into>` counts too — a pull request merged on the host — as far as
- * the clone last fetched it.
+ * there: its changes arrived another way (a squash merge, a cherry-pick, a rebase). The
+ * remote-tracking `origin/<into>` counts too — a pull request merged on the host — as far as the
+ * repository last fetched it.
  */
 export async function branchMergeState(repository: string, branch: string, into: string, git: WorktreeGit): Promise<BranchMergeState> {
   const options = { cwd: repository, env: git.env, timeoutMs: git.timeoutMs };
