@@ -58,7 +58,7 @@ _svc() {
     "workspace env set") words='--help' ;;
     "workspace env unset") words='--help' ;;
     "workspace consent") words='--allow --revoke --help' ;;
-    "workspace cleanup") words='--older-than --workspace --help' ;;
+    "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
     "commands") words='--cwd --help' ;;
     "run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
     "runs") words='list show diff --help' ;;

@@ -137,7 +137,7 @@ export const MANIFEST: CommandEntry[] = [
       },
       {
         name: 'cleanup',
-        description: 'remove worktrees of runs that ended before --older-than (default 7d)',
+        description: 'remove worktrees of finished runs: ended before --older-than (default 7d), or --merged into the default branch',
         load: () => import('./commands/workspace/cleanup.js'),
       },
     ],

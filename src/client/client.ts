@@ -34,6 +34,8 @@ import type {
   TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
+  WorkspaceDetail,
+  CleanupResult,
   WorkspaceList,
 } from './types.js';
 
@@ -84,15 +86,19 @@ export interface SvcClient {
     /** Clone `{url}` or register an existing directory `{path}`. */
     add(input: { url?: string; path?: string }): Promise<Workspace>;
     list(query?: { limit?: number; offset?: number }): Promise<WorkspaceList>;
-    get(id: string): Promise<Workspace>;
+    /** The workspace, with `disk`: its run worktrees on the server's disk and their size. */
+    get(id: string): Promise<WorkspaceDetail>;
     environments(id: string): Promise<{ environments: EnvironmentView[] }>;
     /** The env-leak gate's consent bit (audit-logged by the server). */
     setConsent(id: string, allowEnvKeys: boolean): Promise<Workspace>;
     setEnv(id: string, values: Record<string, string>): Promise<Workspace>;
     unsetEnv(id: string, key: string): Promise<Workspace>;
     delete(id: string): Promise<{ deleted: true; id: string }>;
-    /** Removes the worktrees of runs that ended longer ago than `olderThan` (e.g. `7d`). */
-    cleanup(input?: { olderThan?: string; workspaceId?: string }): Promise<{ removed: EnvironmentView[] }>;
+    /**
+     * Removes the worktrees of finished runs that ended longer ago than `olderThan` (e.g. `7d`), or
+     * with `merged` whose branch is merged into the default branch (`force`: unmerged ones too).
+     */
+    cleanup(input?: { olderThan?: string; merged?: boolean; force?: boolean; workspaceId?: string }): Promise<CleanupResult>;
   };
   webhooks: {
     /** The registered triggers and whether each secret is configured (never its value). */

@@ -14,7 +14,8 @@ import type { Benchmark, Comparison, DashboardRuns } from '../engine/benchmark.j
 import type { StartRunBodySchema } from '../engine/schemas.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
-import type { EnvironmentView, Workspace } from '../workspaces/records.js';
+import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
+import type { CleanupResult, KeptEnvironment } from '../workspaces/cleanup.js';
 import type { DiffFile, RunDiff } from '../workspaces/diff.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
@@ -22,7 +23,7 @@ import type { Conversation, ConversationEvent, Message } from '../conversations/
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
-export type { DiffFile, EnvironmentView, RunDiff, Workspace };
+export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, RunDiff, Workspace, WorkspaceDetail };
 export type { DeliveryOutcome, DeliveryView, ScheduleView, TriggerRegistrationView, WebhookTriggerView };
 export type { Benchmark, Comparison, DashboardRuns };
 export type {

@@ -8,7 +8,8 @@
 /** What was removed or is to be cleaned up, as told to the other servers. */
 export type WorkspaceChange =
   | { kind: 'run_deleted'; runId: string }
-  | { kind: 'cleanup'; before: string; workspaceId?: string }
+  /** A `merged` rule names its age `endedBefore` (cleanup.ts, cleanupRuleToChange). */
+  | { kind: 'cleanup'; before?: string; endedBefore?: string; merged?: boolean; force?: boolean; workspaceId?: string }
   | { kind: 'workspace_deleted'; workspaceId: string; source: 'clone' | 'path'; path: string };
 
 export interface WorkspacePeers {

@@ -26,6 +26,17 @@ export const WorkspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 
+/** `GET /api/workspaces/{id}`: the record and what its runs' worktrees take on this server's disk. */
+export const WorkspaceDetailSchema = WorkspaceSchema.extend({
+  disk: z
+    .object({
+      worktrees: z.number().int().describe("run worktrees of this workspace present in this server's SVC_HOME"),
+      bytes: z.number().int().describe('their apparent size, like du -sb (symlinks not followed)'),
+    })
+    .describe("what the workspace's run worktrees take on this server"),
+});
+export type WorkspaceDetail = z.infer<typeof WorkspaceDetailSchema>;
+
 /** What is stored: the view plus the dedupe key (a normalized clone URL or a real path). */
 export interface WorkspaceRecord extends Workspace {
   source_key: string;

@@ -15,8 +15,10 @@ import { scanEnvFiles } from './env-scan.js';
 import { isDirectory, localRepository } from './local-repository.js';
 import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { headOf } from './commits.js';
+import { assertCleanupRule, cleanEnvironments, cleanupRuleOf, cleanupRuleToChange, type CleanupResult, type CleanupRule } from './cleanup.js';
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
-import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
+import { worktreesOnDisk } from './disk-usage.js';
+import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { WorkspaceChange, WorkspacePeers } from './peers.js';
 
@@ -148,6 +150,14 @@ export class WorkspaceService {
 
   async get(id: string): Promise<Workspace> {
     return toWorkspaceView(await this.#record(id));
+  }
+
+  /** The workspace and what its run worktrees take in this server's home (walked now: disk-usage.ts). */
+  async detail(id: string): Promise<WorkspaceDetail> {
+    const record = await this.#record(id);
+    const { items } = await this.#repos.environments.list({ workspaceId: id, limit: Number.MAX_SAFE_INTEGER });
+    const disk = await worktreesOnDisk(items.filter((e) => this.#isOwn(e)).map((e) => e.path));
+    return { ...toWorkspaceView(record), disk };
   }
 
   async list(paging?: Paging): Promise<{ workspaces: Workspace[]; total: number }> {
@@ -335,28 +345,25 @@ export class WorkspaceService {
   }
 
   /**
-   * Removes the worktrees of runs that ended before `before` (`svc workspace cleanup`). A failed
+   * `svc workspace cleanup` (cleanup.ts decides): removes the worktrees and `svc/*` branches of
+   * finished runs by age, by outcome (`merged`) or both, and says which it kept and why. A failed
    * run resumed later gets a new worktree and runs all its nodes again (their files are gone).
    */
-  async cleanup(before: Date, workspaceId?: string, { announce = true } = {}): Promise<{ removed: EnvironmentView[] }> {
-    if (Number.isNaN(before.getTime()))
-      throw badRequest('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
+  async cleanup(rule: CleanupRule, workspaceId?: string, { announce = true } = {}): Promise<CleanupResult> {
+    assertCleanupRule(rule);
     if (workspaceId) await this.#record(workspaceId);
-    let elsewhere = false;
     const { items } = await this.#repos.environments.list({ workspaceId, limit: Number.MAX_SAFE_INTEGER });
-    const removed: EnvironmentView[] = [];
-    for (const environment of items) {
-      const view = await this.#environmentView(environment);
-      const endedAt = view.ended_at ?? (view.status === 'ended' ? environment.created_at : null);
-      if (view.status !== 'ended' || endedAt === null || Date.parse(endedAt) >= before.getTime()) continue;
-      // Another home's worktree is listed as removed: its servers remove it when told (docs/scaling.md).
-      if (this.#isOwn(environment)) await this.#exclusive(environment.workspace_id, () => this.#removeEnvironment(environment));
-      else if (announce) elsewhere = true;
-      else continue;
-      removed.push(view);
-    }
-    if (elsewhere) this.#announce({ kind: 'cleanup', before: before.toISOString(), ...(workspaceId ? { workspaceId } : {}) });
-    return { removed };
+    const { result, elsewhere } = await cleanEnvironments(items, rule, {
+      view: (environment) => this.#environmentView(environment),
+      isOwn: (environment) => this.#isOwn(environment),
+      locked: (environment, work) => this.#exclusive(environment.workspace_id, work),
+      defaultBranch: async (id) => (await this.#repos.workspaces.get(id))?.default_branch ?? '',
+      remove: (environment) => this.#removeEnvironment(environment),
+      git: this.#git,
+      announce,
+    });
+    if (elsewhere) this.#announce({ kind: 'cleanup', ...cleanupRuleToChange(rule), ...(workspaceId ? { workspaceId } : {}) });
+    return result;
   }
 
   /**
@@ -398,7 +405,7 @@ export class WorkspaceService {
   /** What another server announced (peers.ts): this server removes what its own home holds of it. */
   async applyChange(change: WorkspaceChange): Promise<void> {
     if (change.kind === 'run_deleted') return this.removeRunEnvironment(change.runId, { announce: false });
-    if (change.kind === 'cleanup') return void (await this.cleanup(new Date(change.before), change.workspaceId, { announce: false }));
+    if (change.kind === 'cleanup') return void (await this.cleanup(cleanupRuleOf(change), change.workspaceId, { announce: false }));
     // The id names a folder this server removes: only ever one of `<home>/workspaces`.
     if (!/^[A-Za-z0-9_-]+$/.test(change.workspaceId)) throw new Error(`not a workspace id: '${change.workspaceId}'`);
     await this.#exclusive(change.workspaceId, async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupAll, readLog, startServer, tempDir, writeWorkflows } from '../engine/helpers.js';
 import { runCli } from '../helpers/cli.js';
-import { makeBareRepository, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeBareRepository, makeRepository } from '../workspaces/git-fixtures.js';
 
 afterEach(cleanupAll);
 
@@ -69,6 +69,44 @@ describe('svc workspace', () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(join(dir, 'README.md'))).toBe(true);
     expect(JSON.parse((await cli('workspace', 'list', '--json')).stdout)).toEqual({ workspaces: [], total: 0 });
+  });
+
+  it('cleanup --merged says what it removed and what it kept and why; show prints the worktrees on disk', async () => {
+    const server = await startServer();
+    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
+    const dir = await project();
+    await writeWorkflows(dir, [
+      { name: 'land', nodes: [{ id: 'w', bash: 'printf a > landed.txt' }] },
+      { name: 'keep', nodes: [{ id: 'w', bash: 'printf b > kept.txt' }] },
+    ]);
+    const workspace = JSON.parse((await cli('workspace', 'add', dir, '--json')).stdout);
+    const run = async (workflow: string) => JSON.parse((await cli('run', workflow, '--workspace', workspace.id, '--cwd', dir, '--json')).stdout);
+    const landed = await run('land');
+    const kept = await run('keep');
+    git(dir, 'merge', '-q', '--no-edit', `svc/${landed.id}`);
+
+    const shown = await cli('workspace', 'show', workspace.id);
+    expect(shown.stdout).toMatch(/worktrees\s+2 on this server, \d+\.\d KiB/);
+    expect(JSON.parse((await cli('workspace', 'show', workspace.id, '--json')).stdout).disk).toEqual({ worktrees: 2, bytes: expect.any(Number) });
+
+    expect((await cli('workspace', 'cleanup', '--force')).code).toBe(2);
+    const cleaned = await cli('workspace', 'cleanup', '--merged');
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect(cleaned.stdout).toContain('Removed 1 worktree(s):');
+    expect(cleaned.stdout).toContain(landed.id);
+    expect(cleaned.stdout).toMatch(
+      new RegExp(
+        `Kept 1 worktree\\(s\\):[\\s\\S]*${kept.id}\\s+svc/${kept.id}\\s+1 commit\\(s\\) on svc/${kept.id} whose changes are not in main; kept \\(--force removes it\\)`,
+      ),
+    );
+    expect(existsSync(landed.cwd)).toBe(false);
+    expect(existsSync(kept.cwd)).toBe(true);
+
+    const forced = await cli('workspace', 'cleanup', '--merged', '--force', '--json');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(JSON.parse(forced.stdout)).toEqual({ removed: [expect.objectContaining({ run_id: kept.id })], kept: [], elsewhere: [] });
+    expect(existsSync(kept.cwd)).toBe(false);
+    expect((await cli('workspace', 'show', workspace.id)).stdout).toMatch(/worktrees\s+0 on this server, 0 B/);
   });
 
   it('works on the store with no server running, cloning a file:// URL', async () => {

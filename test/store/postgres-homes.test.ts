@@ -18,7 +18,7 @@ import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { api, cleanupAll, getRun, makeProject, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../engine/helpers.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
-import { makeBareRepository } from '../workspaces/git-fixtures.js';
+import { git, makeBareRepository } from '../workspaces/git-fixtures.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -235,6 +235,48 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   );
   expect(await queryRows(url, 'SELECT id FROM workspace_environments')).toEqual([]);
 }, 120_000);
+
+it('a clean-up of merged runs through server B: listed as elsewhere there; A removes the merged one and keeps the unmerged one until forced', async () => {
+  const url = await postgres.createDatabase();
+  const project = await makeProject([{ name: 'note', nodes: [{ id: 'w', bash: 'echo $RUN_ID > "$RUN_ID.txt"' }] }]);
+  const bare = makeBareRepository(await tempDir('svc-pg-homes-bare-'), 'widgets', { 'README.md': 'widgets\n' });
+  const a = await serve(url, project);
+  const b = await serve(url, project);
+  const workspaceId = await register(a.server, bare);
+  const [merged, unmerged] = [await startRun(a.server, 'note', { message: '', workspaceId }), await startRun(a.server, 'note', { message: '', workspaceId })];
+  for (const runId of [merged, unmerged]) await waitForStatus(a.server, runId, 'completed');
+  // Merged in A's clone, where the branch is: only A can tell.
+  git(join(a.home, 'workspaces', workspaceId, 'source'), 'merge', '-q', '--no-edit', `svc/${merged}`);
+  const worktree = (runId: string) => join(a.home, 'workspaces', workspaceId, 'worktrees', runId);
+  const environments = async () => (await api(b.server, 'GET', `/api/workspaces/${workspaceId}/environments`)).body.environments as Json[];
+
+  const cleaned = await whileFrozen(a.server, async () => {
+    const answer = await api(b.server, 'POST', '/api/workspaces/cleanup', { merged: true });
+    await sleep(500);
+    expect(existsSync(worktree(merged))).toBe(true);
+    return answer;
+  });
+  expect(cleaned.status, JSON.stringify(cleaned.body)).toBe(200);
+  expect(cleaned.body).toMatchObject({ removed: [], kept: [] });
+  expect((cleaned.body.elsewhere as Json[]).map((e) => e.run_id).sort()).toEqual([merged, unmerged].sort());
+  await waitFor(
+    () => !existsSync(worktree(merged)),
+    10_000,
+    () => 'the merged run’s worktree removed by A',
+  );
+  await waitFor(async () => (await environments()).length === 1, 10_000);
+  expect(existsSync(worktree(unmerged))).toBe(true);
+  // B's own disk holds none of them; A's counts the one left.
+  expect((await api(b.server, 'GET', `/api/workspaces/${workspaceId}`)).body.disk).toEqual({ worktrees: 0, bytes: 0 });
+  expect((await api(a.server, 'GET', `/api/workspaces/${workspaceId}`)).body.disk).toMatchObject({ worktrees: 1 });
+
+  expect((await api(b.server, 'POST', '/api/workspaces/cleanup', { merged: true, force: true })).status).toBe(200);
+  await waitFor(
+    () => !existsSync(worktree(unmerged)),
+    10_000,
+    () => 'the unmerged run’s worktree removed by A when forced',
+  );
+}, 90_000);
 
 it('a run deleted through server B: SSE on server A sees run_deleted, on the dashboard stream and on the run’s own', async () => {
   const url = await postgres.createDatabase();

@@ -107,7 +107,7 @@ describe('worktrees per run', () => {
         ['run_two', 'ended', 'svc/run_two'],
       ]),
     );
-    const { removed } = await service.cleanup(new Date('2021-01-01T00:00:00Z'));
+    const { removed } = await service.cleanup({ before: new Date('2021-01-01T00:00:00Z') });
     expect(removed.map((e) => e.run_id)).toEqual(['run_two']);
     expect(existsSync(two.cwd)).toBe(false);
     expect(git(project, 'branch', '--list', '--format=%(refname:short)', 'svc/*')).toBe('svc/run_one');

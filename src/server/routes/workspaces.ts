@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '../../shared/actor.js';
-import { EnvironmentViewSchema, WorkspaceSchema } from '../../workspaces/records.js';
+import { EnvironmentViewSchema, WorkspaceDetailSchema, WorkspaceSchema } from '../../workspaces/records.js';
+import { CleanupResultSchema } from '../../workspaces/cleanup.js';
 import { AGE_HINT, parseAge } from '../../workspaces/age.js';
 import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
 import { defineRoute, reply } from '../route.js';
@@ -23,14 +24,21 @@ const EnvBody = z
   .record(z.string().regex(ENV_KEY_PATTERN, `env var names match ${ENV_KEY_PATTERN.source}`), z.string().max(128 * 1024))
   .describe('env var names and values; merged into what is set');
 
-const CleanupBody = z.strictObject({
-  olderThan: z
-    .string()
-    .refine((text) => parseAge(text) !== null, `olderThan takes ${AGE_HINT}`)
-    .default('7d')
-    .describe(`remove worktrees of runs that ended longer ago than this (${AGE_HINT}; default 7d)`),
-  workspaceId: z.string().min(1).optional().describe('only this workspace (default: all)'),
-});
+const CleanupBody = z
+  .strictObject({
+    olderThan: z
+      .string()
+      .refine((text) => parseAge(text) !== null, `olderThan takes ${AGE_HINT}`)
+      .optional()
+      .describe(`only runs that ended longer ago than this (${AGE_HINT}); default 7d, or any age with merged`),
+    merged: z.boolean().default(false).describe("only runs whose branch is merged into the workspace's default branch (or whose changes are already in it)"),
+    force: z.boolean().default(false).describe('with merged: remove unmerged branches too'),
+    workspaceId: z.string().min(1).optional().describe('only this workspace (default: all)'),
+  })
+  .refine((body) => body.merged || !body.force, {
+    message: 'force applies with merged only (an age-only clean-up removes unmerged branches already)',
+    path: ['force'],
+  });
 
 const WorkspaceList = z.object({ workspaces: z.array(WorkspaceSchema), total: z.number().int() });
 
@@ -61,26 +69,29 @@ export const workspaceRoutes = [
   defineRoute({
     method: 'POST',
     path: '/api/workspaces/cleanup',
-    summary: 'Remove the worktrees (and svc/* branches) of runs that ended before a given age',
+    summary:
+      'Remove the worktrees (and svc/* branches) of finished runs that ended before an age, or whose branch is merged into the default branch (merged); answers what it removed and what it kept, with why',
     tag: 'workspaces',
     body: CleanupBody,
     bodyOptional: true,
     errors: [400, 404, 413, 415],
-    responses: { 200: { description: 'The environments removed', schema: z.object({ removed: z.array(EnvironmentViewSchema) }) } },
+    responses: { 200: { description: 'The environments removed and kept', schema: CleanupResultSchema } },
     handle: ({ ctx, body }) => {
-      const { olderThan, workspaceId } = CleanupBody.parse(body ?? {});
-      return ctx.workspaces.cleanup(new Date(Date.now() - parseAge(olderThan)!), workspaceId);
+      const { olderThan, merged, force, workspaceId } = CleanupBody.parse(body ?? {});
+      // By age alone the default is 7d; with merged, any age unless olderThan narrows it too.
+      const age = olderThan ?? (merged ? undefined : '7d');
+      return ctx.workspaces.cleanup({ before: age === undefined ? undefined : new Date(Date.now() - parseAge(age)!), merged, force }, workspaceId);
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/api/workspaces/{id}',
-    summary: 'One workspace',
+    summary: "One workspace, with what its runs' worktrees take on this server's disk",
     tag: 'workspaces',
     params: IdParams,
     errors: [404],
-    responses: { 200: { description: 'The workspace', schema: WorkspaceSchema } },
-    handle: ({ ctx, params }) => ctx.workspaces.get(params.id),
+    responses: { 200: { description: 'The workspace', schema: WorkspaceDetailSchema } },
+    handle: ({ ctx, params }) => ctx.workspaces.detail(params.id),
   }),
   defineRoute({
     method: 'GET',

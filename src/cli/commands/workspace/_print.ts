@@ -1,11 +1,11 @@
-import type { EnvironmentView, Workspace } from '../../../client/index.js';
+import type { EnvironmentView, Workspace, WorkspaceDetail } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
-import { printJson, printTable } from '../../output.js';
+import { formatBytes, printJson, printTable } from '../../output.js';
 
 export const WORKSPACE_ARG = ['<workspace>', 'workspace id'] as const;
 
-/** One workspace, as `svc workspace show` and the commands that change one print it. */
-export function printWorkspace(cmd: CommandContext, workspace: Workspace): void {
+/** One workspace, as `svc workspace show` (with `disk`) and the commands that change one print it. */
+export function printWorkspace(cmd: CommandContext, workspace: Workspace | WorkspaceDetail): void {
   if (cmd.globals.json) return printJson(cmd.io, workspace);
   const scan = workspace.env_scan;
   const lines = [
@@ -19,6 +19,7 @@ export function printWorkspace(cmd: CommandContext, workspace: Workspace): void 
     ['agents allowed', workspace.allow_env_keys ? 'yes (consent on record)' : scan.keys.length ? 'no: blocked until `svc workspace consent --allow`' : 'yes'],
     ['created', workspace.created_at],
   ];
+  if ('disk' in workspace) lines.push(['worktrees', `${workspace.disk.worktrees} on this server, ${formatBytes(workspace.disk.bytes)}`]);
   if (scan.unreadable.length) lines.push(['unreadable', scan.unreadable.join(', ')]);
   const width = Math.max(...lines.map(([label]) => label!.length));
   for (const [label, value] of lines) cmd.io.out(`${label!.padEnd(width)}  ${value}\n`);
