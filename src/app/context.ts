@@ -114,6 +114,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       home: settings.home,
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
+      ghBin: settings.ghBin,
       peers: shared?.workspacePeers.peers,
       // Asked only after the engine below exists.
       runs: {

@@ -16,6 +16,7 @@ import { isDirectory, localRepository } from './local-repository.js';
 import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { headOf } from './commits.js';
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
+import { RunLanding } from './run-landing.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { WorkspaceChange, WorkspacePeers } from './peers.js';
@@ -47,6 +48,8 @@ export interface WorkspaceServiceDeps {
    * of its own home, and tells the others to remove theirs.
    */
   peers?: WorkspacePeers;
+  /** `SVC_GH_BIN`: the GitHub CLI that opens pull requests (default `gh`). */
+  ghBin?: string;
 }
 
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
@@ -298,6 +301,18 @@ export class WorkspaceService {
    * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
    */
   async runDiff(runId: string, range: DiffRange): Promise<RunDiff> {
+    return environmentDiff(await this.#runEnvironment(runId), range, this.#git);
+  }
+
+  /** Merging, pushing and opening a pull request for a run's branch (run-landing.ts); 409 as `runDiff` when the branch is not here. */
+  async landing(runId: string): Promise<RunLanding> {
+    const environment = await this.#runEnvironment(runId);
+    const workspace = await this.#record(environment.workspace_id);
+    return new RunLanding(environment, workspace, { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' });
+  }
+
+  /** The environment holding a run's branch in this server's home. */
+  async #runEnvironment(runId: string): Promise<Environment> {
     const { items } = await this.#repos.environments.list({ runId });
     const environment = items.find((e) => this.#isOwn(e)) ?? items[0];
     if (!environment) {
@@ -307,7 +322,7 @@ export class WorkspaceService {
       const message = `Run ${runId}'s branch is in the repository of another server's home (${environment.home_id}); ask a server of that home.`;
       throw new ApiError(409, 'worktree_elsewhere', message, { homeId: environment.home_id });
     }
-    return environmentDiff(environment, range, this.#git);
+    return environment;
   }
 
   /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */
