@@ -16,13 +16,33 @@ import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace } from '../workspaces/records.js';
 import type { DiffFile, RunDiff } from '../workspaces/diff.js';
+import type { MergeStrategy } from '../workspaces/landing.js';
 import type { DeliveryOutcome, DeliveryView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
-export type { DiffFile, EnvironmentView, RunDiff, Workspace };
+export type { DiffFile, EnvironmentView, MergeStrategy, RunDiff, Workspace };
+
+/** `POST …/merge` (docs/decisions.md, "Landing a run"). */
+export interface MergeInput {
+  into?: string;
+  strategy?: MergeStrategy;
+  message?: string;
+}
+export interface MergeAnswer {
+  merged: true;
+  into: string;
+  commit: string;
+  strategy: MergeStrategy;
+}
+export interface PullRequestInput {
+  title?: string;
+  body?: string;
+  base?: string;
+  draft?: boolean;
+}
 export type { DeliveryOutcome, DeliveryView, ScheduleView, WebhookTriggerView };
 export type { Benchmark, Comparison, DashboardRuns };
 export type {
