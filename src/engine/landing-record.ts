@@ -13,8 +13,16 @@ import type { RunRecord, RunStatus } from './types.js';
 export type RunMerged = NonNullable<RunRecord['merged']>;
 export type RunPullRequest = NonNullable<RunRecord['pullRequest']>;
 
-/** 409 `run_active` while the run is pending or running: its nodes may still commit to the branch. */
+/**
+ * 409 `no_worktree` for a run that had no branch of its own; 409 `run_active` while the run is
+ * pending or running: its nodes may still commit to the branch.
+ */
 export function assertLandable(run: RunRecord): void {
+  if (!run.branch) {
+    throw new ApiError(409, 'no_worktree', `Run ${run.id} has no worktree of its own (it ran outside a git workspace), so it has no branch to land.`, {
+      runId: run.id,
+    });
+  }
   if ((LANDABLE_STATUSES as readonly RunStatus[]).includes(run.status)) return;
   throw new ApiError(409, 'run_active', `Run ${run.id} is ${run.status}; its branch can be merged, pushed or proposed once it stops (or pauses at a gate).`, {
     status: run.status,

@@ -172,6 +172,17 @@ describe('merge into a path workspace', () => {
     expect((await merge(run.id, { into: '--force' })).status).toBe(400);
   });
 
+  it('refuses a run that had no worktree with no_worktree', async () => {
+    const dir = await tempDir('svc-land-plain-');
+    await writeWorkflows(dir, [{ name: 'plain-land', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const run = await waitForRun(server, await startRun(server, 'plain-land', { message: '', cwd: dir }));
+    for (const op of ['merge', 'push', 'pr']) {
+      const answer = await api(server, 'POST', `/api/workflows/runs/${run.id}/${op}`);
+      expect(answer.status).toBe(409);
+      expect(answer.body.error).toBe('no_worktree');
+    }
+  });
+
   it('refuses a run still running with run_active', async () => {
     const dir = await tempDir('svc-land-active-');
     makeRepository(dir);
