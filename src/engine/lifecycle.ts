@@ -3,9 +3,6 @@ import type { RunEventFields, RunEventType } from './events.js';
 import type { RunStore } from './run-store.js';
 import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunRecord, type RunStatus } from './types.js';
 
-/** A run whose branch may be merged, pushed or proposed: anything but pending or running (its worktree still changing). */
-export const LANDABLE_STATUSES = ['paused', ...TERMINAL_STATUSES] as const satisfies readonly RunStatus[];
-
 /**
  * Every change of a run's state, in one table: the engine's own (create, launch, finish,
  * interrupt) and the doors users open (cancel, approve, …). `from` is where a change applies,
@@ -32,8 +29,6 @@ export const RUN_CHANGES = {
   resume: { from: ['failed'], to: ['failed'], events: [] },
   abandon: { from: ['pending', 'running', 'paused'], to: ['abandoned'], events: ['run_abandoned'] },
   delete: { from: TERMINAL_STATUSES, to: [], events: [] },
-  /** A merge or pull request of the run's branch is recorded; the state stays what it was (landing-record.ts). */
-  land: { from: LANDABLE_STATUSES, to: LANDABLE_STATUSES, events: ['run_merged'] },
 } as const satisfies Record<string, { from: readonly RunStatus[]; to: readonly RunStatus[]; events: readonly RunEventType[] }>;
 
 export type RunChange = keyof typeof RUN_CHANGES;
