@@ -165,6 +165,32 @@ describe('merge into a path workspace', () => {
     expect(git(dir, 'reflog', '-1', '--format=%gs', 'main')).toContain(`svc: merge svc/${run.id}`);
   });
 
+  it('two merges at once into a branch checked out nowhere: each is a compare-and-set, no commit is lost', async () => {
+    const dir = await tempDir('svc-land-race-');
+    makeRepository(dir);
+    await writeWorkflows(dir, [{ name: 'race', nodes: [{ id: 'add', bash: 'printf "$ARGUMENTS\\n" > "$ARGUMENTS.txt"' }] }]);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'workflows');
+    git(dir, 'checkout', '-q', '-b', 'elsewhere');
+    const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
+    const runs = await Promise.all(
+      ['one', 'two'].map(async (message) => waitForRun(server, await startRun(server, 'race', { message, workspaceId: workspace.id }))),
+    );
+    const answers = await Promise.all(runs.map((run) => merge(run.id, { into: 'main' })));
+    const main = git(dir, 'rev-parse', 'main');
+    for (const [index, answer] of answers.entries()) {
+      if (answer.status === 200) {
+        // Every merge answered as done is in main's history, with its file.
+        expect(git(dir, 'merge-base', '--is-ancestor', answer.body.commit, main)).toBe('');
+        expect(git(dir, 'show', `main:${['one', 'two'][index]}.txt`)).toBe(['one', 'two'][index]);
+      } else {
+        expect(answer.status).toBe(409);
+        expect(answer.body.error).toBe('into_moved');
+      }
+    }
+    expect(answers.some((answer) => answer.status === 200)).toBe(true);
+  });
+
   it('answers 404 for an unknown branch and 400 for a bad strategy or an option-like branch', async () => {
     const { run } = await finishedRun();
     expect((await merge(run.id, { into: 'nope' })).body.error).toBe('branch_not_found');
