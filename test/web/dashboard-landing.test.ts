@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, getRun, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../engine/helpers.js';
-import { launchBrowser, openPage } from '../helpers/browser.js';
+import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
 import { git, makeRepository } from '../workspaces/git-fixtures.js';
 
@@ -67,6 +67,7 @@ describe('landing a run from its page', () => {
       await expect(pr.textContent()).resolves.toContain('gh auth login');
       // The merge is still shown.
       await expect(merged.textContent()).resolves.toContain(commit.slice(0, 10));
+      await screenshot(p, 'run-landing');
       expect(problems.filter((problem) => !/409/.test(problem))).toEqual([]);
     } finally {
       await context.close();
