@@ -64,6 +64,8 @@ describe('svc runs merge, push, pr', () => {
     expect(git(dir, 'rev-parse', 'main')).toBe(answer.commit);
     expect(git(dir, 'log', '-1', '--format=%s')).toBe('Squashed by the CLI');
     expect(readFileSync(join(dir, 'added.txt'), 'utf8')).toBe('added\n');
+    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    expect(shown.stdout).toContain(`  merged:   into main (squash) ${answer.commit}\n`);
   });
 
   it('merge --ff-only prints the commit; push sends the branch to origin; pr --body - reads stdin and prints the URL', async () => {
@@ -86,5 +88,7 @@ describe('svc runs merge, push, pr', () => {
     expect(pr.stdout).toBe('https://github.com/me/demo/pull/3\n');
     const argv = readFileSync(join(ghDir, 'argv'), 'utf8').split('\0');
     expect(argv).toEqual(['pr', 'create', '--head', `svc/${run.id}`, '--base', 'main', '--title', 'A file', '--body', 'Body from stdin\n', '--draft', '']);
+    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    expect(shown.stdout).toContain('  pr:       https://github.com/me/demo/pull/3\n');
   });
 });
