@@ -27,7 +27,8 @@ const GH_AUTH_EXIT = 4;
 
 /** Runs gh and resolves with the pull request's URL (the last URL it prints); 409 `gh_unavailable` or `pr_failed` otherwise. */
 export async function createPullRequest(request: PullRequestRequest, git: WorktreeGit): Promise<{ url: string }> {
-  const args = ['pr', 'create', '--head', request.head, '--base', request.base, '--title', request.title, '--body', request.body];
+  // `--flag=value`: a title or body starting with `-` is never read as a flag of its own.
+  const args = ['pr', 'create', `--head=${request.head}`, `--base=${request.base}`, `--title=${request.title}`, `--body=${request.body}`];
   if (request.draft) args.push('--draft');
   const env = { ...git.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1', GIT_TERMINAL_PROMPT: '0' };
   let gh: ReturnType<typeof spawnGroup>;

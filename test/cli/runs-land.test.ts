@@ -87,7 +87,7 @@ describe('svc runs merge, push, pr', () => {
     expect(pr.code, pr.stderr).toBe(0);
     expect(pr.stdout).toBe('https://github.com/me/demo/pull/3\n');
     const argv = readFileSync(join(ghDir, 'argv'), 'utf8').split('\0');
-    expect(argv).toEqual(['pr', 'create', '--head', `svc/${run.id}`, '--base', 'main', '--title', 'A file', '--body', 'Body from stdin\n', '--draft', '']);
+    expect(argv).toEqual(['pr', 'create', `--head=svc/${run.id}`, '--base=main', '--title=A file', '--body=Body from stdin\n', '--draft', '']);
     const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
     expect(shown.stdout).toContain('  pr:       https://github.com/me/demo/pull/3\n');
   });
