@@ -85,7 +85,11 @@ async function mergedTree(ours: string, theirs: string, request: MergeRequest, o
   } catch (error) {
     const exit = error instanceof GitError ? error.exit : undefined;
     // Exit 1 is a conflict: the tree (with conflict markers, never used), then the conflicted files.
-    if (exit?.code !== 1) throw new ApiError(409, 'merge_failed', `git could not merge ${request.branch} into ${request.into}: ${(error as Error).message}`);
+    if (exit?.code !== 1) {
+      // 129 is git's usage error: `merge-tree --write-tree` came with git 2.38.
+      const why = exit?.code === 129 ? 'merging without a working tree needs git 2.38 or later' : (error as Error).message;
+      throw new ApiError(409, 'merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
+    }
     const fields = exit.stdout.split('\0');
     const files = [...new Set(fields.slice(1, fields.indexOf('', 1) < 0 ? undefined : fields.indexOf('', 1)))];
     throw new ApiError(

@@ -1,7 +1,8 @@
 // POST /api/workflows/runs/{runId}/merge on a path workspace, against real git in temp dirs: the
 // merge lands in the user's own repository, and a refusal (dirty checkout, conflict, no
 // fast-forward, a run still running) leaves every byte of it, its refs and its status as they were.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -196,6 +197,29 @@ describe('merge into a path workspace', () => {
     expect((await merge(run.id, { into: 'nope' })).body.error).toBe('branch_not_found');
     expect((await merge(run.id, { strategy: 'rebase' })).status).toBe(400);
     expect((await merge(run.id, { into: '--force' })).status).toBe(400);
+  });
+
+  it('a git older than 2.38 (no merge-tree --write-tree) answers merge_failed saying so, nothing changed', async () => {
+    const { dir, run } = await finishedRun();
+    // A git that answers merge-tree as git 2.37 does (exit 129, usage), and is the real git otherwise.
+    const bin = await tempDir('svc-old-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\nfor a; do [ "$a" = merge-tree ] && { echo 'usage: git merge-tree <base-tree> <branch1> <branch2>' >&2; exit 129; }; done\nexec ${realGit} "$@"\n`,
+    );
+    chmodSync(join(bin, 'git'), 0o755);
+    const before = snapshot(dir);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const answer = await merge(run.id);
+      expect(answer.status).toBe(409);
+      expect(answer.body).toMatchObject({ error: 'merge_failed', message: expect.stringContaining('git 2.38 or later') });
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(snapshot(dir)).toEqual(before);
   });
 
   it('refuses a run that had no worktree with no_worktree', async () => {
