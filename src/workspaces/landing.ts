@@ -167,6 +167,8 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
       });
     } catch (error) {
       const message = (error as Error).message;
+      // A commit made in the checkout since the merge was computed: the same race as update-ref's.
+      if ((await commitOf(`refs/heads/${request.into}`, options)) !== old) throw intoMoved(request, message);
       const files = message.split('\n').flatMap((line) => (line.startsWith('\t') ? [line.trim()] : []));
       throw new ApiError(409, 'dirty_checkout', `${request.into}'s checkout in ${checkout} refused the merge; nothing was changed. git said: ${message}`, {
         path: checkout,
@@ -177,11 +179,14 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
     try {
       await runGit(['update-ref', '-m', reflog, `refs/heads/${request.into}`, commit, old], options);
     } catch (error) {
-      throw new ApiError(409, 'into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${(error as Error).message})`);
+      throw intoMoved(request, (error as Error).message);
     }
   }
   return { into: request.into, commit, strategy: request.strategy };
 }
+
+const intoMoved = (request: MergeRequest, gitSaid: string) =>
+  new ApiError(409, 'into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${gitSaid})`);
 
 /** A URL's `user:password@` taken out, wherever it appears in a message. */
 export function withoutCredentials(text: string): string {

@@ -21,6 +21,12 @@ export class RunLanding {
     readonly environment: Environment,
     readonly workspace: Pick<WorkspaceRecord, 'id' | 'default_branch'>,
     private readonly git: LandingGit,
+    /**
+     * Runs work with the workspace's lock held (service.ts): two merges into one checkout at once
+     * would both update its index and working tree, and the loser of the ref's compare-and-set
+     * would leave its files staged there.
+     */
+    private readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>,
   ) {}
 
   /** The branch a merge or pull request targets when none is named: the workspace's default branch. */
@@ -30,16 +36,18 @@ export class RunLanding {
 
   merge(input: { into?: string | undefined; strategy: MergeStrategy; message: string }): Promise<MergeResult> {
     const { environment } = this;
-    return mergeBranch(
-      {
-        repository: environment.repository,
-        branch: environment.branch,
-        into: input.into ?? this.defaultBranch,
-        strategy: input.strategy,
-        message: input.message,
-        runId: environment.run_id,
-      },
-      this.git,
+    return this.exclusive(() =>
+      mergeBranch(
+        {
+          repository: environment.repository,
+          branch: environment.branch,
+          into: input.into ?? this.defaultBranch,
+          strategy: input.strategy,
+          message: input.message,
+          runId: environment.run_id,
+        },
+        this.git,
+      ),
     );
   }
 

@@ -308,7 +308,7 @@ export class WorkspaceService {
   async landing(runId: string): Promise<RunLanding> {
     const environment = await this.#runEnvironment(runId);
     const workspace = await this.#record(environment.workspace_id);
-    return new RunLanding(environment, workspace, { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' });
+    return new RunLanding(environment, workspace, { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' }, (work) => this.#exclusive(workspace.id, work));
   }
 
   /** The environment holding a run's branch in this server's home. */
