@@ -6,12 +6,12 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|-m|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
@@ -61,10 +61,13 @@ _svc() {
     "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
     "commands") words='--cwd --help' ;;
     "run") words='-c --conversation --cwd --workspace -d --detach -w --wait --verbose --help' ;;
-    "runs") words='list show diff --help' ;;
+    "runs") words='list show diff merge push pr --help' ;;
     "runs list") words='-s --status --workflow --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;
     "runs diff") words='--node --stat --help' ;;
+    "runs merge") words='--into --squash --ff-only -m --message --help' ;;
+    "runs push") words='--remote --help' ;;
+    "runs pr") words='--title --body --base --draft --help' ;;
     "bench") words='show compare workflows --help' ;;
     "bench show") words='--since -L --limit --help' ;;
     "bench compare") words='--help' ;;

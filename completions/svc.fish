@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node -m --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -138,6 +138,9 @@ complete -c svc -n '__svc_path_is run' -l verbose -d 'stream node output and age
 complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its branch, or one node'\''s commits (--node); --stat for the files'
+complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only); your checkout kept safe'
+complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
+complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
 complete -c svc -n '__svc_path_is runs list' -l since -r -d 'runs created since: 24h, 7d, 2w or an ISO date'
@@ -145,6 +148,15 @@ complete -c svc -n '__svc_path_is runs list' -l until -r -d 'runs created until:
 complete -c svc -n '__svc_path_is runs list' -s L -l limit -r -d 'at most this many (1-200, default 50)'
 complete -c svc -n '__svc_path_is runs diff' -l node -r -d 'only this node'\''s commits'
 complete -c svc -n '__svc_path_is runs diff' -l stat -d 'the files changed with lines added and removed, instead of the patch'
+complete -c svc -n '__svc_path_is runs merge' -l into -r -d 'the branch to merge into (default: the workspace'\''s default branch)'
+complete -c svc -n '__svc_path_is runs merge' -l squash -d 'one commit on top of the branch instead of a merge commit'
+complete -c svc -n '__svc_path_is runs merge' -l ff-only -d 'only fast-forward the branch to the run'\''s head'
+complete -c svc -n '__svc_path_is runs merge' -s m -l message -r -d 'the commit message'
+complete -c svc -n '__svc_path_is runs push' -l remote -r -d 'a remote name or URL (default origin)'
+complete -c svc -n '__svc_path_is runs pr' -l title -r -d 'default: the run'\''s message'\''s first line'
+complete -c svc -n '__svc_path_is runs pr' -l body -r -d 'the description ('\''-'\'': stdin); default: the last node'\''s output and a summary of the run'
+complete -c svc -n '__svc_path_is runs pr' -l base -r -d 'the branch to merge into (default: the workspace'\''s default branch)'
+complete -c svc -n '__svc_path_is runs pr' -l draft -d 'open it as a draft'
 complete -c svc -n '__svc_path_is bench' -a 'show' -d 'percentiles of a workflow'\''s recent runs and of each node (svc bench <workflow>)'
 complete -c svc -n '__svc_path_is bench' -a 'compare' -d 'two runs node by node: times, the delta, costs'
 complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows that have runs'

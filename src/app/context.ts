@@ -120,6 +120,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       home: settings.home,
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
+      ghBin: settings.ghBin,
       peers: shared?.workspacePeers.peers,
       // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
       // (Offline, the next server start does: the CLI's directory is no server's.)

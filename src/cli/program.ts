@@ -155,6 +155,13 @@ export const MANIFEST: CommandEntry[] = [
         description: "what a run changed on its branch, or one node's commits (--node); --stat for the files",
         load: () => import('./commands/run/diff.js'),
       },
+      {
+        name: 'merge',
+        description: "merge a run's branch into its workspace's branch (--into, --squash, --ff-only); your checkout kept safe",
+        load: () => import('./commands/run/merge.js'),
+      },
+      { name: 'push', description: "push a run's branch svc/<runId> (--remote, default origin)", load: () => import('./commands/run/push.js') },
+      { name: 'pr', description: "push a run's branch and open a pull request with gh (--title, --body, --draft)", load: () => import('./commands/run/pr.js') },
     ],
   },
   {

@@ -20,6 +20,9 @@ import type {
   Health,
   RunDetail,
   RunDiff,
+  MergeAnswer,
+  MergeInput,
+  PullRequestInput,
   RunList,
   RunListQuery,
   RunStatus,
@@ -61,6 +64,12 @@ export interface SvcClient {
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
     /** What the run changed on its branch (or one node's commits): files and the patch, cut at 1 MiB. */
     diff(runId: string, query?: { node?: string }): Promise<RunDiff>;
+    /** Merges the run's branch into a branch of its workspace (the user's checkout kept safe). */
+    merge(runId: string, input?: MergeInput): Promise<MergeAnswer>;
+    /** Pushes the run's branch `svc/<runId>` (to origin unless named). */
+    push(runId: string, input?: { remote?: string }): Promise<{ remote: string; branch: string }>;
+    /** Pushes the branch, then opens a pull request for it with the GitHub CLI. */
+    pr(runId: string, input?: PullRequestInput): Promise<{ url: string }>;
   };
   bench: {
     /** Percentiles over the newest completed and failed runs of a workflow. */
@@ -193,6 +202,9 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),
       diff: (runId, query = {}) => call('GET', withQuery(run(runId, 'diff'), { ...query })),
+      merge: (runId, input = {}) => call('POST', run(runId, 'merge'), input),
+      push: (runId, input = {}) => call('POST', run(runId, 'push'), input),
+      pr: (runId, input = {}) => call('POST', run(runId, 'pr'), input),
     },
     bench: {
       workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),

@@ -17,13 +17,33 @@ import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
 import type { CleanupResult, KeptEnvironment } from '../workspaces/cleanup.js';
 import type { DiffFile, RunDiff } from '../workspaces/diff.js';
+import type { MergeStrategy } from '../workspaces/landing.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
-export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, RunDiff, Workspace, WorkspaceDetail };
+export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
+
+/** `POST …/merge` (docs/decisions.md, "Landing a run"). */
+export interface MergeInput {
+  into?: string;
+  strategy?: MergeStrategy;
+  message?: string;
+}
+export interface MergeAnswer {
+  merged: true;
+  into: string;
+  commit: string;
+  strategy: MergeStrategy;
+}
+export interface PullRequestInput {
+  title?: string;
+  body?: string;
+  base?: string;
+  draft?: boolean;
+}
 export type { DeliveryOutcome, DeliveryView, ScheduleView, TriggerRegistrationView, WebhookTriggerView };
 export type { Benchmark, Comparison, DashboardRuns };
 export type {

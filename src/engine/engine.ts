@@ -13,6 +13,7 @@ import { SharedRunScheduler } from './shared-runs.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
+import { assertLandable, recordLanding, type Landing } from './landing-record.js';
 import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
 import type { RunWhereabouts } from './run-claims.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
@@ -351,6 +352,18 @@ export class RunEngine {
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
     if (run.workspaceId) await this.deps.places.release(run.id);
     return run;
+  }
+
+  /** A run whose branch may be merged, pushed or proposed (409 `run_active` while it is pending or running). */
+  async landable(runId: string): Promise<RunRecord> {
+    const run = await this.#settledRun(runId);
+    assertLandable(run);
+    return run;
+  }
+
+  /** Records a merge or pull request of a run's branch (landing-record.ts). */
+  recordLanding(run: RunRecord, landing: Landing): Promise<RunRecord> {
+    return recordLanding(this.runs, run, landing);
   }
 
   /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */

@@ -27,6 +27,8 @@ export interface RunEventFields {
   run_failed: { error: string };
   run_cancelled: { reason?: string };
   run_abandoned: Record<never, never>;
+  /** The run's branch was merged (docs/decisions.md, "Landing a run"); the run's status does not change. */
+  run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward' };
 }
 
 export type RunEventType = keyof RunEventFields;
@@ -78,6 +80,7 @@ export const RUN_EVENT_TYPES = [
   'run_failed',
   'run_cancelled',
   'run_abandoned',
+  'run_merged',
 ] as const satisfies readonly RunEventType[];
 
 /** Events after which a run is settled (terminal, or paused at a gate), or gone. */

@@ -72,6 +72,20 @@ export const NodeStateSchema = z.object({
     .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
 });
 
+/** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run"). */
+export const RunMergedSchema = z.object({
+  into: z.string().describe('the branch merged into'),
+  commit: z.string().describe('the commit `into` points at after the merge'),
+  strategy: z.enum(['merge', 'squash', 'fast-forward']),
+  at: z.string(),
+});
+
+export const RunPullRequestSchema = z.object({
+  url: z.string().describe('the URL gh printed'),
+  base: z.string().describe('the branch it asks to merge into'),
+  at: z.string(),
+});
+
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
 export const RunViewSchema = z.object({
   id: z.string(),
@@ -95,6 +109,8 @@ export const RunViewSchema = z.object({
   branch: z.string().nullable().optional().describe("the run's branch `svc/<runId>` in its workspace; null outside a git worktree"),
   baseCommit: z.string().nullable().optional().describe("the commit the run's worktree started from"),
   headCommit: z.string().nullable().optional().describe("the branch's commit after the run's latest node"),
+  merged: RunMergedSchema.optional().describe("the run's branch merged (`POST …/merge`): the latest merge"),
+  pullRequest: RunPullRequestSchema.optional().describe('the pull request opened for its branch (`POST …/pr`): the latest one'),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */

@@ -26,6 +26,8 @@ export interface Settings {
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
   codexBin: string;
+  /** The GitHub CLI, which opens a run's pull request (`svc runs pr`). @default `SVC_GH_BIN` || `gh` */
+  ghBin: string;
   /** Where an agent executable named without a path is looked for (health's `available`). @default `PATH` */
   searchPath: string;
   /** @default `SVC_LOG_LEVEL` || `info` */
@@ -113,6 +115,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
+    ghBin: env.SVC_GH_BIN || 'gh',
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),

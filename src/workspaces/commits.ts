@@ -42,7 +42,7 @@ export async function headOf(cwd: string, git: WorktreeGit): Promise<string> {
  * `-c user.name/-c user.email` when git has no identity for the repository (its config, the
  * user's, the system's): git would refuse to commit, or make one up from the host name.
  */
-async function identityArgs(cwd: string, git: WorktreeGit): Promise<string[]> {
+export async function identityArgs(cwd: string, git: WorktreeGit): Promise<string[]> {
   const lines = await runGit(['config', '--get-regexp', '^user\\.(name|email)$'], { ...git, cwd }).catch(() => '');
   const set = new Set(lines.split('\n').flatMap((line) => (/^user\.(name|email) \S/.test(line) ? [line.slice(0, line.indexOf(' '))] : [])));
   if (set.has('user.name') && set.has('user.email')) return [];

@@ -14,6 +14,8 @@ export class GitError extends Error {
     message: string,
     readonly stderr: string,
     readonly timedOut = false,
+    /** git's exit code and what it printed on stdout, when it ran and failed: some commands answer there (`merge-tree` its conflicts). */
+    readonly exit: { code: number | null; stdout: string } | undefined = undefined,
   ) {
     super(message);
     this.name = 'GitError';
@@ -98,7 +100,9 @@ async function gitOutput(args: readonly string[], options: GitOptions, maxBytes:
     if (timedOut) throw new GitError(`git ${args[0]} did not finish within ${Math.round(timeoutMs / 1000)} s`, stderr, true);
     // Stopped by us for having said enough: what it said is the answer.
     if (truncated) return { stdout: Buffer.concat(out), truncated };
-    if (code !== 0) throw new GitError(stderr || `git ${args[0]} failed (${signal ?? `exit ${code}`})`, stderr);
+    if (code !== 0) {
+      throw new GitError(stderr || `git ${args[0]} failed (${signal ?? `exit ${code}`})`, stderr, false, { code, stdout: Buffer.concat(out).toString('utf8') });
+    }
     return { stdout: Buffer.concat(out), truncated };
   } catch (error) {
     if (error instanceof GitError) throw error;

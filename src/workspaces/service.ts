@@ -18,6 +18,7 @@ import { headOf } from './commits.js';
 import { assertCleanupRule, cleanEnvironments, cleanupRuleOf, cleanupRuleToChange, type CleanupResult, type CleanupRule } from './cleanup.js';
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import { worktreesOnDisk } from './disk-usage.js';
+import { RunLanding } from './run-landing.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { WorkspaceChange, WorkspacePeers } from './peers.js';
@@ -54,6 +55,8 @@ export interface WorkspaceServiceDeps {
    * its workflows then, not at the next periodic pass. A failure there is logged, not the caller's.
    */
   registered?(workspace: Workspace): Promise<unknown>;
+  /** `SVC_GH_BIN`: the GitHub CLI that opens pull requests (default `gh`). */
+  ghBin?: string;
 }
 
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
@@ -317,6 +320,18 @@ export class WorkspaceService {
    * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
    */
   async runDiff(runId: string, range: DiffRange): Promise<RunDiff> {
+    return environmentDiff(await this.#runEnvironment(runId), range, this.#git);
+  }
+
+  /** Merging, pushing and opening a pull request for a run's branch (run-landing.ts); 409 as `runDiff` when the branch is not here. */
+  async landing(runId: string): Promise<RunLanding> {
+    const environment = await this.#runEnvironment(runId);
+    const workspace = await this.#record(environment.workspace_id);
+    return new RunLanding(environment, workspace, { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' }, (work) => this.#exclusive(workspace.id, work));
+  }
+
+  /** The environment holding a run's branch in this server's home. */
+  async #runEnvironment(runId: string): Promise<Environment> {
     const { items } = await this.#repos.environments.list({ runId });
     const environment = items.find((e) => this.#isOwn(e)) ?? items[0];
     if (!environment) {
@@ -326,7 +341,7 @@ export class WorkspaceService {
       const message = `Run ${runId}'s branch is in the repository of another server's home (${environment.home_id}); ask a server of that home.`;
       throw new ApiError(409, 'worktree_elsewhere', message, { homeId: environment.home_id });
     }
-    return environmentDiff(environment, range, this.#git);
+    return environment;
   }
 
   /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */

@@ -32,11 +32,12 @@ export function makeBareRepository(parent: string, name: string, files?: Record<
   return bare;
 }
 
-/** A digest of every file, link and directory below `dir`: equal digests mean byte-for-byte equal trees. */
-export function treeDigest(dir: string): string {
+/** A digest of every file, link and directory below `dir` (`.git` left out with `skipGit`): equal digests mean byte-for-byte equal trees. */
+export function treeDigest(dir: string, { skipGit = false } = {}): string {
   const hash = createHash('sha256');
   const walk = (at: string) => {
     for (const name of readdirSync(at).sort()) {
+      if (skipGit && at === dir && name === '.git') continue;
       const path = join(at, name);
       const info = lstatSync(path);
       const rel = relative(dir, path);

@@ -6,6 +6,7 @@ import { configRoutes } from './config.js';
 import { conversationRoutes } from './conversations.js';
 import { healthRoutes } from './health.js';
 import { runRoutes } from './runs.js';
+import { landingRoutes } from './landing.js';
 import { streamRoutes } from './streams.js';
 import { systemRoutes } from './system.js';
 import { scheduleRoutes } from './schedules.js';
@@ -30,6 +31,7 @@ export const routes: readonly RouteSpec[] = [
   ...workflowRoutes,
   ...commandRoutes,
   ...runRoutes,
+  ...landingRoutes,
   ...benchmarkRoutes,
   ...streamRoutes,
   ...workspaceRoutes,

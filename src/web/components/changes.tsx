@@ -4,6 +4,7 @@ import { patchLines } from '../../client/views.js';
 import type { RunDetail } from '../../client/types.js';
 import { client } from '../api.js';
 import { useLoad } from '../hooks.js';
+import { Landing } from './landing.js';
 import { ErrorNote } from './status.js';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 10) : '—');
@@ -46,6 +47,7 @@ export function Changes({ run }: { run: RunDetail }) {
   return (
     <section class="changes" aria-labelledby="changes-title" data-changes={node || 'run'} aria-busy={diff.loading}>
       <h2 id="changes-title">Changes</h2>
+      <Landing run={run} />
       <label>
         Show{' '}
         <select name="changes-node" value={node} onChange={(e) => setNode(e.currentTarget.value)}>

@@ -81,7 +81,7 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.get(run(21).id)).toEqual(run(21));
   });
 
-  it("keeps a run's branch and commits, and each node's commit and changes", async () => {
+  it("keeps a run's branch and commits, each node's commit and changes, and what landed it (merged, pullRequest)", async () => {
     const runs = await stores.current().runs();
     const sha = (c: string) => c.repeat(40);
     const node = { status: 'completed' as const, startedAt: at(1), finishedAt: at(2), durationMs: 1000, costUsd: null, output: '', error: null, attempts: 1 };
@@ -90,6 +90,8 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
       branch: `svc/${run(31).id}`,
       baseCommit: sha('a'),
       headCommit: sha('b'),
+      merged: { into: 'main', commit: sha('c'), strategy: 'squash', at: at(3) },
+      pullRequest: { url: 'https://github.com/me/widgets/pull/7', base: 'main', at: at(4) },
       nodes: {
         edit: { ...node, baseCommit: sha('a'), commit: sha('b'), changes: { files: 2, insertions: 10, deletions: 3 } },
         look: { ...node, baseCommit: sha('b'), commit: null, changes: { files: 0, insertions: 0, deletions: 0 } },

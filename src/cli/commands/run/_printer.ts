@@ -119,6 +119,9 @@ export class RunPrinter {
       case 'run_rejected':
         this.#line(`${p.red('✖')} ${event.nodeId} rejected${event.reason ? `: ${event.reason}` : ''}`);
         break;
+      case 'run_merged':
+        this.#line(`${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`);
+        break;
     }
     this.#refreshSpinner();
   }

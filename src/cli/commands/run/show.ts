@@ -41,6 +41,9 @@ export default defineCommand({
         `  cwd:      ${run.cwd}`,
         // A run in a worktree of its own: each node's change is a commit on this branch (`svc runs diff`).
         ...(run.branch ? [`  branch:   ${run.branch}   ${(run.baseCommit ?? '').slice(0, 10)}..${(run.headCommit ?? '').slice(0, 10)}`] : []),
+        // What landed it (`svc runs merge`, `svc runs pr`).
+        ...(run.merged ? [`  merged:   into ${run.merged.into} (${run.merged.strategy}) ${run.merged.commit}`] : []),
+        ...(run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
         ...(run.serverId || run.worktreeHome
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]

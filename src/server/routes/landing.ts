@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { mergeMessage, pullRequestBody, runSubject } from '../../engine/landing-text.js';
+import { MERGE_STRATEGIES } from '../../workspaces/landing.js';
+import { defineRoute } from '../route.js';
+
+/**
+ * Landing a run's branch (docs/decisions.md, "Landing a run"): merge, push, pull request. The git
+ * is the workspaces' (workspaces/landing.ts); the door and the record are the engine's.
+ */
+
+const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
+
+/** A branch or remote name as git takes it; never one that git would read as an option. */
+const refName = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((name) => !name.startsWith('-') && !/[\s\0]/.test(name), `${what} must not start with '-' or hold spaces`);
+
+const MergeBodySchema = z.strictObject({
+  into: refName('into').optional().describe("the branch to merge into (default: the workspace's default branch)"),
+  strategy: z.enum(MERGE_STRATEGIES).optional().describe('merge (a merge commit, the default), squash (one commit on top of `into`) or fast-forward'),
+  message: z
+    .string()
+    .min(1)
+    .max(64 * 1024)
+    .optional()
+    .describe("the commit message (merge, squash); default from the run's message"),
+});
+
+const MergedSchema = z.object({
+  merged: z.literal(true),
+  into: z.string(),
+  commit: z.string().describe('the commit `into` points at now'),
+  strategy: z.enum(MERGE_STRATEGIES),
+});
+
+const PushBodySchema = z.strictObject({ remote: refName('remote').optional().describe('a remote name or URL (default origin)') });
+
+const PrBodySchema = z.strictObject({
+  title: z.string().min(1).max(1024).optional().describe("default: the run's message's first line"),
+  body: z
+    .string()
+    .max(256 * 1024)
+    .optional()
+    .describe("default: the last node's output and a summary of the run"),
+  base: refName('base').optional().describe("the branch to merge into (default: the workspace's default branch)"),
+  draft: z.boolean().optional(),
+});
+
+export const landingRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/merge',
+    summary: "Merge a run's branch into a branch of its workspace (the user's checkout kept safe)",
+    tag: 'runs',
+    params: RunIdParams,
+    body: MergeBodySchema,
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'Merged', schema: MergedSchema } },
+    handle: async ({ ctx, params, body }) => {
+      const run = await ctx.engine.landable(params.runId);
+      const landing = await ctx.workspaces.landing(run.id);
+      const into = body?.into ?? landing.defaultBranch;
+      const strategy = body?.strategy ?? 'merge';
+      const merged = await landing.merge({ into, strategy, message: body?.message ?? mergeMessage(run, into, strategy) });
+      await ctx.engine.recordLanding(run, { merged });
+      return { merged: true as const, ...merged };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/push',
+    summary: "Push a run's branch `svc/<runId>` (git never prompts; credentials are never echoed)",
+    tag: 'runs',
+    params: RunIdParams,
+    body: PushBodySchema,
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'Pushed', schema: z.object({ remote: z.string(), branch: z.string() }) } },
+    handle: async ({ ctx, params, body }) => {
+      const run = await ctx.engine.landable(params.runId);
+      return (await ctx.workspaces.landing(run.id)).push(body?.remote ?? 'origin');
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/pr',
+    summary: "Open a pull request for a run's branch with the GitHub CLI (pushed first)",
+    tag: 'runs',
+    params: RunIdParams,
+    body: PrBodySchema,
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The pull request gh opened', schema: z.object({ url: z.string() }) } },
+    handle: async ({ ctx, params, body }) => {
+      const run = await ctx.engine.landable(params.runId);
+      const landing = await ctx.workspaces.landing(run.id);
+      const { url, base } = await landing.pullRequest({
+        title: body?.title ?? runSubject(run),
+        body: body?.body ?? pullRequestBody(run),
+        base: body?.base,
+        draft: body?.draft ?? false,
+      });
+      await ctx.engine.recordLanding(run, { pullRequest: { url, base } });
+      return { url };
+    },
+  }),
+];

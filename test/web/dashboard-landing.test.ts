@@ -1,0 +1,76 @@
+// The run page's Merge, Push and Create PR buttons in Debian's Chromium: Merge lands the run's branch
+// in the user's checked-out main and shows the merge commit, Push sends it to the bare origin, and
+// Create PR shows the server's refusal (no gh) in the page.
+import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, cleanupAll, getRun, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../engine/helpers.js';
+import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
+import type { TestServer } from '../helpers/server.js';
+import { git, makeRepository } from '../workspaces/git-fixtures.js';
+
+let server: TestServer;
+let browser: Browser;
+let dir: string;
+let bare: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  const ghMissing = join(await tempDir('svc-web-land-gh-'), 'gh');
+  server = await startServer({ env: { SVC_GH_BIN: ghMissing } });
+  dir = join(await tempDir('svc-web-land-'), 'project');
+  await mkdir(dir);
+  makeRepository(dir, { 'README.md': '# demo\n' });
+  await writeWorkflows(dir, [{ name: 'landed', nodes: [{ id: 'write', bash: "printf 'from the run\\n' > feature.txt" }] }]);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'workflows');
+  bare = join(dir, '..', 'origin.git');
+  git(dir, 'clone', '-q', '--bare', dir, bare);
+  git(dir, 'remote', 'add', 'origin', bare);
+  workspaceId = (await api(server, 'POST', '/api/workspaces', { path: dir })).body.id;
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await cleanupAll();
+});
+
+describe('landing a run from its page', () => {
+  it('Merge shows the merge commit and updates the checkout; Push its outcome; Create PR its refusal', async () => {
+    const runId = await startRun(server, 'landed', { message: 'Add the feature', workspaceId });
+    await waitForStatus(server, runId, 'completed');
+    const { page: p, problems, context } = await openPage(browser);
+    try {
+      await p.goto(`${server.url}/#/runs/${runId}`);
+      await p.locator(`section[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+      const landing = p.locator('section.changes [data-landing]');
+      await landing.locator('button[data-land="merge"]:not([disabled])').click();
+      const merged = landing.locator('[data-land-outcome="merge"][data-ok="true"]');
+      await merged.waitFor();
+      const commit = git(dir, 'rev-parse', 'main');
+      await expect(merged.textContent()).resolves.toBe(`Merged into main: ${commit.slice(0, 10)}`);
+      expect((await getRun(server, runId)).merged).toMatchObject({ into: 'main', commit });
+      expect(readFileSync(join(dir, 'feature.txt'), 'utf8')).toBe('from the run\n');
+
+      await landing.locator('button[data-land="push"]:not([disabled])').click();
+      const pushed = landing.locator('[data-land-outcome="push"][data-ok="true"]');
+      await pushed.waitFor();
+      await expect(pushed.textContent()).resolves.toBe(`Pushed svc/${runId} to origin`);
+      expect(git(bare, 'rev-parse', `svc/${runId}`)).toBe((await getRun(server, runId)).headCommit);
+
+      await landing.locator('button[data-land="pr"]:not([disabled])').click();
+      const pr = landing.locator('[data-land-outcome="pr"][data-ok="false"]');
+      await pr.waitFor();
+      await expect(pr.textContent()).resolves.toContain('gh auth login');
+      // The merge is still shown.
+      await expect(merged.textContent()).resolves.toContain(commit.slice(0, 10));
+      await screenshot(p, 'run-landing');
+      expect(problems.filter((problem) => !/409/.test(problem))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
