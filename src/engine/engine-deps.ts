@@ -26,6 +26,8 @@ export interface StartRunRequest {
   workspaceId?: string | null;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
+  /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
+  fromRunId?: string;
 }
 
 /** What links a run to a stream: its id, its conversation and its worker conversation. */
@@ -65,9 +67,10 @@ export interface RunPlaces {
   atLaunch: boolean;
   /**
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
-   * `here`, at launch by the server that executes it, from that server's own clone.
+   * `here`, at launch by the server that executes it, from that server's own clone. `from`: the
+   * commit its branch starts at (a follow-on run), instead of the workspace's default branch.
    */
-  place(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
+  place(workspaceId: string, runId: string, options?: { here?: boolean; from?: string }): Promise<RunPlace>;
   /**
    * The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up.
    * Without `here`, with a shared database, a worktree in another server's home is taken as it is

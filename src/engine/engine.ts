@@ -7,6 +7,7 @@ import { validateWorkflowSource } from '../workflows/index.js';
 import { executeRun } from './executor.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
+import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
 import { recoverRuns } from './recovery.js';
 import { SharedRunScheduler } from './shared-runs.js';
@@ -105,17 +106,21 @@ export class RunEngine {
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
     // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
     // shared database, by the server that executes it, at launch (the workspace's path until then).
-    const workspaceId =
+    const asked =
       request.workspaceId ??
       (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
       (request.trigger === 'webhook' ? resolved.workspaceId : null);
+    // A follow-on run is on the earlier run's workspace, its branch starting at that run's head
+    // commit — its base commit from the start, also when a server places it only at launch.
+    const follow = request.fromRunId ? await followOnBase(this.runs, request.fromRunId, asked) : undefined;
+    const workspaceId = follow?.workspaceId ?? asked;
     const place = !workspaceId
       ? { cwd }
       : this.deps.places.atLaunch
-        ? { cwd: await this.deps.places.pathOf(workspaceId) }
-        : await this.deps.places.place(workspaceId, id);
+        ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
+        : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId });
+    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     await this.#enqueue(run);
     return run;

@@ -17,7 +17,11 @@ export const RUN_PARALLELISM = 8;
 export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<Partial<RunRecord>> {
   if (!deps.places.atLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
-  const place = resumed ? await deps.places.resume(run.workspaceId, run.id, { here: true }) : await deps.places.place(run.workspaceId, run.id, { here: true });
+  // A follow-on run's base commit is on its record from the start: the earlier run's head (engine.ts `start`).
+  const from = run.fromRunId && run.baseCommit ? { from: run.baseCommit } : {};
+  const place = resumed
+    ? await deps.places.resume(run.workspaceId, run.id, { here: true })
+    : await deps.places.place(run.workspaceId, run.id, { here: true, ...from });
   // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
   if (place.worktree) await deps.claims?.bindHome(run.id);
   return {

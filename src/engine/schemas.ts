@@ -95,6 +95,11 @@ export const RunViewSchema = z.object({
   branch: z.string().nullable().optional().describe("the run's branch `svc/<runId>` in its workspace; null outside a git worktree"),
   baseCommit: z.string().nullable().optional().describe("the commit the run's worktree started from"),
   headCommit: z.string().nullable().optional().describe("the branch's commit after the run's latest node"),
+  fromRunId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("a follow-on run: the run whose head commit this run's worktree branched from (docs/decisions.md, Follow-on runs)"),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */
@@ -159,4 +164,12 @@ export const StartRunBodySchema = z.strictObject({
   cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
   workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
+  fromRunId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "a follow-on run: its worktree branches from this run's head commit (an id or an unambiguous prefix); that run must have a worktree, on the same workspace (the default workspace)",
+    ),
 });

@@ -58,6 +58,8 @@ export interface PlaceOptions {
    * (local-repository.ts). A worktree the run already has is reused where it is present.
    */
   here?: boolean;
+  /** A follow-on run (docs/decisions.md, Follow-on runs): the commit a new worktree's branch starts at, not the default branch. */
+  from?: string | undefined;
 }
 
 export interface RunPlace {
@@ -239,7 +241,7 @@ export class WorkspaceService {
 
   /**
    * Where a run on a workspace executes: a fresh worktree on branch `svc/<runId>` from the default
-   * branch, reused when the run resumes. A directory that is no git repository
+   * branch (or `from`, a follow-on run's earlier head), reused when the run resumes. A directory that is no git repository
    * has no worktrees: the run executes in it (docs/decisions.md, Workspaces).
    */
   placeRun(id: string, runId: string, options: PlaceOptions = {}): Promise<RunPlace> {
@@ -251,7 +253,7 @@ export class WorkspaceService {
     return (await this.#record(id)).path;
   }
 
-  async #placeRun(id: string, runId: string, { existingOnly = false, here = false }: PlaceOptions): Promise<RunPlace> {
+  async #placeRun(id: string, runId: string, { existingOnly = false, here = false, from }: PlaceOptions): Promise<RunPlace> {
     const record = await this.#record(id);
     const repository = here ? await localRepository(record, this.#deps) : record.path;
     if (!record.default_branch) return { cwd: repository, environment: null };
@@ -275,7 +277,7 @@ export class WorkspaceService {
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
     const what = `run ${runId} in workspace ${id}`;
-    await addWorktree({ repository, path, branch, from: record.default_branch, what, workspaceId: id }, this.#git);
+    await addWorktree({ repository, path, branch, from: from ?? record.default_branch, what, workspaceId: id }, this.#git);
     const baseCommit = await headOf(path, this.#git);
     const environment: Environment = {
       id: newId('env'),

@@ -54,6 +54,7 @@ export const runRoutes = [
         cwd: body.cwd === undefined ? undefined : checkProjectDir(body.cwd),
         trigger: body.trigger ?? 'api',
         workspaceId: body.workspaceId ?? null,
+        ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
       });
       return reply(202, { runId: run.id, status: run.status });
     },

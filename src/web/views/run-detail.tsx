@@ -222,6 +222,17 @@ export function RunDetailView({ runId }: { runId: string }) {
         <dd>{formatDuration(spanMs(run.startedAt, run.finishedAt, now))}</dd>
         <dt>Cost</dt>
         <dd>{formatCost(run.costUsd)}</dd>
+        {run.fromRunId ? (
+          <>
+            <dt>Follows</dt>
+            <dd data-from-run>
+              follows run{' '}
+              <a href={`#/runs/${encodeURIComponent(run.fromRunId)}`} class="mono">
+                {run.fromRunId}
+              </a>
+            </dd>
+          </>
+        ) : null}
         {run.conversationId ? (
           <>
             <dt>Conversation</dt>
