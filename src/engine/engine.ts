@@ -10,6 +10,7 @@ import { sumCost } from './node-state.js';
 import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
 import { recoverRuns } from './recovery.js';
+import { reservePort, type PortReservation } from './run-ports.js';
 import { SharedRunScheduler } from './shared-runs.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
@@ -181,8 +182,11 @@ export class RunEngine {
     this.runs.hold(run);
     const done = (async () => {
       let failure: string | null = null;
+      // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
+      let port: PortReservation | undefined;
       try {
         await recorded;
+        port = await reservePort();
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
@@ -193,12 +197,14 @@ export class RunEngine {
             events: [{ type: 'run_started', fields: {} }],
           });
         }
-        await executeRun(await executorDeps(this.deps, this.runs, run), run, validation.workflow, controller.signal);
+        await executeRun(await executorDeps(this.deps, this.runs, run, port.port), run, validation.workflow, controller.signal);
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
+      } finally {
+        port?.release();
       }
       try {
         await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);

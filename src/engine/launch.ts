@@ -31,9 +31,10 @@ export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>,
   };
 }
 
-/** What the executor gets to run this run: the engine's agents, limits and logger, and its workspace's env. */
-export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRecord): Promise<ExecutorDeps> {
+/** What the executor gets to run this run: the engine's agents, limits and logger, its workspace's env and its `$SVC_PORT`. */
+export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRecord, port: number): Promise<ExecutorDeps> {
   return {
+    port,
     runs,
     logger: deps.logger,
     parallelism: deps.limits.runParallelism ?? RUN_PARALLELISM,
