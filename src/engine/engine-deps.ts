@@ -55,6 +55,14 @@ export interface RunPlace {
   baseCommit?: string;
 }
 
+/** What a new worktree got from its `.svc/worktree.yaml`, and the setup script still to run there. */
+export interface WorktreePreparation {
+  script: string | null;
+  copied: string[];
+  /** Listed in `copy:` but not in the workspace's checkout. */
+  missing: string[];
+}
+
 /**
  * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
@@ -83,6 +91,12 @@ export interface RunPlaces {
   env(workspaceId: string): Promise<Record<string, string>>;
   /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace (at `cwd`, its worktree). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
+  /**
+   * A new worktree's preparation from its `.svc/worktree.yaml`: the `copy:` files copied in (the
+   * env-leak gate applied to them), and the `setup:` script to run; null without the file. Rejects
+   * with the reason (invalid file with `file:line:col`, a copy refused) for the run's `setup_failed`.
+   */
+  prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null>;
   /** The run was deleted: its worktree and branch go too. */
   release(runId: string): Promise<void>;
   /** The git of a run's worktree: a commit per node (node-commits.ts). */

@@ -4,13 +4,14 @@ import { finishRun, waitingGate } from './finish.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { validateWorkflowSource } from '../workflows/index.js';
-import { executeRun } from './executor.js';
+import { executeRun, runVariables, type ExecutorDeps } from './executor.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
 import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
 import { recoverRuns } from './recovery.js';
 import { reservePort, type PortReservation } from './run-ports.js';
+import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { SharedRunScheduler } from './shared-runs.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
@@ -190,6 +191,7 @@ export class RunEngine {
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
+        const firstLaunch = run.status === 'pending' && run.startedAt === null;
         if (run.status === 'pending') {
           const placed = await placeAtLaunch(this.deps, run);
           await transition(this.runs, run, 'launch', {
@@ -197,7 +199,11 @@ export class RunEngine {
             events: [{ type: 'run_started', fields: {} }],
           });
         }
-        await executeRun(await executorDeps(this.deps, this.runs, run, port.port), run, validation.workflow, controller.signal);
+        const deps = await executorDeps(this.deps, this.runs, run, port.port);
+        // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
+        const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
+        if (setupFailure === null) await executeRun(deps, run, validation.workflow, controller.signal);
+        else failure = setupFailure;
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
@@ -221,6 +227,12 @@ export class RunEngine {
       this.#pump();
     });
     return recorded;
+  }
+
+  /** The worktree setup with what a bash node of the run gets in its environment; the run's failure or null. */
+  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<string | null> {
+    const env = setupEnvironment(deps.workspaceEnv, runVariables(run, this.runs.artifactsDir(run.id), deps.port));
+    return setUpWorktree({ runs: this.runs, places: this.deps.places, logger: this.deps.logger, env }, run, signal);
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */

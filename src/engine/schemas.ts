@@ -72,6 +72,16 @@ export const NodeStateSchema = z.object({
     .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
 });
 
+/** The worktree setup of a run (docs/decisions.md, "Worktree setup and $SVC_PORT"): `.svc/worktree.yaml` done once in its new worktree. */
+export const RunSetupSchema = z.object({
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  output: z.string().describe("what the setup printed (copies, then the script's stdout and stderr), its last 64 KiB"),
+  outputTruncated: z.boolean().optional().describe('true when `output` holds only the last 64 KiB'),
+  durationMs: z.number(),
+  copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
+  error: z.string().optional().describe('why it failed'),
+});
+
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
 export const RunViewSchema = z.object({
   id: z.string(),
@@ -100,6 +110,7 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe("a follow-on run: the run whose head commit this run's worktree branched from (docs/decisions.md, Follow-on runs)"),
+  setup: RunSetupSchema.optional().describe("the worktree setup (`.svc/worktree.yaml`), when the run's new worktree had one"),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */

@@ -12,6 +12,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { registerWorkspace, stripScan } from './registration.js';
 import { scanEnvFiles } from './env-scan.js';
+import { prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
 import { isDirectory, localRepository } from './local-repository.js';
 import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { headOf } from './commits.js';
@@ -237,6 +238,13 @@ export class WorkspaceService {
         `Remove them, or consent with \`svc workspace consent ${id} --allow\`.`,
       { workspaceId: id, files, keys },
     );
+  }
+
+  /** A new worktree's `.svc/worktree.yaml`: copies made, the setup script to run (worktree-preparation.ts). */
+  async prepareWorktree(id: string, worktree: string): Promise<WorktreePreparation | null> {
+    const record = await this.#record(id);
+    const checkout = record.source === 'clone' ? join(this.#ownDir(id), 'source') : record.path;
+    return prepareWorktree({ id, checkout, allowEnvKeys: record.allow_env_keys }, worktree);
   }
 
   /**
