@@ -47,9 +47,9 @@ function tailUtf8(text: string, cap: number): { text: string; truncated: boolean
   };
 }
 
-/** Whether a run launching now gets the setup: it has a worktree, and no setup completed in it (resume keeps the worktree as it is). */
+/** Whether a run launching now gets the setup: it has a worktree, new, or whose last setup failed or was cancelled (a resume keeps a set-up worktree as it is). */
 export function needsSetup(run: RunRecord, firstLaunch: boolean): boolean {
-  return run.workspaceId !== null && Boolean(run.branch) && (firstLaunch || run.setup?.status === 'failed');
+  return run.workspaceId !== null && Boolean(run.branch) && (firstLaunch || (run.setup !== undefined && run.setup.status !== 'completed'));
 }
 
 /** Runs the setup; resolves to the run's failure (`setup_failed: …`), or null when the nodes may start. */

@@ -3,7 +3,7 @@
 // the step `setup` and in the run detail; a failure fails the run `setup_failed` with its output;
 // `copy:` brings untracked files from the workspace's checkout (never committed; `..` refused; the
 // env-leak gate applies); a resumed run does not set up again.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,15 @@ describe('worktree setup', () => {
     expect(refused.status).toBe('failed');
     expect(refused.error).toMatch(/setup_failed: \.svc\/worktree\.yaml:2:5: copy\[0\]: must stay inside the repository/);
     expect(eventTypes(refused)).not.toContain('node_started');
+
+    // A symlink in the checkout that leads out of it is refused too, though its name looks harmless.
+    const linked = await projectWithSetup(server, 'copy: [.env.shared]\n', [{ name: 'linked', nodes: [{ id: 'a', bash: 'true' }] }]);
+    symlinkSync(join(linked.dir, '..', 'outside.txt'), join(linked.dir, '.env.shared'));
+    writeFileSync(join(linked.dir, '..', 'outside.txt'), 'not yours\n');
+    const viaLink = await runOn(server, 'linked', linked.workspace.id);
+    expect(viaLink.status).toBe('failed');
+    expect(viaLink.error).toContain("setup_failed: .svc/worktree.yaml: copy: '.env.shared' leads outside the repository");
+    expect(existsSync(join(viaLink.cwd, '.env.shared'))).toBe(false);
   });
 
   it('the env-leak gate applies to copied files: agent keys are not copied without consent', async () => {
