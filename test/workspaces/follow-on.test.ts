@@ -54,8 +54,12 @@ describe('follow-on runs', () => {
     git(dir, 'merge-base', '--is-ancestor', `svc/${first.id}`, `svc/${second.id}`);
     expect(git(dir, 'show', 'main:README.md')).toBe('# follow');
     expect(existsSync(join(dir, 'first.txt'))).toBe(false);
-    // A run started without --from has no link.
+    // A run started without --from has no link; the earlier run's follow-ons are a query away.
     expect(first.fromRunId).toBeNull();
+    const followOns = await api(server, 'GET', `/api/workflows/runs?fromRunId=${first.id}`);
+    expect(followOns.status).toBe(200);
+    expect(followOns.body.runs.map((run: Json) => run.id)).toEqual([second.id]);
+    expect((await api(server, 'GET', `/api/workflows/runs?fromRunId=${second.id}`)).body).toMatchObject({ runs: [], total: 0 });
   });
 
   it('refuses a run without a worktree, one on another workspace, and an unknown run', async () => {

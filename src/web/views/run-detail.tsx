@@ -5,6 +5,7 @@ import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Changes } from '../components/changes.js';
 import { Dag } from '../components/dag.js';
+import { FollowOns } from '../components/follow-ons.js';
 import { SetupStep } from '../components/setup-step.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
 import { NodeOutput } from '../components/output.js';
@@ -273,6 +274,7 @@ export function RunDetailView({ runId }: { runId: string }) {
           <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
         </p>
       ) : null}
+      {run.branch ? <FollowOns runId={run.id} /> : null}
       {run.setup ? <SetupStep setup={run.setup} /> : null}
       <div class="split">
         <div>
