@@ -101,6 +101,10 @@ describe('follow-on runs', () => {
     expect(run).toMatchObject({ status: 'completed', fromRunId: first.id, workspaceId: workspace.id });
     expect(run.nodes.read.output).toBe('from the first run');
 
+    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`follows:  ${first.id}`);
+
     const refused = await runCli(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { env: { SVC_HOME: server.home } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('run_nope_000000');

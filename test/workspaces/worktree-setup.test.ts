@@ -20,6 +20,7 @@ import {
   type Json,
   type Workflow,
 } from '../engine/helpers.js';
+import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { git, makeRepository } from './git-fixtures.js';
 
@@ -74,6 +75,20 @@ describe('worktree setup', () => {
     // What the setup made is a commit of its own, before the node's (which changed nothing).
     expect(git(dir, 'log', '--format=%s', `${run.baseCommit}..svc/${run.id}`)).toBe('read: setup');
     expect(run.nodes.first).toMatchObject({ commit: null });
+  });
+
+  it('svc run --verbose (the built binary) follows the setup as a step, and svc runs show says how it went', async () => {
+    const server = await startServer();
+    const { workspace } = await projectWithSetup(server, "setup: 'echo preparing; echo ready > .setup-done'\n", [READ]);
+    const env = { SVC_HOME: server.home };
+    const result = await runCli(['--url', server.url, 'run', 'read', '--workspace', workspace.id, '--verbose'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('[setup] preparing');
+    expect(result.stdout).toMatch(/✔ setup /);
+    expect(result.stdout.indexOf('✔ setup')).toBeLessThan(result.stdout.indexOf('[first] ready'));
+    const { body } = await api(server, 'GET', '/api/workflows/runs?workflow=read');
+    const shown = await runCli(['--url', server.url, 'runs', 'show', body.runs[0].id], { env });
+    expect(shown.stdout).toMatch(/setup: {4}completed in /);
   });
 
   it('a failing setup fails the run setup_failed with its output; no node runs', async () => {

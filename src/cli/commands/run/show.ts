@@ -41,6 +41,13 @@ export default defineCommand({
         `  cwd:      ${run.cwd}`,
         // A run in a worktree of its own: each node's change is a commit on this branch (`svc runs diff`).
         ...(run.branch ? [`  branch:   ${run.branch}   ${(run.baseCommit ?? '').slice(0, 10)}..${(run.headCommit ?? '').slice(0, 10)}`] : []),
+        ...(run.fromRunId ? [`  follows:  ${run.fromRunId}`] : []),
+        // The worktree setup (.svc/worktree.yaml): its state; what it printed is in `--json` and on the dashboard.
+        ...(run.setup
+          ? [
+              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
+            ]
+          : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
         ...(run.serverId || run.worktreeHome
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]
