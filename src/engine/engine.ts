@@ -187,7 +187,6 @@ export class RunEngine {
       let port: PortReservation | undefined;
       try {
         await recorded;
-        port = await reservePort();
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
@@ -199,6 +198,9 @@ export class RunEngine {
             events: [{ type: 'run_started', fields: {} }],
           });
         }
+        // Reserved only now: binding a socket waits for the event loop, and a run started with a free
+        // slot must already be `running` in the answer to its start (the launch above takes no such wait).
+        port = await reservePort();
         const deps = await executorDeps(this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
