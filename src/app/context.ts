@@ -167,6 +167,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
           env: (workspaceId) => workspaces.envValues(workspaceId),
           assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
+          prepare: (workspaceId, cwd) => workspaces.prepareWorktree(workspaceId, cwd),
           release: (runId) => workspaces.removeRunEnvironment(runId),
           commits: worktreeCommits({ env: process.env, timeoutMs: settings.gitTimeoutMs }),
         },

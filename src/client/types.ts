@@ -78,6 +78,8 @@ export interface RunListQuery {
   status?: string;
   workflow?: string;
   conversationId?: string;
+  /** The follow-on runs of this run. */
+  fromRunId?: string;
   /** `<n>h|d|w` or an ISO date, as the dashboard query takes them. */
   since?: string;
   until?: string;

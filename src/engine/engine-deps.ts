@@ -26,6 +26,8 @@ export interface StartRunRequest {
   workspaceId?: string | null;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
+  /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
+  fromRunId?: string;
 }
 
 /** What links a run to a stream: its id, its conversation and its worker conversation. */
@@ -53,6 +55,14 @@ export interface RunPlace {
   baseCommit?: string;
 }
 
+/** What a new worktree got from its `.svc/worktree.yaml`, and the setup script still to run there. */
+export interface WorktreePreparation {
+  script: string | null;
+  copied: string[];
+  /** Listed in `copy:` but not in the workspace's checkout. */
+  missing: string[];
+}
+
 /**
  * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
@@ -65,9 +75,10 @@ export interface RunPlaces {
   atLaunch: boolean;
   /**
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
-   * `here`, at launch by the server that executes it, from that server's own clone.
+   * `here`, at launch by the server that executes it, from that server's own clone. `from`: the
+   * commit its branch starts at (a follow-on run), instead of the workspace's default branch.
    */
-  place(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
+  place(workspaceId: string, runId: string, options?: { here?: boolean; from?: string }): Promise<RunPlace>;
   /**
    * The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up.
    * Without `here`, with a shared database, a worktree in another server's home is taken as it is
@@ -80,6 +91,12 @@ export interface RunPlaces {
   env(workspaceId: string): Promise<Record<string, string>>;
   /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace (at `cwd`, its worktree). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
+  /**
+   * A new worktree's preparation from its `.svc/worktree.yaml`: the `copy:` files copied in (the
+   * env-leak gate applied to them), and the `setup:` script to run; null without the file. Rejects
+   * with the reason (invalid file with `file:line:col`, a copy refused) for the run's `setup_failed`.
+   */
+  prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null>;
   /** The run was deleted: its worktree and branch go too. */
   release(runId: string): Promise<void>;
   /** The git of a run's worktree: a commit per node (node-commits.ts). */

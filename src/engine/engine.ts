@@ -4,11 +4,14 @@ import { finishRun, waitingGate } from './finish.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { validateWorkflowSource } from '../workflows/index.js';
-import { executeRun } from './executor.js';
+import { executeRun, runVariables, type ExecutorDeps } from './executor.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
+import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
 import { recoverRuns } from './recovery.js';
+import { reservePort, type PortReservation } from './run-ports.js';
+import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { SharedRunScheduler } from './shared-runs.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
@@ -106,17 +109,21 @@ export class RunEngine {
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
     // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
     // shared database, by the server that executes it, at launch (the workspace's path until then).
-    const workspaceId =
+    const asked =
       request.workspaceId ??
       (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
       (request.trigger === 'webhook' ? resolved.workspaceId : null);
+    // A follow-on run is on the earlier run's workspace, its branch starting at that run's head
+    // commit — its base commit from the start, also when a server places it only at launch.
+    const follow = request.fromRunId ? await followOnBase(this.runs, request.fromRunId, asked) : undefined;
+    const workspaceId = follow?.workspaceId ?? asked;
     const place = !workspaceId
       ? { cwd }
       : this.deps.places.atLaunch
-        ? { cwd: await this.deps.places.pathOf(workspaceId) }
-        : await this.deps.places.place(workspaceId, id);
+        ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
+        : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId });
+    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     await this.#enqueue(run);
     return run;
@@ -177,11 +184,14 @@ export class RunEngine {
     this.runs.hold(run);
     const done = (async () => {
       let failure: string | null = null;
+      // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
+      let port: PortReservation | undefined;
       try {
         await recorded;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
+        const firstLaunch = run.status === 'pending' && run.startedAt === null;
         if (run.status === 'pending') {
           const placed = await placeAtLaunch(this.deps, run);
           await transition(this.runs, run, 'launch', {
@@ -189,12 +199,21 @@ export class RunEngine {
             events: [{ type: 'run_started', fields: {} }],
           });
         }
-        await executeRun(await executorDeps(this.deps, this.runs, run), run, validation.workflow, controller.signal);
+        // Reserved only now: binding a socket waits for the event loop, and a run started with a free
+        // slot must already be `running` in the answer to its start (the launch above takes no such wait).
+        port = await reservePort();
+        const deps = await executorDeps(this.deps, this.runs, run, port.port);
+        // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
+        const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
+        if (setupFailure === null) await executeRun(deps, run, validation.workflow, controller.signal);
+        else failure = setupFailure;
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
+      } finally {
+        port?.release();
       }
       try {
         await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
@@ -211,6 +230,12 @@ export class RunEngine {
       this.#pump();
     });
     return recorded;
+  }
+
+  /** The worktree setup with what a bash node of the run gets in its environment; the run's failure or null. */
+  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<string | null> {
+    const env = setupEnvironment(deps.workspaceEnv, runVariables(run, this.runs.artifactsDir(run.id), deps.port));
+    return setUpWorktree({ runs: this.runs, places: this.deps.places, logger: this.deps.logger, env }, run, signal);
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */

@@ -13,6 +13,10 @@ export interface RunEventFields {
   run_created: { trigger: TriggerKind; message: string };
   run_started: Record<never, never>;
   run_resumed: { skipped: string[] };
+  /** The worktree setup (`.svc/worktree.yaml`), before the first node: a step named `setup`. */
+  setup_started: Record<never, never>;
+  setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
+  setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
   node_started: { nodeId: string; kind: NodeActionKind };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
@@ -67,6 +71,9 @@ export const RUN_EVENT_TYPES = [
   'run_created',
   'run_started',
   'run_resumed',
+  'setup_started',
+  'setup_output',
+  'setup_finished',
   'node_started',
   'node_output',
   'agent_tool',

@@ -28,6 +28,8 @@ export interface ExecutorDeps {
   workspaceEnv: Readonly<Record<string, string>>;
   /** A run in a worktree of its own: the git that commits each node's changes (node-commits.ts). */
   worktree?: WorktreeCommits;
+  /** `$SVC_PORT`: the free TCP port reserved for this run while it executes (run-ports.ts). */
+  port?: number;
 }
 
 const now = () => new Date().toISOString();
@@ -48,7 +50,7 @@ const abortableDelay = (ms: number, signal: AbortSignal) =>
   });
 
 /** The variables of docs/decisions.md, Workflow files that every node sees (as text in prompts, as env in bash). */
-export function runVariables(run: RunRecord, artifactsDir: string): Record<string, string> {
+export function runVariables(run: RunRecord, artifactsDir: string, port?: number): Record<string, string> {
   return {
     ARGUMENTS: run.message,
     USER_MESSAGE: run.message,
@@ -57,6 +59,7 @@ export function runVariables(run: RunRecord, artifactsDir: string): Record<strin
     ARTIFACTS_DIR: artifactsDir,
     WORKSPACE_DIR: run.cwd,
     ...run.variables,
+    ...(port === undefined ? {} : { SVC_PORT: String(port) }),
   };
 }
 
@@ -84,7 +87,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   const internal = new AbortController();
   const signal = AbortSignal.any([outerSignal, internal.signal]);
   const artifactsDir = runs.artifactsDir(run.id);
-  const variables = runVariables(run, artifactsDir);
+  const variables = runVariables(run, artifactsDir, deps.port);
   const outputs = await restoreOutputs(run, artifactsDir);
   const commits = deps.worktree && nodeCommits(deps.worktree, run, { commit: workflow.commit });
   for (const node of workflow.nodes) run.nodes[node.id] ??= freshNodeState();

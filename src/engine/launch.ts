@@ -17,7 +17,11 @@ export const RUN_PARALLELISM = 8;
 export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<Partial<RunRecord>> {
   if (!deps.places.atLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
-  const place = resumed ? await deps.places.resume(run.workspaceId, run.id, { here: true }) : await deps.places.place(run.workspaceId, run.id, { here: true });
+  // A follow-on run's base commit is on its record from the start: the earlier run's head (engine.ts `start`).
+  const from = run.fromRunId && run.baseCommit ? { from: run.baseCommit } : {};
+  const place = resumed
+    ? await deps.places.resume(run.workspaceId, run.id, { here: true })
+    : await deps.places.place(run.workspaceId, run.id, { here: true, ...from });
   // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
   if (place.worktree) await deps.claims?.bindHome(run.id);
   return {
@@ -27,9 +31,10 @@ export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>,
   };
 }
 
-/** What the executor gets to run this run: the engine's agents, limits and logger, and its workspace's env. */
-export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRecord): Promise<ExecutorDeps> {
+/** What the executor gets to run this run: the engine's agents, limits and logger, its workspace's env and its `$SVC_PORT`. */
+export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRecord, port: number): Promise<ExecutorDeps> {
   return {
+    port,
     runs,
     logger: deps.logger,
     parallelism: deps.limits.runParallelism ?? RUN_PARALLELISM,

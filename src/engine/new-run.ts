@@ -14,6 +14,8 @@ export interface NewRunPlace {
   /** In a worktree made at start: its branch and the commit it starts from. */
   branch?: string | undefined;
   baseCommit?: string | undefined;
+  /** A follow-on run: the run it branched from. */
+  fromRunId?: string | undefined;
 }
 
 /** The record of a run about to be created, every node fresh. */
@@ -34,6 +36,7 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     branch: place.branch ?? null,
     baseCommit: place.baseCommit ?? null,
     headCommit: place.baseCommit ?? null,
+    fromRunId: place.fromRunId ?? null,
     trigger: request.trigger,
     createdAt: at,
     startedAt: null,

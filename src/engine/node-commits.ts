@@ -13,8 +13,8 @@ import type { NodeChanges, NodeState, RunRecord } from './types.js';
 export interface WorktreeCommits {
   /** The commit checked out in `cwd`. */
   head(cwd: string): Promise<string>;
-  /** Commits everything uncommitted in `cwd`; resolves to HEAD afterwards and the commit made (null: nothing to commit). */
-  commitAll(cwd: string, message: { subject: string; runId: string }): Promise<{ head: string; commit: string | null }>;
+  /** Commits everything uncommitted in `cwd` but `exclude`; resolves to HEAD afterwards and the commit made (null: nothing to commit). */
+  commitAll(cwd: string, message: { subject: string; runId: string }, exclude?: readonly string[]): Promise<{ head: string; commit: string | null }>;
   /** Files changed, lines inserted and deleted from `from` to `to`. */
   changes(cwd: string, from: string, to: string): Promise<NodeChanges>;
 }
@@ -49,7 +49,7 @@ export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { com
       exclusive(async () => {
         try {
           const { head, commit } = options.commit
-            ? await git.commitAll(run.cwd, { subject: `${run.workflow}: ${nodeId}`, runId: run.id })
+            ? await git.commitAll(run.cwd, { subject: `${run.workflow}: ${nodeId}`, runId: run.id }, run.setup?.copied)
             : { head: await git.head(run.cwd), commit: null };
           run.headCommit = head;
           const moved = base !== null && head !== base;

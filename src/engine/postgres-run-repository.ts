@@ -73,6 +73,8 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
       if (filter.workflow) where.push(`workflow = $${params.push(filter.workflow)}`);
       if (filter.conversationId) where.push(`conversation_id = $${params.push(filter.conversationId)}`);
       if (filter.workspaceId) where.push(`workspace_id = $${params.push(filter.workspaceId)}`);
+      // Not a column of its own: asked only for one run's page, where the other filters are rare.
+      if (filter.fromRunId) where.push(`record->>'fromRunId' = $${params.push(filter.fromRunId)}`);
       // ISO strings in UTC compare as text in time order.
       if (filter.sinceMs !== undefined) where.push(`created_at >= $${params.push(new Date(filter.sinceMs).toISOString())}`);
       if (filter.untilMs !== undefined) where.push(`created_at <= $${params.push(new Date(filter.untilMs).toISOString())}`);

@@ -6,6 +6,8 @@ export interface RunFilter {
   workflow?: string;
   conversationId?: string;
   workspaceId?: string;
+  /** Follow-on runs of this run (docs/decisions.md, Follow-on runs). */
+  fromRunId?: string;
   /** Runs created at or after / at or before these times (epoch ms). */
   sinceMs?: number;
   untilMs?: number;
@@ -38,6 +40,7 @@ export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): Run
       (filter.workflow && r.workflow !== filter.workflow) ||
       (filter.conversationId && r.conversationId !== filter.conversationId) ||
       (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
+      (filter.fromRunId && r.fromRunId !== filter.fromRunId) ||
       (since !== undefined && r.createdAt < since) ||
       (until !== undefined && r.createdAt > until)
     )

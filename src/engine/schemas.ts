@@ -86,6 +86,16 @@ export const RunPullRequestSchema = z.object({
   at: z.string(),
 });
 
+/** The worktree setup of a run (docs/decisions.md, "Worktree setup and $SVC_PORT"): `.svc/worktree.yaml` done once in its new worktree. */
+export const RunSetupSchema = z.object({
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  output: z.string().describe("what the setup printed (copies, then the script's stdout and stderr), its last 64 KiB"),
+  outputTruncated: z.boolean().optional().describe('true when `output` holds only the last 64 KiB'),
+  durationMs: z.number(),
+  copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
+  error: z.string().optional().describe('why it failed'),
+});
+
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
 export const RunViewSchema = z.object({
   id: z.string(),
@@ -111,6 +121,12 @@ export const RunViewSchema = z.object({
   headCommit: z.string().nullable().optional().describe("the branch's commit after the run's latest node"),
   merged: RunMergedSchema.optional().describe("the run's branch merged (`POST …/merge`): the latest merge"),
   pullRequest: RunPullRequestSchema.optional().describe('the pull request opened for its branch (`POST …/pr`): the latest one'),
+  fromRunId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("a follow-on run: the run whose head commit this run's worktree branched from (docs/decisions.md, Follow-on runs)"),
+  setup: RunSetupSchema.optional().describe("the worktree setup (`.svc/worktree.yaml`), when the run's new worktree had one"),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */
@@ -175,4 +191,12 @@ export const StartRunBodySchema = z.strictObject({
   cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
   workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
+  fromRunId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "a follow-on run: its worktree branches from this run's head commit (an id or an unambiguous prefix); that run must have a worktree, on the same workspace (the default workspace)",
+    ),
 });

@@ -6,6 +6,8 @@
 
 export { validateWorkflowSource } from './validate.js';
 export type { ValidateOptions, WorkflowValidation } from './validate.js';
+export { validateYamlWith } from './yaml-schema.js';
+export type { YamlValidation } from './yaml-schema.js';
 
 export { toWorkflow } from './normalize.js';
 export {

@@ -14,6 +14,7 @@ export const RUN_VARIABLE_SOURCES = {
   WORKFLOW_NAME: 'svc',
   ARTIFACTS_DIR: 'leads-outside', // svc's path, to the run's files: each node's output (<id>.out) and a webhook's payload
   WORKSPACE_DIR: 'svc', // the run's directory: the server's, a registered workspace's, or an existing one named by `cwd`
+  SVC_PORT: 'svc', // a free port svc reserved for the run
   TRIGGER_TYPE: 'svc',
   TRIGGER_PAYLOAD: 'outside',
   TRIGGER_PAYLOAD_FILE: 'outside', // svc picks the path, but what it names is the payload: reading it reads an outside value

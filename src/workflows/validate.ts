@@ -7,14 +7,14 @@
  * its place: `fix.yaml:12:7: nodes[1].depends_on: unknown node 'tset' (did you mean 'test'?)`.
  */
 
-import { describeProblem } from './problems.js';
 import type { Problem } from './problems.js';
 import { toWorkflow } from './normalize.js';
 import { RawWorkflowSchema } from './schema.js';
 import type { RawWorkflow, WorkflowDefinition } from './schema.js';
 import { semanticProblems } from './semantic-checks.js';
 import { readYamlSource } from './yaml-source.js';
-import type { SourcePosition, YamlSource } from './yaml-source.js';
+import type { YamlSource } from './yaml-source.js';
+import { formatProblems } from './yaml-schema.js';
 import { problemsFromZodIssues } from './zod-issues.js';
 
 export type WorkflowValidation =
@@ -46,24 +46,4 @@ export function validateWorkflowSource(input: unknown, opts: ValidateOptions = {
     return { ok: true, workflow: toWorkflow(raw), raw };
   }
   return { ok: false, errors: formatProblems(problems, source, opts.filename) };
-}
-
-/** Error lines in source order (when there is a source), each once. */
-function formatProblems(problems: readonly Problem[], source: YamlSource | undefined, filename: string | undefined): string[] {
-  const located = problems.map((problem, order) => ({
-    text: describeProblem(problem),
-    position: source?.locate(problem),
-    order,
-  }));
-  located.sort((a, b) => (a.position?.offset ?? -1) - (b.position?.offset ?? -1) || a.order - b.order);
-  const lines = located.map(({ text, position }) => prefix(filename, position) + text);
-  return [...new Set(lines)];
-}
-
-function prefix(filename: string | undefined, position: SourcePosition | undefined): string {
-  const where = position === undefined ? undefined : `${position.line}:${position.col}`;
-  if (filename !== undefined && where !== undefined) return `${filename}:${where}: `;
-  if (filename !== undefined) return `${filename}: `;
-  if (where !== undefined) return `${where}: `;
-  return '';
 }

@@ -50,7 +50,7 @@ export async function identityArgs(cwd: string, git: WorktreeGit): Promise<strin
 }
 
 /**
- * Commits everything uncommitted in `cwd` (`git add -A`: new files too, .gitignore respected) with
+ * Commits everything uncommitted in `cwd` but `exclude` (`git add -A`: new files too, .gitignore respected) with
  * `subject` and the trailer `Svc-Run: <runId>`. svc's commits are bookkeeping: no hook of the
  * repository runs for them (`core.hooksPath=/dev/null`: a linter or test suite in `pre-commit`
  * would fail nodes for what the workflow checks in nodes of its own, and a `prepare-commit-msg`
@@ -58,11 +58,17 @@ export async function identityArgs(cwd: string, git: WorktreeGit): Promise<strin
  * a passphrase nobody is there to type). Resolves to HEAD afterwards and the commit made, or null
  * when nothing was left to commit; rejects with git's message when git refuses.
  */
-export async function commitAll(cwd: string, message: { subject: string; runId: string }, git: WorktreeGit): Promise<{ head: string; commit: string | null }> {
+export async function commitAll(
+  cwd: string,
+  message: { subject: string; runId: string },
+  git: WorktreeGit,
+  exclude: readonly string[] = [],
+): Promise<{ head: string; commit: string | null }> {
   const options = { ...git, cwd };
   const before = await worktreeState(cwd, git);
   if (!before.dirty) return { head: before.head, commit: null };
-  await runGit(['add', '-A'], options);
+  // `exclude`: files copied in by the worktree setup (a `.env.local`), never committed on the branch that may be pushed.
+  await runGit(['add', '-A', ...(exclude.length ? ['--', '.', ...exclude.map((path) => `:(exclude,literal)${path}`)] : [])], options);
   const identity = await identityArgs(cwd, git);
   try {
     await runGit(
@@ -103,7 +109,7 @@ export async function changeCounts(cwd: string, from: string, to: string, git: W
 export function worktreeCommits(git: WorktreeGit) {
   return {
     head: (cwd: string) => headOf(cwd, git),
-    commitAll: (cwd: string, message: { subject: string; runId: string }) => commitAll(cwd, message, git),
+    commitAll: (cwd: string, message: { subject: string; runId: string }, exclude?: readonly string[]) => commitAll(cwd, message, git, exclude),
     changes: (cwd: string, from: string, to: string) => changeCounts(cwd, from, to, git),
   };
 }

@@ -85,3 +85,19 @@ export async function scanEnvFiles(root: string): Promise<EnvScan> {
   const status: EnvScanStatus = keys.size > 0 ? 'keys_found' : unreadable.length > 0 ? 'unreadable' : 'clean';
   return { status, files: names, keys: [...keys].sort(), unreadable };
 }
+
+/**
+ * The agent keys in the given files below `root` (the worktree setup's `copy:` list): files
+ * missing, refused or unreadable are left out — the copy itself refuses what it cannot copy.
+ */
+export async function scanListedFiles(root: string, paths: readonly string[]): Promise<{ files: string[]; keys: string[] }> {
+  const files: string[] = [];
+  const keys = new Set<string>();
+  for (const path of paths) {
+    const found = await keysIn(join(root, path)).catch(() => []);
+    if (found.length === 0) continue;
+    files.push(path);
+    for (const key of found) keys.add(key);
+  }
+  return { files, keys: [...keys].sort() };
+}

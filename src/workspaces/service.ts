@@ -12,6 +12,7 @@ import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { registerWorkspace, stripScan } from './registration.js';
 import { scanEnvFiles } from './env-scan.js';
+import { prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
 import { isDirectory, localRepository } from './local-repository.js';
 import { addWorktree, isInside, removeWorktree } from './worktrees.js';
 import { headOf } from './commits.js';
@@ -68,6 +69,8 @@ export interface PlaceOptions {
    * (local-repository.ts). A worktree the run already has is reused where it is present.
    */
   here?: boolean;
+  /** A follow-on run (docs/decisions.md, Follow-on runs): the commit a new worktree's branch starts at, not the default branch. */
+  from?: string | undefined;
 }
 
 export interface RunPlace {
@@ -259,9 +262,16 @@ export class WorkspaceService {
     );
   }
 
+  /** A new worktree's `.svc/worktree.yaml`: copies made, the setup script to run (worktree-preparation.ts). */
+  async prepareWorktree(id: string, worktree: string): Promise<WorktreePreparation | null> {
+    const record = await this.#record(id);
+    const checkout = record.source === 'clone' ? join(this.#ownDir(id), 'source') : record.path;
+    return prepareWorktree({ id, checkout, allowEnvKeys: record.allow_env_keys }, worktree);
+  }
+
   /**
    * Where a run on a workspace executes: a fresh worktree on branch `svc/<runId>` from the default
-   * branch, reused when the run resumes. A directory that is no git repository
+   * branch (or `from`, a follow-on run's earlier head), reused when the run resumes. A directory that is no git repository
    * has no worktrees: the run executes in it (docs/decisions.md, Workspaces).
    */
   placeRun(id: string, runId: string, options: PlaceOptions = {}): Promise<RunPlace> {
@@ -273,7 +283,7 @@ export class WorkspaceService {
     return (await this.#record(id)).path;
   }
 
-  async #placeRun(id: string, runId: string, { existingOnly = false, here = false }: PlaceOptions): Promise<RunPlace> {
+  async #placeRun(id: string, runId: string, { existingOnly = false, here = false, from }: PlaceOptions): Promise<RunPlace> {
     const record = await this.#record(id);
     const repository = here ? await localRepository(record, this.#deps) : record.path;
     if (!record.default_branch) return { cwd: repository, environment: null };
@@ -297,7 +307,7 @@ export class WorkspaceService {
     const path = join(this.#ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
     const what = `run ${runId} in workspace ${id}`;
-    await addWorktree({ repository, path, branch, from: record.default_branch, what, workspaceId: id }, this.#git);
+    await addWorktree({ repository, path, branch, from: from ?? record.default_branch, what, workspaceId: id }, this.#git);
     const baseCommit = await headOf(path, this.#git);
     const environment: Environment = {
       id: newId('env'),

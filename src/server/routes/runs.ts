@@ -16,6 +16,7 @@ const ListQuery = z.object({
   status: RunStatusListSchema.optional().describe('comma-separated run states'),
   workflow: z.string().optional(),
   conversationId: z.string().optional(),
+  fromRunId: z.string().min(1).optional().describe('the follow-on runs of this run (its exact id)'),
   since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date (as the dashboard query)'),
   until: z.string().optional().describe('runs created until: `<n>h|d|w` ago or an ISO date'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -54,6 +55,7 @@ export const runRoutes = [
         cwd: body.cwd === undefined ? undefined : checkProjectDir(body.cwd),
         trigger: body.trigger ?? 'api',
         workspaceId: body.workspaceId ?? null,
+        ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
       });
       return reply(202, { runId: run.id, status: run.status });
     },

@@ -5,6 +5,8 @@ import type { RunDetail, RunEvent, StreamEvent } from '../../client/types.js';
 import { client, errorText } from '../api.js';
 import { Changes } from '../components/changes.js';
 import { Dag } from '../components/dag.js';
+import { FollowOns } from '../components/follow-ons.js';
+import { SetupStep } from '../components/setup-step.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
 import { NodeOutput } from '../components/output.js';
 import { Timeline } from '../components/timeline.js';
@@ -172,7 +174,7 @@ export function RunDetailView({ runId }: { runId: string }) {
       if (event.type === 'run_deleted') return setDeleted(true);
       setStreamed((previous) => [...previous, event as RunEvent]);
       // Output and tool calls only add lines; anything else changes the run's or a node's state.
-      if (event.type !== 'node_output' && event.type !== 'agent_tool') reload();
+      if (event.type !== 'node_output' && event.type !== 'setup_output' && event.type !== 'agent_tool') reload();
     },
     { runId, onOpen: reload },
   );
@@ -222,6 +224,17 @@ export function RunDetailView({ runId }: { runId: string }) {
         <dd>{formatDuration(spanMs(run.startedAt, run.finishedAt, now))}</dd>
         <dt>Cost</dt>
         <dd>{formatCost(run.costUsd)}</dd>
+        {run.fromRunId ? (
+          <>
+            <dt>Follows</dt>
+            <dd data-from-run>
+              follows run{' '}
+              <a href={`#/runs/${encodeURIComponent(run.fromRunId)}`} class="mono">
+                {run.fromRunId}
+              </a>
+            </dd>
+          </>
+        ) : null}
         {run.conversationId ? (
           <>
             <dt>Conversation</dt>
@@ -261,6 +274,8 @@ export function RunDetailView({ runId }: { runId: string }) {
           <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
         </p>
       ) : null}
+      {run.branch ? <FollowOns runId={run.id} /> : null}
+      {run.setup ? <SetupStep setup={run.setup} /> : null}
       <div class="split">
         <div>
           <h2>Graph</h2>

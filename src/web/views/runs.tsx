@@ -50,7 +50,7 @@ export function RunsView({ query }: { query: URLSearchParams }) {
   useStream(
     '__dashboard__',
     (event) => {
-      if ('runId' in event && event.type !== 'node_output' && event.type !== 'agent_tool') reload();
+      if ('runId' in event && event.type !== 'node_output' && event.type !== 'setup_output' && event.type !== 'agent_tool') reload();
     },
     { onOpen: reload },
   );

@@ -119,6 +119,12 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     const linked = await runs.list({ conversationId: 'conv_a' });
     expect([ids(linked.runs), linked.counts]).toEqual([[4, 2], { failed: 1, running: 1 }]);
     expect(ids((await runs.list({ workspaceId: 'ws_a', status: ['completed'] })).runs)).toEqual([3]);
+    // Follow-on runs of a run (docs/decisions.md, Follow-on runs).
+    await runs.save(run(7, { workspaceId: 'ws_a', fromRunId: run(3).id }));
+    const followOns = await runs.list({ fromRunId: run(3).id });
+    expect([ids(followOns.runs), followOns.total]).toEqual([[7], 1]);
+    expect(await runs.list({ fromRunId: run(7).id })).toEqual({ runs: [], total: 0, counts: {} });
+    await runs.delete(run(7).id);
     expect(ids((await runs.list({ sinceMs: Date.parse(at(2)), untilMs: Date.parse(at(4)) })).runs)).toEqual([4, 3, 2]);
     const page = await runs.list({ limit: 2, offset: 1 });
     expect([ids(page.runs), page.total]).toEqual([[4, 3], 5]);

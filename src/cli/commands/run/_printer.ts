@@ -66,6 +66,22 @@ export class RunPrinter {
     this.#timer ??= setInterval(() => this.#refreshSpinner(), 500);
   }
 
+  /** Output of a node (or of the setup), each line prefixed with its id. */
+  #output(id: string, chunk: string, truncated: boolean): void {
+    const p = this.#paint!;
+    const prefix = p.dim(`[${id}] `);
+    const text = chunk.replace(/\n$/, '');
+    if (text)
+      this.#line(
+        text
+          .split('\n')
+          .map((l) => prefix + l)
+          .join('\n'),
+      );
+    // Events carry the first 64 KiB of the output; the node's log (the setup's record) has the rest.
+    if (truncated) this.#line(`${prefix}${p.dim(`(the streamed output stops here; the rest is in ${id === 'setup' ? 'the run record' : `${id}.log`})`)}`);
+  }
+
   handle(event: StreamEvent): void {
     const p = this.#paint!;
     switch (event.type) {
@@ -75,24 +91,25 @@ export class RunPrinter {
       case 'run_resumed':
         this.#line(p.dim(`run ${event.runId} resumed; completed nodes are skipped`));
         break;
+      case 'setup_started':
+        this.#running.set('setup', Date.now());
+        if (!this.#spinner) this.#line('setup started');
+        break;
+      case 'setup_output':
+        // Shown like a node's output, as the step `setup`.
+        if (this.options.verbose && typeof event.text === 'string') this.#output('setup', event.text, event.truncated === true);
+        break;
+      case 'setup_finished':
+        this.#running.delete('setup');
+        if (event.status === 'completed') this.#line(`${p.green('✔')} setup ${p.dim(formatMs(event.durationMs))}`);
+        else this.#line(`${p.red('✖')} setup ${event.error ?? event.status}`);
+        break;
       case 'node_started':
         this.#running.set(event.nodeId, Date.now());
         if (!this.#spinner) this.#line(`${event.nodeId} started`);
         break;
       case 'node_output':
-        if (this.options.verbose && typeof event.text === 'string') {
-          const prefix = p.dim(`[${event.nodeId}] `);
-          const text = event.text.replace(/\n$/, '');
-          if (text)
-            this.#line(
-              text
-                .split('\n')
-                .map((l) => prefix + l)
-                .join('\n'),
-            );
-          // Events carry the first 64 KiB of a node's output; the node's log has the rest.
-          if (event.truncated) this.#line(`${prefix}${p.dim(`(the streamed output stops here; the rest is in ${event.nodeId}.log)`)}`);
-        }
+        if (this.options.verbose && typeof event.text === 'string') this.#output(event.nodeId, event.text, event.truncated === true);
         break;
       case 'agent_tool':
         if ('nodeId' in event && showsToolCall(event.status, this.options.verbose)) this.#line(`${p.dim(`[${event.nodeId}]`)} ${toolLine(p, event)}`);

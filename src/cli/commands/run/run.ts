@@ -87,6 +87,7 @@ export default defineCommand({
     conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
     workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
+    from: ['--from <run>', "a follow-on run: branch from that run's head, with its changes (id or prefix)"],
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', "stream node output and agents' tool calls"],
@@ -99,6 +100,7 @@ export default defineCommand({
       trigger: 'cli',
       ...(options.conversation ? { conversationId: options.conversation } : {}),
       ...(options.workspace ? { workspaceId: options.workspace } : {}),
+      ...(options.from ? { fromRunId: options.from } : {}),
     };
     return startAndFollow(cmd, workflow, input, options);
   },

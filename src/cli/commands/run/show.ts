@@ -41,6 +41,13 @@ export default defineCommand({
         `  cwd:      ${run.cwd}`,
         // A run in a worktree of its own: each node's change is a commit on this branch (`svc runs diff`).
         ...(run.branch ? [`  branch:   ${run.branch}   ${(run.baseCommit ?? '').slice(0, 10)}..${(run.headCommit ?? '').slice(0, 10)}`] : []),
+        ...(run.fromRunId ? [`  follows:  ${run.fromRunId}`] : []),
+        // The worktree setup (.svc/worktree.yaml): its state; what it printed is in `--json` and on the dashboard.
+        ...(run.setup
+          ? [
+              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
+            ]
+          : []),
         // What landed it (`svc runs merge`, `svc runs pr`).
         ...(run.merged ? [`  merged:   into ${run.merged.into} (${run.merged.strategy}) ${run.merged.commit}`] : []),
         ...(run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),

@@ -19,10 +19,10 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
         onEvent: (event, raw) => {
           if (cmd.globals.json) return cmd.io.out(`${raw}\n`);
           if (!('runId' in event)) return printConversationEvent(cmd, p, event, verbose);
-          if (event.type === 'node_output' && !verbose) return;
+          if ((event.type === 'node_output' || event.type === 'setup_output') && !verbose) return;
           if (event.type === 'agent_tool' && !showsToolCall(event.status, verbose)) return;
           const detail =
-            event.type === 'node_output'
+            event.type === 'node_output' || event.type === 'setup_output'
               ? event.text.replace(/\n$/, '')
               : event.type === 'agent_tool'
                 ? `${event.nodeId} ${toolLine(p, event)}`

@@ -1,0 +1,66 @@
+/**
+ * `.svc/worktree.yaml` (docs/decisions.md, "Worktree setup and $SVC_PORT"): how a repository
+ * prepares each new worktree of a run — `setup:`, a bash script run once before the first node, and
+ * `copy:`, untracked files brought over from the workspace's checkout. Read from the new worktree,
+ * at the run's base commit, as anything in a repository: hostile. Only a regular file inside the
+ * worktree (not a symlink), at most 64 KiB, checked against the schema with `file:line:col` errors.
+ */
+
+import { lstat, realpath } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import { readRegularFile } from '../shared/regular-file.js';
+import { validateYamlWith } from '../workflows/index.js';
+import { isInside } from './worktrees.js';
+
+export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
+
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+/** A path relative to the repository's top, never leaving it. */
+const CopyPathSchema = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((path) => !isAbsolute(path), 'must be relative to the repository, not absolute')
+  .refine((path) => !path.split(/[\\/]/).includes('..'), "must stay inside the repository (no '..')")
+  .refine((path) => !path.includes('\0'), 'must not contain a NUL character');
+
+export const WorktreeConfigSchema = z.strictObject({
+  setup: z.string().min(1).max(MAX_CONFIG_BYTES).optional().describe('a bash script run once in each new worktree, before the first node'),
+  copy: z.array(CopyPathSchema).max(200).optional().describe("untracked files copied from the workspace's checkout into each new worktree"),
+});
+
+export type WorktreeConfig = z.infer<typeof WorktreeConfigSchema>;
+
+/** A worktree.yaml that cannot be used: its problems, one `file:line:col: …` line each. */
+export class WorktreeConfigError extends Error {
+  constructor(readonly errors: string[]) {
+    super(errors.join('; '));
+    this.name = 'WorktreeConfigError';
+  }
+}
+
+/** The worktree's `.svc/worktree.yaml`, checked; null when there is none. */
+export async function readWorktreeConfig(worktree: string): Promise<WorktreeConfig | null> {
+  const path = join(worktree, WORKTREE_CONFIG_FILE);
+  const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+    throw error;
+  });
+  if (!info) return null;
+  // A symlink could name any file of the machine (its lines would come back in error messages).
+  if (info.isSymbolicLink() || !isInside(await realpath(path), await realpath(worktree))) {
+    throw new WorktreeConfigError([`${WORKTREE_CONFIG_FILE}: must be a regular file in the repository, not a symlink`]);
+  }
+  let text: string;
+  try {
+    text = await readRegularFile(path, MAX_CONFIG_BYTES);
+  } catch (error) {
+    throw new WorktreeConfigError([`${WORKTREE_CONFIG_FILE}: ${(error as Error).message}`]);
+  }
+  const checked = validateYamlWith(WorktreeConfigSchema.nullable(), text, WORKTREE_CONFIG_FILE);
+  if (!checked.ok) throw new WorktreeConfigError(checked.errors);
+  // An empty file is no configuration.
+  return checked.value ?? null;
+}

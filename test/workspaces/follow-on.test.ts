@@ -1,0 +1,112 @@
+// Follow-on runs (docs/decisions.md, "Follow-on runs"): `fromRunId` on the start body and
+// `svc run --from`: the new run's worktree branches from the earlier run's head commit, so the
+// earlier run's changes are there; refused with 400s saying why for a run without a worktree or on
+// another workspace, 404 for an unknown one.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
+import { runCli } from '../helpers/cli.js';
+import type { TestServer } from '../helpers/server.js';
+import { git, makeRepository } from './git-fixtures.js';
+
+afterEach(cleanupAll);
+
+beforeAll(async () => {
+  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
+  writeFileSync(empty, '');
+  process.env.GIT_CONFIG_GLOBAL = empty;
+  process.env.GIT_CONFIG_NOSYSTEM = '1';
+});
+
+const WORKFLOWS: Workflow[] = [
+  { name: 'first', nodes: [{ id: 'write', bash: "printf 'from the first run\\n' > first.txt" }] },
+  { name: 'second', nodes: [{ id: 'read', bash: 'cat first.txt && printf more > second.txt' }] },
+];
+
+async function registeredProject(server: TestServer, workflows = WORKFLOWS) {
+  const dir = join(await tempDir('svc-follow-'), 'project');
+  await mkdir(dir);
+  makeRepository(dir, { 'README.md': '# follow\n' });
+  await writeWorkflows(dir, workflows);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'workflows');
+  const { status, body } = await api(server, 'POST', '/api/workspaces', { path: dir });
+  expect(status, JSON.stringify(body)).toBe(201);
+  return { dir, workspace: body as Json };
+}
+
+describe('follow-on runs', () => {
+  it("branches the new run's worktree from the earlier run's head, and records fromRunId", async () => {
+    const server = await startServer();
+    const { dir, workspace } = await registeredProject(server);
+    const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
+    expect(first.status, JSON.stringify(first.nodes)).toBe('completed');
+
+    // A prefix, as other commands take; the workspace is the earlier run's.
+    const second = await waitForRun(server, await startRun(server, 'second', { message: '', fromRunId: first.id.slice(0, 12) }));
+    expect(second.status, JSON.stringify(second.nodes)).toBe('completed');
+    expect(second).toMatchObject({ fromRunId: first.id, workspaceId: workspace.id, baseCommit: first.headCommit, branch: `svc/${second.id}` });
+    expect(second.nodes.read.output).toBe('from the first run');
+    expect(readFileSync(join(second.cwd, 'first.txt'), 'utf8')).toBe('from the first run\n');
+    // The earlier run's branch is an ancestor of the new one; main is untouched.
+    git(dir, 'merge-base', '--is-ancestor', `svc/${first.id}`, `svc/${second.id}`);
+    expect(git(dir, 'show', 'main:README.md')).toBe('# follow');
+    expect(existsSync(join(dir, 'first.txt'))).toBe(false);
+    // A run started without --from has no link; the earlier run's follow-ons are a query away.
+    expect(first.fromRunId).toBeNull();
+    const followOns = await api(server, 'GET', `/api/workflows/runs?fromRunId=${first.id}`);
+    expect(followOns.status).toBe(200);
+    expect(followOns.body.runs.map((run: Json) => run.id)).toEqual([second.id]);
+    expect((await api(server, 'GET', `/api/workflows/runs?fromRunId=${second.id}`)).body).toMatchObject({ runs: [], total: 0 });
+  });
+
+  it('refuses a run without a worktree, one on another workspace, and an unknown run', async () => {
+    const server = await startServer();
+    const { workspace } = await registeredProject(server);
+    // Another workspace, without workflows of the same names (a name in two workspaces is ambiguous).
+    const other = await registeredProject(server, [{ name: 'other', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
+    // A run in a plain directory, not on a workspace.
+    const plainDir = await makeProject([{ name: 'plain', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const plain = await waitForRun(server, await startRun(server, 'plain', { message: '', cwd: plainDir }));
+    expect(plain.status).toBe('completed');
+
+    const without = await api(server, 'POST', '/api/workflows/second/run', { message: '', fromRunId: plain.id });
+    expect(without.status).toBe(400);
+    expect(without.body).toMatchObject({ error: 'from_run_without_worktree' });
+    expect(without.body.message).toContain(`Run ${plain.id}`);
+    expect(without.body.message).toContain('not in a worktree');
+
+    const elsewhere = await api(server, 'POST', '/api/workflows/second/run', { message: '', workspaceId: other.workspace.id, fromRunId: first.id });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body).toMatchObject({ error: 'from_run_other_workspace' });
+    expect(elsewhere.body.message).toContain(`workspace ${workspace.id}, not ${other.workspace.id}`);
+
+    const unknown = await api(server, 'POST', '/api/workflows/second/run', { message: '', fromRunId: 'run_nope_000000' });
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'run_not_found' } });
+    // Nothing was started by the refusals.
+    const { body } = await api(server, 'GET', '/api/workflows/runs?workflow=second');
+    expect(body.total).toBe(0);
+  });
+
+  it('svc run --from <prefix> through the built binary', async () => {
+    const server = await startServer();
+    const { workspace } = await registeredProject(server);
+    const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
+    const result = await runCli(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { env: { SVC_HOME: server.home } });
+    expect(result.code, result.stderr).toBe(0);
+    const run = JSON.parse(result.stdout) as Json;
+    expect(run).toMatchObject({ status: 'completed', fromRunId: first.id, workspaceId: workspace.id });
+    expect(run.nodes.read.output).toBe('from the first run');
+
+    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`follows:  ${first.id}`);
+
+    const refused = await runCli(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { env: { SVC_HOME: server.home } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('run_nope_000000');
+  });
+});
