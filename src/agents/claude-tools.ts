@@ -15,7 +15,7 @@ const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'Read', 'NotebookEdit'
  */
 const SHOWN_FIELDS = ['file_path', 'notebook_path', 'path', 'command', 'pattern', 'url', 'query', 'description'] as const;
 
-/** `Write src/math.js`, `Bash: npm test`, `Grep: TODO`, or the bare name when nothing safe says more. */
+/** `Write src/math.js`, `Bash: npm test`, `Grep: parseConfig`, or the bare name when nothing safe says more. */
 function describe(name: string, input: Json, shorten: (path: string) => string): string {
   if (FILE_TOOLS.has(name)) {
     const path = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
