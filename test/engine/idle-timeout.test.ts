@@ -4,6 +4,7 @@
 // none, bash nodes are watched only when they ask to be.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings, SettingsError } from '../../src/shared/settings.js';
 import { FAKE_CODEX } from '../conversations/helpers.js';
 import type { TestServer } from '../helpers/server.js';
 import {
@@ -151,3 +152,12 @@ it('lets a bash node that keeps printing (on stdout or stderr) run past its idle
   expect(run.nodes.ticker).toMatchObject({ status: 'completed', output: expect.stringMatching(/^tick 1\n[\s\S]*tick 10\ndone$/) });
   expect(run.nodes.grumbler).toMatchObject({ status: 'completed', output: 'done' });
 }, 40_000);
+
+it('reads SVC_AGENT_IDLE_TIMEOUT_MS as whole milliseconds, 10 minutes by default, refusing what no timer can wait', () => {
+  expect(loadSettings({}).agentIdleTimeoutMs).toBe(600_000);
+  expect(loadSettings({ SVC_AGENT_IDLE_TIMEOUT_MS: '90000' }).agentIdleTimeoutMs).toBe(90_000);
+  for (const bad of ['0', '-5', '1.5', '10m', '2147483648']) {
+    expect(() => loadSettings({ SVC_AGENT_IDLE_TIMEOUT_MS: bad }), bad).toThrow(SettingsError);
+  }
+  expect(() => loadSettings({ SVC_AGENT_IDLE_TIMEOUT_MS: '2147483648' })).toThrow(/SVC_AGENT_IDLE_TIMEOUT_MS must be at most 2147483647/);
+});
