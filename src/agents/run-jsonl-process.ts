@@ -1,4 +1,6 @@
+import { watchIdle } from '../processes/idle-watchdog.js';
 import { spawnGroup } from '../processes/process-group.js';
+import { formatDuration } from '../workflows/duration.js';
 import { AGENT_LINE_LIMIT_BYTES, lineSplitter } from './line-splitter.js';
 import { AgentError, type AgentRequest } from './types.js';
 
@@ -23,8 +25,8 @@ const LINE_LIMIT_TEXT = `${AGENT_LINE_LIMIT_BYTES / (1024 * 1024)} MiB`;
 
 /**
  * Runs an agent that speaks JSON lines on stdout, prompt on stdin, in its own process group.
- * Enforces the first-event timeout (logging `agent.first_event_timeout`), the call timeout,
- * cancellation and the length of a line (`output_too_large`: memory stays bounded whatever the
+ * Enforces the first-event timeout (logging `agent.first_event_timeout`), the call timeout, the
+ * idle timeout (`stalled`), cancellation and the length of a line (`output_too_large`: memory stays bounded whatever the
  * agent prints), each by killing the whole group.
  */
 export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProcessOutcome> {
@@ -32,16 +34,20 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
   if (request.signal.aborted) throw new AgentError('agent_cancelled', `${spec.agent} call cancelled before it started`);
   const proc = spawnGroup(spec.bin, spec.args, { cwd: request.cwd, env: request.env, stdin: request.prompt });
   if (proc.child.pid !== undefined) request.onProcess?.(proc.child.pid);
-  let stderrTail = '';
-  proc.child.stderr?.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL);
-  });
-
   let failure: AgentError | undefined;
   const stop = (error: AgentError) => {
     failure ??= error;
     void proc.terminate();
   };
+  // Any output counts as a sign of life, a partial line or stderr too: only a silent agent stalls.
+  const idle = watchIdle(request.idleTimeoutMs, () =>
+    stop(new AgentError('stalled', `${spec.agent} produced no output for ${formatDuration(request.idleTimeoutMs!)} (idle_timeout); it was stopped`)),
+  );
+  let stderrTail = '';
+  proc.child.stderr?.on('data', (chunk: Buffer) => {
+    idle.touch();
+    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+  });
   let sawLine = false;
   const firstEventTimer = setTimeout(() => {
     if (sawLine) return;
@@ -90,7 +96,10 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
       ),
     ),
   );
-  proc.child.stdout!.on('data', (chunk: Buffer) => lines.push(chunk));
+  proc.child.stdout!.on('data', (chunk: Buffer) => {
+    idle.touch();
+    lines.push(chunk);
+  });
   proc.child.stdout!.on('end', () => lines.end());
 
   try {
@@ -105,6 +114,7 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
     throw new AgentError('agent_failed', `${spec.agent} could not be started: ${(error as Error).message}`);
   } finally {
     clearTimeout(firstEventTimer);
+    idle.stop();
     if (callTimer) clearTimeout(callTimer);
     request.signal.removeEventListener('abort', onAbort);
   }

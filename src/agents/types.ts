@@ -14,6 +14,11 @@ export interface AgentRequest {
   firstEventTimeoutMs: number;
   /** Whole-call limit (the node's timeout); undefined → none. */
   timeoutMs?: number;
+  /**
+   * No output at all (a stdout chunk, a stderr chunk) for this long, at any point of the call → the
+   * process group is killed (`stalled`; the node's `idle_timeout`). Undefined → no such limit.
+   */
+  idleTimeoutMs?: number;
   /** Assistant text as it streams. */
   onText(text: string): void;
   /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
@@ -66,7 +71,9 @@ export type AgentErrorCode =
   /** The agent would refuse the permissions asked for (claude `full` as root without IS_SANDBOX=1). */
   | 'agent_refused'
   /** The agent printed a line longer than svc reads (AGENT_LINE_LIMIT_BYTES) and was stopped. */
-  | 'output_too_large';
+  | 'output_too_large'
+  /** The agent printed nothing for `idleTimeoutMs` and was stopped (the same code as a silent bash node's). */
+  | 'stalled';
 
 export class AgentError extends Error {
   constructor(

@@ -151,6 +151,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         limits: {
           maxConcurrentRuns: settings.maxConcurrentRuns,
           agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+          agentIdleTimeoutMs: settings.agentIdleTimeoutMs,
           runLeaseMs: settings.runLeaseMs,
         },
         agents,

@@ -41,6 +41,8 @@ export interface EngineLimits {
   runParallelism?: number;
   /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
   agentFirstEventTimeoutMs: number;
+  /** How long an agent node may go without output when it sets no `idle_timeout` (`SVC_AGENT_IDLE_TIMEOUT_MS`). */
+  agentIdleTimeoutMs: number;
   /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
   runLeaseMs?: number;
 }

@@ -43,6 +43,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       assistants: deps.assistants,
       loadCommand: (name, cwd) => deps.resolver.loadCommand(name, cwd),
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
+      idleTimeoutMs: deps.limits.agentIdleTimeoutMs,
       logger: deps.logger,
       assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
     },

@@ -22,6 +22,12 @@ export interface Settings {
   maxConcurrentConversations: number;
   /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
   agentFirstEventTimeoutMs: number;
+  /**
+   * A prompt or command node whose agent prints nothing for this many ms is stopped and fails
+   * `stalled`, unless the node or its workflow sets `idle_timeout` (docs/decisions.md, Runs).
+   * @default `SVC_AGENT_IDLE_TIMEOUT_MS` || 600000
+   */
+  agentIdleTimeoutMs: number;
   /** Claude Code executable. @default `SVC_CLAUDE_BIN` || `claude` */
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
@@ -84,6 +90,15 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return value;
 }
 
+/** Node.js timers fire at once beyond 2^31-1 ms (~24.8 days): a longer limit would stop at once, not never. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timerMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = positiveInt(env, name, fallback);
+  if (value > MAX_TIMER_MS) throw new SettingsError(`${name} must be at most ${MAX_TIMER_MS} (ms, about 24 days; got '${env[name]}').`);
+  return value;
+}
+
 /** Parses a port: an integer 0–65535 (0 asks the OS for any free port). */
 export function parsePort(raw: string, source = 'PORT'): number {
   const value = Number(raw);
@@ -113,6 +128,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrentRuns: positiveInt(env, 'SVC_MAX_CONCURRENT_RUNS', 4),
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
+    agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',

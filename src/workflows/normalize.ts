@@ -29,6 +29,10 @@ function durationMs(value: number | string | undefined, fallback: number): numbe
   return ms;
 }
 
+function optionalMs(value: number | string | undefined): number | undefined {
+  return value === undefined ? undefined : durationMs(value, 0);
+}
+
 function actionOf(node: RawNode): NodeAction {
   if (node.prompt !== undefined) return { kind: 'prompt', prompt: node.prompt };
   if (node.bash !== undefined) return { kind: 'bash', bash: node.bash };
@@ -54,6 +58,8 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     whenSource: node.when,
     triggerRule: node.trigger_rule ?? DEFAULT_TRIGGER_RULE,
     timeoutMs: durationMs(node.timeout, DEFAULT_TIMEOUT_MS),
+    // The workflow's is a default for agents only: a bash node is watched only when it asks to be.
+    idleTimeoutMs: optionalMs(node.idle_timeout ?? (runsAgent ? workflow.idle_timeout : undefined)),
     retry: {
       maxAttempts: node.retry?.max_attempts ?? 1,
       delayMs: durationMs(node.retry?.delay, 0),
@@ -88,6 +94,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     model: raw.model,
     commit: raw.commit ?? true,
     permissions: raw.permissions,
+    idleTimeoutMs: optionalMs(raw.idle_timeout),
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

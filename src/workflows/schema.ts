@@ -28,6 +28,7 @@
  *     command: implement             # the prompt in .svc/commands/implement.md
  *     depends_on: [plan]
  *     timeout: 30m
+ *     idle_timeout: 5m               # no output for 5m → stopped, failed `stalled`
  *   - id: test
  *     bash: npm test -- --reporter=dot
  *     depends_on: [implement]
@@ -98,15 +99,15 @@ export const MAX_DURATION_MS = 2_147_483_647;
 
 const nonEmptyText = z.string().min(1, { error: 'must not be empty' });
 
-function durationSchema(kind: 'timeout' | 'delay') {
+function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay') {
   return z
     .union([z.number(), z.string()], { error: (issue) => `expected a duration (${DURATION_HINT}), got ${describeValue(issue.input)}` })
     .superRefine((value, ctx) => {
       const ms = parseDuration(value);
       if (ms === null) {
         ctx.addIssue({ code: 'custom', message: `invalid duration ${quoteValue(value)} (use ${DURATION_HINT})` });
-      } else if (kind === 'timeout' && ms === 0) {
-        ctx.addIssue({ code: 'custom', message: 'a timeout must be longer than 0' });
+      } else if (kind !== 'delay' && ms === 0) {
+        ctx.addIssue({ code: 'custom', message: `${kind === 'timeout' ? 'a timeout' : 'an idle_timeout'} must be longer than 0` });
       } else if (ms > MAX_DURATION_MS) {
         ctx.addIssue({ code: 'custom', message: `${quoteValue(value)} is too long (at most 596h)` });
       }
@@ -142,6 +143,7 @@ export const RawNodeSchema = z.strictObject({
   when: z.string().optional(),
   trigger_rule: z.enum(TRIGGER_RULES).optional(),
   timeout: durationSchema('timeout').optional(),
+  idle_timeout: durationSchema('idle_timeout').optional(),
   retry: RawRetrySchema.optional(),
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
@@ -189,6 +191,7 @@ export const RawWorkflowSchema = z.strictObject({
   model: nonEmptyText.optional(),
   commit: z.boolean().optional(),
   permissions: z.enum(PERMISSIONS).optional(),
+  idle_timeout: durationSchema('idle_timeout').optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -254,6 +257,12 @@ export interface WorkflowNode {
   readonly triggerRule: TriggerRule;
   /** Limit on one execution attempt of the node's action. */
   readonly timeoutMs: number;
+  /**
+   * No output for this long stops an attempt (`stalled`): the node's `idle_timeout`, else (agent
+   * nodes) the workflow's. Undefined: an agent node gets the server's default
+   * (`SVC_AGENT_IDLE_TIMEOUT_MS`), a bash node none.
+   */
+  readonly idleTimeoutMs: number | undefined;
   readonly retry: RetryPolicy;
   /** The node's assistant, else the workflow's; undefined leaves the choice to the server's configuration. */
   readonly assistant: Assistant | undefined;
@@ -296,6 +305,8 @@ export interface WorkflowDefinition {
   readonly commit: boolean;
   /** As written; each agent node's own is already resolved. */
   readonly permissions: Permissions | undefined;
+  /** `idle_timeout` as written, in ms; already applied to each agent node that sets none. */
+  readonly idleTimeoutMs: number | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

@@ -1,6 +1,6 @@
 /**
  * The rules that relate parts of a workflow to each other: exactly one action per node,
- * `permissions` only where an agent runs, unique node ids, dependencies that exist and do not
+ * `permissions` only where an agent runs, `idle_timeout` only where a process runs, unique node ids, dependencies that exist and do not
  * loop, `when` conditions and `$id.output` references that name upstream nodes, unique webhook
  * slugs.
  *
@@ -67,6 +67,15 @@ function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
   problems.push({
     path: ['nodes', node.index, 'permissions'],
     message: `permissions applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
+  });
+}
+
+/** `idle_timeout` watches a process's output: a gate runs none. */
+function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
+  if (!Object.hasOwn(node.raw, 'idle_timeout') || !Object.hasOwn(node.raw, 'approval')) return;
+  problems.push({
+    path: ['nodes', node.index, 'idle_timeout'],
+    message: 'idle_timeout applies to a node that runs a process (prompt, command, bash); an approval node has none (remove it)',
   });
 }
 
@@ -211,6 +220,7 @@ export function semanticProblems(input: unknown): Problem[] {
     for (const node of sketches) {
       checkActions(node, problems);
       checkPermissionsKey(node, problems);
+      checkIdleTimeoutKey(node, problems);
     }
     checkDuplicateIds(sketches, problems);
     const graph = new DependencyGraph(checkDependencies(sketches, ids, problems));

@@ -101,6 +101,7 @@ describe('svc help exit-codes', () => {
       'SVC_URL',
       'SVC_MAX_CONCURRENT_RUNS',
       'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS',
+      'SVC_AGENT_IDLE_TIMEOUT_MS',
       'SVC_CLAUDE_BIN',
       'SVC_CODEX_BIN',
       'SVC_LOG_LEVEL',

@@ -214,6 +214,41 @@ describe('node rules', () => {
     ]);
   });
 
+  it('reports bad idle_timeout values, and idle_timeout on a gate (which runs nothing to watch)', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'name: demo',
+          'description: d',
+          'idle_timeout: 0',
+          'nodes:',
+          '  - id: a',
+          '    prompt: p',
+          '    idle_timeout: 10 minutes',
+          '  - id: b',
+          '    bash: t',
+          '    idle_timeout: -1',
+          '  - id: c',
+          '    bash: t',
+          '    idle_timeout: 1000h',
+          '  - id: d',
+          '    approval: { message: ok }',
+          '    idle_timeout: 1m',
+          '  - id: e',
+          '    prompt: p',
+          '    idle_tiemout: 1m',
+        ),
+      ),
+    ).toEqual([
+      '3:15: idle_timeout: an idle_timeout must be longer than 0',
+      "7:19: nodes[0].idle_timeout: invalid duration '10 minutes' (use seconds as a number, or a string such as 500ms, 30s, 1.5s, 10m, 2h)",
+      "10:19: nodes[1].idle_timeout: invalid duration '-1' (use seconds as a number, or a string such as 500ms, 30s, 1.5s, 10m, 2h)",
+      "13:19: nodes[2].idle_timeout: '1000h' is too long (at most 596h)",
+      '16:19: nodes[3].idle_timeout: idle_timeout applies to a node that runs a process (prompt, command, bash); an approval node has none (remove it)',
+      "19:5: nodes[4]: unknown key 'idle_tiemout' (did you mean 'idle_timeout'?)",
+    ]);
+  });
+
   it('reports a duplicate node id', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '  - id: plan', '    bash: b'))).toEqual([
       "6:9: nodes[1].id: duplicate node id 'plan' (first used by nodes[0])",

@@ -10,6 +10,7 @@ description: Plan a fix, apply it, test it, ask before shipping
 assistant: codex
 model: gpt-5
 permissions: read
+idle_timeout: 5m
 nodes:
   - id: plan
     prompt: "Plan a fix for: $ARGUMENTS"
@@ -19,6 +20,7 @@ nodes:
     command: implement
     depends_on: [plan]
     timeout: 30m
+    idle_timeout: 90
     permissions: edit
   - id: test
     bash: npm test -- $plan.output
@@ -57,6 +59,7 @@ describe('a valid workflow', () => {
       model: 'gpt-5',
       commit: true,
       permissions: 'read',
+      idleTimeoutMs: 300_000,
       nodes: [
         {
           id: 'plan',
@@ -66,6 +69,7 @@ describe('a valid workflow', () => {
           whenSource: undefined,
           triggerRule: 'all_success',
           timeoutMs: 600_000,
+          idleTimeoutMs: 300_000,
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'claude',
           model: 'opus',
@@ -79,6 +83,7 @@ describe('a valid workflow', () => {
           whenSource: undefined,
           triggerRule: 'all_success',
           timeoutMs: 1_800_000,
+          idleTimeoutMs: 90_000,
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'codex',
           model: 'gpt-5',
@@ -92,6 +97,8 @@ describe('a valid workflow', () => {
           whenSource: undefined,
           triggerRule: 'all_done',
           timeoutMs: 90_000,
+          // The workflow's idle_timeout is for agents: a bash node is watched only when it says so.
+          idleTimeoutMs: undefined,
           retry: { maxAttempts: 2, delayMs: 1_500 },
           assistant: 'codex',
           model: 'gpt-5',
@@ -174,6 +181,39 @@ describe('a valid workflow', () => {
       ['run', 'read'],
       ['own', 'full'],
       ['sh', undefined],
+      ['gate', undefined],
+    ]);
+  });
+
+  it("takes a node's idle_timeout, else the workflow's for agent nodes only; none is left to the server (agents) or off (bash)", () => {
+    const nodes = (idle?: string) =>
+      valid({
+        name: 'idle',
+        description: '',
+        ...(idle ? { idle_timeout: idle } : {}),
+        nodes: [
+          { id: 'ask', prompt: 'hi' },
+          { id: 'run', command: 'review' },
+          { id: 'own', prompt: 'hi', idle_timeout: '30s' },
+          { id: 'sh', bash: 'true' },
+          { id: 'watched', bash: 'true', idle_timeout: 1.5 },
+          { id: 'gate', approval: { message: 'ok?' } },
+        ],
+      }).nodes.map((node) => [node.id, node.idleTimeoutMs]);
+    expect(nodes()).toEqual([
+      ['ask', undefined],
+      ['run', undefined],
+      ['own', 30_000],
+      ['sh', undefined],
+      ['watched', 1_500],
+      ['gate', undefined],
+    ]);
+    expect(nodes('2m')).toEqual([
+      ['ask', 120_000],
+      ['run', 120_000],
+      ['own', 30_000],
+      ['sh', undefined],
+      ['watched', 1_500],
       ['gate', undefined],
     ]);
   });

@@ -10,6 +10,7 @@ const TOPICS: Record<string, string> = {
   SVC_URL                           server the CLI talks to
   SVC_MAX_CONCURRENT_RUNS           runs executing at once (default 4)
   SVC_AGENT_FIRST_EVENT_TIMEOUT_MS  agent first-output timeout (default 60000)
+  SVC_AGENT_IDLE_TIMEOUT_MS         agent node stall timeout, unless idle_timeout is set (default 600000)
   SVC_CLAUDE_BIN, SVC_CODEX_BIN     agent executables (default claude, codex on PATH)
   SVC_LOG_LEVEL                     debug, info, warn, error (default info)
   NO_COLOR, CLICOLOR, CLICOLOR_FORCE  colour control

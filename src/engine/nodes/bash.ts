@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { formatDuration, renderBash } from '../../workflows/index.js';
+import { watchIdle } from '../../processes/idle-watchdog.js';
 import { spawnGroup } from '../../processes/process-group.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
@@ -24,7 +25,8 @@ async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Pr
 
 /**
  * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
- * arrive only as environment variables; `$id.output` is spliced as a quoted shell word.
+ * arrive only as environment variables; `$id.output` is spliced as a quoted shell word. With an
+ * `idle_timeout`, a script that prints nothing (stdout or stderr) for that long is stopped: `stalled`.
  */
 export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, signal, onOutput, onProcess }) => {
   if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
@@ -42,7 +44,11 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     await script.cleanup();
     throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
   }
-  let stopped: 'timeout' | 'cancelled' | 'output_too_large' | undefined;
+  let stopped: 'timeout' | 'stalled' | 'cancelled' | 'output_too_large' | undefined;
+  const idle = watchIdle(node.idleTimeoutMs, () => {
+    stopped ??= 'stalled';
+    void proc.terminate();
+  });
   // Counted in bytes as they arrive: past the limit the output is dropped at once and bash is
   // stopped, so a node printing without end never holds more than the limit here.
   let stdout = '';
@@ -59,11 +65,15 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     if (text) onOutput('stdout', text);
   };
   proc.child.stdout?.on('data', (chunk: Buffer) => {
+    idle.touch();
     stdoutBytes += chunk.length;
     takeStdout(decoder.write(chunk));
   });
   proc.child.stderr?.setEncoding('utf8');
-  proc.child.stderr?.on('data', (chunk: string) => onOutput('stderr', chunk));
+  proc.child.stderr?.on('data', (chunk: string) => {
+    idle.touch();
+    onOutput('stderr', chunk);
+  });
 
   const timer = setTimeout(() => {
     stopped ??= 'timeout';
@@ -79,6 +89,8 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     takeStdout(decoder.end());
     if (stopped === 'cancelled') throw new NodeCancelled();
     if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
+    // Whatever bash exited with once stopped (a trap may exit 0), a stalled node never succeeds.
+    if (stopped === 'stalled') throw new NodeFailure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
     if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
     if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
     return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
@@ -87,6 +99,7 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
+    idle.stop();
     signal.removeEventListener('abort', onAbort);
     await script.cleanup();
   }

@@ -10,7 +10,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
  * permissions: node → workflow → `edit`.
  */
 export const promptRunner =
-  ({ agents, assistants, loadCommand, firstEventTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
   async ({ run, node, outputs, variables, env, signal, onOutput, onTool, onProcess }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
@@ -52,6 +52,7 @@ export const promptRunner =
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,
+        idleTimeoutMs: node.idleTimeoutMs ?? idleTimeoutMs,
         onText: (chunk) => onOutput('assistant', chunk),
         onTool,
         onProcess,

@@ -38,6 +38,8 @@ export interface PromptDeps {
   loadCommand(name: string, cwd: string): Promise<string | undefined>;
   /** How long an agent may stay silent after it starts. */
   firstEventTimeoutMs: number;
+  /** How long an agent may print nothing when its node sets no `idle_timeout`. */
+  idleTimeoutMs: number;
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
