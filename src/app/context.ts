@@ -151,6 +151,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         limits: {
           maxConcurrentRuns: settings.maxConcurrentRuns,
           agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+          agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
         },
         agents,
@@ -303,7 +304,11 @@ function openConversationService(
     },
     env: process.env,
     cwd: workflows.defaultCwd,
-    limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+    limits: {
+      maxConcurrentConversations: settings.maxConcurrentConversations,
+      agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+      agentEnvAllow: settings.agentEnvAllow,
+    },
     ...(shared?.answering ? { claims: shared.answering } : {}),
     ...(shared?.handOff ? { handOff: shared.handOff } : {}),
   });

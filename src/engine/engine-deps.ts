@@ -39,6 +39,8 @@ export interface EngineLimits {
   runParallelism?: number;
   /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
   agentFirstEventTimeoutMs: number;
+  /** `SVC_AGENT_ENV_ALLOW`: the server's variables every agent (and bash node that withholds) gets beyond the base set. */
+  agentEnvAllow?: readonly string[];
   /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
   runLeaseMs?: number;
 }

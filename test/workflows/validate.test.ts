@@ -10,6 +10,7 @@ description: Plan a fix, apply it, test it, ask before shipping
 assistant: codex
 model: gpt-5
 permissions: read
+env: { allow: [GH_TOKEN] }
 nodes:
   - id: plan
     prompt: "Plan a fix for: $ARGUMENTS"
@@ -26,6 +27,7 @@ nodes:
     timeout: 90
     retry: { max_attempts: 2, delay: 1.5s }
     trigger_rule: all_done
+    env: { inherit: false, allow: [NPM_TOKEN, GH_TOKEN] }
   - id: gate
     approval: { message: "Tests say: $test.output — ship it?" }
     depends_on: [test]
@@ -70,6 +72,8 @@ describe('a valid workflow', () => {
           assistant: 'claude',
           model: 'opus',
           permissions: 'read',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'implement',
@@ -83,6 +87,8 @@ describe('a valid workflow', () => {
           assistant: 'codex',
           model: 'gpt-5',
           permissions: 'edit',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'test',
@@ -95,6 +101,8 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 2, delayMs: 1_500 },
           assistant: 'codex',
           model: 'gpt-5',
+          envAllow: ['GH_TOKEN', 'NPM_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'gate',
@@ -107,6 +115,8 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'codex',
           model: 'gpt-5',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
       ],
       triggers: {
@@ -137,6 +147,8 @@ describe('a valid workflow', () => {
       retry: { maxAttempts: 1, delayMs: 0 },
       assistant: undefined,
       model: undefined,
+      envAllow: [],
+      envInherit: true,
     });
   });
 
