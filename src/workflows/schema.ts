@@ -19,6 +19,7 @@
  * description: Plan a fix, apply it, test it, ask before shipping
  * assistant: claude                 # default for every agent node
  * permissions: read                 # what agent nodes may do (read, edit, full); default edit
+ * env: { allow: [GITHUB_TOKEN] }     # server variables given beyond the base set (agents never inherit)
  * nodes:
  *   - id: plan
  *     prompt: "Plan a fix for: $ARGUMENTS"
@@ -32,6 +33,7 @@
  *     bash: npm test -- --reporter=dot
  *     depends_on: [implement]
  *     timeout: 600                   # seconds
+ *     env: { inherit: false }        # a bash node inherits the server's environment unless it says so
  *     retry: { max_attempts: 2, delay: 5s }
  *   - id: gate
  *     approval: { message: "Tests say: $test.output — ship it?" }
