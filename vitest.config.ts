@@ -9,5 +9,9 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: more workers than that only adds contention to process-heavy tests.
     maxWorkers: 2,
+    // The fake agents are driven by FAKE_* variables in the server's environment, which an agent
+    // no longer inherits (docs/decisions.md, Agents): the servers under test allow them, as an
+    // operator allows what their agents need.
+    env: { SVC_AGENT_ENV_ALLOW: 'FAKE_CLAUDE_*,FAKE_CODEX_*' },
   },
 });

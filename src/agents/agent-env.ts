@@ -1,3 +1,5 @@
+import { ENV_NAME_PATTERN } from '../shared/settings.js';
+
 /**
  * Variables by which a coding agent recognises that it runs inside another agent session. svc
  * started from inside Claude Code or Codex must not pass them on, or its own agents behave as
@@ -15,8 +17,99 @@ export const NESTED_AGENT_MARKERS = [
   'CODEX_THREAD_ID',
 ] as const;
 
-export function agentEnvironment(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, ...extra };
-  for (const key of NESTED_AGENT_MARKERS) delete env[key];
-  return env;
+/**
+ * What every process with a withheld environment gets from the server's (docs/decisions.md,
+ * Agents, "Least-privilege environment"): where programs and the user's files are, the locale,
+ * the terminal, the time zone, the temporary directory, the proxies and the certificates to
+ * trust. A name ending in `*` stands for every name with that prefix.
+ */
+export const BASE_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_*',
+  'TERM',
+  'COLORTERM',
+  'TZ',
+  'TMPDIR',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_STATE_HOME',
+  'XDG_RUNTIME_DIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+] as const;
+
+/**
+ * What each agent needs beyond `BASE_ENV` to authenticate and find its configuration: Claude
+ * Code's key, token, endpoint and config directory, its own switches (`CLAUDE_CODE_*`, the
+ * `DISABLE_*` telemetry and update switches, `IS_SANDBOX`); Codex's OpenAI key and endpoint and
+ * `CODEX_HOME`. The variable an assistant's endpoint names (`apiKeyEnv`) is added per call.
+ */
+export const AGENT_AUTH_ENV: Readonly<Record<'claude' | 'codex', readonly string[]>> = {
+  claude: ['ANTHROPIC_*', 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_*', 'DISABLE_*', 'IS_SANDBOX'],
+  codex: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORGANIZATION', 'OPENAI_PROJECT', 'CODEX_HOME', 'CODEX_API_KEY'],
+};
+
+export { ENV_NAME_PATTERN };
+
+function matches(name: string, patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
+}
+
+export interface WithheldEnvRequest {
+  /** The server's environment, the only source of the base set and of allowed names. */
+  server: NodeJS.ProcessEnv;
+  /** The agent the process is (its authentication variables join the base set); none for a bash node. */
+  assistant?: 'claude' | 'codex';
+  /** The endpoint's key variable (`apiKeyEnv`), part of the agent's base set. */
+  apiKeyEnv?: string | null;
+  /** Names (or `PREFIX_*`) taken from the server's environment beyond the base set. */
+  allow?: readonly string[];
+  /** Values given outright: the workspace's env values, then the run's variables (later wins). */
+  given?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The environment of a process that does not inherit the server's: the base set (with the
+ * agent's own), the allowed names the server has, and the given values. `given` lists, sorted,
+ * the names it holds beyond the base set — what the run detail shows (names, never values).
+ */
+export function withheldEnvironment(request: WithheldEnvRequest): { env: NodeJS.ProcessEnv; given: string[] } {
+  const base: string[] = [...BASE_ENV, ...(request.assistant ? AGENT_AUTH_ENV[request.assistant] : [])];
+  if (request.apiKeyEnv) base.push(request.apiKeyEnv);
+  const allow = request.allow ?? [];
+  const env: NodeJS.ProcessEnv = {};
+  const given = new Set<string>();
+  for (const [name, value] of Object.entries(request.server)) {
+    if (value === undefined) continue;
+    if (matches(name, base)) env[name] = value;
+    else if (matches(name, allow)) {
+      env[name] = value;
+      given.add(name);
+    }
+  }
+  for (const [name, value] of Object.entries(request.given ?? {})) {
+    env[name] = value;
+    if (!matches(name, base)) given.add(name);
+  }
+  for (const key of NESTED_AGENT_MARKERS) {
+    delete env[key];
+    given.delete(key);
+  }
+  return { env, given: [...given].sort() };
 }

@@ -152,6 +152,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           maxConcurrentRuns: settings.maxConcurrentRuns,
           agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
           agentIdleTimeoutMs: settings.agentIdleTimeoutMs,
+          agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
         },
         agents,
@@ -305,7 +306,11 @@ function openConversationService(
     },
     env: process.env,
     cwd: workflows.defaultCwd,
-    limits: { maxConcurrentConversations: settings.maxConcurrentConversations, agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs },
+    limits: {
+      maxConcurrentConversations: settings.maxConcurrentConversations,
+      agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
+      agentEnvAllow: settings.agentEnvAllow,
+    },
     ...(shared?.answering ? { claims: shared.answering } : {}),
     ...(shared?.handOff ? { handOff: shared.handOff } : {}),
   });

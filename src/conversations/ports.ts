@@ -70,7 +70,8 @@ export interface ConversationDeps {
   env: NodeJS.ProcessEnv;
   /** Where an agent of a conversation without a workspace runs. */
   cwd: string;
-  limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number };
+  /** `agentEnvAllow`: `SVC_AGENT_ENV_ALLOW`, the server's variables an agent gets beyond the base set. */
+  limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number; agentEnvAllow?: readonly string[] };
   /** A server sharing a database with others: which of them answers each conversation (answering-claims.ts). */
   claims?: AnsweringClaims;
   /**

@@ -1,4 +1,4 @@
-import { AgentError, agentEnvironment, emptyToolTally, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
+import { AgentError, emptyToolTally, withheldEnvironment, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 
@@ -37,6 +37,14 @@ export async function replyWithAgent(
     cwd = await deps.workspaces.cwdOf(workspaceId);
     workspaceEnv = await deps.workspaces.env(workspaceId);
   }
+  // Least privilege (docs/decisions.md, Agents): the base set, the agent's own, what the server allows and the workspace's values.
+  const { env } = withheldEnvironment({
+    server: deps.env,
+    assistant,
+    apiKeyEnv: endpoint?.apiKeyEnv,
+    allow: deps.limits.agentEnvAllow,
+    given: workspaceEnv,
+  });
   const stored = conversation.agent_session?.assistant === assistant ? conversation.agent_session : undefined;
   // Deltas are emitted in the order they arrive (positions are taken synchronously) and all are
   // persisted before the reply is stored, so `assistant_done` always follows the last delta.
@@ -53,7 +61,7 @@ export async function replyWithAgent(
       cwd,
       model,
       permissions,
-      env: agentEnvironment(deps.env, workspaceEnv),
+      env,
       endpoint,
       signal,
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,

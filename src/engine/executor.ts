@@ -26,6 +26,8 @@ export interface ExecutorDeps {
   prompt: PromptDeps;
   /** The env values of the run's workspace (empty outside one). */
   workspaceEnv: Readonly<Record<string, string>>;
+  /** `SVC_AGENT_ENV_ALLOW`: the server's variables every withheld environment gets beyond the base set. */
+  envAllow: readonly string[];
   /** A run in a worktree of its own: the git that commits each node's changes (node-commits.ts). */
   worktree?: WorktreeCommits;
   /** `$SVC_PORT`: the free TCP port reserved for this run while it executes (run-ports.ts). */
@@ -149,6 +151,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           outputs,
           variables,
           env: deps.workspaceEnv,
+          envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
+          onEnvGiven: (names) => {
+            state.envGiven = names;
+          },
           signal,
           onOutput,
           onTool,

@@ -48,6 +48,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
     },
     workspaceEnv: run.workspaceId ? await deps.places.env(run.workspaceId) : {},
+    envAllow: deps.limits.agentEnvAllow ?? [],
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
     ...(run.branch ? { worktree: deps.places.commits } : {}),
   };

@@ -70,6 +70,12 @@ export const NodeStateSchema = z.object({
     .enum(PERMISSIONS)
     .optional()
     .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
+  envGiven: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "agent nodes and bash nodes with `env: { inherit: false }`, once started: the names of the environment variables the process got beyond the base set (the run's variables, the workspace's env values, the allowed ones; never values)",
+    ),
 });
 
 /** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run"). */

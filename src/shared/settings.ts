@@ -28,6 +28,12 @@ export interface Settings {
    * @default `SVC_AGENT_IDLE_TIMEOUT_MS` || 600000
    */
   agentIdleTimeoutMs: number;
+  /**
+   * The server's variables every agent (and every bash node with `env: { inherit: false }`) gets
+   * beyond the base set, as names or `PREFIX_*` (docs/decisions.md, Agents, "Least-privilege environment").
+   * @default `SVC_AGENT_ENV_ALLOW` (comma-separated) || none
+   */
+  agentEnvAllow: string[];
   /** Claude Code executable. @default `SVC_CLAUDE_BIN` || `claude` */
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
@@ -80,6 +86,19 @@ const NOT_SECRETS =
 
 export class SettingsError extends Error {}
 
+/** A variable name, or a prefix pattern ending in `*` (`LC_*`), as `env.allow` and `SVC_AGENT_ENV_ALLOW` take them. */
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
+function envNames(env: NodeJS.ProcessEnv, name: string): string[] {
+  const names = (env[name] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const bad = names.filter((part) => !ENV_NAME_PATTERN.test(part));
+  if (bad.length) throw new SettingsError(`${name} takes variable names or PREFIX_* patterns, comma-separated (got '${bad.join("', '")}').`);
+  return names;
+}
+
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -129,6 +148,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
+    agentEnvAllow: envNames(env, 'SVC_AGENT_ENV_ALLOW'),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',

@@ -67,6 +67,8 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     assistant: node.assistant ?? workflow.assistant,
     model: node.model ?? workflow.model,
     permissions: runsAgent ? (node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS) : undefined,
+    envAllow: [...new Set([...(workflow.env?.allow ?? []), ...(node.env?.allow ?? [])])],
+    envInherit: action.kind === 'bash' ? node.env?.inherit !== false : false,
   };
 }
 

@@ -19,6 +19,7 @@
  * description: Plan a fix, apply it, test it, ask before shipping
  * assistant: claude                 # default for every agent node
  * permissions: read                 # what agent nodes may do (read, edit, full); default edit
+ * env: { allow: [GITHUB_TOKEN] }     # server variables given beyond the base set (agents never inherit)
  * nodes:
  *   - id: plan
  *     prompt: "Plan a fix for: $ARGUMENTS"
@@ -33,6 +34,7 @@
  *     bash: npm test -- --reporter=dot
  *     depends_on: [implement]
  *     timeout: 600                   # seconds
+ *     env: { inherit: false }        # a bash node inherits the server's environment unless it says so
  *     retry: { max_attempts: 2, delay: 5s }
  *   - id: gate
  *     approval: { message: "Tests say: $test.output — ship it?" }
@@ -51,6 +53,7 @@
  */
 
 import { z } from 'zod';
+import { ENV_NAME_PATTERN } from '../agents/agent-env.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import type { AssistantName } from '../config/assistants.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
@@ -126,6 +129,24 @@ export const RawRetrySchema = z.strictObject({
   delay: durationSchema('delay').optional(),
 });
 
+const envNameSchema = z.string().regex(ENV_NAME_PATTERN, {
+  error: (issue) =>
+    `invalid variable name ${quoteValue(issue.input)}: letters, digits and '_', not starting with a digit; a trailing '*' allows every name with that prefix`,
+});
+
+/**
+ * Which of the server's environment variables a process gets beyond the base set
+ * (docs/decisions.md, Agents, "Least-privilege environment"); `inherit` is for bash nodes.
+ */
+export const RawNodeEnvSchema = z.strictObject({
+  allow: z.array(envNameSchema).optional(),
+  inherit: z.boolean().optional(),
+});
+
+export const RawWorkflowEnvSchema = z.strictObject({
+  allow: z.array(envNameSchema).optional(),
+});
+
 export const RawNodeSchema = z.strictObject({
   id: z.string().regex(NODE_ID_PATTERN, {
     error: (issue) => `invalid node id ${quoteValue(issue.input)}: start with a letter or '_', then letters, digits, '_' or '-'`,
@@ -148,6 +169,7 @@ export const RawNodeSchema = z.strictObject({
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
   permissions: z.enum(PERMISSIONS).optional(),
+  env: RawNodeEnvSchema.optional(),
 });
 
 export const RawWebhookTriggerSchema = z.strictObject({
@@ -192,6 +214,7 @@ export const RawWorkflowSchema = z.strictObject({
   commit: z.boolean().optional(),
   permissions: z.enum(PERMISSIONS).optional(),
   idle_timeout: durationSchema('idle_timeout').optional(),
+  env: RawWorkflowEnvSchema.optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -212,6 +235,8 @@ export function knownKeysAt(path: readonly (string | number)[]): readonly string
   if (first === 'nodes' && path.length === 2) return shape(RawNodeSchema);
   if (first === 'nodes' && path.length === 3 && third === 'retry') return shape(RawRetrySchema);
   if (first === 'nodes' && path.length === 3 && third === 'approval') return shape(RawApprovalSchema);
+  if (first === 'nodes' && path.length === 3 && third === 'env') return shape(RawNodeEnvSchema);
+  if (first === 'env' && path.length === 1) return shape(RawWorkflowEnvSchema);
   if (first === 'triggers' && path.length === 1) return shape(RawTriggersSchema);
   if (first === 'triggers' && second === 'webhook' && path.length === 3) return shape(RawWebhookTriggerSchema);
   if (first === 'triggers' && second === 'schedule' && path.length === 3) return shape(RawScheduleTriggerSchema);
@@ -270,6 +295,13 @@ export interface WorkflowNode {
   readonly model: string | undefined;
   /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash and approval nodes. */
   readonly permissions: Permissions | undefined;
+  /**
+   * The server's variables allowed beyond the base set: the workflow's `env.allow` and the node's
+   * (absent, like `envInherit`, in the snapshots of runs started before they existed: none).
+   */
+  readonly envAllow?: readonly string[];
+  /** `false` when a bash node says `env: { inherit: false }`; a bash node otherwise gets the server's whole environment, an agent never. */
+  readonly envInherit?: boolean;
 }
 
 export interface WebhookTrigger {

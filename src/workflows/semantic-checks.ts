@@ -79,6 +79,18 @@ function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
   });
 }
 
+/** An agent never inherits the server's environment (docs/decisions.md, Agents): `env.inherit: true` there would be a promise svc does not keep. */
+function checkEnvInherit(node: NodeSketch, problems: Problem[]): void {
+  const env = node.raw.env as { inherit?: unknown } | undefined;
+  if (typeof env !== 'object' || env === null || env.inherit !== true) return;
+  const action = NODE_ACTIONS.find((key) => Object.hasOwn(node.raw, key));
+  if (action === 'bash') return;
+  problems.push({
+    path: ['nodes', node.index, 'env', 'inherit'],
+    message: `env.inherit: true applies to bash nodes; an agent gets the base set and the names in env.allow (list the ones it needs)`,
+  });
+}
+
 function checkDuplicateIds(sketches: readonly NodeSketch[], problems: Problem[]): void {
   const firstIndex = new Map<string, number>();
   for (const node of sketches) {
@@ -221,6 +233,7 @@ export function semanticProblems(input: unknown): Problem[] {
       checkActions(node, problems);
       checkPermissionsKey(node, problems);
       checkIdleTimeoutKey(node, problems);
+      checkEnvInherit(node, problems);
     }
     checkDuplicateIds(sketches, problems);
     const graph = new DependencyGraph(checkDependencies(sketches, ids, problems));

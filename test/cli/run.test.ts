@@ -37,6 +37,13 @@ nodes:
     bash: echo "approved with $ship.output"
     depends_on: [ship]
 `,
+  'quiet.yaml': `name: quiet
+description: a script that withholds the server's environment
+nodes:
+  - id: alone
+    bash: echo "\${SVC_TEST_CANARY-withheld}"
+    env: { inherit: false }
+`,
   'slow.yaml': `name: slow
 description: runs long
 nodes:
@@ -87,6 +94,17 @@ describe('without a server: runs execute in the foreground on the store', () => 
     expect(json(approved.stdout).status).toBe('completed');
     const shown = json((await svc(['runs', 'show', run.id, '--json'])).stdout);
     expect(shown.nodes.after.output).toBe('approved with LGTM');
+  });
+
+  it("runs show lists the names a node's process got beyond the base set, never values", async () => {
+    const result = await runCli(['run', 'quiet', 'x', '--json'], { env: { SVC_HOME: home, PORT: '1', SVC_TEST_CANARY: 'secret' }, cwd: project.dir });
+    expect(result.code).toBe(0);
+    const run = json(result.stdout);
+    expect(run.nodes.alone.output).toBe('withheld');
+    const shown = await svc(['runs', 'show', run.id]);
+    expect(shown.stdout).toContain('environment beyond the base set');
+    expect(shown.stdout).toMatch(/^ {2}alone: .*\bARGUMENTS\b/m);
+    expect(shown.stdout).not.toContain('SVC_TEST_CANARY');
   });
 
   it('runs list reads the store and prints tab-separated lines when piped', async () => {

@@ -90,6 +90,13 @@ describe('svc serve', () => {
     }
   });
 
+  it('exits 2 (a settings error) naming SVC_AGENT_ENV_ALLOW when it lists something that is not a variable name', async () => {
+    const result = await runCli(['serve'], { env: { SVC_HOME: home, PORT: '0', SVC_AGENT_ENV_ALLOW: 'AWS_*, not a name' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("svc: SVC_AGENT_ENV_ALLOW takes variable names or PREFIX_* patterns, comma-separated (got 'not a name').");
+    expect(existsSync(join(home, 'svc.lock'))).toBe(false);
+  });
+
   it('a second server on the same home exits 1 naming the first', async () => {
     const first = await spawnServe({ home });
     const second = await runCli(['serve'], { env: { SVC_HOME: home, PORT: '0' } });

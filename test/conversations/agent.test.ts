@@ -154,6 +154,19 @@ describe('claude sessions', () => {
   });
 });
 
+describe('the agent environment', () => {
+  it("withholds the server's variables nobody allowed, and gives those SVC_AGENT_ENV_ALLOW lists", async () => {
+    setProcessEnv({ SVC_TEST_CANARY: 'secret', SVC_TEST_SHARED: 'shared' });
+    const own = await startServer({ env: { SVC_AGENT_ENV_ALLOW: 'FAKE_CLAUDE_*,SVC_TEST_SHARED' } });
+    const conversation = await createConversation(own);
+    await waitForReply(own, conversation.id, await send(own, conversation.id, 'canary probe'));
+    const keys = callFor('canary probe')!.envKeys as string[];
+    expect(keys).not.toContain('SVC_TEST_CANARY');
+    expect(keys).toContain('SVC_TEST_SHARED');
+    expect(keys).toContain('PATH');
+  });
+});
+
 describe('model endpoints', () => {
   it('reach the agent environment and never an API answer', async () => {
     const endpointLog = join(logs, 'endpoint.jsonl');
@@ -183,6 +196,8 @@ describe('model endpoints', () => {
       ]),
     );
     expect(JSON.stringify(codexCall.argv)).not.toContain(key);
+    // The key's variable is withheld from no agent that an endpoint names it for (docs/decisions.md, Agents).
+    expect(codexCall.envKeys).toContain('SVC_TEST_MODEL_KEY');
     for (const path of ['/api/config', `/api/conversations/${conversation.id}/messages`, `/api/conversations/${conversation.id}`, '/api/openapi.json']) {
       expect(JSON.stringify((await api(own, 'GET', path)).body), path).not.toContain(key);
     }

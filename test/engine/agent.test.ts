@@ -62,7 +62,7 @@ beforeAll(async () => {
     '---\ndescription: Review a change\n---\nReview $ARGUMENTS in run $RUN_ID [fake:reply=reviewed]\n',
   );
   // Markers of an enclosing agent session, set on the server's own process (it runs in-process).
-  setProcessEnv({ CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', SVC_TEST_VISIBLE_TO_AGENT: 'yes' });
+  setProcessEnv({ CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', SVC_TEST_CANARY: 'secret' });
   server = await startServer();
 });
 afterAll(cleanupAll);
@@ -111,12 +111,12 @@ describe('a prompt node', () => {
     expect(completed.costUsd).toBeCloseTo(0.75, 10);
   });
 
-  it('gives the agent the server environment without nested-agent markers', () => {
+  it("gives the agent a least-privilege environment: no nested-agent markers, none of the server's other variables", () => {
     expect(process.env.CLAUDECODE).toBe('1');
     for (const call of calls()) {
       expect(call.envKeys).not.toContain('CLAUDECODE');
       expect(call.envKeys).not.toContain('CLAUDE_CODE_ENTRYPOINT');
-      expect(call.envKeys).toContain('SVC_TEST_VISIBLE_TO_AGENT');
+      expect(call.envKeys).not.toContain('SVC_TEST_CANARY');
       expect(call.envKeys).toContain('PATH');
     }
   });

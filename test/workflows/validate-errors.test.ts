@@ -249,6 +249,29 @@ describe('node rules', () => {
     ]);
   });
 
+  it('reports env.allow entries that are not variable names, and env.inherit: true on an agent node', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'name: demo',
+          'description: d',
+          'env: { allow: [GOOD_NAME, "1BAD"] }',
+          'nodes:',
+          '  - id: a',
+          '    prompt: p',
+          '    env: { inherit: true, allow: [A_*] }',
+          '  - id: b',
+          '    bash: t',
+          '    env: { inherit: false, alow: [X] }',
+        ),
+      ),
+    ).toEqual([
+      "3:27: env.allow[1]: invalid variable name '1BAD': letters, digits and '_', not starting with a digit; a trailing '*' allows every name with that prefix",
+      '7:21: nodes[0].env.inherit: env.inherit: true applies to bash nodes; an agent gets the base set and the names in env.allow (list the ones it needs)',
+      "10:28: nodes[1].env: unknown key 'alow' (did you mean 'allow'?)",
+    ]);
+  });
+
   it('reports a duplicate node id', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '  - id: plan', '    bash: b'))).toEqual([
       "6:9: nodes[1].id: duplicate node id 'plan' (first used by nodes[0])",

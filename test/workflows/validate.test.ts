@@ -11,6 +11,7 @@ assistant: codex
 model: gpt-5
 permissions: read
 idle_timeout: 5m
+env: { allow: [GH_TOKEN] }
 nodes:
   - id: plan
     prompt: "Plan a fix for: $ARGUMENTS"
@@ -28,6 +29,7 @@ nodes:
     timeout: 90
     retry: { max_attempts: 2, delay: 1.5s }
     trigger_rule: all_done
+    env: { inherit: false, allow: [NPM_TOKEN, GH_TOKEN] }
   - id: gate
     approval: { message: "Tests say: $test.output — ship it?" }
     depends_on: [test]
@@ -74,6 +76,8 @@ describe('a valid workflow', () => {
           assistant: 'claude',
           model: 'opus',
           permissions: 'read',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'implement',
@@ -88,6 +92,8 @@ describe('a valid workflow', () => {
           assistant: 'codex',
           model: 'gpt-5',
           permissions: 'edit',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'test',
@@ -102,6 +108,8 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 2, delayMs: 1_500 },
           assistant: 'codex',
           model: 'gpt-5',
+          envAllow: ['GH_TOKEN', 'NPM_TOKEN'],
+          envInherit: false,
         },
         {
           id: 'gate',
@@ -114,6 +122,8 @@ describe('a valid workflow', () => {
           retry: { maxAttempts: 1, delayMs: 0 },
           assistant: 'codex',
           model: 'gpt-5',
+          envAllow: ['GH_TOKEN'],
+          envInherit: false,
         },
       ],
       triggers: {
@@ -144,6 +154,8 @@ describe('a valid workflow', () => {
       retry: { maxAttempts: 1, delayMs: 0 },
       assistant: undefined,
       model: undefined,
+      envAllow: [],
+      envInherit: true,
     });
   });
 

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { withheldEnvironment } from '../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,16 +29,24 @@ async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Pr
  * arrive only as environment variables; `$id.output` is spliced as a quoted shell word. With an
  * `idle_timeout`, a script that prints nothing (stdout or stderr) for that long is stopped: `stalled`.
  */
-export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, signal, onOutput, onProcess }) => {
+export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess }) => {
   if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
   const script = await bashArgs(renderBash(node.action.bash, outputs));
   if (signal.aborted) {
     await script.cleanup();
     throw new NodeCancelled();
   }
+  const given = { ...env, ...processVariables(variables) };
+  // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/decisions.md, Agents).
+  let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
+  if (node.envInherit === false) {
+    const withheld = withheldEnvironment({ server: process.env, allow: envAllow, given });
+    processEnv = withheld.env;
+    onEnvGiven(withheld.given);
+  }
   let proc: ReturnType<typeof spawnGroup>;
   try {
-    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: { ...process.env, ...env, ...processVariables(variables) } });
+    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: processEnv });
     if (proc.child.pid !== undefined) onProcess(proc.child.pid);
   } catch (error) {
     // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.

@@ -1,4 +1,4 @@
-import { agentEnvironment, AgentError, DEFAULT_NODE_PERMISSIONS } from '../../agents/index.js';
+import { AgentError, withheldEnvironment, DEFAULT_NODE_PERMISSIONS } from '../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
@@ -11,7 +11,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
  */
 export const promptRunner =
   ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, env, signal, onOutput, onTool, onProcess }) => {
+  async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
@@ -41,13 +41,22 @@ export const promptRunner =
     const assistant = node.assistant ?? (await assistants.defaultAssistant());
     const model = node.model ?? (await assistants.modelOf(assistant));
     const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
+    // Least privilege (docs/decisions.md, Agents): the base set, the agent's own, what was allowed and what was given.
+    const withheld = withheldEnvironment({
+      server: process.env,
+      assistant,
+      apiKeyEnv: endpoint?.apiKeyEnv,
+      allow: envAllow,
+      given: { ...env, ...processVariables(variables) },
+    });
+    onEnvGiven(withheld.given);
     try {
       const result = await agents[assistant].run({
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,
         permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
-        env: agentEnvironment(process.env, { ...env, ...processVariables(variables) }),
+        env: withheld.env,
         endpoint,
         signal,
         firstEventTimeoutMs,

@@ -15,6 +15,10 @@ export interface NodeRunContext {
   variables: Readonly<Record<string, string>>;
   /** The workspace's env values (empty outside a workspace); run variables win over them. */
   env: Readonly<Record<string, string>>;
+  /** The server's variables allowed beyond the base set: the server's `SVC_AGENT_ENV_ALLOW`, the workflow's and the node's `env.allow`. */
+  envAllow: readonly string[];
+  /** The names a process with a withheld environment got beyond the base set (never called for a bash node that inherits). */
+  onEnvGiven(names: string[]): void;
   signal: AbortSignal;
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** An agent's tool call, once resolved (prompt and command nodes). */

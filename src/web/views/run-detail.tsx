@@ -331,6 +331,11 @@ export function RunDetailView({ runId }: { runId: string }) {
               Agent permissions: <strong>{shownPermissions}</strong> — {PERMISSIONS_MEANING[shownPermissions]}
             </p>
           ) : null}
+          {shownNode?.envGiven ? (
+            <p class="muted" data-env-given={shownNode.envGiven.join(',')}>
+              Environment beyond the base set: {shownNode.envGiven.length ? shownNode.envGiven.join(', ') : 'none'}
+            </p>
+          ) : null}
           {shownNode?.reason ? <p class="note">Skipped: {shownNode.reason}</p> : null}
           <ToolCalls nodeId={shown} events={events} />
           <NodeOutput nodeId={shown} text={outputOf(run, events, shown) || (shownNode?.status === 'running' ? '…' : '(no output)')} />

@@ -75,6 +75,13 @@ export default defineCommand({
         nodeNote(nodeId, s),
       ]),
     );
+    // Names only (docs/decisions.md, Agents, "Least-privilege environment"): what each process got beyond the base set.
+    const given = Object.entries(run.nodes).filter(([, s]) => s.envGiven !== undefined);
+    if (given.length) {
+      cmd.io.out(
+        `\n${p.dim('environment beyond the base set')}\n${given.map(([nodeId, s]) => `  ${nodeId}: ${s.envGiven!.join(' ') || '(none)'}`).join('\n')}\n`,
+      );
+    }
     const timeline = drawTimeline(run);
     if (timeline.length) cmd.io.out(`\n${p.dim('timeline')}\n${timeline.join('\n')}\n`);
   },
