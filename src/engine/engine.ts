@@ -10,6 +10,7 @@ import { sumCost } from './node-state.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
 import { recoverRuns } from './recovery.js';
 import { SharedRunScheduler } from './shared-runs.js';
+import { assertResumableSpend } from './spend-cap.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
@@ -144,7 +145,7 @@ export class RunEngine {
     const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
+      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     await this.#enqueue(run);
@@ -177,6 +178,7 @@ export class RunEngine {
     this.runs.hold(run);
     const done = (async () => {
       let failure: string | null = null;
+      let failureCode: string | null = null;
       try {
         await recorded;
         const validation = validateWorkflowSource(run.definition);
@@ -189,7 +191,8 @@ export class RunEngine {
             events: [{ type: 'run_started', fields: {} }],
           });
         }
-        await executeRun(await executorDeps(this.deps, this.runs, run), run, validation.workflow, controller.signal);
+        const stop = await executeRun(await executorDeps(this.deps, this.runs, run), run, validation.workflow, controller.signal);
+        if (stop) ({ message: failure, code: failureCode } = stop);
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
@@ -197,7 +200,7 @@ export class RunEngine {
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       }
       try {
-        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
+        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
         this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
@@ -214,8 +217,8 @@ export class RunEngine {
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
-  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
-    await finishRun(this.runs, run, reason, failure);
+  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
+    await finishRun(this.runs, run, reason, failure, failureCode);
     this.#notifySettled(run);
   }
 
@@ -332,10 +335,14 @@ export class RunEngine {
     return run;
   }
 
-  async resume(runId: string): Promise<RunRecord> {
+  /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
+  async resume(runId: string, options: { maxCostUsd?: number } = {}): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
-    await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
+    assertResumableSpend(run, options.maxCostUsd);
+    await transition(this.runs, run, 'resume', {
+      patch: { resumePending: true, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
+    });
     return run;
   }
 

@@ -88,6 +88,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     model: raw.model,
     commit: raw.commit ?? true,
     permissions: raw.permissions,
+    maxCostUsd: raw.max_cost_usd,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

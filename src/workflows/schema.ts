@@ -189,6 +189,8 @@ export const RawWorkflowSchema = z.strictObject({
   model: nonEmptyText.optional(),
   commit: z.boolean().optional(),
   permissions: z.enum(PERMISSIONS).optional(),
+  /** The run's spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+  max_cost_usd: z.number().positive({ error: 'must be more than 0 (USD)' }).optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -296,6 +298,8 @@ export interface WorkflowDefinition {
   readonly commit: boolean;
   /** As written; each agent node's own is already resolved. */
   readonly permissions: Permissions | undefined;
+  /** `max_cost_usd`: the spend cap of its runs (a run's own may be lower); undefined means none. */
+  readonly maxCostUsd: number | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

@@ -3,6 +3,7 @@ import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
+import { remainingBudget } from '../spend-cap.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -49,6 +50,7 @@ export const promptRunner =
         permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
         env: agentEnvironment(process.env, { ...env, ...processVariables(variables) }),
         endpoint,
+        ...(run.maxCostUsd != null ? { maxBudgetUsd: remainingBudget(run) } : {}),
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,
@@ -64,7 +66,7 @@ export const promptRunner =
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();
         if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
-        throw new NodeFailure(error.code, error.message);
+        throw new NodeFailure(error.code, error.message, error.costUsd);
       }
       throw error;
     }

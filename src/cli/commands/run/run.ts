@@ -7,6 +7,7 @@ import { printJson } from '../../output.js';
 import { followRun, waitsForServer } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
+import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
 
 export interface FollowOptions {
   detach?: boolean;
@@ -87,6 +88,7 @@ export default defineCommand({
     conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
     workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
+    maxCost: MAX_COST_OPTION,
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', "stream node output and agents' tool calls"],
@@ -99,6 +101,7 @@ export default defineCommand({
       trigger: 'cli',
       ...(options.conversation ? { conversationId: options.conversation } : {}),
       ...(options.workspace ? { workspaceId: options.workspace } : {}),
+      ...maxCostOf(options.maxCost),
     };
     return startAndFollow(cmd, workflow, input, options);
   },
