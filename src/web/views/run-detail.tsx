@@ -222,6 +222,17 @@ export function RunDetailView({ runId }: { runId: string }) {
         <dd>{formatDuration(spanMs(run.startedAt, run.finishedAt, now))}</dd>
         <dt>Cost</dt>
         <dd>{formatCost(run.costUsd)}</dd>
+        {typeof run.maxCostUsd === 'number' || run.costPartial ? (
+          <>
+            {/* The spend cap (docs/decisions.md, Runs): what the agents reported against it, and whether some spend is unseen. */}
+            <dt>Budget</dt>
+            <dd>
+              {formatCost(run.spentUsd ?? 0)}
+              {typeof run.maxCostUsd === 'number' ? ` of ${formatCost(run.maxCostUsd)}` : ''}
+              {run.costPartial ? ' (partial: an agent reported no cost)' : ''}
+            </dd>
+          </>
+        ) : null}
         {run.conversationId ? (
           <>
             <dt>Conversation</dt>
