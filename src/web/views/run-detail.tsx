@@ -226,7 +226,7 @@ export function RunDetailView({ runId }: { runId: string }) {
           <>
             {/* The spend cap (docs/decisions.md, Runs): what the agents reported against it, and whether some spend is unseen. */}
             <dt>Budget</dt>
-            <dd>
+            <dd data-budget>
               {formatCost(run.spentUsd ?? 0)}
               {typeof run.maxCostUsd === 'number' ? ` of ${formatCost(run.maxCostUsd)}` : ''}
               {run.costPartial ? ' (partial: an agent reported no cost)' : ''}
