@@ -23,15 +23,15 @@ import {
 } from './helpers.js';
 import type { TestServer } from '../helpers/server.js';
 
-// Two agents that stay busy (they never answer) and one that reports $1.50 after a while: the
-// report crosses both 80% and the cap of $1.00 while the other two still run.
+// Two agents that stay busy (they never answer) and one that reports $1.50 once all three are up:
+// the report crosses both 80% and the cap of $1.00 while the other two still run.
 const overCap = (busy: string): Workflow => ({
   name: 'three-agents',
   max_cost_usd: 1,
   nodes: [
     { id: 'a', prompt: `wait ${busy}` },
     { id: 'b', prompt: `wait ${busy}` },
-    { id: 'spender', prompt: 'spend [fake:delay-first=3000][fake:cost=1.5]' },
+    { id: 'spender', prompt: 'spend [fake:await-calls=3][fake:cost=1.5]' },
     { id: 'later', bash: 'echo later', depends_on: ['spender'] },
   ],
 });
