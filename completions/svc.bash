@@ -6,7 +6,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|--from|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
@@ -32,7 +32,7 @@ _svc() {
     "workflow validate") words='--help' ;;
     "workflow save") words='--cwd --help' ;;
     "workflow delete") words='--cwd --help' ;;
-    "workflow run") words='-c --conversation --cwd --workspace --from -d --detach -w --wait --verbose --help' ;;
+    "workflow run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --help' ;;
     "conversation") words='new list show rename rm send --help' ;;
     "conversation new") words='-w --workspace -t --title --assistant --permissions --help' ;;
     "conversation list") words='-w --workspace -a --all -n --limit --help' ;;
@@ -60,7 +60,7 @@ _svc() {
     "workspace consent") words='--allow --revoke --help' ;;
     "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
     "commands") words='--cwd --help' ;;
-    "run") words='-c --conversation --cwd --workspace --from -d --detach -w --wait --verbose --help' ;;
+    "run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --help' ;;
     "runs") words='list show diff merge push pr --help' ;;
     "runs list") words='-s --status --workflow --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;
@@ -76,7 +76,7 @@ _svc() {
     "cancel") words='--help' ;;
     "abandon") words='--help' ;;
     "delete") words='--help' ;;
-    "resume") words='--mark-only -d --detach -w --wait --verbose --help' ;;
+    "resume") words='--max-cost --mark-only -d --detach -w --wait --verbose --help' ;;
     "approve") words='-m --comment --help' ;;
     "reject") words='-r --reason --help' ;;
     "completion") words='bash zsh fish --help' ;;

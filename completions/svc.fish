@@ -11,7 +11,7 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace --from -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
@@ -79,6 +79,7 @@ complete -c svc -n '__svc_path_is workflow run' -s c -l conversation -r -d 'link
 complete -c svc -n '__svc_path_is workflow run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
 complete -c svc -n '__svc_path_is workflow run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is workflow run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
+complete -c svc -n '__svc_path_is workflow run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is workflow run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is workflow run' -l verbose -d 'stream node output and agents'\'' tool calls'
@@ -134,6 +135,7 @@ complete -c svc -n '__svc_path_is run' -s c -l conversation -r -d 'link the run 
 complete -c svc -n '__svc_path_is run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
 complete -c svc -n '__svc_path_is run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
+complete -c svc -n '__svc_path_is run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
 complete -c svc -n '__svc_path_is run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is run' -l verbose -d 'stream node output and agents'\'' tool calls'
@@ -168,6 +170,7 @@ complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conver
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'
 complete -c svc -n '__svc_path_is watch' -l exit-status -d 'exit with the run'\''s outcome (0 completed, 1 failed, 3 cancelled, 4 paused, 6 completed with tool calls denied)'
 complete -c svc -n '__svc_path_is watch' -l verbose -d 'stream node output and agents'\'' tool calls'
+complete -c svc -n '__svc_path_is resume' -l max-cost -r -d 'replace the run'\''s spend cap (USD; may exceed the workflow'\''s); a run its cap stopped needs one above what it spent'
 complete -c svc -n '__svc_path_is resume' -l mark-only -d 'only mark it; the next start of its workflow in its conversation continues it'
 complete -c svc -n '__svc_path_is resume' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is resume' -s w -l wait -d 'wait without streaming progress'

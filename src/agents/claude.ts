@@ -20,7 +20,7 @@ function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']
 
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
- * [--resume S]` plus the flags of the request's permissions, prompt on stdin (docs/decisions.md,
+ * [--resume S] [--max-budget-usd B]` plus the flags of the request's permissions, prompt on stdin (docs/decisions.md,
  * Agents). `--verbose` is required by stream-json output.
  */
 export function createClaudeAgent(bin: string): Agent {
@@ -33,6 +33,8 @@ export function createClaudeAgent(bin: string): Agent {
       const args = ['-p', '--output-format', 'stream-json', '--verbose', ...claudePermissionArgs(request.permissions)];
       if (request.model) args.push('--model', request.model);
       if (request.resumeSession) args.push('--resume', request.resumeSession);
+      // Rounded down to a cent's hundredth: the flag never grants more than is left of the run's cap.
+      if (request.maxBudgetUsd !== undefined) args.push('--max-budget-usd', (Math.floor(request.maxBudgetUsd * 10_000) / 10_000).toFixed(4));
       let sessionId: string | null = null;
       let model: string | null = request.model;
       let streamed = '';
@@ -79,7 +81,7 @@ export function createClaudeAgent(bin: string): Agent {
         const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
         // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
         const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
-        throw new AgentError(lost ? 'agent_session_lost' : 'agent_failed', `claude failed (${why}): ${text}`);
+        throw new AgentError(lost ? 'agent_session_lost' : 'agent_failed', `claude failed (${why}): ${text}`, num(result.total_cost_usd));
       }
       const usage = result.usage as Json | undefined;
       const input = num(usage?.input_tokens);

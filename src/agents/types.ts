@@ -32,6 +32,8 @@ export interface AgentRequest {
    * total, so the turn's own use is the difference.
    */
   sessionTokens?: { input: number; output: number } | null;
+  /** What is left of the run's spend cap (USD), for agents that can stop themselves at a budget (claude `--max-budget-usd`). */
+  maxBudgetUsd?: number;
   /** A model server to use instead of the agent's default (docs/decisions.md, Agents). */
   endpoint?: AgentEndpoint | null;
   logger: Logger;
@@ -79,6 +81,8 @@ export class AgentError extends Error {
   constructor(
     readonly code: AgentErrorCode,
     message: string,
+    /** What the failed call reported spending (a claude error result has a cost); null when unknown. */
+    readonly costUsd: number | null = null,
   ) {
     super(message);
     this.name = 'AgentError';

@@ -58,7 +58,8 @@ export interface SvcClient {
     byWorker(platformId: string): Promise<RunView>;
     cancel(runId: string): Promise<RunView>;
     abandon(runId: string): Promise<RunView>;
-    resume(runId: string): Promise<RunView>;
+    /** `maxCostUsd` replaces the run's spend cap. */
+    resume(runId: string, input?: { maxCostUsd?: number }): Promise<RunView>;
     approve(runId: string, input?: { comment?: string }): Promise<RunView>;
     reject(runId: string, input?: { reason?: string }): Promise<RunView>;
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
@@ -197,7 +198,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       byWorker: (platformId) => call('GET', `/api/workflows/runs/by-worker/${segment(platformId)}`),
       cancel: (runId) => call('POST', run(runId, 'cancel')),
       abandon: (runId) => call('POST', run(runId, 'abandon')),
-      resume: (runId) => call('POST', run(runId, 'resume')),
+      resume: (runId, input = {}) => call('POST', run(runId, 'resume'), input),
       approve: (runId, input = {}) => call('POST', run(runId, 'approve'), input),
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),

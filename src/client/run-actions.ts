@@ -19,8 +19,8 @@ export function allowedOperations(status: RunStatus): RunOperation[] {
  * nodes it completed. The API's resume alone only marks the run for some later start, which a
  * person pressing "Resume" would wait for in vain. Answers the id of the run that continues.
  */
-export async function resumeAndContinue(client: SvcClient, runId: string): Promise<string> {
-  const run = await client.runs.resume(runId);
+export async function resumeAndContinue(client: SvcClient, runId: string, input: { maxCostUsd?: number } = {}): Promise<string> {
+  const run = await client.runs.resume(runId, input);
   const started = await client.runs.start(run.workflow, continuationOf(run));
   return started.runId;
 }

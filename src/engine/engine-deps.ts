@@ -24,6 +24,8 @@ export interface StartRunRequest {
   /** Extra variables (webhook runs). */
   variables?: Record<string, string>;
   workspaceId?: string | null;
+  /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
+  maxCostUsd?: number;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
   /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */

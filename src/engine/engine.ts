@@ -13,6 +13,7 @@ import { recoverRuns } from './recovery.js';
 import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { SharedRunScheduler } from './shared-runs.js';
+import { assertResumableSpend } from './spend-cap.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
@@ -151,7 +152,7 @@ export class RunEngine {
     const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, finishedAt: null, definition: resolved.definition },
+      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, finishedAt: null, definition: resolved.definition },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     await this.#enqueue(run);
@@ -186,6 +187,7 @@ export class RunEngine {
       let failure: string | null = null;
       // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
       let port: PortReservation | undefined;
+      let failureCode: string | null = null;
       try {
         await recorded;
         const validation = validateWorkflowSource(run.definition);
@@ -205,8 +207,11 @@ export class RunEngine {
         const deps = await executorDeps(this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
-        if (setupFailure === null) await executeRun(deps, run, validation.workflow, controller.signal);
-        else failure = setupFailure;
+        if (setupFailure !== null) failure = setupFailure;
+        else {
+          const stop = await executeRun(deps, run, validation.workflow, controller.signal);
+          if (stop) ({ message: failure, code: failureCode } = stop);
+        }
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
         if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
@@ -216,7 +221,7 @@ export class RunEngine {
         port?.release();
       }
       try {
-        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure);
+        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
         this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
@@ -239,8 +244,8 @@ export class RunEngine {
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
-  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
-    await finishRun(this.runs, run, reason, failure);
+  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
+    await finishRun(this.runs, run, reason, failure, failureCode);
     this.#notifySettled(run);
   }
 
@@ -357,10 +362,14 @@ export class RunEngine {
     return run;
   }
 
-  async resume(runId: string): Promise<RunRecord> {
+  /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
+  async resume(runId: string, options: { maxCostUsd?: number } = {}): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
-    await transition(this.runs, run, 'resume', { patch: { resumePending: true } });
+    assertResumableSpend(run, options.maxCostUsd);
+    await transition(this.runs, run, 'resume', {
+      patch: { resumePending: true, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
+    });
     return run;
   }
 

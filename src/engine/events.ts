@@ -28,7 +28,14 @@ export interface RunEventFields {
   run_approved: { nodeId: string; comment: string };
   run_rejected: { nodeId: string; reason: string };
   run_completed: { costUsd: number | null };
-  run_failed: { error: string };
+  run_failed: { error: string; code?: string };
+  /**
+   * The run's spend reached 80% of its cap (`threshold`), or an agent of a capped run reported no
+   * cost, so the cap cannot see its spend (`cost_unknown`, once per run).
+   */
+  budget_warning: { reason: 'threshold' | 'cost_unknown'; spentUsd: number; capUsd: number; nodeId: string };
+  /** A reported cost took the run's spend over its cap: its agents are stopped and it fails `budget_exceeded`. */
+  budget_exceeded: { spentUsd: number; capUsd: number; nodeId: string };
   run_cancelled: { reason?: string };
   run_abandoned: Record<never, never>;
   /** The run's branch was merged (docs/decisions.md, "Landing a run"); the run's status does not change. */
@@ -88,6 +95,8 @@ export const RUN_EVENT_TYPES = [
   'run_cancelled',
   'run_abandoned',
   'run_merged',
+  'budget_warning',
+  'budget_exceeded',
 ] as const satisfies readonly RunEventType[];
 
 /** Events after which a run is settled (terminal, or paused at a gate), or gone. */

@@ -15,6 +15,7 @@ import { promptRunner } from './nodes/prompt.js';
 import { nodeCommits, type WorktreeCommits } from './node-commits.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
+import { BUDGET_EXCEEDED, budgetStopMessage, recordSpend } from './spend-cap.js';
 import type { NodeState, RunRecord } from './types.js';
 
 export interface ExecutorDeps {
@@ -75,12 +76,19 @@ async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Rec
   return outputs;
 }
 
+/** Why the executor stopped a run itself: its spend reached its cap (spend-cap.ts). */
+export interface RunStop {
+  code: typeof BUDGET_EXCEEDED;
+  message: string;
+}
+
 /**
  * Executes a run's DAG until nothing more can start: a ready queue, not layer by layer — a node
  * starts as soon as its dependencies are done, up to the parallelism limit. Returns when every
- * started node has finished; the caller decides the run's resulting state.
+ * started node has finished; the caller decides the run's resulting state — a run the executor
+ * stopped itself (its spend cap) with the returned reason.
  */
-export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<void> {
+export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<RunStop | undefined> {
   const { runs } = deps;
   const runPrompt = promptRunner(deps.prompt);
   const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPrompt, command: runPrompt };
@@ -98,6 +106,21 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   // it once (see `schedule`) instead of every node writing it on start and again on end: the record
   // is rewritten whole, and two of those per node dominated the cost of a chain.
   let unsaved = false;
+  let stop: RunStop | undefined;
+
+  /**
+   * One agent call's reported cost, counted at once (the run's record is saved with the round):
+   * the report that reaches the cap stops every node still running, and no further node starts.
+   */
+  const spend = async (nodeId: string, costUsd: number | null | undefined) => {
+    const { events, exceeded } = recordSpend(run, nodeId, costUsd);
+    if (costUsd !== undefined) unsaved = true;
+    for (const event of events) await runs.emit(run, event.type, event.fields as never);
+    if (exceeded && !stop) {
+      stop = { code: BUDGET_EXCEEDED, message: budgetStopMessage(run) };
+      internal.abort(BUDGET_EXCEEDED);
+    }
+  };
 
   /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
@@ -141,7 +164,17 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     let cancelled = false;
     const base = commits ? await commits.start(state) : null;
     const started = Date.now();
+    // The node's cost: every attempt's that reported one (null while none did).
+    let nodeCost: number | null = null;
+    const addCost = (costUsd: number | null | undefined) => {
+      if (typeof costUsd === 'number') nodeCost = (nodeCost ?? 0) + costUsd;
+    };
     for (let attempt = 1; attempt <= node.retry.maxAttempts; attempt++) {
+      // Stopped between its round's save and its start (the spend cap, a cancel): it never starts.
+      if (signal.aborted) {
+        cancelled = true;
+        break;
+      }
       state.attempts = attempt;
       try {
         outcome = await runners[node.action.kind as 'bash' | 'prompt' | 'command']({
@@ -161,6 +194,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           onProcess,
         });
         failure = undefined;
+        addCost(outcome.costUsd);
+        await spend(node.id, outcome.costUsd);
         break;
       } catch (error) {
         if (error instanceof NodeCancelled || signal.aborted) {
@@ -168,6 +203,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           break;
         }
         failure = error instanceof NodeFailure ? error : new NodeFailure('internal_error', (error as Error).message);
+        // A failed attempt's reported cost counts; one that reported none is not taken for unknown spend.
+        addCost(failure.costUsd);
+        await spend(node.id, failure.costUsd ?? undefined);
         if (attempt < node.retry.maxAttempts) {
           onOutput('system', `attempt ${attempt} failed: ${failure.message}; retrying${node.retry.delayMs ? ` in ${node.retry.delayMs} ms` : ''}\n`);
           await abortableDelay(node.retry.delayMs, signal);
@@ -191,7 +229,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     state.durationMs = Date.now() - started;
     rmSync(processFile, { force: true });
     if (cancelled) {
-      moveNode(state, 'stop', { error: 'cancelled' });
+      moveNode(state, 'stop', { error: 'cancelled', costUsd: nodeCost });
     } else if (outcome) {
       const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
@@ -199,7 +237,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       moveNode(state, 'complete', {
         output: capped.text,
         outputTruncated: capped.truncated,
-        costUsd: outcome.costUsd ?? null,
+        costUsd: nodeCost,
         tokens: outcome.tokens ?? null,
         model: outcome.model ?? null,
       });
@@ -216,7 +254,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       ]);
     } else {
       const error = failure?.message ?? 'failed';
-      moveNode(state, 'fail', { error });
+      moveNode(state, 'fail', { error, costUsd: nodeCost });
       await runs.emit(run, 'node_failed', { nodeId: node.id, error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
     }
     unsaved = true;
@@ -316,4 +354,5 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   }
   // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
   if (unsaved) await saveRound();
+  return stop;
 }

@@ -11,7 +11,14 @@ import { isNodeDone, type RunRecord } from './types.js';
 export const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
 
 /** The one place a run reaches its resulting state after execution or an outside stop. */
-export async function finishRun(runs: RunStore, run: RunRecord, reason: StopReason | undefined, failure: string | null): Promise<void> {
+export async function finishRun(
+  runs: RunStore,
+  run: RunRecord,
+  reason: StopReason | undefined,
+  failure: string | null,
+  /** The stable code of a failure svc decided itself (`budget_exceeded`). */
+  failureCode: string | null = null,
+): Promise<void> {
   const at = new Date().toISOString();
   const closeOpenNodes = (error: string) => {
     for (const state of Object.values(run.nodes)) {
@@ -47,8 +54,13 @@ export async function finishRun(runs: RunStore, run: RunRecord, reason: StopReas
     } else if (status === 'failed') {
       const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
       const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
-      closeOpenNodes('not run');
-      await transition(runs, run, 'fail', { patch: { error, finishedAt: at }, events: [{ type: 'run_failed', fields: { error } }] });
+      // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
+      if (failureCode) for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = failureCode;
+      closeOpenNodes(failureCode ?? 'not run');
+      await transition(runs, run, 'fail', {
+        patch: { error, errorCode: failureCode, finishedAt: at },
+        events: [{ type: 'run_failed', fields: { error, ...(failureCode ? { code: failureCode } : {}) } }],
+      });
     } else {
       await transition(runs, run, 'complete', {
         patch: { finishedAt: at, error: null },

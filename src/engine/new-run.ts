@@ -1,6 +1,7 @@
 import type { StartRunRequest } from './engine-deps.js';
 import { moveNode } from './lifecycle.js';
 import { freshNodeState } from './node-state.js';
+import { startingCap } from './spend-cap.js';
 import type { NodeState, RunRecord } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -44,6 +45,8 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     updatedAt: at,
     error: null,
     costUsd: null,
+    maxCostUsd: startingCap(resolved.workflow.maxCostUsd, request.maxCostUsd),
+    spentUsd: 0,
     nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
     resumePending: false,
     variables: request.variables ?? {},

@@ -118,7 +118,27 @@ export const RunViewSchema = z.object({
   finishedAt: z.string().nullable(),
   updatedAt: z.string().describe('last change of any kind'),
   error: z.string().nullable(),
+  errorCode: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('why a failed run failed, as a stable code where svc stopped it itself (`budget_exceeded`); `error` says it in words'),
   costUsd: z.number().nullable(),
+  maxCostUsd: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("the run's spend cap in USD: the smaller of the workflow's `max_cost_usd` and the start's `maxCostUsd`, or a resume's (docs/decisions.md, Runs)"),
+  spentUsd: z
+    .number()
+    .optional()
+    .describe(
+      "what the run's agents reported spending, every attempt of every node across resumes (what the cap counts); `costUsd` is its completed nodes' cost",
+    ),
+  costPartial: z
+    .boolean()
+    .optional()
+    .describe('true when an agent of the run reported no cost (codex reports tokens only): `spentUsd` and the cap do not see that spend'),
   nodes: z.record(z.string(), NodeStateSchema),
   resumePending: z.boolean().describe('marked by resume: the next start of this workflow in this conversation continues the run'),
   rejectReason: z.string().nullable().optional(),
@@ -176,6 +196,9 @@ export const RunRecordSchema = RunViewSchema.extend({
   definition: z.unknown(),
 });
 
+/** A spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+export const MaxCostUsdSchema = z.number().positive().finite();
+
 /** The message reaches bash nodes as an environment variable, and Linux refuses any single one over 128 KiB. */
 export const MAX_MESSAGE_BYTES = 96 * 1024;
 
@@ -205,4 +228,10 @@ export const StartRunBodySchema = z.strictObject({
     .describe(
       "a follow-on run: its worktree branches from this run's head commit (an id or an unambiguous prefix); that run must have a worktree, on the same workspace (the default workspace)",
     ),
+  maxCostUsd: MaxCostUsdSchema.optional().describe("the run's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins"),
+});
+
+/** `POST /api/workflows/runs/{runId}/resume`: a new spend cap replaces the run's (it may exceed the workflow's). */
+export const ResumeRunBodySchema = z.strictObject({
+  maxCostUsd: MaxCostUsdSchema.optional().describe("replaces the run's spend cap; a run stopped by its cap resumes only with one above what it spent"),
 });

@@ -97,6 +97,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     commit: raw.commit ?? true,
     permissions: raw.permissions,
     idleTimeoutMs: optionalMs(raw.idle_timeout),
+    maxCostUsd: raw.max_cost_usd,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

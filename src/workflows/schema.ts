@@ -215,6 +215,8 @@ export const RawWorkflowSchema = z.strictObject({
   permissions: z.enum(PERMISSIONS).optional(),
   idle_timeout: durationSchema('idle_timeout').optional(),
   env: RawWorkflowEnvSchema.optional(),
+  /** The run's spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+  max_cost_usd: z.number().positive({ error: 'must be more than 0 (USD)' }).optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -339,6 +341,8 @@ export interface WorkflowDefinition {
   readonly permissions: Permissions | undefined;
   /** `idle_timeout` as written, in ms; already applied to each agent node that sets none. */
   readonly idleTimeoutMs: number | undefined;
+  /** `max_cost_usd`: the spend cap of its runs (a run's own may be lower); undefined means none. */
+  readonly maxCostUsd: number | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

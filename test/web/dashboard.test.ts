@@ -23,6 +23,7 @@ const WORKFLOWS = [
     ],
   },
   { name: 'reading', permissions: 'read', nodes: [{ id: 'look', prompt: 'look around [fake:reply=looked]' }] },
+  { name: 'capped', max_cost_usd: 1, nodes: [{ id: 'spend', prompt: 'spend [fake:cost=0.25]' }] },
   {
     name: 'inject',
     nodes: [{ id: 'evil', bash: `echo '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b id=bold>b</b>'` }],
@@ -113,6 +114,19 @@ describe('the dashboard in a browser', () => {
     await expect(p.locator('[data-permissions]').textContent()).resolves.toMatch(/^Agent permissions: read — reads and searches/);
     // The names its environment held beyond the base set (docs/decisions.md, Agents), never values.
     await expect(p.locator('[data-env-given]').textContent()).resolves.toMatch(/^Environment beyond the base set: .*\bRUN_ID\b/);
+    expect(problems).toEqual([]);
+    // The runs list of the later tests is the one they expect (no agent run with a cost in it).
+    expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
+  });
+
+  it("shows a capped run's spend against its cap in the run header", async () => {
+    const started = await server.json('POST', '/api/workflows/capped/run', { message: '', cwd: project });
+    const runId: string = started.body.runId;
+    await waitForRun(server, runId);
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    await p.locator('section[data-status="completed"]').waitFor();
+    await expect(p.locator('[data-budget]').textContent()).resolves.toBe('$0.25 of $1.00');
     expect(problems).toEqual([]);
     // The runs list of the later tests is the one they expect (no agent run with a cost in it).
     expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);

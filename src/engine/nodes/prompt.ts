@@ -3,6 +3,7 @@ import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
+import { remainingBudget } from '../spend-cap.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -58,6 +59,7 @@ export const promptRunner =
         permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
         env: withheld.env,
         endpoint,
+        ...(run.maxCostUsd != null ? { maxBudgetUsd: remainingBudget(run) } : {}),
         signal,
         firstEventTimeoutMs,
         timeoutMs: node.timeoutMs,
@@ -74,7 +76,7 @@ export const promptRunner =
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();
         if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
-        throw new NodeFailure(error.code, error.message);
+        throw new NodeFailure(error.code, error.message, error.costUsd);
       }
       throw error;
     }

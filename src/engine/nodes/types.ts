@@ -61,6 +61,8 @@ export class NodeFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** What the failed attempt's agent reported spending; null when none or unknown. */
+    readonly costUsd: number | null = null,
   ) {
     super(message);
     this.name = 'NodeFailure';

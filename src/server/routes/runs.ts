@@ -4,7 +4,7 @@ import { parseTimeBound } from '../../engine/benchmark.js';
 import { changeRange } from '../../engine/change-range.js';
 import { toRunView } from '../../engine/run-view.js';
 import { RunDiffSchema } from '../../workspaces/diff.js';
-import { RunDetailSchema, RunStatusListSchema, RunStatusSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
+import { ResumeRunBodySchema, RunDetailSchema, RunStatusListSchema, RunStatusSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
 import { defineRoute, reply } from '../route.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
@@ -25,7 +25,7 @@ const ListQuery = z.object({
 
 const WorkflowParams = z.object({ name: z.string().min(1) });
 
-const operation = (op: 'cancel' | 'resume' | 'abandon', summary: string) =>
+const operation = (op: 'cancel' | 'abandon', summary: string) =>
   defineRoute({
     method: 'POST',
     path: `/api/workflows/runs/{runId}/${op}`,
@@ -56,6 +56,7 @@ export const runRoutes = [
         trigger: body.trigger ?? 'api',
         workspaceId: body.workspaceId ?? null,
         ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
+        ...(body.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {}),
       });
       return reply(202, { runId: run.id, status: run.status });
     },
@@ -118,7 +119,19 @@ export const runRoutes = [
     },
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),
-  operation('resume', 'Mark a failed run to be continued by the next start of its workflow in its conversation'),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/resume',
+    summary: 'Mark a failed run to be continued by the next start of its workflow in its conversation (`maxCostUsd` replaces its spend cap)',
+    tag: 'runs',
+    params: RunIdParams,
+    body: ResumeRunBodySchema,
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The run after the operation', schema: RunSchema } },
+    handle: async ({ ctx, params, body }) =>
+      toRunView(await ctx.engine.resume(params.runId, body?.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {})),
+  }),
   operation('abandon', 'Abandon a non-terminal run'),
   defineRoute({
     method: 'POST',

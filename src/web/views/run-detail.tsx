@@ -235,6 +235,17 @@ export function RunDetailView({ runId }: { runId: string }) {
             </dd>
           </>
         ) : null}
+        {typeof run.maxCostUsd === 'number' || run.costPartial ? (
+          <>
+            {/* The spend cap (docs/decisions.md, Runs): what the agents reported against it, and whether some spend is unseen. */}
+            <dt>Budget</dt>
+            <dd data-budget>
+              {formatCost(run.spentUsd ?? 0)}
+              {typeof run.maxCostUsd === 'number' ? ` of ${formatCost(run.maxCostUsd)}` : ''}
+              {run.costPartial ? ' (partial: an agent reported no cost)' : ''}
+            </dd>
+          </>
+        ) : null}
         {run.conversationId ? (
           <>
             <dt>Conversation</dt>

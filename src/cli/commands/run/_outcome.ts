@@ -30,3 +30,13 @@ export function formatMs(ms: number | null | undefined): string {
 export function formatCost(usd: number | null | undefined): string {
   return typeof usd === 'number' ? `$${usd.toFixed(4)}` : '-';
 }
+
+/**
+ * A run's spend against its cap (`spent $0.8000 of $1.0000`), and when an agent reported no cost
+ * (codex) that the figure is partial; '' for an uncapped run whose costs are all known.
+ */
+export function formatSpend(run: { maxCostUsd?: number | null; spentUsd?: number; costPartial?: boolean }): string {
+  const partial = run.costPartial ? ' (partial: an agent reported no cost, which the cap cannot see)' : '';
+  if (typeof run.maxCostUsd !== 'number') return partial ? `spent ${formatCost(run.spentUsd ?? 0)}${partial}` : '';
+  return `spent ${formatCost(run.spentUsd ?? 0)} of ${formatCost(run.maxCostUsd)} cap${partial}`;
+}

@@ -136,6 +136,18 @@ export class RunPrinter {
       case 'run_rejected':
         this.#line(`${p.red('✖')} ${event.nodeId} rejected${event.reason ? `: ${event.reason}` : ''}`);
         break;
+      case 'budget_warning':
+        this.#line(
+          event.reason === 'threshold'
+            ? `${p.yellow('⚠')} budget: spent ${formatCost(event.spentUsd)} of the ${formatCost(event.capUsd)} cap (80% reached at ${event.nodeId})`
+            : `${p.yellow('⚠')} budget: ${event.nodeId}'s agent reported no cost; the ${formatCost(event.capUsd)} cap cannot see its spend`,
+        );
+        break;
+      case 'budget_exceeded':
+        this.#line(
+          `${p.red('✖')} budget exceeded: spent ${formatCost(event.spentUsd)} of the ${formatCost(event.capUsd)} cap (at ${event.nodeId}); running agents stopped, no further node starts`,
+        );
+        break;
       case 'run_merged':
         this.#line(`${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`);
         break;

@@ -7,6 +7,7 @@ import { printJson } from '../../output.js';
 import { followRun, waitsForServer } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
+import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
 
 export interface FollowOptions {
   detach?: boolean;
@@ -88,6 +89,7 @@ export default defineCommand({
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
     workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
     from: ['--from <run>', "a follow-on run: branch from that run's head, with its changes (id or prefix)"],
+    maxCost: MAX_COST_OPTION,
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', "stream node output and agents' tool calls"],
@@ -101,6 +103,7 @@ export default defineCommand({
       ...(options.conversation ? { conversationId: options.conversation } : {}),
       ...(options.workspace ? { workspaceId: options.workspace } : {}),
       ...(options.from ? { fromRunId: options.from } : {}),
+      ...maxCostOf(options.maxCost),
     };
     return startAndFollow(cmd, workflow, input, options);
   },

@@ -1,7 +1,7 @@
 import { deniedToolsNote, type RunDetail, type RunView } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
-import { formatCost, formatMs } from './_outcome.js';
+import { formatCost, formatMs, formatSpend } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 
 /** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
@@ -57,6 +57,7 @@ export default defineCommand({
           : []),
         ...(run.waitingFor ? [`  waiting:  ${p.yellow(`for ${run.waitingFor}`)}`] : []),
         `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
+        ...(formatSpend(run) ? [`  budget:   ${formatSpend(run)}`] : []),
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
         ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),
         '',
