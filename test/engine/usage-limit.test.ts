@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/shared/settings.js';
+import { runCli } from '../helpers/cli.js';
 import { FAKE_CODEX } from '../conversations/helpers.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun } from './helpers.js';
@@ -55,6 +56,8 @@ describe('a claude node that ends on its usage limit', () => {
     expect(run).toMatchObject({ errorCode: 'usage_limit', resumeAt });
     expect(run.events.find((e: Json) => e.type === 'run_failed')).toMatchObject({ code: 'usage_limit', resumeAt });
     expect(claudeCalls('second step')).toHaveLength(1);
+    const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
+    expect(shown.stdout).toContain(`limit:    usage limit resets at ${resumeAt}`);
 
     // Once the limit has reset, a resume clears the time and the code and runs only the failed node.
     await waitFor(() => Date.now() >= reset * 1000, 10_000);
