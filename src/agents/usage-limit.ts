@@ -12,6 +12,8 @@ export interface UsageLimit {
 // Claude Code: "Claude AI usage limit reached|1760000000", "5-hour limit reached ∙ resets 3pm",
 // "API Error: 429 {…rate_limit_error…}"; Codex: "You've hit your usage limit. … try again at 3:15 PM."
 const LIMIT = /usage limit|limit reached|rate[_ ]limit|\b429\b|too many requests/i;
+// A full context window ("Context limit reached") is no usage limit: waiting would not help.
+const CONTEXT = /context (?:window |length )?limit/i;
 
 /** The message's reset time: unix seconds after a `|`, an ISO time, `resets 3pm` / `try again at 3:15 PM`, or `try again in 2 hours 5 minutes` (`resets in …`). */
 export function parseResetTime(text: string, now: Date): Date | null {
@@ -45,7 +47,7 @@ export function parseResetTime(text: string, now: Date): Date | null {
 
 /** Whether an agent's failure text is a usage or rate limit, and when it resets; null when it is another failure. */
 export function detectUsageLimit(text: string, now: Date = new Date()): UsageLimit | null {
-  if (!LIMIT.test(text)) return null;
+  if (!LIMIT.test(text) || CONTEXT.test(text)) return null;
   return { resumeAt: parseResetTime(text, now) };
 }
 
@@ -55,5 +57,7 @@ export function detectUsageLimit(text: string, now: Date = new Date()): UsageLim
  * reply that discusses limits is still a reply.
  */
 export function isUsageLimitNotice(text: string): boolean {
-  return text.length < 300 && /^\s*(?:claude ai usage limit reached|(?:[\w-]+ )?limit reached\b|you've hit your usage limit)/i.test(text);
+  return (
+    text.length < 300 && !CONTEXT.test(text) && /^\s*(?:claude ai usage limit reached|(?:[\w-]+ )?limit reached\b|you've hit your usage limit)/i.test(text)
+  );
 }

@@ -40,6 +40,7 @@ describe('detectUsageLimit', () => {
   it('leaves other failures alone', () => {
     expect(detectUsageLimit('API Error: 400 {"type":"error","error":{"type":"invalid_request_error"}}', NOW)).toBeNull();
     expect(detectUsageLimit('fake failure', NOW)).toBeNull();
+    expect(detectUsageLimit('Context limit reached · /compact or /clear to continue', NOW)).toBeNull();
     expect(parseResetTime('resets 25pm', NOW)).toBeNull();
   });
 });
@@ -48,6 +49,7 @@ describe('isUsageLimitNotice', () => {
   it('is the notice itself, never a reply that talks about limits', () => {
     expect(isUsageLimitNotice('Claude AI usage limit reached|1795000000')).toBe(true);
     expect(isUsageLimitNotice('5-hour limit reached ∙ resets 3pm')).toBe(true);
+    expect(isUsageLimitNotice('Context limit reached · /compact or /clear to continue')).toBe(false);
     expect(isUsageLimitNotice('I added a check: when the usage limit reached its maximum, the queue waits.')).toBe(false);
   });
 });
