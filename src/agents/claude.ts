@@ -1,6 +1,7 @@
 import { claudeToolTracker } from './claude-tools.js';
 import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { detectUsageLimit, isUsageLimitNotice } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -17,6 +18,9 @@ function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']
   if (key) next.ANTHROPIC_API_KEY = key;
   return next;
 }
+
+const usageLimitError = (message: string, resumeAt: Date | null, costUsd: number | null) =>
+  new AgentError('usage_limit', message, costUsd, resumeAt?.toISOString() ?? null);
 
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
@@ -81,7 +85,16 @@ export function createClaudeAgent(bin: string): Agent {
         const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
         // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
         const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
+        const limit = detectUsageLimit(text) ?? (result.api_error_status === 429 ? { resumeAt: null } : null);
+        if (limit) throw usageLimitError(`claude stopped at its usage limit (${why}): ${text}`, limit.resumeAt, num(result.total_cost_usd));
         throw new AgentError(lost ? 'agent_session_lost' : 'agent_failed', `claude failed (${why}): ${text}`, num(result.total_cost_usd));
+      }
+      if (typeof result.result === 'string' && isUsageLimitNotice(result.result)) {
+        throw usageLimitError(
+          `claude stopped at its usage limit: ${result.result}`,
+          detectUsageLimit(result.result)?.resumeAt ?? null,
+          num(result.total_cost_usd),
+        );
       }
       const usage = result.usage as Json | undefined;
       const input = num(usage?.input_tokens);

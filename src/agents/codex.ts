@@ -1,6 +1,7 @@
 import { codexToolReader } from './codex-tools.js';
 import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -70,7 +71,10 @@ export function createCodexAgent(bin: string): Agent {
         },
       });
       if (failure || outcome.code !== 0) {
-        throw new AgentError('agent_failed', `codex failed: ${failure ?? lastError ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`)}`);
+        const why = failure ?? lastError ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`);
+        const limit = detectUsageLimit(why);
+        if (limit) throw new AgentError('usage_limit', `codex stopped at its usage limit: ${why}`, null, limit.resumeAt?.toISOString() ?? null);
+        throw new AgentError('agent_failed', `codex failed: ${why}`);
       }
       // A resumed thread reports its running total: this turn used the difference.
       const counted = totals as AgentResult['tokens']; // set in onLine, which TypeScript cannot follow

@@ -75,7 +75,9 @@ export type AgentErrorCode =
   /** The agent printed a line longer than svc reads (AGENT_LINE_LIMIT_BYTES) and was stopped. */
   | 'output_too_large'
   /** The agent printed nothing for `idleTimeoutMs` and was stopped (the same code as a silent bash node's). */
-  | 'stalled';
+  | 'stalled'
+  /** The agent ended on its usage or rate limit (usage-limit.ts); `resumeAt` says when it resets, where the agent said. */
+  | 'usage_limit';
 
 export class AgentError extends Error {
   constructor(
@@ -83,6 +85,8 @@ export class AgentError extends Error {
     message: string,
     /** What the failed call reported spending (a claude error result has a cost); null when unknown. */
     readonly costUsd: number | null = null,
+    /** `usage_limit`: when the limit resets, as the agent said it (ISO); null when it named no time. */
+    readonly resumeAt: string | null = null,
   ) {
     super(message);
     this.name = 'AgentError';

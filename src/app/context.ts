@@ -152,6 +152,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           maxConcurrentRuns: settings.maxConcurrentRuns,
           agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
           agentIdleTimeoutMs: settings.agentIdleTimeoutMs,
+          usageLimitRetryMs: settings.usageLimitRetryMs,
           agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
         },

@@ -45,6 +45,8 @@ export interface EngineLimits {
   agentFirstEventTimeoutMs: number;
   /** How long an agent node may go without output when it sets no `idle_timeout` (`SVC_AGENT_IDLE_TIMEOUT_MS`). */
   agentIdleTimeoutMs: number;
+  /** `SVC_USAGE_LIMIT_RETRY_MS`: a usage limit that names no reset time resets this long after it was hit. */
+  usageLimitRetryMs: number;
   /** `SVC_AGENT_ENV_ALLOW`: the server's variables every agent (and bash node that withholds) gets beyond the base set. */
   agentEnvAllow?: readonly string[];
   /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */

@@ -22,13 +22,13 @@ export interface RunEventFields {
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
   agent_tool: { nodeId: string } & AgentToolCall;
   node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
-  node_failed: { nodeId: string; error: string; code?: string; attempts: number; durationMs: number | null };
+  node_failed: { nodeId: string; error: string; code?: string; resumeAt?: string; attempts: number; durationMs: number | null };
   node_skipped: { nodeId: string; reason: string };
   run_paused: { nodeId: string; message: string };
   run_approved: { nodeId: string; comment: string };
   run_rejected: { nodeId: string; reason: string };
   run_completed: { costUsd: number | null };
-  run_failed: { error: string; code?: string };
+  run_failed: { error: string; code?: string; resumeAt?: string };
   /**
    * The run's spend reached 80% of its cap (`threshold`), or an agent of a capped run reported no
    * cost, so the cap cannot see its spend (`cost_unknown`, once per run).

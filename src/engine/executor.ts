@@ -206,6 +206,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         // A failed attempt's reported cost counts; one that reported none is not taken for unknown spend.
         addCost(failure.costUsd);
         await spend(node.id, failure.costUsd ?? undefined);
+        // Another attempt before the limit resets would hit it again: the node fails with its `resumeAt`.
+        if (failure.code === 'usage_limit') break;
         if (attempt < node.retry.maxAttempts) {
           onOutput('system', `attempt ${attempt} failed: ${failure.message}; retrying${node.retry.delayMs ? ` in ${node.retry.delayMs} ms` : ''}\n`);
           await abortableDelay(node.retry.delayMs, signal);
@@ -254,8 +256,16 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       ]);
     } else {
       const error = failure?.message ?? 'failed';
-      moveNode(state, 'fail', { error, costUsd: nodeCost });
-      await runs.emit(run, 'node_failed', { nodeId: node.id, error, code: failure?.code, attempts: state.attempts, durationMs: state.durationMs });
+      const resumeAt = failure?.resumeAt ?? undefined;
+      moveNode(state, 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
+      await runs.emit(run, 'node_failed', {
+        nodeId: node.id,
+        error,
+        code: failure?.code,
+        ...(resumeAt ? { resumeAt } : {}),
+        attempts: state.attempts,
+        durationMs: state.durationMs,
+      });
     }
     unsaved = true;
   };

@@ -57,9 +57,17 @@ export async function finishRun(
       // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
       if (failureCode) for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = failureCode;
       closeOpenNodes(failureCode ?? 'not run');
+      // The run can go on once every limit its nodes hit has reset: the latest of their times.
+      const resumeAt =
+        failed
+          .map(([, s]) => s.resumeAt)
+          .filter((t): t is string => !!t)
+          .sort()
+          .at(-1) ?? null;
+      const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
       await transition(runs, run, 'fail', {
-        patch: { error, errorCode: failureCode, finishedAt: at },
-        events: [{ type: 'run_failed', fields: { error, ...(failureCode ? { code: failureCode } : {}) } }],
+        patch: { error, errorCode: code, resumeAt, finishedAt: at },
+        events: [{ type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } }],
       });
     } else {
       await transition(runs, run, 'complete', {

@@ -44,6 +44,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       loadCommand: (name, cwd) => deps.resolver.loadCommand(name, cwd),
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
       idleTimeoutMs: deps.limits.agentIdleTimeoutMs,
+      usageLimitRetryMs: deps.limits.usageLimitRetryMs,
       logger: deps.logger,
       assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
     },

@@ -63,7 +63,7 @@ export function resumedNodes(run: RunRecord, resolved: ResolvedWorkflow): Record
     resolved.workflow.nodes.map((node) => {
       const state = run.nodes[node.id];
       if (!state) return [node.id, freshNodeState()];
-      return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', freshNodeState())];
+      return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', { ...freshNodeState(), resumeAt: undefined })];
     }),
   );
 }

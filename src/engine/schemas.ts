@@ -53,6 +53,10 @@ export const NodeStateSchema = z.object({
       "true when the node's log (`<node>.log` in the run's artifacts) reached its 32 MiB limit: it ends with a marker line, and what the node printed after it is not kept",
     ),
   error: z.string().nullable(),
+  resumeAt: z
+    .string()
+    .optional()
+    .describe("a node failed `usage_limit`: when its agent's limit resets (ISO), as the agent said, else `SVC_USAGE_LIMIT_RETRY_MS` after the hit"),
   attempts: z.number().int(),
   tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
   reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
@@ -122,8 +126,15 @@ export const RunViewSchema = z.object({
     .string()
     .nullable()
     .optional()
-    .describe('why a failed run failed, as a stable code where svc stopped it itself (`budget_exceeded`); `error` says it in words'),
+    .describe(
+      'why a failed run failed, as a stable code where svc stopped it itself (`budget_exceeded`) or an agent hit its usage limit (`usage_limit`, with `resumeAt`); `error` says it in words',
+    ),
   costUsd: z.number().nullable(),
+  resumeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("a run failed on an agent's usage limit: when the last of its limits resets (ISO), the time a resume can succeed (docs/decisions.md, Runs)"),
   maxCostUsd: z
     .number()
     .nullable()

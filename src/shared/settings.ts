@@ -29,6 +29,12 @@ export interface Settings {
    */
   agentIdleTimeoutMs: number;
   /**
+   * When an agent ends on its usage limit without saying when it resets, the node's `resumeAt` is
+   * this many ms later (docs/decisions.md, Runs, "Usage limits").
+   * @default `SVC_USAGE_LIMIT_RETRY_MS` || 1800000
+   */
+  usageLimitRetryMs: number;
+  /**
    * The server's variables every agent (and every bash node with `env: { inherit: false }`) gets
    * beyond the base set, as names or `PREFIX_*` (docs/decisions.md, Agents, "Least-privilege environment").
    * @default `SVC_AGENT_ENV_ALLOW` (comma-separated) || none
@@ -148,6 +154,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
+    usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),
     agentEnvAllow: envNames(env, 'SVC_AGENT_ENV_ALLOW'),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',

@@ -24,6 +24,7 @@ const WORKFLOWS = [
   },
   { name: 'reading', permissions: 'read', nodes: [{ id: 'look', prompt: 'look around [fake:reply=looked]' }] },
   { name: 'capped', max_cost_usd: 1, nodes: [{ id: 'spend', prompt: 'spend [fake:cost=0.25]' }] },
+  { name: 'limited', nodes: [{ id: 'hit', prompt: 'hit [fake:usage-limit=Claude AI usage limit reached|1900000000]' }] },
   {
     name: 'inject',
     nodes: [{ id: 'evil', bash: `echo '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b id=bold>b</b>'` }],
@@ -129,6 +130,20 @@ describe('the dashboard in a browser', () => {
     await expect(p.locator('[data-budget]').textContent()).resolves.toBe('$0.25 of $1.00');
     expect(problems).toEqual([]);
     // The runs list of the later tests is the one they expect (no agent run with a cost in it).
+    expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
+  });
+
+  it('shows when the usage limit a run stopped on resets', async () => {
+    const started = await server.json('POST', '/api/workflows/limited/run', { message: '', cwd: project });
+    const runId: string = started.body.runId;
+    await waitForRun(server, runId);
+    const { page: p, problems } = await page();
+    await p.goto(`${server.url}/#/runs/${runId}`);
+    await p.locator('section[data-status="failed"]').waitFor();
+    const shown = await p.locator('[data-usage-limit]').textContent();
+    // 1900000000 is in 2030: the browser's full local date and time, whatever its locale.
+    expect(shown).toMatch(/^resets .*2030/);
+    expect(problems).toEqual([]);
     expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
   });
 

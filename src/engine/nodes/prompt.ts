@@ -11,7 +11,7 @@ import { remainingBudget } from '../spend-cap.js';
  * permissions: node → workflow → `edit`.
  */
 export const promptRunner =
-  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
   async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
@@ -76,6 +76,10 @@ export const promptRunner =
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();
         if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
+        if (error.code === 'usage_limit') {
+          const resumeAt = error.resumeAt ?? new Date(Date.now() + usageLimitRetryMs).toISOString();
+          throw new NodeFailure(error.code, error.message, error.costUsd, resumeAt);
+        }
         throw new NodeFailure(error.code, error.message, error.costUsd);
       }
       throw error;

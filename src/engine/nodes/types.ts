@@ -44,6 +44,8 @@ export interface PromptDeps {
   firstEventTimeoutMs: number;
   /** How long an agent may print nothing when its node sets no `idle_timeout`. */
   idleTimeoutMs: number;
+  /** A usage limit that names no reset time: the node's `resumeAt` is this long after it. */
+  usageLimitRetryMs: number;
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
@@ -63,6 +65,8 @@ export class NodeFailure extends Error {
     message: string,
     /** What the failed attempt's agent reported spending; null when none or unknown. */
     readonly costUsd: number | null = null,
+    /** `usage_limit`: when the agent's limit resets (ISO). */
+    readonly resumeAt: string | null = null,
   ) {
     super(message);
     this.name = 'NodeFailure';

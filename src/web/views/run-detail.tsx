@@ -246,6 +246,13 @@ export function RunDetailView({ runId }: { runId: string }) {
             </dd>
           </>
         ) : null}
+        {run.resumeAt ? (
+          <>
+            {/* An agent's usage limit (docs/decisions.md, Runs, "Usage limits"): when a resume can succeed. */}
+            <dt>Usage limit</dt>
+            <dd data-usage-limit>resets {formatTime(run.resumeAt)}</dd>
+          </>
+        ) : null}
         {run.conversationId ? (
           <>
             <dt>Conversation</dt>

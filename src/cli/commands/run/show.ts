@@ -59,6 +59,8 @@ export default defineCommand({
         `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
         ...(formatSpend(run) ? [`  budget:   ${formatSpend(run)}`] : []),
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
+        // An agent's usage limit (docs/decisions.md, Runs, "Usage limits"): when a resume can succeed.
+        ...(run.resumeAt ? [`  limit:    ${p.yellow(`usage limit resets at ${run.resumeAt}`)}`] : []),
         ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),
         '',
       ].join('\n'),
