@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
   cleanupAll,
+  onCleanup,
   getRun,
   makeProject,
   readJsonLines,
@@ -18,6 +19,8 @@ import {
   type Json,
 } from './helpers.js';
 import type { TestServer } from '../helpers/server.js';
+import { runCli, SVC_BIN } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
 
 let project: string;
 let spanLog: string;
@@ -111,10 +114,26 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     expect(gone.nodes.ask.waitingFor).toBeUndefined();
     // Still behind the holder: only the cancelled waiter left.
     expect((await getRun(server, behind)).nodes.ask.waitingFor).toBe('agent_slot');
+    const shown = await runCli(['runs', 'show', behind], { env: { SVC_URL: server.url } });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/ask\s+running.*waiting for agent_slot/);
 
+    // `svc watch` of the waiting run says so, then follows it to its end.
+    const watch = spawn(process.execPath, [SVC_BIN, 'watch', behind], { env: { ...process.env, SVC_URL: server.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    onCleanup(() => watch.kill());
+    let watched = '';
+    watch.stdout.on('data', (chunk: Buffer) => (watched += chunk.toString()));
+    const watchEnded = new Promise((resolve) => watch.on('close', resolve));
+    await waitFor(
+      () => watched.includes('ask waiting for an agent slot'),
+      20_000,
+      () => `for svc watch to say so; it printed: ${watched}`,
+    );
     expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
     const done = await waitForRun(server, behind);
     expect(done.status).toBe('completed');
+    expect(await watchEnded).toBe(0);
+    expect(watched).toMatch(/✔ ask/);
     // The cancelled run's agent never started; the holder's and the one behind's did, once each.
     expect(startsOf('quick')).toHaveLength(1);
     expect(startsOf('hold')).toHaveLength(1);
