@@ -11,6 +11,7 @@ import {
   makeProject,
   readJsonLines,
   setProcessEnv,
+  sleep,
   startRun,
   startServer,
   tempDir,
@@ -31,6 +32,7 @@ beforeAll(async () => {
     { name: 'one-agent', nodes: [{ id: 'ask', prompt: 'ask [fake:slow=300]' }] },
     { name: 'holder', nodes: [{ id: 'hold', prompt: 'hold [fake:hang]' }] },
     { name: 'quick', nodes: [{ id: 'ask', prompt: 'quick' }] },
+    { name: 'short-timeout', nodes: [{ id: 'ask', prompt: 'short', timeout: '500ms' }] },
     {
       name: 'two-parallel',
       nodes: [
@@ -137,6 +139,26 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     // The cancelled run's agent never started; the holder's and the one behind's did, once each.
     expect(startsOf('quick')).toHaveLength(1);
     expect(startsOf('hold')).toHaveLength(1);
+  });
+});
+
+describe('a node waiting for a slot', () => {
+  it('starts its timeout when it gets the slot, not while it waits', async () => {
+    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const holds = startsOf('hold').length;
+    const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
+    await waitFor(
+      () => startsOf('hold').length === holds + 1,
+      20_000,
+      () => 'for the holding agent',
+    );
+    const waiter = await startRun(server, 'short-timeout', { message: 'wait', cwd: project });
+    await waitForRun(server, waiter, (run) => waitingNode(run) === 'ask');
+    // Waiting longer than its 500 ms timeout does not fail it: the timeout is its agent's.
+    await sleep(1000);
+    expect((await getRun(server, waiter)).nodes.ask).toMatchObject({ status: 'running', waitingFor: 'agent_slot' });
+    expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
+    expect((await waitForRun(server, waiter)).status).toBe('completed');
   });
 });
 
