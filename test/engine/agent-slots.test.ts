@@ -22,6 +22,7 @@ import {
 import type { TestServer } from '../helpers/server.js';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import { spawn } from 'node:child_process';
+import { createConversation, send, waitForReply } from '../conversations/helpers.js';
 
 let project: string;
 let spanLog: string;
@@ -159,6 +160,28 @@ describe('a node waiting for a slot', () => {
     expect((await getRun(server, waiter)).nodes.ask).toMatchObject({ status: 'running', waitingFor: 'agent_slot' });
     expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
     expect((await waitForRun(server, waiter)).status).toBe('completed');
+  });
+});
+
+describe('a conversation reply', () => {
+  it('takes an agent slot like a node: it waits while a run holds the only one', async () => {
+    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const holds = startsOf('hold').length;
+    const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
+    await waitFor(
+      () => startsOf('hold').length === holds + 1,
+      20_000,
+      () => 'for the holding agent',
+    );
+    const conversation = await createConversation(server);
+    const messageId = await send(server, conversation.id, 'chat while busy');
+    // Without slots its agent would be up at once; with the only slot held, it has not started.
+    await sleep(300);
+    expect(startsOf('chat while busy')).toHaveLength(0);
+    expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
+    const reply = await waitForReply(server, conversation.id, messageId);
+    expect(reply.content).toContain('chat while busy');
+    expect(startsOf('chat while busy')).toHaveLength(1);
   });
 });
 
