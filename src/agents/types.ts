@@ -23,6 +23,8 @@ export interface AgentRequest {
   onText(text: string): void;
   /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
   onTool?(call: AgentToolCall): void;
+  /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
+  onSlotWait?(waiting: boolean): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
   onProcess?(pid: number): void;
   /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */

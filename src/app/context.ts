@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgents } from '../agents/index.js';
+import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
@@ -139,7 +139,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     await shared?.workspacePeers.listen((change) => {
       workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
     });
-    const agents = createAgents(settings);
+    // One pool of agent slots for the server's runs and conversations (docs/decisions.md, Agents).
+    const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
       {

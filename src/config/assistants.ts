@@ -59,6 +59,11 @@ export class AssistantsConfigService {
     return (await this.get()).assistants[name].permissions ?? DEFAULT_CONVERSATION_PERMISSIONS;
   }
 
+  /** How many of the assistant's agents may run at once on a server, or null for only `SVC_MAX_CONCURRENT_AGENTS`. */
+  async maxConcurrentOf(name: AssistantName): Promise<number | null> {
+    return (await this.get()).assistants[name].maxConcurrent ?? null;
+  }
+
   /** The assistant's model endpoint (docs/decisions.md, Agents), or null for the agent's own default. */
   async endpointOf(name: AssistantName): Promise<{ baseUrl: string; apiKeyEnv: string | null } | null> {
     const { baseUrl, apiKeyEnv } = (await this.get()).assistants[name];
@@ -96,6 +101,7 @@ function merged(current: AssistantsConfig, patch: AssistantsPatch): AssistantsCo
     if (value.baseUrl !== undefined) merged.baseUrl = value.baseUrl;
     if (value.apiKeyEnv !== undefined) merged.apiKeyEnv = value.apiKeyEnv;
     if (value.permissions !== undefined) merged.permissions = value.permissions;
+    if (value.maxConcurrent !== undefined) merged.maxConcurrent = value.maxConcurrent;
     next.assistants[name as AssistantName] = merged;
   }
   return next;

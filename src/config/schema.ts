@@ -16,6 +16,13 @@ export const AssistantConfigSchema = z.object({
     .enum(PERMISSIONS)
     .optional()
     .describe("What the assistant may do when it answers a conversation (read, edit, full); a conversation's own wins. Default read"),
+  maxConcurrent: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .describe('At most this many of its agent processes at once on a server (within SVC_MAX_CONCURRENT_AGENTS); null or absent: no limit of its own'),
 });
 export type AssistantConfig = z.infer<typeof AssistantConfigSchema>;
 
@@ -46,8 +53,15 @@ export const AssistantsPatchSchema = z
         baseUrl: httpUrl.nullable().optional().describe('model server URL; null removes the endpoint'),
         apiKeyEnv: z.string().regex(ENV_NAME, 'apiKeyEnv names an environment variable (letters, digits, _)').nullable().optional(),
         permissions: z.enum(PERMISSIONS).optional().describe('what the assistant may do in conversations: read, edit or full'),
+        maxConcurrent: z
+          .number()
+          .int('maxConcurrent must be a whole number')
+          .positive('maxConcurrent must be at least 1')
+          .nullable()
+          .optional()
+          .describe("at most this many of its agents at once on a server; null removes the assistant's own limit"),
       })
-      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv or permissions'),
+      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv, permissions or maxConcurrent'),
   )
   .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
 export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;

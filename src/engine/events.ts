@@ -18,6 +18,8 @@ export interface RunEventFields {
   setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
   setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
   node_started: { nodeId: string; kind: NodeActionKind };
+  /** A prompt node's agent waits for an agent slot (`agent_slot`), or got one (null); docs/decisions.md, Agents. */
+  node_waiting: { nodeId: string; waitingFor: 'agent_slot' | null };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
   agent_tool: { nodeId: string } & AgentToolCall;
@@ -82,6 +84,7 @@ export const RUN_EVENT_TYPES = [
   'setup_output',
   'setup_finished',
   'node_started',
+  'node_waiting',
   'node_output',
   'agent_tool',
   'node_completed',

@@ -122,6 +122,22 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     }
   };
 
+  /**
+   * A node's agent waits for an agent slot, or got one: said on the node (saved now, so the run's
+   * detail shows it while it lasts) and as a `node_waiting` event.
+   */
+  const slotWait = (nodeId: string, state: NodeState, waiting: boolean) => {
+    if (waiting) state.waitingFor = 'agent_slot';
+    else delete state.waitingFor;
+    const said = async () => {
+      await runs.emit(run, 'node_waiting', { nodeId, waitingFor: waiting ? 'agent_slot' : null });
+      await saveRound();
+    };
+    said().catch((error: unknown) => {
+      deps.logger.error('run.event_write_failed', { runId: run.id, nodeId, error: (error as Error).message });
+    });
+  };
+
   /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode, state: NodeState) => {
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
@@ -188,6 +204,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           onEnvGiven: (names) => {
             state.envGiven = names;
           },
+          onSlotWait: (waiting) => slotWait(node.id, state, waiting),
           signal,
           onOutput,
           onTool,
@@ -218,6 +235,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
       }
     }
+    // Cancelled (or stopped by the cap) while it waited for a slot: it waits no more.
+    delete state.waitingFor;
     // What the node left in the worktree is committed before anything after it starts (a failed node's too).
     const refused = commits && !cancelled ? await commits.finish(node.id, base, state) : undefined;
     if (refused) {

@@ -74,6 +74,12 @@ export const NodeStateSchema = z.object({
     .enum(PERMISSIONS)
     .optional()
     .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
+  waitingFor: z
+    .literal('agent_slot')
+    .optional()
+    .describe(
+      "a running prompt or command node whose agent has not started yet: it waits for an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one",
+    ),
   envGiven: z
     .array(z.string())
     .optional()

@@ -18,6 +18,11 @@ export interface Settings {
   port: number | undefined;
   /** Runs executing at once; others wait as `pending`. @default `SVC_MAX_CONCURRENT_RUNS` || 4 */
   maxConcurrentRuns: number;
+  /**
+   * Agent processes running at once on this server, across all runs and conversations; more wait
+   * for a slot, first come, first served (docs/decisions.md, Agents). @default `SVC_MAX_CONCURRENT_AGENTS` || 4
+   */
+  maxConcurrentAgents: number;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
   maxConcurrentConversations: number;
   /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
@@ -151,6 +156,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.SVC_HOST || '127.0.0.1',
     port: env.PORT ? parsePort(env.PORT) : undefined,
     maxConcurrentRuns: positiveInt(env, 'SVC_MAX_CONCURRENT_RUNS', 4),
+    maxConcurrentAgents: positiveInt(env, 'SVC_MAX_CONCURRENT_AGENTS', 4),
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),

@@ -12,7 +12,7 @@ import { remainingBudget } from '../spend-cap.js';
  */
 export const promptRunner =
   ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess }) => {
+  async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess, onSlotWait }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
@@ -67,6 +67,7 @@ export const promptRunner =
         onText: (chunk) => onOutput('assistant', chunk),
         onTool,
         onProcess,
+        onSlotWait,
         logger,
       });
       // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.

@@ -23,6 +23,8 @@ export interface NodeRunContext {
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** An agent's tool call, once resolved (prompt and command nodes). */
   onTool(call: AgentToolCall): void;
+  /** The node's agent waits for an agent slot (true) or got one (false). */
+  onSlotWait(waiting: boolean): void;
   /** Called with the leader of each process group the node starts. */
   onProcess(pid: number): void;
 }

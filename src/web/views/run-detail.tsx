@@ -344,6 +344,11 @@ export function RunDetailView({ runId }: { runId: string }) {
               {shownNode.error}
             </p>
           ) : null}
+          {shownNode?.waitingFor ? (
+            <p class="note" data-waiting-for={shownNode.waitingFor}>
+              Waiting for an agent slot (SVC_MAX_CONCURRENT_AGENTS or the assistant's maxConcurrent); its timeout starts when it gets one.
+            </p>
+          ) : null}
           {shownPermissions ? (
             <p class="muted" data-permissions={shownPermissions}>
               Agent permissions: <strong>{shownPermissions}</strong> — {PERMISSIONS_MEANING[shownPermissions]}

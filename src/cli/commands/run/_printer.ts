@@ -108,6 +108,10 @@ export class RunPrinter {
         this.#running.set(event.nodeId, Date.now());
         if (!this.#spinner) this.#line(`${event.nodeId} started`);
         break;
+      case 'node_waiting':
+        // Only the wait is worth a line; getting the slot shows as the agent's output and end.
+        if (event.waitingFor) this.#line(`${p.yellow('…')} ${event.nodeId} waiting for an agent slot`);
+        break;
       case 'node_output':
         if (this.options.verbose && typeof event.text === 'string') this.#output(event.nodeId, event.text, event.truncated === true);
         break;

@@ -16,6 +16,7 @@ const homeLabel = (home: { id: string; host: string | null; path: string | null 
 /** Why a node ended as it did, and what of it was cut (docs/decisions.md, Runs, "Node output"). */
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
+    state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
     state.outputTruncated ? `output truncated in the run detail (whole in ${nodeId}.out)` : undefined,
     state.logTruncated ? `${nodeId}.log truncated (see its last line)` : undefined,
