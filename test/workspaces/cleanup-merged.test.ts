@@ -5,12 +5,12 @@
 // `GET /api/workspaces/{id}` counts the worktrees left and their bytes as `du -sb` does.
 import { execFileSync } from 'node:child_process';
 import { existsSync, symlinkSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, startRun, startServer, waitForStatus, type Json, type Workflow } from '../engine/helpers.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { git } from './git-fixtures.js';
+import { registerProject, runOn } from './registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -34,20 +34,10 @@ const WORKFLOWS: Workflow[] = [
   },
 ];
 
-async function registeredProject(server: TestServer) {
-  const dir = join(await tempDir('svc-cleanup-merged-'), 'project');
-  await mkdir(dir);
-  makeRepository(dir, { 'README.md': '# project\n' });
-  await writeWorkflows(dir, WORKFLOWS);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'workflows');
-  const { status, body } = await api(server, 'POST', '/api/workspaces', { path: dir });
-  expect(status, JSON.stringify(body)).toBe(201);
-  return { dir, workspace: body as Json };
-}
+const registeredProject = (server: TestServer) => registerProject(server, { workflows: WORKFLOWS });
 
-const runOn = async (server: TestServer, workflow: string, workspaceId: string) => {
-  const run = await waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+const runCompleted = async (server: TestServer, workflow: string, workspaceId: string) => {
+  const run = await runOn(server, workflow, workspaceId);
   expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
   return run as Json;
 };
@@ -61,10 +51,10 @@ describe('cleanup --merged', () => {
   it('removes merged, squash-merged and commit-less runs, keeps an unmerged one until force, and never touches a paused run', async () => {
     const server = await startServer();
     const { dir, workspace } = await registeredProject(server);
-    const merged = await runOn(server, 'merged', workspace.id);
-    const squashed = await runOn(server, 'squashed', workspace.id);
-    const unmerged = await runOn(server, 'unmerged', workspace.id);
-    const nothing = await runOn(server, 'nothing', workspace.id);
+    const merged = await runCompleted(server, 'merged', workspace.id);
+    const squashed = await runCompleted(server, 'squashed', workspace.id);
+    const unmerged = await runCompleted(server, 'unmerged', workspace.id);
+    const nothing = await runCompleted(server, 'nothing', workspace.id);
     const gatedId = await startRun(server, 'gated', { message: '', workspaceId: workspace.id });
     const gated = (await waitForStatus(server, gatedId, 'paused')) as Json;
     expect(nothing.headCommit).toBe(nothing.baseCommit);

@@ -2,12 +2,12 @@
 // (a real git repository registered by path) whose bash nodes edit, add, rename and delete files;
 // each node's change is a commit on svc/<runId>, and GET …/diff shows the run's or one node's.
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { git } from './git-fixtures.js';
+import { registerProject, runOn } from './registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -19,21 +19,7 @@ beforeAll(async () => {
   process.env.GIT_CONFIG_NOSYSTEM = '1';
 });
 
-/** A git project registered by path, with the given files committed and workflows in its .svc/ (committed too). */
-async function registeredProject(server: TestServer, files: Record<string, string>, workflows: Workflow[]) {
-  const dir = join(await tempDir('svc-commits-'), 'project');
-  await mkdir(dir);
-  makeRepository(dir, files);
-  await writeWorkflows(dir, workflows);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'workflows');
-  const { status, body } = await api(server, 'POST', '/api/workspaces', { path: dir });
-  expect(status, JSON.stringify(body)).toBe(201);
-  return { dir, workspace: body as Json };
-}
-
-const runOn = async (server: TestServer, workflow: string, workspaceId: string) =>
-  waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+const registeredProject = (server: TestServer, files: Record<string, string>, workflows: Workflow[]) => registerProject(server, { files, workflows });
 
 /** The commits of the run's branch after `base`, oldest first: subject, author, Svc-Run trailer. */
 function commitsAfter(dir: string, base: string, branch: string) {

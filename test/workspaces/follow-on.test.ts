@@ -3,13 +3,13 @@
 // earlier run's changes are there; refused with 400s saying why for a run without a worktree or on
 // another workspace, 404 for an unknown one.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { git } from './git-fixtures.js';
+import { registerProject } from './registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -25,17 +25,7 @@ const WORKFLOWS: Workflow[] = [
   { name: 'second', nodes: [{ id: 'read', bash: 'cat first.txt && printf more > second.txt' }] },
 ];
 
-async function registeredProject(server: TestServer, workflows = WORKFLOWS) {
-  const dir = join(await tempDir('svc-follow-'), 'project');
-  await mkdir(dir);
-  makeRepository(dir, { 'README.md': '# follow\n' });
-  await writeWorkflows(dir, workflows);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'workflows');
-  const { status, body } = await api(server, 'POST', '/api/workspaces', { path: dir });
-  expect(status, JSON.stringify(body)).toBe(201);
-  return { dir, workspace: body as Json };
-}
+const registeredProject = (server: TestServer, workflows = WORKFLOWS) => registerProject(server, { files: { 'README.md': '# follow\n' }, workflows });
 
 describe('follow-on runs', () => {
   it("branches the new run's worktree from the earlier run's head, and records fromRunId", async () => {

@@ -4,25 +4,13 @@
 // `copy:` brings untracked files from the workspace's checkout (never committed; `..` refused; the
 // env-leak gate applies); a resumed run does not set up again.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  cleanupAll,
-  eventTypes,
-  getRun,
-  startRun,
-  startServer,
-  tempDir,
-  waitForRun,
-  writeWorkflows,
-  type Json,
-  type Workflow,
-} from '../engine/helpers.js';
+import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { git } from './git-fixtures.js';
+import { registerProject, runOn } from './registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -33,22 +21,9 @@ beforeAll(async () => {
   process.env.GIT_CONFIG_NOSYSTEM = '1';
 });
 
-/** A git project registered by path, its workflows and `.svc/worktree.yaml` (when given) committed. */
-async function projectWithSetup(server: TestServer, worktreeYaml: string | null, workflows: Workflow[]) {
-  const dir = join(await tempDir('svc-setup-'), 'project');
-  await mkdir(dir);
-  makeRepository(dir, { 'README.md': '# setup\n' });
-  await writeWorkflows(dir, workflows);
-  if (worktreeYaml !== null) writeFileSync(join(dir, '.svc', 'worktree.yaml'), worktreeYaml);
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'workflows and worktree setup');
-  const { status, body } = await api(server, 'POST', '/api/workspaces', { path: dir });
-  expect(status, JSON.stringify(body)).toBe(201);
-  return { dir, workspace: body as Json };
-}
-
-const runOn = async (server: TestServer, workflow: string, workspaceId: string) =>
-  waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+/** A registered project whose `.svc/worktree.yaml` (when given) is committed with its workflows. */
+const projectWithSetup = (server: TestServer, worktreeYaml: string | null, workflows: Workflow[]) =>
+  registerProject(server, { files: { 'README.md': '# setup\n' }, workflows, extra: worktreeYaml === null ? {} : { '.svc/worktree.yaml': worktreeYaml } });
 
 const READ: Workflow = { name: 'read', nodes: [{ id: 'first', bash: 'cat .setup-done' }] };
 
