@@ -12,22 +12,29 @@ export interface Loaded<T> {
 
 /** Data from the API, loaded when `key` changes; a late answer for an old key is dropped. */
 export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  // The state names the key it was loaded for: in the render right after the key changes (before the
+  // effect below runs) the previous key's data must not be shown as if it were this key's.
+  const [state, setState] = useState<{ key: string; data?: T; error?: string; loading: boolean }>({ key, loading: true });
   const generation = useRef(0);
   const loader = useRef(load);
   loader.current = load;
+  const currentKey = useRef(key);
+  currentKey.current = key;
   const reload = useCallback(() => {
     const mine = ++generation.current;
+    const loadingKey = currentKey.current;
     setState((previous) => ({ ...previous, loading: true }));
     loader.current().then(
-      (data) => mine === generation.current && setState({ data, loading: false }),
-      (error: unknown) => mine === generation.current && setState((previous) => ({ data: previous.data, error: errorText(error), loading: false })),
+      (data) => mine === generation.current && setState({ key: loadingKey, data, loading: false }),
+      (error: unknown) =>
+        mine === generation.current && setState((previous) => ({ key: loadingKey, data: previous.data, error: errorText(error), loading: false })),
     );
   }, []);
   useEffect(() => {
-    setState({ loading: true });
+    setState({ key, loading: true });
     reload();
   }, [key, reload]);
+  if (state.key !== key) return { data: undefined, error: undefined, loading: true, reload };
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
