@@ -2,7 +2,8 @@
 // sentence, one table gives each code its status, and one function builds every error body. The
 // statuses the contract documents must not move; every door — the h3 app (its own errors
 // included) and the in-process API the CLI uses — answers with exactly what that builder makes.
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalApi } from '../../src/client/local-transport.js';
 import { openLocalApi } from '../../src/runtime.js';
@@ -65,6 +66,16 @@ describe('the one body builder', () => {
       status: 422,
       body: { error: 'invalid_workflow', message: 'Two errors.', errors: ['x', 'y'] },
     });
+  });
+
+  it('is the only place in src/ that writes an error body literal', async () => {
+    const src = join(import.meta.dirname, '../../src');
+    const files = (await readdir(src, { recursive: true })).filter((file) => /\.tsx?$/.test(file)).map((file) => join(src, file));
+    // `{ error: <anything but a zod schema>, message …`: an error body made by hand.
+    const handMade = /\{\s*error:\s*(?!\s|z\.)[^,}]+,\s*message\b/;
+    const makers = [];
+    for (const file of files) if (handMade.test(await readFile(file, 'utf8'))) makers.push(relative(src, file));
+    expect(makers).toEqual(['shared/error-answer.ts']);
   });
 
   it('recognises a DomainError from another copy of the class (the CLI bundle) by its name and code', () => {
