@@ -12,7 +12,7 @@
  *
  * The bundle has its own copies of our classes, so the CLI must not `instanceof` a domain error
  * against a class it imported from elsewhere: take the class from here, or use a brand check
- * such as `isApiError`.
+ * such as `isDomainError`.
  */
 
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import type { RunningServer, StartOptions } from './server/listen.js';
 import { openApiDocument as buildOpenApiDocument, routes } from './server/routes/index.js';
 import { sourceFor } from './server/routes/streams.js';
 import { openFeed } from './server/stream-feed.js';
-import { ApiError } from './shared/errors.js';
+import { DomainError } from './shared/errors.js';
 import type { Settings } from './shared/settings.js';
 import type { MigrationCounts } from './app/migrate-store.js';
 
@@ -96,7 +96,7 @@ async function sendLocal(ctx: AppContext, table: RouteTable, request: ApiRequest
   const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
   const bytes = payload === undefined ? undefined : Buffer.from(payload);
   const readRaw = async (limit: number) => {
-    if ((bytes?.length ?? 0) > limit) throw new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+    if ((bytes?.length ?? 0) > limit) throw new DomainError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
     return new Uint8Array(bytes ?? []);
   };
   const call: RouteCall = {

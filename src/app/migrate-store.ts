@@ -7,7 +7,7 @@ import { openFileRunRepository } from '../engine/run-repository.js';
 import { summarizeRun } from '../engine/run-summaries.js';
 import type { RunRecord } from '../engine/types.js';
 import { EventBus } from '../events/bus.js';
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { homeIdentity, openFileStore } from '../store/index.js';
 import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
@@ -98,7 +98,7 @@ export async function migrateStore(options: { home: string; url: string; logger:
 async function assertEmpty(client: Queryable): Promise<void> {
   for (const table of Object.values(TABLES)) {
     const { rows } = await client.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`);
-    if (rows[0]!.any) throw new ApiError(409, 'database_not_empty', `The database already holds ${table}: migrate-store copies into an empty database only.`);
+    if (rows[0]!.any) throw new DomainError('database_not_empty', `The database already holds ${table}: migrate-store copies into an empty database only.`);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 
 import type { Logger } from '../shared/logger.js';
-import { ApiError, notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RawWorkflow, WebhookTrigger } from '../workflows/schema.js';
 import type { Store } from '../store/index.js';
 import { listCommands, readCommand, type CommandList } from './commands.js';
@@ -160,7 +160,7 @@ export class WorkflowCatalog {
     if (found !== undefined) return found;
     const broken = [...new Set(discovery.errors.filter((e) => fileStem(e.filename) === name).map((e) => e.filename))];
     const hint = broken.length === 0 ? '' : ` ${broken.join(' and ')} ${broken.length === 1 ? 'has' : 'have'} errors; list them with svc workflow list.`;
-    throw notFound('workflow_not_found', `No workflow named '${name}'.${hint}`);
+    throw new DomainError('workflow_not_found', `No workflow named '${name}'.${hint}`);
   }
 
   /**
@@ -188,14 +188,13 @@ export class WorkflowCatalog {
     if (deleted.length > 0) return { name, deleted };
     const other = discovery.workflows.find((w) => w.name === name);
     if (other?.source === 'bundled') {
-      throw new ApiError(
-        403,
+      throw new DomainError(
         'bundled_workflow_readonly',
         `'${name}' is a bundled workflow and cannot be deleted; save a project workflow of that name to override it.`,
       );
     }
     const elsewhere = other === undefined ? '' : ` It is defined in ${other.filename}; pass that project's directory as cwd.`;
-    throw notFound('workflow_not_found', `No project workflow named '${name}' in ${dir}.${elsewhere}`);
+    throw new DomainError('workflow_not_found', `No project workflow named '${name}' in ${dir}.${elsewhere}`);
   }
 
   async commands(cwd?: string): Promise<CommandList> {

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 
 /**
  * The one check of a project directory (`cwd` of the workflow and run endpoints, `--cwd` of the
@@ -35,7 +35,7 @@ export function checkProjectDir(cwd: string): string {
   const result = ProjectDirSchema.safeParse(cwd);
   if (result.success) return result.data;
   const message = result.error.issues[0]?.message ?? projectDirMessage(cwd);
-  throw badRequest('invalid_request', message, [{ path: 'cwd', message }]);
+  throw new DomainError('invalid_request', message, [{ path: 'cwd', message }]);
 }
 
 /** The project directory a request speaks for: `cwd` when given (checked), else `fallback`. */

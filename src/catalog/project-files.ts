@@ -9,7 +9,7 @@ import { stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
-import { ApiError, badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { PROJECT_WORKFLOWS_DIR } from './bundled.js';
 import { WorkflowNameSchema, type RawWorkflow } from '../workflows/schema.js';
 import { validateWorkflowSource } from '../workflows/validate.js';
@@ -26,8 +26,8 @@ const isFile = (path: string) =>
     () => false,
   );
 
-function invalidCwd(message: string): ApiError {
-  return badRequest('invalid_request', message, [{ path: 'cwd', message }]);
+function invalidCwd(message: string): DomainError {
+  return new DomainError('invalid_request', message, [{ path: 'cwd', message }]);
 }
 
 /** The schema's check again (see the header); a bad name is 400 `invalid_request` naming `name`. */
@@ -35,7 +35,7 @@ export function assertWorkflowName(name: string): void {
   const result = WorkflowNameSchema.safeParse(name);
   if (!result.success) {
     const message = result.error.issues[0]?.message ?? `invalid workflow name '${name}'`;
-    throw badRequest('invalid_request', `${message}.`, [{ path: 'name', message }]);
+    throw new DomainError('invalid_request', `${message}.`, [{ path: 'name', message }]);
   }
 }
 
@@ -74,13 +74,13 @@ export async function saveProjectWorkflow(cwd: string, name: string, definition:
   const result = validateWorkflowSource(definition);
   if (!result.ok) {
     const count = result.errors.length;
-    throw new ApiError(422, 'invalid_workflow', `The workflow definition has ${count} error${count === 1 ? '' : 's'}; nothing was saved.`, undefined, {
+    throw new DomainError('invalid_workflow', `The workflow definition has ${count} error${count === 1 ? '' : 's'}; nothing was saved.`, undefined, {
       errors: result.errors,
     });
   }
   if (result.raw.name !== name) {
     const message = `The definition's name '${result.raw.name}' differs from '${name}' in the path; they must be equal.`;
-    throw badRequest('invalid_request', message, [{ path: 'definition.name', message }]);
+    throw new DomainError('invalid_request', message, [{ path: 'definition.name', message }]);
   }
   const target = !(await isFile(yamlFile)) && (await isFile(ymlFile)) ? ymlFile : yamlFile;
   const created = !(await isFile(target));

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ApiResponseError, ServerExchangeError, ServerUnreachableError } from '../client/errors.js';
-import { isApiError } from '../shared/errors.js';
+import { isDomainError } from '../shared/errors.js';
 import { loadTerminalSettings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -18,7 +18,7 @@ export function reportError(error: unknown, err: (text: string) => void, env: No
     return error.exitCode;
   }
   // The API said no (the same answer over HTTP and in process), or no server answered.
-  if (error instanceof ApiResponseError || isApiError(error)) {
+  if (error instanceof ApiResponseError || isDomainError(error)) {
     err(`svc: ${error.message}\n`);
     return EXIT.failed;
   }

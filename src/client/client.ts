@@ -1,3 +1,5 @@
+import { errorAnswer } from '../shared/error-answer.js';
+import { DomainError } from '../shared/errors.js';
 import { ApiResponseError } from './errors.js';
 import { followStream, type EventFeed, type FollowOptions } from './events.js';
 import type { ApiRequest, RunHost, Transport } from './transport.js';
@@ -157,7 +159,9 @@ export interface SvcClient {
  */
 function segment(value: string): string {
   if (value === '' || /^(\.|%2e){1,2}$/i.test(value)) {
-    throw new ApiResponseError(400, { error: 'invalid_request', message: `'${value}' is not a valid id or name.` });
+    // Answered as the server would answer it: the status of its code and the one error body.
+    const { status, body } = errorAnswer(new DomainError('invalid_request', `'${value}' is not a valid id or name.`));
+    throw new ApiResponseError(status, body);
   }
   return encodeURIComponent(value);
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../agents/permissions.js';
-import { badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';
 import { ASSISTANT_NAMES, type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch } from './schema.js';
@@ -78,7 +78,7 @@ export class AssistantsConfigService {
   async update(patch: AssistantsPatch): Promise<AssistantsConfig> {
     const unknown = Object.keys(patch).filter((name) => !(ASSISTANT_NAMES as readonly string[]).includes(name));
     if (unknown.length > 0) {
-      throw badRequest(
+      throw new DomainError(
         'invalid_request',
         `Unknown assistant ${unknown.map((n) => `'${n}'`).join(', ')}; known assistants are ${ASSISTANT_NAMES.join(', ')}.`,
         unknown.map((name) => ({ path: name, message: 'unknown assistant' })),

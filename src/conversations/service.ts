@@ -6,7 +6,7 @@
 
 import type { Permissions } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
-import { ApiError, badRequest, notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { ConversationEvent } from './events.js';
 import { Orchestrator } from './orchestrator.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
@@ -24,7 +24,7 @@ export class ConversationService {
 
   async #record(id: string): Promise<ConversationRecord> {
     const record = await this.deps.repositories.conversations.get(id);
-    if (!record) throw notFound('conversation_not_found', `No conversation '${id}'.`);
+    if (!record) throw new DomainError('conversation_not_found', `No conversation '${id}'.`);
     return record;
   }
 
@@ -77,14 +77,16 @@ export class ConversationService {
     const record = await this.#record(id);
     const page = await this.deps.repositories.messages.page(record.id, { limit: query.limit, ...(query.before ? { before: query.before } : {}) });
     if (!page)
-      throw badRequest('invalid_request', `'${query.before}' is no message of conversation ${record.id}.`, [{ path: 'before', message: 'unknown message id' }]);
+      throw new DomainError('invalid_request', `'${query.before}' is no message of conversation ${record.id}.`, [
+        { path: 'before', message: 'unknown message id' },
+      ]);
     return { messages: page.messages.map(messageView), next_before: page.nextBefore };
   }
 
   /** Stores the user message (durable, and pending until answered), then queues it; answers at once. */
   async send(id: string, text: string): Promise<{ accepted: true; messageId: string }> {
     const record = await this.#record(id);
-    if (record.deleted_at) throw new ApiError(409, 'conversation_deleted', `Conversation ${record.id} was deleted; it takes no new messages.`);
+    if (record.deleted_at) throw new DomainError('conversation_deleted', `Conversation ${record.id} was deleted; it takes no new messages.`);
     // Marked pending before it is stored, so that a stored message is always either answered or pending.
     const reserved = await this.deps.repositories.accept(record.id, { updated_at: new Date().toISOString() });
     const message = await this.orchestrator.post(record.id, 'user', text, {}, reserved);

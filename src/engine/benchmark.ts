@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunStore } from './run-store.js';
 import type { RunSummary } from './run-summaries.js';
 import { RunViewSchema } from './schemas.js';
@@ -64,9 +64,14 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2
 /** The largest time a Date can hold, in ms either side of 1970. */
 const MAX_DATE_MS = 8.64e15;
 
-export function parseTimeBound(value: string | undefined, now = Date.now(), code = 'invalid_since', name = 'since'): number | undefined {
+export function parseTimeBound(
+  value: string | undefined,
+  now = Date.now(),
+  code: 'invalid_since' | 'invalid_until' = 'invalid_since',
+  name = 'since',
+): number | undefined {
   if (value === undefined || value === '') return undefined;
-  const refuse = () => badRequest(code, `${name} is '<n>h', '<n>d', '<n>w' or an ISO date (e.g. 7d, 2026-01-31); got '${value}'.`);
+  const refuse = () => new DomainError(code, `${name} is '<n>h', '<n>d', '<n>w' or an ISO date (e.g. 7d, 2026-01-31); got '${value}'.`);
   const relative = SINCE_RELATIVE.exec(value);
   const at = relative ? now - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS] : ISO_DATE.test(value) ? Date.parse(value) : Number.NaN;
   // Outside what a Date can hold (`99999999999w`) is as wrong as a misspelling, never a 500 later.
@@ -80,7 +85,7 @@ export function parseTimeBound(value: string | undefined, now = Date.now(), code
 export function parseLimit(value: string | undefined, fallback: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw badRequest('invalid_limit', `limit is an integer from 1 to ${max}; got '${value}'.`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) throw new DomainError('invalid_limit', `limit is an integer from 1 to ${max}; got '${value}'.`);
   return n;
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunRecord } from './types.js';
 
 /**
@@ -9,13 +9,13 @@ import type { RunRecord } from './types.js';
  */
 export function changeRange(run: RunRecord, nodeId?: string): { base: string | null; head: string | null } {
   if (!run.branch || !run.baseCommit) {
-    throw new ApiError(409, 'no_worktree', `Run ${run.id} has no worktree of its own (it ran outside a git workspace), so it has no branch to diff.`, {
+    throw new DomainError('no_worktree', `Run ${run.id} has no worktree of its own (it ran outside a git workspace), so it has no branch to diff.`, {
       runId: run.id,
     });
   }
   if (nodeId === undefined) return { base: run.baseCommit, head: run.headCommit ?? run.baseCommit };
   const node = run.nodes[nodeId];
-  if (!node) throw notFound('node_not_found', `Run ${run.id} has no node '${nodeId}' (it has ${Object.keys(run.nodes).join(', ')}).`);
+  if (!node) throw new DomainError('node_not_found', `Run ${run.id} has no node '${nodeId}' (it has ${Object.keys(run.nodes).join(', ')}).`);
   const base = node.baseCommit ?? null;
   return { base, head: node.commit ?? base };
 }

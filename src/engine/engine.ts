@@ -1,7 +1,7 @@
 import type { EngineDeps, RecoveryOptions, RunFilter, StartRunRequest, StopReason } from './engine-deps.js';
 import type { RunEvent } from './events.js';
 import { finishRun, waitingGate } from './finish.js';
-import { notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { validateWorkflowSource } from '../workflows/index.js';
 import { executeRun, runVariables, type ExecutorDeps } from './executor.js';
@@ -99,7 +99,7 @@ export class RunEngine {
   async start(request: StartRunRequest): Promise<RunRecord> {
     const cwd = request.cwd ?? process.cwd();
     const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
-    if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
+    if (!resolved) throw new DomainError('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
     // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
@@ -379,7 +379,7 @@ export class RunEngine {
     // Deleted only as read: a run another server resumed meanwhile is not deleted under it (409, as a late request).
     if (!(await this.runs.delete(run))) {
       const stored = await this.runs.get(run.id);
-      if (!stored) throw notFound('run_not_found', `No run '${runId}'.`);
+      if (!stored) throw new DomainError('run_not_found', `No run '${runId}'.`);
       throw new RunChangedElsewhere(run.id, 'delete', stored.status);
     }
     // Published, not persisted: the log it would go to was removed with the run.
@@ -427,7 +427,7 @@ export class RunEngine {
 
   async byWorker(platformId: string): Promise<RunRecord> {
     const run = await this.runs.byWorker(platformId);
-    if (!run) throw notFound('run_not_found', `No run has the worker conversation '${platformId}'.`);
+    if (!run) throw new DomainError('run_not_found', `No run has the worker conversation '${platformId}'.`);
     return run;
   }
 

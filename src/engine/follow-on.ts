@@ -1,4 +1,4 @@
-import { badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunStore } from './run-store.js';
 
 /** Where a follow-on run starts (docs/decisions.md, Follow-on runs): the earlier run's workspace and head commit. */
@@ -16,14 +16,14 @@ export interface FollowOnBase {
 export async function followOnBase(runs: RunStore, fromRunId: string, workspaceId: string | null): Promise<FollowOnBase> {
   const from = await runs.resolve(fromRunId);
   if (!from.workspaceId || !from.branch || !from.headCommit) {
-    throw badRequest(
+    throw new DomainError(
       'from_run_without_worktree',
       `Run ${from.id} ran in ${from.cwd}, not in a worktree of a workspace: a follow-on run branches from the head of an earlier run's worktree.`,
       { fromRunId: from.id },
     );
   }
   if (workspaceId !== null && workspaceId !== from.workspaceId) {
-    throw badRequest(
+    throw new DomainError(
       'from_run_other_workspace',
       `Run ${from.id} is on workspace ${from.workspaceId}, not ${workspaceId}: a follow-on run stays on the workspace of the run it follows.`,
       { fromRunId: from.id, fromWorkspaceId: from.workspaceId, workspaceId },

@@ -5,7 +5,7 @@
  * so this is no transition: the record is saved over the state it was read in, as a transition is.
  */
 
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunStore } from './run-store.js';
 import { TERMINAL_STATUSES, type RunRecord, type RunStatus } from './types.js';
 
@@ -21,12 +21,12 @@ export type RunPullRequest = NonNullable<RunRecord['pullRequest']>;
  */
 export function assertLandable(run: RunRecord): void {
   if (!run.branch) {
-    throw new ApiError(409, 'no_worktree', `Run ${run.id} has no worktree of its own (it ran outside a git workspace), so it has no branch to land.`, {
+    throw new DomainError('no_worktree', `Run ${run.id} has no worktree of its own (it ran outside a git workspace), so it has no branch to land.`, {
       runId: run.id,
     });
   }
   if (LANDABLE_STATUSES.includes(run.status)) return;
-  throw new ApiError(409, 'run_active', `Run ${run.id} is ${run.status}; its branch can be merged, pushed or proposed once it stops (or pauses at a gate).`, {
+  throw new DomainError('run_active', `Run ${run.id} is ${run.status}; its branch can be merged, pushed or proposed once it stops (or pauses at a gate).`, {
     status: run.status,
     allowed: LANDABLE_STATUSES,
   });
@@ -42,8 +42,7 @@ export async function recordLanding(runs: RunStore, run: RunRecord, landing: Lan
   if (!(await runs.save(run, undefined, run.status))) {
     runs.release(run);
     const status = (await runs.get(run.id))?.status ?? null;
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'invalid_run_state',
       `Run ${run.id} changed while its branch was landed${status ? ` (it is ${status})` : ''}; the git side is done, but not recorded on the run.`,
       {

@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunEventFields, RunEventType } from './events.js';
 import type { RunStore } from './run-store.js';
 import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunRecord, type RunStatus } from './types.js';
@@ -43,7 +43,7 @@ export const canChange = (change: RunChange, status: RunStatus): boolean => (RUN
 export function assertOperationAllowed(operation: RunOperation, status: RunStatus): void {
   if (canChange(operation, status)) return;
   const allowed: readonly RunStatus[] = RUN_CHANGES[operation].from;
-  throw new ApiError(409, 'invalid_run_state', `Cannot ${operation} a run that is ${status}; ${operation} applies to ${allowed.join(', ')} runs.`, {
+  throw new DomainError('invalid_run_state', `Cannot ${operation} a run that is ${status}; ${operation} applies to ${allowed.join(', ')} runs.`, {
     status,
     allowed,
   });
@@ -89,9 +89,9 @@ export async function transition(runs: RunStore, run: RunRecord, change: RunChan
 }
 
 /** A transition lost to a change of the same run made elsewhere (another server) since it was read. */
-export class RunChangedElsewhere extends ApiError {
+export class RunChangedElsewhere extends DomainError {
   constructor(runId: string, change: RunChange, status: RunStatus | undefined) {
-    super(409, 'invalid_run_state', `Cannot ${change} run ${runId}: it changed meanwhile${status ? ` (it is ${status})` : ''}.`, {
+    super('invalid_run_state', `Cannot ${change} run ${runId}: it changed meanwhile${status ? ` (it is ${status})` : ''}.`, {
       status: status ?? null,
       allowed: RUN_CHANGES[change].from,
     });

@@ -6,7 +6,7 @@
  * another's but committed after it is never skipped by a reader that has moved past it.
  */
 
-import { notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
 import type { RunEvent } from './events.js';
 import type { RunEventFilter, RunRepository } from './run-repository.js';
@@ -57,7 +57,7 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
         prefix === undefined ? [] : (await db.query<{ id: string }>("SELECT id FROM runs WHERE id LIKE $1 ESCAPE '\\' ORDER BY id", [likePrefix(prefix)])).rows;
       const { id } = pickRun(idOrPrefix, undefined, ids);
       const run = await get(id);
-      if (!run) throw notFound('run_not_found', `No run '${idOrPrefix}'.`); // deleted in between
+      if (!run) throw new DomainError('run_not_found', `No run '${idOrPrefix}'.`); // deleted in between
       return run;
     },
     byWorker: (platformId) => one('SELECT record FROM runs WHERE platform_id = $1 ORDER BY id LIMIT 1', [platformId]),

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 export interface RunFilter {
@@ -78,10 +78,10 @@ export function pickRun<R extends { id: string }>(idOrPrefix: string, exact: R |
   if (exact) return exact;
   if (prefixMatches.length === 1) return prefixMatches[0]!;
   if (prefixMatches.length > 1) {
-    throw new ApiError(400, 'ambiguous_run_id', `'${idOrPrefix}' matches ${prefixMatches.length} runs; give more of the id.`, {
+    throw new DomainError('ambiguous_run_id', `'${idOrPrefix}' matches ${prefixMatches.length} runs; give more of the id.`, {
       matches: prefixMatches.slice(0, 10).map((run) => run.id),
     });
   }
   const tooShort = runIdPrefix(idOrPrefix) === undefined ? ` A short id needs at least ${MIN_RUN_PREFIX} characters after '${RUN_ID_PREFIX}'.` : '';
-  throw notFound('run_not_found', `No run '${idOrPrefix}'.${tooShort}`);
+  throw new DomainError('run_not_found', `No run '${idOrPrefix}'.${tooShort}`);
 }

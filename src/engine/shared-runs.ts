@@ -1,4 +1,4 @@
-import { notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { assertOperationAllowed } from './lifecycle.js';
 import { interruptRun } from './recovery.js';
@@ -130,7 +130,7 @@ export class SharedRunScheduler {
       await new Promise((resolve) => setTimeout(resolve, 50));
       current = await this.runs.get(run.id);
     }
-    if (!current) throw notFound('run_not_found', `No run '${run.id}'.`);
+    if (!current) throw new DomainError('run_not_found', `No run '${run.id}'.`);
     if (current.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, current.status);
     return current;
   }

@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import type { EventSpec } from './lifecycle.js';
 import type { RunRecord } from './types.js';
 
@@ -65,8 +65,7 @@ export function assertResumableSpend(run: RunRecord, newCap: number | undefined)
   const cap = newCap ?? run.maxCostUsd ?? null;
   const spent = run.spentUsd ?? 0;
   if (cap === null || !capReached(spent, cap)) return;
-  throw new ApiError(
-    409,
+  throw new DomainError(
     BUDGET_EXCEEDED,
     `Run ${run.id} has spent $${spent.toFixed(4)}, which reaches its ${newCap === undefined ? '' : 'new '}cap of $${cap.toFixed(4)}; resume it with maxCostUsd (svc resume --max-cost) above what it spent.`,
     { spentUsd: spent, capUsd: cap },

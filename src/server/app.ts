@@ -1,7 +1,9 @@
 import { H3, HTTPResponse, type H3Event } from 'h3';
 import type { AppContext } from '../app/context.js';
-import { invokeRoute, unmatchedAnswer, type InvokeOptions, type RouteCall } from './dispatch.js';
-import { toErrorAnswer } from './error-response.js';
+import { errorAnswer } from '../shared/error-answer.js';
+import { DomainError } from '../shared/errors.js';
+import { invokeRoute, routeNotFound, unmatchedAnswer, type Answer, type InvokeOptions, type RouteCall } from './dispatch.js';
+import { toH3ErrorAnswer } from './error-response.js';
 import { queryObject, readJsonBody, readRawBody } from './http-input.js';
 import { toRouterPath, type RouteSpec } from './route.js';
 import { checkBrowserRequest, checkHost } from './browser-guard.js';
@@ -49,23 +51,26 @@ function toHandler(route: RouteSpec, ctx: AppContext, options: InvokeOptions) {
   };
 }
 
+/** An error answer written outside a route (h3's error hook, the guard, the dashboard's assets). */
+function jsonResponse({ status, body }: Answer): HTTPResponse {
+  return new HTTPResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json;charset=UTF-8' } });
+}
+
 /** The dashboard's page or one of its assets (server/web-assets.ts). */
 function serveWebAsset(name: string, pathname: string): HTTPResponse {
   const asset = webAsset(name);
-  const json = { 'content-type': 'application/json;charset=UTF-8' };
   if (asset) return new HTTPResponse(asset.body, { headers: asset.headers });
   if (name === 'index.html') {
-    const body = { error: 'dashboard_unavailable', message: 'The dashboard is not built: run `npm run build` in the svc checkout.' };
-    return new HTTPResponse(JSON.stringify(body), { status: 503, headers: json });
+    return jsonResponse(errorAnswer(new DomainError('dashboard_unavailable', 'The dashboard is not built: run `npm run build` in the svc checkout.')));
   }
-  return new HTTPResponse(JSON.stringify({ error: 'route_not_found', message: `No route matches GET ${pathname}.` }), { status: 404, headers: json });
+  return jsonResponse(errorAnswer(routeNotFound('GET', pathname)));
 }
 
 /** The h3 app: every route from the table, plus JSON answers for what no route matches. */
 export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options: AppOptions = {}): H3 {
   const invokeOptions: InvokeOptions = {
     validateResponses: options.validateResponses ?? ctx.settings.validateResponses,
-    toError: (error, call, logger) => toErrorAnswer(error, call.event!, logger),
+    toError: (error, call, logger) => toH3ErrorAnswer(error, call.event!, logger),
   };
   const boundToLoopback = isLoopbackBind(ctx.settings.host);
   const app = new H3({
@@ -75,13 +80,7 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
     // guard and the handlers then all see the same raw path, and a parameter that does not decode
     // is taken as written (server/dispatch.ts), so each route answers as for any unknown name.
     allowMalformedURL: true,
-    onError: (error, event) => {
-      const answer = toErrorAnswer(error, event, ctx.logger);
-      return new HTTPResponse(JSON.stringify(answer.body), {
-        status: answer.status,
-        headers: { 'content-type': 'application/json;charset=UTF-8' },
-      });
-    },
+    onError: (error, event) => jsonResponse(toH3ErrorAnswer(error, event, ctx.logger)),
   });
   app.use((event, next) => {
     try {
@@ -89,8 +88,7 @@ export function createApp(ctx: AppContext, routes: readonly RouteSpec[], options
       checkBrowserRequest(event.req.method, event.url.pathname, event.req.headers);
     } catch (error) {
       // Answered here, as a route answers: thrown from a middleware, h3 would log it as unhandled.
-      const answer = toErrorAnswer(error, event, ctx.logger);
-      return new HTTPResponse(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json;charset=UTF-8' } });
+      return jsonResponse(toH3ErrorAnswer(error, event, ctx.logger));
     }
     return next();
   });

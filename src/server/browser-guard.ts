@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { isLoopbackName } from './loopback.js';
 import type { RequestHeaders } from './route.js';
 
@@ -32,7 +32,7 @@ const WEBHOOK_PREFIX = '/webhooks/';
 export function checkHost(host: string | null, boundToLoopback: boolean, pathname = '/'): void {
   if (!boundToLoopback || host === null || pathname.startsWith(WEBHOOK_PREFIX)) return;
   if (isLoopbackName(host)) return;
-  throw new ApiError(403, 'host_refused', `This server is bound to loopback and answers only requests to localhost or 127.0.0.1, not to '${host}'.`);
+  throw new DomainError('host_refused', `This server is bound to loopback and answers only requests to localhost or 127.0.0.1, not to '${host}'.`);
 }
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
@@ -41,8 +41,7 @@ export function checkBrowserRequest(method: string, pathname: string, headers: R
   const origin = headers.get('origin');
   const fetchSite = headers.get('sec-fetch-site');
   if (isCrossSite(origin, fetchSite, headers.get('host'))) {
-    throw new ApiError(
-      403,
+    throw new DomainError(
       'cross_origin_refused',
       `A ${method} from another origin (${origin ?? fetchSite}) is refused: only the dashboard served by this server may change state from a browser.`,
     );
@@ -50,7 +49,7 @@ export function checkBrowserRequest(method: string, pathname: string, headers: R
   const type = headers.get('content-type');
   const fromBrowser = origin !== null || fetchSite !== null;
   if ((type !== null && !JSON_TYPE.test(type)) || (fromBrowser && type === null)) {
-    throw new ApiError(415, 'unsupported_media_type', `A ${method} under /api/ must be sent with Content-Type: application/json.`);
+    throw new DomainError('unsupported_media_type', `A ${method} under /api/ must be sent with Content-Type: application/json.`);
   }
 }
 

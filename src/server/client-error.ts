@@ -1,11 +1,16 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errorAnswer } from '../shared/error-answer.js';
+import { DomainError } from '../shared/errors.js';
 
-/** What Node's parser errors become: the status Node itself would send, and our code (docs/decisions.md, Errors). */
-function answerFor(code: string | undefined): [number, string, string] {
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request_header_too_large', 'The request headers are too large.'];
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request_timeout', 'The request did not arrive in time.'];
-  return [400, 'invalid_request', 'The request is not valid HTTP.'];
+/**
+ * What Node's parser errors become: our code, whose status is the one Node itself would send
+ * (431, 408, 400), and the one error body (docs/decisions.md, Errors).
+ */
+function errorFor(code: string | undefined): DomainError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new DomainError('request_header_too_large', 'The request headers are too large.');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new DomainError('request_timeout', 'The request did not arrive in time.');
+  return new DomainError('invalid_request', 'The request is not valid HTTP.');
 }
 
 /**
@@ -20,8 +25,9 @@ export function answerParserErrorsAsJson(server: Server): void {
       socket.destroy();
       return;
     }
-    const [status, code, message] = answerFor(error.code);
-    const body = JSON.stringify({ error: code, message });
+    const answer = errorAnswer(errorFor(error.code));
+    const { status } = answer;
+    const body = JSON.stringify(answer.body);
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json;charset=UTF-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );

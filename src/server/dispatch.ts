@@ -1,7 +1,8 @@
 import { addRoute, createRouter, findRoute } from 'rou3';
 import type { H3Event } from 'h3';
 import type { AppContext } from '../app/context.js';
-import { isApiError } from '../shared/errors.js';
+import { errorAnswer } from '../shared/error-answer.js';
+import { DomainError, isDomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { checkResponse } from './response-check.js';
 import { Reply, toRouterPath, type RequestHeaders, type RouteSpec } from './route.js';
@@ -45,16 +46,21 @@ export interface InvokeOptions {
 
 const INTERNAL_ERROR_MESSAGE = 'An internal error occurred; details are in the server log.';
 
-/** An ApiError is an expected answer; anything else is a bug: 500 with a generic message, the stack in the log only. */
+/**
+ * What every door answers for a thrown error: a DomainError is an expected answer (its code's
+ * status, the one body: shared/error-answer.ts); anything else is a bug: 500 with a generic
+ * message, the stack in the log only. h3's door first turns h3's own errors into DomainErrors
+ * (server/error-response.ts).
+ */
 export function toErrorAnswer(error: unknown, call: Pick<RouteCall, 'method' | 'pathname'>, logger: Logger): Answer {
-  if (isApiError(error)) return { status: error.status, body: error.toBody() };
+  if (isDomainError(error)) return errorAnswer(error);
   logger.error('http.internal_error', {
     method: call.method,
     path: call.pathname,
     error: error instanceof Error ? error.message : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
-  return { status: 500, body: { error: 'internal_error', message: INTERNAL_ERROR_MESSAGE } };
+  return errorAnswer(new DomainError('internal_error', INTERNAL_ERROR_MESSAGE));
 }
 
 /** Headers from a plain record, for a door that has no `Headers` object (and must not load undici for one). */
@@ -83,14 +89,13 @@ function checkedAnswer(route: RouteSpec, ctx: AppContext, call: RouteCall, { sta
   const issues = checkResponse(route, status, body);
   if (issues.length === 0) return { status, body };
   ctx.logger.error('response.schema_mismatch', { method: call.method, path: call.pathname, route: route.path, status, issues });
-  return {
-    status: 500,
-    body: {
-      error: 'internal_error',
-      message: `The ${status} answer does not match what ${route.method} ${route.path} documents (response.schema_mismatch in the log).`,
-      details: { status, issues },
-    },
-  };
+  return errorAnswer(
+    new DomainError(
+      'internal_error',
+      `The ${status} answer does not match what ${route.method} ${route.path} documents (response.schema_mismatch in the log).`,
+      { status, issues },
+    ),
+  );
 }
 
 /** Runs one route: validate params, query and body at the edge, call the handler, shape the answer, map errors. */
@@ -148,14 +153,19 @@ export function createRouteTable(routes: readonly RouteSpec[]): RouteTable {
   };
 }
 
+/** The one `route_not_found`, whichever door found no route (the dispatcher, the h3 app, the dashboard's assets). */
+export function routeNotFound(method: string, pathname: string): DomainError {
+  return new DomainError('route_not_found', `No route matches ${method} ${pathname}.`);
+}
+
+/** A method the path does not take; `allowed`, when known, is named in the message. */
+export function methodNotAllowed(method: string, pathname: string, allowed?: readonly string[]): DomainError {
+  const use = allowed ? `; use ${allowed.join(' or ')}` : '';
+  return new DomainError('method_not_allowed', `${method} is not allowed on ${pathname}${use}.`);
+}
+
 /** The answer for a path no route takes: 405 with the methods that path allows, else 404 (as the h3 app answers). */
 export function unmatchedAnswer(method: string, pathname: string, allowed: string[] | undefined): Answer & { allow?: string } {
-  if (allowed) {
-    return {
-      status: 405,
-      allow: allowed.join(', '),
-      body: { error: 'method_not_allowed', message: `${method} is not allowed on ${pathname}; use ${allowed.join(' or ')}.` },
-    };
-  }
-  return { status: 404, body: { error: 'route_not_found', message: `No route matches ${method} ${pathname}.` } };
+  if (allowed) return { ...errorAnswer(methodNotAllowed(method, pathname, allowed)), allow: allowed.join(', ') };
+  return errorAnswer(routeNotFound(method, pathname));
 }

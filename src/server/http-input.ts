@@ -1,8 +1,8 @@
 import { assertBodySize, HTTPError, type H3Event } from 'h3';
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest, isApiError } from '../shared/errors.js';
+import { DomainError, isDomainError } from '../shared/errors.js';
 
-const tooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+const tooLarge = (limit: number) => new DomainError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
 
 /**
  * `read`, or 408 `request_timeout` when it has not settled within `ms` (docs/decisions.md, HTTP).
@@ -13,7 +13,7 @@ const tooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `The 
 function withDeadline<T>(read: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ApiError(408, 'request_timeout', `The request body did not arrive whole within ${ms / 1000} s.`)), ms);
+    timer = setTimeout(() => reject(new DomainError('request_timeout', `The request body did not arrive whole within ${ms / 1000} s.`)), ms);
   });
   return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
 }
@@ -46,7 +46,7 @@ function readNodeBody(event: H3Event, req: IncomingMessage, limit: number): Prom
       chunks.push(chunk);
     };
     const onEnd = () => done();
-    const onError = () => done(badRequest('invalid_request', 'The request body could not be read to its end.'));
+    const onError = () => done(new DomainError('invalid_request', 'The request body could not be read to its end.'));
     const onAborted = onError;
     req.on('data', onData);
     req.on('end', onEnd);
@@ -75,12 +75,12 @@ export async function readRawBody(event: H3Event, limit: number, timeoutMs: numb
     assertBodySize(event, limit);
     return new Uint8Array(await withDeadline(event.req.arrayBuffer(), timeoutMs));
   } catch (error) {
-    if (isApiError(error)) throw error;
+    if (isDomainError(error)) throw error;
     if ((error as { status?: number }).status === 413) {
-      throw new ApiError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
+      throw tooLarge(limit);
     }
     // A body cut off by its sender (the connection closed mid-body) is the sender's fault, not a 500.
-    if (!HTTPError.isError(error)) throw badRequest('invalid_request', 'The request body could not be read to its end.');
+    if (!HTTPError.isError(error)) throw new DomainError('invalid_request', 'The request body could not be read to its end.');
     throw error;
   }
 }
@@ -89,7 +89,7 @@ export async function readJsonBody(event: H3Event, limit: number, timeoutMs: num
   if (!hasBody(event)) return undefined;
   const type = event.req.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    throw new DomainError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
   const bytes = await readRawBody(event, limit, timeoutMs);
   const text = new TextDecoder().decode(bytes);
@@ -97,7 +97,7 @@ export async function readJsonBody(event: H3Event, limit: number, timeoutMs: num
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw badRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`);
+    throw new DomainError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`);
   }
 }
 

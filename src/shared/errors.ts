@@ -1,46 +1,105 @@
 /**
- * The one error type the domain throws for expected failures. Every front end maps it the same
- * way: the server to `{ error, message, details? }` with `status`, the CLI to a message and an
- * exit code (docs/decisions.md, Errors).
+ * Every error code an answer can carry. The domain throws them (as DomainError), the edges answer
+ * them; each has its HTTP status in one table (shared/error-answer.ts), which the compiler holds
+ * to this list: a code added here without a status does not build (docs/decisions.md, Errors).
  */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
+export const ERROR_CODES = [
+  // The request as asked: malformed, ill-typed, or refused.
+  'invalid_request',
+  'invalid_json',
+  'invalid_since',
+  'invalid_until',
+  'invalid_limit',
+  'invalid_idempotency_key',
+  'ambiguous_run_id',
+  'from_run_without_worktree',
+  'from_run_other_workspace',
+  'clone_failed',
+  'request_error',
+  'invalid_signature',
+  'host_refused',
+  'cross_origin_refused',
+  'bundled_workflow_readonly',
+  'method_not_allowed',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+  'request_header_too_large',
+  // Something named that does not exist.
+  'route_not_found',
+  'run_not_found',
+  'node_not_found',
+  'workflow_not_found',
+  'workspace_not_found',
+  'env_key_not_found',
+  'branch_not_found',
+  'conversation_not_found',
+  'webhook_trigger_not_found',
+  // The state of things does not allow it.
+  'invalid_run_state',
+  'run_active',
+  'budget_exceeded',
+  'no_worktree',
+  'worktree_gone',
+  'worktree_elsewhere',
+  'worktree_failed',
+  'workspace_exists',
+  'workspace_in_use',
+  'workspace_path_missing',
+  'workspace_clone_failed',
+  'merge_failed',
+  'merge_conflict',
+  'not_fast_forward',
+  'already_merged',
+  'dirty_checkout',
+  'into_moved',
+  'push_failed',
+  'gh_unavailable',
+  'pr_failed',
+  'conversation_deleted',
+  'idempotency_key_conflict',
+  'workflow_not_available',
+  'database_not_empty',
+  // Well-formed, but not something that may be done.
+  'invalid_workflow',
+  'env_leak_blocked',
+  // Not available right now.
+  'dashboard_unavailable',
+  'webhook_secret_missing',
+  'webhook_secret_weak',
+  // A bug: never caused by input.
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The one error type the domain throws for expected failures: a code and a sentence, no HTTP
+ * status. Each front end maps it: the server to the status of its code and the one error body
+ * (shared/error-answer.ts), the CLI to a message and an exit code (docs/decisions.md, Errors).
+ */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
   readonly details: unknown;
   /** Extra top-level members of the body (e.g. `errors` for 422 invalid_workflow). */
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string, details?: unknown, extra?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: unknown, extra?: Record<string, unknown>) {
     super(message);
-    this.name = 'ApiError';
-    this.status = status;
+    this.name = 'DomainError';
     this.code = code;
     this.details = details;
     this.extra = extra;
   }
-
-  toBody(): Record<string, unknown> {
-    return {
-      error: this.code,
-      message: this.message,
-      ...(this.details === undefined ? {} : { details: this.details }),
-      ...this.extra,
-    };
-  }
 }
 
-export const badRequest = (code: string, message: string, details?: unknown) => new ApiError(400, code, message, details);
-
-export const notFound = (code: string, message: string) => new ApiError(404, code, message);
-
 /**
- * True for an ApiError from any copy of this module. The CLI loads the domain from the esbuild
- * bundle `dist/runtime.js`, which has its own ApiError class, so `instanceof` against this file's
- * class would miss errors thrown in there: the check is on the name and shape instead.
+ * True for a DomainError from any copy of this module. The CLI loads the domain from the esbuild
+ * bundle `dist/runtime.js`, which has its own DomainError class, so `instanceof` against this
+ * file's class would miss errors thrown in there: the check is on the name and shape instead.
  */
-export function isApiError(value: unknown): value is ApiError {
-  if (value instanceof ApiError) return true;
-  if (!(value instanceof Error) || value.name !== 'ApiError') return false;
-  const candidate = value as Partial<ApiError>;
-  return typeof candidate.status === 'number' && typeof candidate.code === 'string' && typeof candidate.toBody === 'function';
+export function isDomainError(value: unknown): value is DomainError {
+  if (value instanceof DomainError) return true;
+  if (!(value instanceof Error) || value.name !== 'DomainError') return false;
+  return typeof (value as Partial<DomainError>).code === 'string';
 }

@@ -12,7 +12,8 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TriggerRecord } from '../catalog/trigger-registry.js';
-import { isApiError } from '../shared/errors.js';
+import { statusOf } from '../shared/error-answer.js';
+import { DomainError, isDomainError, type ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { eventOf, idempotencyKeyOf, matchesFilter, parsePayload } from './payload.js';
@@ -27,10 +28,12 @@ export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 export const PAYLOAD_FILE = 'trigger-payload.json';
 const PRUNE_EVERY_MS = 60_000;
 
-export interface WebhookAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
+/**
+ * What the endpoint answers: a body with its status, or a refusal, which the server answers as
+ * every DomainError is answered (its code's status, the one body). `status` is on both, for the
+ * delivery history, which records what each delivery was answered with.
+ */
+export type WebhookAnswer = { status: number; body: Record<string, unknown> } | { status: number; refused: DomainError };
 
 /** What the service uses; the composition root wires it (app/context.ts). */
 export interface WebhookDeps {
@@ -59,7 +62,7 @@ export interface WebhookDeps {
   now?: () => number;
 }
 
-const error = (status: number, code: string, message: string): WebhookAnswer => ({ status, body: { error: code, message } });
+const refuse = (code: ErrorCode, message: string): WebhookAnswer => ({ status: statusOf(code), refused: new DomainError(code, message) });
 
 /** Where a trigger's secret is looked up: the variable its `secret_env` names, in its workspace's env vars first. */
 export interface SecretSource {
@@ -148,8 +151,7 @@ export class WebhookService {
     const trigger = await this.#deps.findTrigger(slug);
     if (!trigger) {
       outcome('webhook_trigger_not_found');
-      return error(
-        404,
+      return refuse(
         'webhook_trigger_not_found',
         `No webhook trigger has the slug '${slug}'. Triggers are registered from the server's directory and registered workspaces, or with \`svc webhook register\`.`,
       );
@@ -158,8 +160,7 @@ export class WebhookService {
     const secret = await this.secretStatus(trigger);
     if (secret.state === 'missing') {
       outcome('webhook_secret_missing');
-      return error(
-        503,
+      return refuse(
         'webhook_secret_missing',
         `The secret variable ${trigger.trigger.secretEnv} is not set (workspace env vars, then the server's environment).`,
       );
@@ -167,20 +168,19 @@ export class WebhookService {
     if (secret.state === 'weak') {
       // Said without its measure: this answer goes to anyone on the internet.
       outcome('webhook_secret_weak');
-      return error(
-        503,
+      return refuse(
         'webhook_secret_weak',
         `The secret variable ${trigger.trigger.secretEnv} holds a value too easy to guess to sign deliveries with (a webhook secret is at least ${MIN_SECRET_LENGTH} random characters): ${SECRET_ADVICE}.`,
       );
     }
     if (!verifySignature(secret.secret, raw, signature)) {
       outcome('invalid_signature');
-      return error(401, 'invalid_signature', 'The x-svc-signature-256 header is missing or is not the HMAC-SHA256 of the body.');
+      return refuse('invalid_signature', 'The x-svc-signature-256 header is missing or is not the HMAC-SHA256 of the body.');
     }
     const payload = parsePayload(raw);
     if (!payload) {
       outcome('invalid_json');
-      return error(400, 'invalid_json', 'The body is not a JSON object.');
+      return refuse('invalid_json', 'The body is not a JSON object.');
     }
     const event = eventOf(payload);
     note.event = event ?? null;
@@ -196,8 +196,7 @@ export class WebhookService {
     // A key is an id, not a document: a 250 KB one would be kept in every record, log line and history entry.
     if (key === undefined || Buffer.byteLength(key) > MAX_IDEMPOTENCY_KEY_BYTES) {
       outcome('invalid_idempotency_key');
-      return error(
-        400,
+      return refuse(
         'invalid_idempotency_key',
         `The payload field '${trigger.trigger.idempotencyKey}' must be a non-empty string (at most ${MAX_IDEMPOTENCY_KEY_BYTES} bytes), a number or a boolean.`,
       );
@@ -250,7 +249,7 @@ export class WebhookService {
         note.runId = existing.runId;
         if (existing.bodyHash !== bodyHash) {
           note.outcome = 'idempotency_key_conflict';
-          return error(409, 'idempotency_key_conflict', `The idempotency key '${key}' was accepted at ${existing.firstReceivedAt} with a different payload.`);
+          return refuse('idempotency_key_conflict', `The idempotency key '${key}' was accepted at ${existing.firstReceivedAt} with a different payload.`);
         }
         note.outcome = 'duplicate';
         return { status: 200, body: { skipped: 'duplicate', run_id: existing.runId, first_received_at: existing.firstReceivedAt } };
@@ -294,7 +293,7 @@ export class WebhookService {
     } catch (cause) {
       await dedupe.release(record);
       await rm(dir, { recursive: true, force: true });
-      if (isApiError(cause) && cause.code === 'workflow_not_found') return notAvailable(trigger, note);
+      if (isDomainError(cause) && cause.code === 'workflow_not_found') return notAvailable(trigger, note);
       throw cause;
     }
     // The run exists now; if this write is lost to a crash, the `reserved` record still points at it.
@@ -315,7 +314,7 @@ export class WebhookService {
 
 function notAvailable(trigger: TriggerRecord, note: Partial<Mutable<DeliveryRecord>>, why = ''): WebhookAnswer {
   note.outcome = 'workflow_not_available';
-  return error(409, 'workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.${why}`);
+  return refuse('workflow_not_available', `The workflow '${trigger.workflow}' of trigger '${trigger.slug}' is no longer available.${why}`);
 }
 
 const isDirectory = (path: string) =>

@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import { badRequest } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { branchMergeState } from './branch-merged.js';
 import { EnvironmentViewSchema, type Environment, type EnvironmentView } from './records.js';
 import type { WorktreeGit } from './worktrees.js';
@@ -47,7 +47,7 @@ export type CleanupResult = z.infer<typeof CleanupResultSchema>;
 /** 400 for an age past what a Date holds (`99999999999d`), or an age-only rule without its age. */
 export function assertCleanupRule(rule: CleanupRule): void {
   if ((rule.before && Number.isNaN(rule.before.getTime())) || (!rule.merged && !rule.before))
-    throw badRequest('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
+    throw new DomainError('invalid_request', 'The clean-up age is out of range.', [{ path: 'olderThan', message: 'out of range' }]);
 }
 
 const keep = (view: EnvironmentView, reason: KeptEnvironment['reason'], message: string): KeptEnvironment => ({ ...view, reason, message });

@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { runGit, runGitCapped } from './git.js';
 import type { Environment } from './records.js';
 import type { WorktreeGit } from './worktrees.js';
@@ -116,6 +116,6 @@ export async function environmentDiff(environment: Environment, range: DiffRange
   try {
     return { branch, base, head, ...(await readDiff(repository, base, head, git)) };
   } catch (error) {
-    throw new ApiError(409, 'worktree_gone', `Run ${environment.run_id}'s commits are no longer in ${repository}: ${(error as Error).message}`);
+    throw new DomainError('worktree_gone', `Run ${environment.run_id}'s commits are no longer in ${repository}: ${(error as Error).message}`);
   }
 }

@@ -7,7 +7,7 @@
  * clean checkout to the computed commit.
  */
 
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { identityArgs } from './commits.js';
 import { GitError, runGit } from './git.js';
 import type { WorktreeGit } from './worktrees.js';
@@ -88,12 +88,11 @@ async function mergedTree(ours: string, theirs: string, request: MergeRequest, o
     if (exit?.code !== 1) {
       // 129 is git's usage error: `merge-tree --write-tree` came with git 2.38.
       const why = exit?.code === 129 ? 'merging without a working tree needs git 2.38 or later' : (error as Error).message;
-      throw new ApiError(409, 'merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
+      throw new DomainError('merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
     }
     const fields = exit.stdout.split('\0');
     const files = [...new Set(fields.slice(1, fields.indexOf('', 1) < 0 ? undefined : fields.indexOf('', 1)))];
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'merge_conflict',
       `${request.branch} conflicts with ${request.into} in ${files.join(', ')}; nothing was changed. Merge it by hand, or rebase the run's branch.`,
       { files },
@@ -112,8 +111,7 @@ async function commitTree(tree: string, parents: string[], request: MergeRequest
 async function resultCommit(old: string, head: string, request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
   if (request.strategy === 'fast-forward') {
     if (await isAncestor(old, head, options)) return head;
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'not_fast_forward',
       `${request.into} has commits that ${request.branch} does not have, so it cannot fast-forward; merge or squash instead.`,
       { into: request.into, branch: request.branch },
@@ -133,11 +131,11 @@ async function resultCommit(old: string, head: string, request: MergeRequest, op
 export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Promise<MergeResult> {
   const options = { ...git, cwd: request.repository };
   const head = await commitOf(`refs/heads/${request.branch}`, options);
-  if (!head) throw new ApiError(409, 'worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
+  if (!head) throw new DomainError('worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
   const old = await commitOf(`refs/heads/${request.into}`, options);
-  if (!old) throw new ApiError(404, 'branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
+  if (!old) throw new DomainError('branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
   if (await isAncestor(head, old, options)) {
-    throw new ApiError(409, 'already_merged', `${request.into} already has every commit of ${request.branch}; there is nothing to merge.`, {
+    throw new DomainError('already_merged', `${request.into} already has every commit of ${request.branch}; there is nothing to merge.`, {
       into: request.into,
       commit: old,
     });
@@ -146,8 +144,7 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
   if (checkout) {
     const files = await changedFiles(checkout, git);
     if (files.length) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'dirty_checkout',
         `${request.into} is checked out in ${checkout} with changes not committed (${files.join(', ')}); commit or stash them, then merge again. Nothing was changed.`,
         { path: checkout, files },
@@ -170,7 +167,7 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
       // A commit made in the checkout since the merge was computed: the same race as update-ref's.
       if ((await commitOf(`refs/heads/${request.into}`, options)) !== old) throw intoMoved(request, message);
       const files = message.split('\n').flatMap((line) => (line.startsWith('\t') ? [line.trim()] : []));
-      throw new ApiError(409, 'dirty_checkout', `${request.into}'s checkout in ${checkout} refused the merge; nothing was changed. git said: ${message}`, {
+      throw new DomainError('dirty_checkout', `${request.into}'s checkout in ${checkout} refused the merge; nothing was changed. git said: ${message}`, {
         path: checkout,
         files,
       });
@@ -186,7 +183,7 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
 }
 
 const intoMoved = (request: MergeRequest, gitSaid: string) =>
-  new ApiError(409, 'into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${gitSaid})`);
+  new DomainError('into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${gitSaid})`);
 
 /** A URL's `user:password@` taken out, wherever it appears in a message. */
 export function withoutCredentials(text: string): string {
@@ -198,7 +195,7 @@ export async function pushBranch(repository: string, remote: string, branch: str
   try {
     await runGit(['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { ...git, cwd: repository });
   } catch (error) {
-    throw new ApiError(409, 'push_failed', `Pushing ${branch} to ${withoutCredentials(remote)} failed: ${withoutCredentials((error as Error).message)}`, {
+    throw new DomainError('push_failed', `Pushing ${branch} to ${withoutCredentials(remote)} failed: ${withoutCredentials((error as Error).message)}`, {
       remote: withoutCredentials(remote),
       branch,
     });

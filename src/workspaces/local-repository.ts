@@ -8,7 +8,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { checkCloneUrl } from './clone-source.js';
 import { runGit } from './git.js';
 import type { WorkspaceRecord } from './records.js';
@@ -29,8 +29,7 @@ export async function localRepository(record: WorkspaceRecord, deps: LocalReposi
   const server = `server ${hostname()} (SVC_HOME ${deps.home})`;
   if (record.source === 'path' || record.url === undefined) {
     if (await isDirectory(record.path)) return record.path;
-    throw new ApiError(
-      409,
+    throw new DomainError(
       'workspace_path_missing',
       `Workspace ${record.id} is registered by path ${record.path}, which does not exist on ${server}; ` +
         'a workspace registered by path must exist at that path on every server that runs it.',
@@ -42,7 +41,8 @@ export async function localRepository(record: WorkspaceRecord, deps: LocalReposi
   if (await isDirectory(join(source, '.git'))) return source;
   // Checked again: the url comes from the shared database, and git must never read it as an option.
   const check = checkCloneUrl(record.url);
-  if (!check.ok) throw new ApiError(409, 'clone_failed', `Workspace ${record.id} cannot be cloned on ${server}: ${check.reason}.`, { workspaceId: record.id });
+  if (!check.ok)
+    throw new DomainError('workspace_clone_failed', `Workspace ${record.id} cannot be cloned on ${server}: ${check.reason}.`, { workspaceId: record.id });
   await mkdir(own, { recursive: true });
   // What an earlier attempt left half-made: git refuses to clone into a directory that is not empty.
   await rm(source, { recursive: true, force: true });
@@ -50,7 +50,7 @@ export async function localRepository(record: WorkspaceRecord, deps: LocalReposi
     await runGit(['clone', '--quiet', '--', check.url, source], { cwd: own, env: deps.env, timeoutMs: deps.gitTimeoutMs });
   } catch (error) {
     await rm(source, { recursive: true, force: true });
-    throw new ApiError(409, 'clone_failed', `git clone of workspace ${record.id} on ${server} failed: ${(error as Error).message}`, {
+    throw new DomainError('workspace_clone_failed', `git clone of workspace ${record.id} on ${server} failed: ${(error as Error).message}`, {
       workspaceId: record.id,
       url: check.url,
     });

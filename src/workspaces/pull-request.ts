@@ -5,7 +5,7 @@
  */
 
 import { spawnGroup } from '../processes/process-group.js';
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { withoutCredentials } from './landing.js';
 import type { WorktreeGit } from './worktrees.js';
 
@@ -35,7 +35,7 @@ export async function createPullRequest(request: PullRequestRequest, git: Worktr
   try {
     gh = spawnGroup(request.ghBin, args, { cwd: request.cwd, env });
   } catch (error) {
-    throw new ApiError(409, 'gh_unavailable', `The GitHub CLI '${request.ghBin}' could not be started (${(error as Error).message}). ${HOW_TO_INSTALL}`);
+    throw new DomainError('gh_unavailable', `The GitHub CLI '${request.ghBin}' could not be started (${(error as Error).message}). ${HOW_TO_INSTALL}`);
   }
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -48,19 +48,19 @@ export async function createPullRequest(request: PullRequestRequest, git: Worktr
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     const why = missing ? `'${request.ghBin}' was not found` : `'${request.ghBin}' could not be started (${(error as Error).message})`;
-    throw new ApiError(409, 'gh_unavailable', `The GitHub CLI is needed to open a pull request: ${why}. ${HOW_TO_INSTALL}`);
+    throw new DomainError('gh_unavailable', `The GitHub CLI is needed to open a pull request: ${why}. ${HOW_TO_INSTALL}`);
   } finally {
     clearTimeout(timer);
   }
   const stdout = Buffer.concat(out).toString('utf8');
   const stderr = withoutCredentials(Buffer.concat(err).toString('utf8').trim());
   if (result.code === GH_AUTH_EXIT || /gh auth login/.test(stderr)) {
-    throw new ApiError(409, 'gh_unavailable', `The GitHub CLI is not logged in: run \`gh auth login\`, then try again. (${stderr})`);
+    throw new DomainError('gh_unavailable', `The GitHub CLI is not logged in: run \`gh auth login\`, then try again. (${stderr})`);
   }
   const url = stdout.match(/https?:\/\/\S+/g)?.at(-1);
   if (result.code !== 0 || !url) {
     const status = result.code === 0 ? 'printed no URL' : result.signal ? `was stopped (${result.signal})` : `exited ${result.code}`;
-    throw new ApiError(409, 'pr_failed', `gh pr create ${status}: ${stderr || withoutCredentials(stdout.trim()) || 'no message'}`);
+    throw new DomainError('pr_failed', `gh pr create ${status}: ${stderr || withoutCredentials(stdout.trim()) || 'no message'}`);
   }
   return { url };
 }

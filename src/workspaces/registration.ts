@@ -6,7 +6,7 @@
 
 import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { ApiError, badRequest } from '../shared/errors.js';
+import { DomainError, isDomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { checkCloneUrl, normalizeCloneUrl, repositoryName } from './clone-source.js';
 import { scanEnvFiles, type EnvScan } from './env-scan.js';
@@ -31,7 +31,7 @@ export async function registerWorkspace(input: { url?: string | undefined; path?
   const hasUrl = input.url !== undefined;
   const hasPath = input.path !== undefined;
   if (hasUrl === hasPath) {
-    throw badRequest('invalid_request', 'Give exactly one of url (a repository to clone) or path (a local directory).', [
+    throw new DomainError('invalid_request', 'Give exactly one of url (a repository to clone) or path (a local directory).', [
       { path: hasUrl ? 'url' : 'body', message: hasUrl ? 'url and path cannot both be given' : 'url or path is required' },
     ]);
   }
@@ -39,7 +39,7 @@ export async function registerWorkspace(input: { url?: string | undefined; path?
 }
 
 async function registerPath(given: string, deps: RegistrationDeps): Promise<Workspace> {
-  const invalid = (message: string) => badRequest('invalid_request', `path ${message} (got '${given}').`, [{ path: 'path', message }]);
+  const invalid = (message: string) => new DomainError('invalid_request', `path ${message} (got '${given}').`, [{ path: 'path', message }]);
   if (given.startsWith('-')) throw invalid('must not start with "-"');
   if (!given.startsWith('/')) throw invalid('must be an absolute path');
   let real: string;
@@ -47,7 +47,7 @@ async function registerPath(given: string, deps: RegistrationDeps): Promise<Work
     real = await realpath(given);
     if (!(await stat(real)).isDirectory()) throw invalid('is not a directory');
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (isDomainError(error)) throw error;
     throw invalid('is not an existing directory');
   }
   const sourceKey = `path:${real}`;
@@ -75,7 +75,7 @@ async function registerPath(given: string, deps: RegistrationDeps): Promise<Work
 async function registerClone(given: string, deps: RegistrationDeps): Promise<Workspace> {
   const check = checkCloneUrl(given);
   // The reason never repeats the URL: it may carry a credential the check refused.
-  if (!check.ok) throw badRequest('invalid_request', `${check.reason}.`, [{ path: 'url', message: check.reason }]);
+  if (!check.ok) throw new DomainError('invalid_request', `${check.reason}.`, [{ path: 'url', message: check.reason }]);
   const sourceKey = `url:${normalizeCloneUrl(check.url)}`;
   await refuseDuplicate(sourceKey, check.url, deps);
   const id = newId('ws');
@@ -88,7 +88,7 @@ async function registerClone(given: string, deps: RegistrationDeps): Promise<Wor
   } catch (error) {
     await rm(own, { recursive: true, force: true });
     const message = error instanceof GitError ? error.message : (error as Error).message;
-    throw new ApiError(400, 'clone_failed', `git clone failed: ${message}`, { url: check.url });
+    throw new DomainError('clone_failed', `git clone failed: ${message}`, { url: check.url });
   }
   const record: WorkspaceRecord = {
     id,
@@ -116,8 +116,8 @@ async function refuseDuplicate(sourceKey: string, what: string, deps: Registrati
   if (existing) throw exists(existing, what);
 }
 
-function exists(existing: WorkspaceRecord, what: string): ApiError {
-  return new ApiError(409, 'workspace_exists', `${what} is already workspace ${existing.id}.`, { id: existing.id });
+function exists(existing: WorkspaceRecord, what: string): DomainError {
+  return new DomainError('workspace_exists', `${what} is already workspace ${existing.id}.`, { id: existing.id });
 }
 
 async function insert(record: WorkspaceRecord, deps: RegistrationDeps): Promise<Workspace> {

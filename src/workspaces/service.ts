@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Actor } from '../shared/actor.js';
-import { ApiError, badRequest, notFound } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { registerWorkspace, stripScan } from './registration.js';
@@ -109,7 +109,7 @@ export class WorkspaceService {
   /** `update` that answers 404 when the workspace is gone meanwhile. */
   async #update(id: string, patch: Partial<Omit<WorkspaceRecord, 'id'>>): Promise<WorkspaceRecord> {
     const updated = await this.#repos.workspaces.update(id, patch);
-    if (!updated) throw notFound('workspace_not_found', `No workspace '${id}'.`);
+    if (!updated) throw new DomainError('workspace_not_found', `No workspace '${id}'.`);
     return updated;
   }
 
@@ -150,7 +150,7 @@ export class WorkspaceService {
 
   async #record(id: string): Promise<WorkspaceRecord> {
     const record = await this.#repos.workspaces.get(id);
-    if (!record) throw notFound('workspace_not_found', `No workspace '${id}'.`);
+    if (!record) throw new DomainError('workspace_not_found', `No workspace '${id}'.`);
     return record;
   }
 
@@ -212,7 +212,7 @@ export class WorkspaceService {
     await this.#record(id);
     const bad = Object.keys(values).filter((key) => !ENV_KEY_PATTERN.test(key));
     if (bad.length) {
-      throw badRequest(
+      throw new DomainError(
         'invalid_request',
         `Env var names must match ${ENV_KEY_PATTERN.source}: ${bad.join(', ')}.`,
         bad.map((key) => ({ path: key, message: 'not a valid env var name' })),
@@ -228,7 +228,7 @@ export class WorkspaceService {
 
   async #unsetEnv(id: string, key: string): Promise<Workspace> {
     await this.#record(id);
-    if (!(await this.#repos.secrets.unset(id, key))) throw notFound('env_key_not_found', `Workspace ${id} has no env var ${key}.`);
+    if (!(await this.#repos.secrets.unset(id, key))) throw new DomainError('env_key_not_found', `Workspace ${id} has no env var ${key}.`);
     const names = Object.keys(await this.#repos.secrets.get(id)).sort();
     return toWorkspaceView(await this.#update(id, { env_keys: names }));
   }
@@ -253,8 +253,7 @@ export class WorkspaceService {
     const files = [...new Set([...(scan.keys.length ? scan.files : []), ...(here?.keys.length ? here.files : [])])];
     const keys = [...new Set([...scan.keys, ...(here?.keys ?? [])])].sort();
     if (keys.length === 0) return;
-    throw new ApiError(
-      422,
+    throw new DomainError(
       'env_leak_blocked',
       `Workspace ${id} has agent keys in ${files.join(', ')} (${keys.join(', ')}); an agent started there would receive them. ` +
         `Remove them, or consent with \`svc workspace consent ${id} --allow\`.`,
@@ -297,8 +296,7 @@ export class WorkspaceService {
       await this.#repos.environments.delete(existing.id);
     }
     if (existingOnly) {
-      throw new ApiError(
-        409,
+      throw new DomainError(
         'worktree_gone',
         `Run ${runId}'s worktree in workspace ${id} was cleaned up, and with it what its completed nodes changed; start the workflow anew.`,
         { workspaceId: id, runId },
@@ -345,11 +343,11 @@ export class WorkspaceService {
     const { items } = await this.#repos.environments.list({ runId });
     const environment = items.find((e) => this.#isOwn(e)) ?? items[0];
     if (!environment) {
-      throw new ApiError(409, 'worktree_gone', `Run ${runId}'s worktree and its branch svc/${runId} were cleaned up; its changes are no longer kept.`);
+      throw new DomainError('worktree_gone', `Run ${runId}'s worktree and its branch svc/${runId} were cleaned up; its changes are no longer kept.`);
     }
     if (!this.#isOwn(environment)) {
       const message = `Run ${runId}'s branch is in the repository of another server's home (${environment.home_id}); ask a server of that home.`;
-      throw new ApiError(409, 'worktree_elsewhere', message, { homeId: environment.home_id });
+      throw new DomainError('worktree_elsewhere', message, { homeId: environment.home_id });
     }
     return environment;
   }
@@ -407,7 +405,7 @@ export class WorkspaceService {
     const views = await Promise.all(items.map((environment) => this.#environmentView(environment)));
     const busy = views.filter((view) => view.status === 'active').map((view) => view.run_id);
     if (busy.length) {
-      throw new ApiError(409, 'workspace_in_use', `Workspace ${id} has runs that are not finished (${busy.join(', ')}); cancel or abandon them first.`, {
+      throw new DomainError('workspace_in_use', `Workspace ${id} has runs that are not finished (${busy.join(', ')}); cancel or abandon them first.`, {
         runs: busy,
       });
     }

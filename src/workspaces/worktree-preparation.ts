@@ -6,7 +6,7 @@
  * engine to run. Null when the worktree has no such file.
  */
 
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { scanListedFiles } from './env-scan.js';
 import { readWorktreeConfig } from './worktree-config.js';
 import { copyIntoWorktree } from './worktree-copy.js';
@@ -27,8 +27,7 @@ export async function prepareWorktree(
   if (paths.length && !workspace.allowEnvKeys) {
     const { files, keys } = await scanListedFiles(workspace.checkout, paths);
     if (keys.length) {
-      throw new ApiError(
-        422,
+      throw new DomainError(
         'env_leak_blocked',
         `copying ${files.join(', ')} would put agent keys (${keys.join(', ')}) into the worktree, where agents work; ` +
           `remove them, or consent with \`svc workspace consent ${workspace.id} --allow\`.`,

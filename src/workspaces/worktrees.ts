@@ -6,7 +6,7 @@
 
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { ApiError } from '../shared/errors.js';
+import { DomainError } from '../shared/errors.js';
 import { runGit } from './git.js';
 import type { Environment } from './records.js';
 
@@ -33,7 +33,7 @@ export async function addWorktree(
     await runGit(branchExists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, from], options);
   } catch (error) {
     // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
-    throw new ApiError(409, 'worktree_failed', `Could not make a worktree for ${target.what}: ${(error as Error).message}`, {
+    throw new DomainError('worktree_failed', `Could not make a worktree for ${target.what}: ${(error as Error).message}`, {
       workspaceId: target.workspaceId,
     });
   }

@@ -15,7 +15,8 @@ import {
 } from '../../src/engine/lifecycle.js';
 import { freshNodeState } from '../../src/engine/node-state.js';
 import { NODE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type NodeStatus, type RunStatus } from '../../src/engine/types.js';
-import { ApiError } from '../../src/shared/errors.js';
+import { statusOf } from '../../src/shared/error-answer.js';
+import { DomainError } from '../../src/shared/errors.js';
 
 const changes = Object.keys(RUN_CHANGES) as RunChange[];
 
@@ -30,8 +31,9 @@ describe('run changes', () => {
       assertOperationAllowed(op, status);
       expect.unreachable(`${op} of a ${status} run was allowed`);
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error).toMatchObject({ status: 409, code: 'invalid_run_state', details: { status, allowed } });
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ code: 'invalid_run_state', details: { status, allowed } });
+      expect(statusOf((error as DomainError).code)).toBe(409);
     }
   });
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { closeContext, createContext, type AppContext } from '../../src/app/context.js';
 import { createApp } from '../../src/server/app.js';
 import { defineRoute, reply } from '../../src/server/route.js';
-import { ApiError } from '../../src/shared/errors.js';
+import { DomainError } from '../../src/shared/errors.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
 import { makeHome } from '../helpers/server.js';
@@ -35,10 +35,10 @@ const routes = [
   route('/extra-member', () => ({ id: 'a', count: 1, secret: 'x' })),
   route('/undocumented-status', () => reply(201, { id: 'a', count: 1 })),
   route('/documented-error', () => {
-    throw new ApiError(404, 'item_not_found', 'No such item.');
+    throw new DomainError('run_not_found', 'No such item.');
   }),
   route('/undocumented-error', () => {
-    throw new ApiError(409, 'item_busy', 'The item is busy.');
+    throw new DomainError('invalid_run_state', 'The item is busy.');
   }),
 ];
 
@@ -74,7 +74,7 @@ describe('response validation (SVC_VALIDATE_RESPONSES=1)', () => {
     const ok = await fetch(`${url}/ok`);
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ id: 'a', count: 1 });
-    await expectErrorResponse(await fetch(`${url}/documented-error`), 404, 'item_not_found');
+    await expectErrorResponse(await fetch(`${url}/documented-error`), 404, 'run_not_found');
   });
 
   it('answers 500 internal_error for a wrong type, an extra member or an undocumented status, and logs the issues', async () => {

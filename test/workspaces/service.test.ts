@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { statusOf } from '../../src/shared/error-answer.js';
+import type { DomainError } from '../../src/shared/errors.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { openFileStore, type FileStore } from '../../src/store/index.js';
 import { openWorkspaceRepositories } from '../../src/workspaces/repository.js';
@@ -37,7 +39,7 @@ afterEach(async () => {
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(
     () => 'ok',
-    (error: { status?: number; code?: string }) => `${error.status} ${error.code}`,
+    (error: DomainError) => `${statusOf(error.code)} ${error.code}`,
   );
 
 describe('registering workspaces', () => {
@@ -160,7 +162,8 @@ describe('env values and the env-leak gate', () => {
     expect(await codeOf(service.unsetEnv(workspace.id, 'OTHER'))).toBe('404 env_key_not_found');
 
     const blocked = await service.assertAgentAllowed(workspace.id).catch((e: Error) => e);
-    expect(blocked).toMatchObject({ status: 422, code: 'env_leak_blocked' });
+    expect(blocked).toMatchObject({ code: 'env_leak_blocked' });
+    expect(statusOf((blocked as DomainError).code)).toBe(422);
     expect((blocked as Error).message).toContain('.env');
     expect((blocked as Error).message).toContain('ANTHROPIC_API_KEY');
     expect((blocked as Error).message).toContain(`svc workspace consent ${workspace.id} --allow`);

@@ -53,6 +53,8 @@ export const webhookRoutes = [
     },
     handle: async ({ ctx, params, raw, headers }) => {
       const answer = await ctx.webhooks.receive(params.slug, raw ?? new Uint8Array(), headers.get(SIGNATURE_HEADER));
+      // A refusal is answered as any DomainError is: by the dispatcher, with the one error body.
+      if ('refused' in answer) throw answer.refused;
       return reply(answer.status, answer.body);
     },
   }),

@@ -59,12 +59,12 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.get('run_nope')).toBeUndefined();
     expect(await runs.resolve(run(21).id)).toEqual(run(21));
     expect(await runs.resolve('run_00002')).toEqual(run(21));
-    await expect(runs.resolve('run_00001')).rejects.toMatchObject({ status: 400, code: 'ambiguous_run_id', details: { matches: [run(11).id, run(12).id] } });
-    await expect(runs.resolve('run_9')).rejects.toMatchObject({ status: 404, code: 'run_not_found' });
+    await expect(runs.resolve('run_00001')).rejects.toMatchObject({ code: 'ambiguous_run_id', details: { matches: [run(11).id, run(12).id] } });
+    await expect(runs.resolve('run_9')).rejects.toMatchObject({ code: 'run_not_found' });
     // Too short to be a prefix, and wildcards are characters like any other.
-    await expect(runs.resolve('run')).rejects.toMatchObject({ status: 404 });
-    await expect(runs.resolve('run%')).rejects.toMatchObject({ status: 404 });
-    await expect(runs.resolve('run__000')).rejects.toMatchObject({ status: 404 });
+    await expect(runs.resolve('run')).rejects.toMatchObject({ code: 'run_not_found' });
+    await expect(runs.resolve('run%')).rejects.toMatchObject({ code: 'run_not_found' });
+    await expect(runs.resolve('run__000')).rejects.toMatchObject({ code: 'run_not_found' });
   });
 
   it('counts a prefix after `run_`, which every id starts with: `run_` and three more characters name no run', async () => {
@@ -72,7 +72,6 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     await runs.save(run(21));
     for (const short of ['run_', 'run_0', 'run_000']) {
       await expect(runs.resolve(short)).rejects.toMatchObject({
-        status: 404,
         code: 'run_not_found',
         message: expect.stringMatching(/4 characters after 'run_'/),
       });
