@@ -4,7 +4,7 @@
  * that adds the message to the pending list (postgres-repository.ts), so a conversation with
  * pending messages always has a holder; the holder lets it go only when nothing is pending, in one
  * statement, so a message added meanwhile is never left without one. The lease is the run lease
- * (`svc_servers`): on each heartbeat of engine/postgres-run-claims.ts (`sweep`), conversations held
+ * (`svc_servers`): on each heartbeat of postgres-runs.ts (`sweep`), conversations held
  * by a server whose lease expired, or that left, are taken over in one statement with SKIP LOCKED,
  * so exactly one server takes each.
  *
