@@ -1,6 +1,6 @@
 /**
- * The runs' part of the coordination on PostgreSQL (docs/scaling.md): servers register in `svc_servers` with a lease that a
- * heartbeat renews; `runs.server_id` records the server that claimed (and executes) a run. Each
+ * The runs' part of the coordination on PostgreSQL (docs/scaling.md): servers register in
+ * `svc_servers` with a lease that a heartbeat renews; `runs.server_id` records the server that claimed (and executes) a run. Each
  * heartbeat also looks for servers whose lease expired: their runs are taken over in one statement
  * (so exactly one server takes each), and the server is removed. Hints between servers go over
  * LISTEN/NOTIFY; every hint is also covered by the heartbeat, so a lost one only delays.
