@@ -69,7 +69,7 @@ export async function openApiDocument(version: string): Promise<Record<string, u
  */
 export async function openLocalApi(settings: Settings, writes: boolean): Promise<LocalApi> {
   const { createContext, closeContext } = await import('./app/context.js');
-  const ctx = await createContext({ settings, lock: writes ? 'cli' : false });
+  const ctx = await createContext({ settings, role: writes ? 'cli' : 'reader' });
   return {
     send: (request) => sendLocal(ctx, (routeTable ??= createRouteTable(routes)), request),
     follow: (options) => followLocal(ctx, options),

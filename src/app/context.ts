@@ -13,7 +13,8 @@ import {
   type SvcStreamEvent,
 } from '../conversations/index.js';
 import { newConversationRecord } from '../conversations/records.js';
-import type { AnsweringClaims } from '../conversations/answering-claims.js';
+import { localCoordination } from '../coordination/local.js';
+import type { AnsweringCoordination } from '../coordination/types.js';
 import { EventBus } from '../events/bus.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
@@ -30,6 +31,7 @@ import { worktreeCommits } from '../workspaces/commits.js';
 import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { openDatabaseRepositories } from './database.js';
+import { rolePolicy, type ProcessRole } from './process-role.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -72,7 +74,8 @@ export interface ContextOptions {
   settings: Settings;
   /** Readable log lines go here (the server's stderr); omitted for CLI use. */
   stderr?: { write(text: string): unknown };
-  lock: 'server' | 'cli' | false;
+  /** What this process is (process-role.ts), decided where it starts. */
+  role: ProcessRole;
 }
 
 /**
@@ -84,15 +87,17 @@ const TRIGGER_REFRESH_MS = 15_000;
 export async function createContext(options: ContextOptions): Promise<AppContext> {
   const { settings } = options;
   const logger = createLogger({ level: settings.logLevel, file: join(settings.home, 'logs', 'svc.log'), stderr: options.stderr });
-  const store = await openFileStore({ home: settings.home, logger, lock: options.lock });
+  const policy = rolePolicy(options.role, { sharedDatabase: Boolean(settings.databaseUrl) });
+  const store = await openFileStore({ home: settings.home, logger, lock: policy.storeLock });
   let database: PostgresDatabase | undefined;
   try {
-    // Only a server claims runs and takes part in leases; a CLI process on the database only reads and writes records.
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
-      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, settings.home, { leaseMs: settings.runLeaseMs, server: options.lock === 'server' })
+      ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, settings.home, { leaseMs: settings.runLeaseMs, takesPart: policy.takesPartInLeases })
       : undefined;
     database = shared?.database;
+    // Which process executes, answers and cleans up what (coordination/types.ts): this one alone, or one of several servers.
+    const coordination = shared?.coordination ?? localCoordination();
     const ctx = {
       settings,
       logger,
@@ -105,7 +110,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
       // With a shared database the registry is there, its records naming this machine (docs/scaling.md).
       workflows: await WorkflowCatalog.open(store, {
-        writable: options.lock !== false,
+        writable: policy.writes,
         logger,
         // Asked only after the webhook service below exists.
         secretWeakness: (trigger, workspaceId) => ctx.webhooks.secretWeakness({ trigger, workspaceId }),
@@ -121,10 +126,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
       ghBin: settings.ghBin,
-      peers: shared?.workspacePeers.peers,
+      homes: coordination.homes,
       // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
       // (Offline, the next server start does: the CLI's directory is no server's.)
-      ...(options.lock === 'server' ? { registered: () => ctx.workflows.registerTriggers() } : {}),
+      ...(policy.keepsClocks ? { registered: () => ctx.workflows.registerTriggers() } : {}),
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
@@ -136,7 +141,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     });
     const { workspaces } = ctx;
     // What other servers deleted or cleaned up: this server removes its own home's part (docs/scaling.md).
-    await shared?.workspacePeers.listen((change) => {
+    await coordination.homes.listen((change) => {
       workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
     });
     // One pool of agent slots for the server's runs and conversations (docs/decisions.md, Agents).
@@ -146,7 +151,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       {
         store,
         runStorage: shared?.runs,
-        claims: shared?.claims,
+        coordination,
         bus: shared?.publisher ?? ctx.bus,
         logger,
         limits: {
@@ -165,7 +170,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         },
         resolver: catalogResolver(ctx.workflows),
         places: {
-          atLaunch: shared !== undefined,
           place: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, options)),
           resume: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true })),
           pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
@@ -191,17 +195,13 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           },
         },
       },
-      // Only the store's writer recovers interrupted runs and executes; a read-only view never writes.
-      // With a shared database only servers execute: a CLI process there must not take other servers' runs for
-      // interrupted ones; the runs it starts wait `pending` for a server to claim them (docs/scaling.md).
-      { recover: options.lock !== false && (!shared || options.lock === 'server'), requeuePending: options.lock === 'server' },
+      { recover: policy.executes, requeuePending: policy.requeuesPending },
     );
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, shared);
-    // Only the store's writer answers messages left unanswered by a stopped server.
-    if (options.lock !== false && (!shared || options.lock === 'server')) await ctx.conversations.orchestrator.recoverInterrupted();
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering);
+    if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
     ctx.webhooks = new WebhookService({
       repositories: shared?.webhooks ?? (await openWebhookRepositories(store)),
@@ -229,8 +229,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         return run ? { terminal: isTerminal(run.status) } : undefined;
       },
     });
-    // Only the server fires schedules: a CLI process is too short-lived to keep a clock.
-    if (options.lock === 'server') {
+    if (policy.keepsClocks) {
       // The server registers the webhook triggers of its own directory and the workspaces before
       // its first request, and keeps them registered: the only triggers registered without an
       // explicit call (docs/decisions.md, Webhooks).
@@ -270,8 +269,7 @@ function openConversationService(
   events: ConversationEventLog,
   ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
-  // With a database: a server's answering claims, or a CLI process's hand-off to the servers.
-  shared: { answering?: AnsweringClaims | undefined; handOff?: ((conversationId: string) => Promise<void>) | undefined } | undefined,
+  answering: AnsweringCoordination,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
@@ -313,8 +311,7 @@ function openConversationService(
       agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
       agentEnvAllow: settings.agentEnvAllow,
     },
-    ...(shared?.answering ? { claims: shared.answering } : {}),
-    ...(shared?.handOff ? { handOff: shared.handOff } : {}),
+    answering,
   });
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => {

@@ -4,7 +4,6 @@ import type { Logger } from '../shared/logger.js';
 import type { EventFeed, Notifier, PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
 import { homeIdentity } from '../store/index.js';
-import { notifyingPeers } from '../workspaces/peers.js';
 
 /** Events a server publishes without storing them (`run_deleted`): relayed to the other servers' streams by NOTIFY. */
 const UNSTORED_EVENTS = 'svc_unstored_events';
@@ -19,17 +18,17 @@ const MAX_PAYLOAD = 7900;
  * Every process on the database (a server, or the CLI's offline mode) publishes events as the feed
  * reads them back from the tables, in position order (store/postgres/event-feed.ts), instead of as
  * stored: its streams carry every server's events, so a CLI following a run sees it to the end on
- * whichever server executes it. A server (`options.server`) also takes part with the others in
- * executing: it claims runs and answers conversations under a lease (engine/postgres-run-claims.ts);
- * the engine starts the run claims only in a server. `home` is this process's SVC_HOME: its
- * worktrees and clones are its own (docs/scaling.md).
+ * whichever server executes it. A server (`options.takesPart`) also takes part with the others in
+ * executing: it claims runs and answers conversations under a lease (the coordination,
+ * coordination/postgres.ts). `home` is this process's SVC_HOME: its worktrees and clones are its
+ * own (docs/scaling.md).
  */
 export async function openDatabaseRepositories(
   url: string,
   logger: Logger,
   bus: EventBus<SvcStreamEvent>,
   home: string,
-  options: { leaseMs: number; server: boolean },
+  options: { leaseMs: number; takesPart: boolean },
 ) {
   const [
     { openPostgres, openNotifier, openEventFeed },
@@ -40,7 +39,7 @@ export async function openDatabaseRepositories(
     schedules,
     runs,
     summaries,
-    claims,
+    coordination,
     config,
     triggers,
   ] = await Promise.all([
@@ -52,11 +51,10 @@ export async function openDatabaseRepositories(
     import('../schedules/postgres-repository.js'),
     import('../engine/postgres-run-repository.js'),
     import('../engine/postgres-run-summaries.js'),
-    import('../engine/postgres-run-claims.js'),
+    import('../coordination/postgres.js'),
     import('../config/postgres-repository.js'),
     import('../catalog/postgres-trigger-repository.js'),
   ]);
-  const answering = await import('../conversations/postgres-answering-claims.js');
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
   const pool = await openPostgres({ url, logger });
@@ -90,23 +88,9 @@ export async function openDatabaseRepositories(
       await pool.close();
     },
   };
-  // One lease per server for runs and conversations: the run heartbeat also takes over the conversations of dead servers.
   const serverId = newId('srv');
-  const answeringClaims = options.server ? answering.postgresAnsweringClaims({ db: database, notifier, serverId, logger }) : undefined;
-  // Another process on the database (the CLI's offline mode) never starts the run claims: it
-  // registers no lease and claims nothing, but hands what it changes to the servers as a server
-  // would: a run it leaves pending is announced, a stop of a run a server executes is forwarded
-  // there; a message it sends is left pending for a server, and announced (handOff below).
-  const runClaims = claims.postgresRunClaims({
-    db: database,
-    notifier,
-    logger,
-    leaseMs: options.leaseMs,
-    home: { id: homeId, path: home },
-    serverId,
-    onBeat: answeringClaims ? () => answeringClaims.sweep() : undefined,
-  });
-  const sender = options.server ? serverId : newId('cli');
+  const server = options.takesPart;
+  const sender = server ? serverId : newId('cli');
   const send = (channel: string, payload: string) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   /** An event published and not stored reaches every server's streams: told to the others, which publish it as their own. */
   const publishUnstored = (event: SvcStreamEvent) => {
@@ -138,7 +122,17 @@ export async function openDatabaseRepositories(
   };
   return {
     database,
-    claims: runClaims,
+    /** Leases, claims, hand-offs and announcements among the processes on the database. */
+    coordination: coordination.postgresCoordination({
+      db: database,
+      notifier,
+      logger,
+      leaseMs: options.leaseMs,
+      home: { id: homeId, path: home },
+      serverId,
+      sender,
+      takesPart: server,
+    }),
     publisher,
     /** Events this process stored, as the feed publishes them (what only the process that produced an event acts on). */
     onOwnEvent: (listener: (event: SvcStreamEvent) => void) => {
@@ -146,24 +140,14 @@ export async function openDatabaseRepositories(
       return () => ownListeners.delete(listener);
     },
     workspaces: workspaces.postgresWorkspaceRepositories(database),
-    /** Deletions and clean-ups told to every server, each removing what its own home holds (workspaces/peers.ts). */
-    workspacePeers: notifyingPeers(
-      { notify: send, listen: options.server ? (channel, handler) => notifier.listen(channel, handler) : undefined },
-      homeId,
-      sender,
-    ),
-    conversations: conversations.postgresConversationRepositories(database, options.server ? serverId : null),
-    /** Which server answers each conversation (a server only). */
-    answering: answeringClaims,
-    /** A CLI process answers no conversation: what it sends waits for a server, told at once (docs/scaling.md). */
-    handOff: options.server ? undefined : (conversationId: string) => answering.announceWaiting(notifier, conversationId),
+    conversations: conversations.postgresConversationRepositories(database, server ? serverId : null),
     conversationEvents: conversationEvents.postgresConversationEventLog(database, publisher),
     webhooks: webhooks.postgresWebhookRepositories(database),
     schedules: schedules.postgresScheduleRepository(database),
     /** What "missed while down" counts from on a server: the span in which servers have been up (a CLI process fires no schedules). */
-    scheduleUpSince: options.server ? schedules.postgresScheduleUptime(database, serverId) : undefined,
+    scheduleUpSince: server ? schedules.postgresScheduleUptime(database, serverId) : undefined,
     config: config.postgresAssistantsConfigRepository(database),
     triggers: triggers.postgresTriggerRepository(database),
-    runs: { repository: runs.postgresRunRepository(database, options.server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
+    runs: { repository: runs.postgresRunRepository(database, server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

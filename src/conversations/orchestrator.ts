@@ -5,37 +5,35 @@
  * conversation's assistant, whose reply streams as `assistant_delta` events, is stored, then
  * announced with `assistant_done`; a failure is stored as a system message plus `agent_error`.
  *
- * With several servers on one database (`deps.claims`), the messages to answer are the
- * conversation's pending list in the database, not this process's queue: a send only wakes the
- * conversation, and a turn answers its oldest pending message if this server holds the
- * conversation (answering-claims.ts), whichever server accepted it.
+ * The messages to answer are the conversation's pending list in the store, not a queue of this
+ * process: a send wakes the conversation, and a turn answers its oldest pending message if this
+ * process holds the conversation (the coordination's `answering`: always, for one process alone;
+ * on a shared database, the one server that claimed it, whichever server accepted the message).
  */
 
 import { AgentError } from '../agents/index.js';
-import type { TakenConversation } from './answering-claims.js';
+import type { TakenConversation } from '../coordination/types.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 import { messageView, type ConversationRecord, type Message, type MessageMetadata, type StoredMessage } from './records.js';
 import { replyWithAgent } from './reply.js';
 import type { ReservedMessage } from './repository.js';
 import { answerCommand, isSlashCommand } from './slash-commands.js';
 
-/** How long a holder waits for a pending message to be stored by the server that accepted it. */
+/** How long a holder waits for a pending message to be stored by the process that accepted it. */
 const STORED_WAIT_MS = 30_000;
 
 export class Orchestrator {
-  /** Message ids waiting, per conversation. */
-  #queues = new Map<string, string[]>();
-  /** Conversations with waiting messages and none being answered, in arrival order. */
+  /** Conversations that may have messages to answer and none being answered, in arrival order. */
   #ready: string[] = [];
   #busy = new Set<string>();
+  /** Conversations woken while a turn of theirs ran (a send meanwhile): they get another turn. */
+  #woken = new Set<string>();
   #running = new Map<string, Promise<void>>();
   #controllers = new Set<AbortController>();
   #closed = false;
-  /** Shared database: conversations woken while a turn of theirs ran (a send here). */
-  #woken = new Set<string>();
-  /** Shared database: taken over from a gone server, with the messages pending then (answered as a restart answers them). */
+  /** Taken over from a gone process, with the messages pending then (answered as a restart answers them). */
   #orphans = new Map<string, string[]>();
-  /** Shared database: messages waiting behind the one being answered, as last read. */
+  /** Messages waiting behind the one being answered, as last read. */
   #waiting = new Map<string, number>();
 
   constructor(private readonly deps: ConversationDeps) {}
@@ -54,38 +52,28 @@ export class Orchestrator {
   }
 
   /**
-   * Queues an accepted (stored) user message. A process that answers nothing (`deps.handOff`, the
-   * CLI's offline mode on a database) leaves it pending for a server and tells the servers.
+   * An accepted (stored, pending) user message: whoever answers the conversation is told (a process
+   * that answers nothing, the CLI's offline mode on a database, tells the servers), and the
+   * conversation is woken here.
    */
   async enqueue(conversationId: string, messageId: string): Promise<void> {
     if (this.#closed) return;
     // A lost notification only delays: every server's lease heartbeat looks for waiting conversations too.
-    if (this.deps.handOff)
-      return this.deps
-        .handOff(conversationId)
-        .catch((error: unknown) => this.deps.logger.warn('conversation.hand_off_failed', { conversationId, messageId, error: (error as Error).message }));
-    if (this.deps.claims) return this.#wake(conversationId);
-    const queue = this.#queues.get(conversationId) ?? [];
-    queue.push(messageId);
-    this.#queues.set(conversationId, queue);
-    if (!this.#busy.has(conversationId) && !this.#ready.includes(conversationId)) this.#ready.push(conversationId);
-    this.#pump();
+    await this.deps.answering
+      .accepted(conversationId)
+      .catch((error: unknown) => this.deps.logger.warn('conversation.hand_off_failed', { conversationId, messageId, error: (error as Error).message }));
+    this.#wake(conversationId);
   }
 
   queued(conversationId: string): number {
-    if (this.deps.claims) return this.#waiting.get(conversationId) ?? 0;
-    return this.#queues.get(conversationId)?.length ?? 0;
+    return this.#waiting.get(conversationId) ?? 0;
   }
 
   get stats() {
-    return {
-      answering: this.#running.size,
-      waiting: this.deps.claims ? this.#woken.size : [...this.#queues.values()].reduce((n, q) => n + q.length, 0),
-      max: this.deps.limits.maxConcurrentConversations,
-    };
+    return { answering: this.#running.size, waiting: this.#ready.length, max: this.deps.limits.maxConcurrentConversations };
   }
 
-  /** Shared database: the conversation may have messages to answer (a send, a takeover). */
+  /** The conversation may have messages to answer (a send, a takeover). */
   #wake(conversationId: string): void {
     if (this.#closed) return;
     this.#woken.add(conversationId);
@@ -96,25 +84,12 @@ export class Orchestrator {
   #pump(): void {
     while (!this.#closed && this.#running.size < this.deps.limits.maxConcurrentConversations && this.#ready.length > 0) {
       const conversationId = this.#ready.shift()!;
-      let turn: () => Promise<boolean>;
-      if (this.deps.claims) {
-        this.#woken.delete(conversationId);
-        turn = () => this.#sharedTurn(conversationId);
-      } else {
-        const messageId = this.#queues.get(conversationId)?.shift();
-        if (messageId === undefined) continue;
-        turn = async () => {
-          await this.#answer(conversationId, messageId).catch((error: unknown) =>
-            this.deps.logger.error('conversation.answer_failed', { conversationId, messageId, error: (error as Error).message }),
-          );
-          return this.queued(conversationId) > 0;
-        };
-      }
+      this.#woken.delete(conversationId);
       this.#busy.add(conversationId);
-      const done = turn()
+      const done = this.#turn(conversationId)
         .catch((error: unknown) => {
           this.deps.logger.error('conversation.answer_failed', { conversationId, error: (error as Error).message });
-          // The database failed us mid-turn: this server may still hold the conversation, so it tries again.
+          // The store failed us mid-turn: the message is still pending and this process may still hold the conversation, so it tries again.
           setTimeout(() => this.#wake(conversationId), 1000).unref();
           return false;
         })
@@ -123,7 +98,6 @@ export class Orchestrator {
           this.#busy.delete(conversationId);
           // One message per turn: a long conversation does not hold a slot while others wait.
           if (more || this.#woken.has(conversationId)) this.#ready.push(conversationId);
-          else this.#queues.delete(conversationId);
           this.#pump();
         });
       this.#running.set(conversationId, done);
@@ -131,12 +105,12 @@ export class Orchestrator {
   }
 
   /**
-   * Shared database: one message of a conversation this server holds, the oldest pending one
-   * (whichever server accepted it); resolves to whether more may wait. With nothing pending the
-   * conversation is let go — unless a message arrived meanwhile, which is then answered here.
+   * One message of a conversation this process holds, the oldest pending one (whichever process
+   * accepted it); resolves to whether more may wait. With nothing pending the conversation is let
+   * go — unless a message arrived meanwhile, which is then answered here.
    */
-  async #sharedTurn(conversationId: string): Promise<boolean> {
-    const claims = this.deps.claims!;
+  async #turn(conversationId: string): Promise<boolean> {
+    const { answering } = this.deps;
     const { conversations, messages } = this.deps.repositories;
     const orphaned = this.#orphans.get(conversationId);
     if (orphaned) {
@@ -145,16 +119,16 @@ export class Orchestrator {
       return true;
     }
     for (;;) {
-      if (this.#closed || !(await claims.claim(conversationId))) return false;
+      if (this.#closed || !(await answering.claim(conversationId))) return false;
       const conversation = await conversations.get(conversationId);
       if (!conversation) return false;
       const [head, ...behind] = conversation.pending_message_ids ?? [];
       if (head === undefined) {
-        if (await claims.release(conversationId)) return false;
+        if (await answering.release(conversationId)) return false;
         continue;
       }
       this.#waiting.set(conversationId, behind.length);
-      // Answered by this server, which then failed to note it: the answer stands.
+      // Answered by this process, which then failed to note it: the answer stands.
       if (!(await this.#stored(conversationId, head)) || (await messages.replyTo(conversationId, head))) {
         await conversations.removePending(conversationId, head);
         continue;
@@ -166,9 +140,9 @@ export class Orchestrator {
   }
 
   /**
-   * Shared database: a pending message is stored by the server that accepted it just after it is
-   * marked pending, so the holder may see it before it exists. Undefined when it never comes (its
-   * server stopped in between: nothing to answer).
+   * A pending message is stored by the process that accepted it just after it is marked pending,
+   * so the holder may see it before it exists. Undefined when it never comes (its process stopped
+   * in between: nothing to answer).
    */
   async #stored(conversationId: string, messageId: string) {
     for (const deadline = Date.now() + STORED_WAIT_MS; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
@@ -212,7 +186,7 @@ export class Orchestrator {
       const reply = await replyWithAgent(this.deps, conversation, message, controller.signal);
       if (this.#closed) return; // stopped mid-answer: the next start answers it (recoverInterrupted)
       // This server missed its lease and another took the conversation over (and answered this message as interrupted).
-      if (this.deps.claims && !(await this.deps.claims.holds(conversationId))) {
+      if (!(await this.deps.answering.holds(conversationId))) {
         this.deps.logger.warn('conversation.answer_dropped', { conversationId, messageId });
         return;
       }
@@ -246,20 +220,22 @@ export class Orchestrator {
   }
 
   /**
-   * Server start: messages accepted but never answered (the server stopped first) get an error
-   * message each, so no message is left silent; the conversation goes on. With a shared database,
-   * the same for the conversations of servers that are gone — at start, and whenever a lease
-   * heartbeat finds one (answering-claims.ts) — while those another live server answers are left
-   * alone, and those nobody holds (sent by a CLI process) are answered as sends are.
+   * Start: messages accepted but never answered (their process stopped first) get an error message
+   * each, so no message is left silent; the conversation goes on. That is what this home's previous
+   * process left, for one process alone; on a shared database, what servers that are gone held — at
+   * start, and whenever a lease heartbeat finds one — while those another live server answers are
+   * left alone, and those nobody holds (sent by a CLI process) are answered as sends are.
    */
   async recoverInterrupted(): Promise<void> {
-    if (this.deps.claims) return this.deps.claims.start({ taken: (taken) => this.#adopt(taken), waiting: (ids) => ids.forEach((id) => this.#wake(id)) });
-    for (const conversation of await this.deps.repositories.conversations.withPending()) {
-      await this.#recoverMessages(conversation.id, conversation.pending_message_ids ?? []);
-    }
+    const { conversations } = this.deps.repositories;
+    await this.deps.answering.start({
+      taken: (taken) => this.#adopt(taken),
+      waiting: (ids) => ids.forEach((id) => this.#wake(id)),
+      leftBehind: async () => (await conversations.withPending()).map((c) => ({ id: c.id, pending: c.pending_message_ids ?? [] })),
+    });
   }
 
-  /** Shared database: conversations taken over from gone servers are answered as a restart answers them, in turn. */
+  /** Conversations taken over from gone processes are answered as a restart answers them, in turn. */
   #adopt(taken: TakenConversation[]): void {
     for (const { id, pending } of taken) {
       this.#orphans.set(id, pending);

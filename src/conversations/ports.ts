@@ -5,8 +5,8 @@
 
 import type { Agent, AgentEndpoint, Permissions } from '../agents/index.js';
 import type { AssistantName } from '../config/assistants.js';
+import type { AnsweringCoordination } from '../coordination/types.js';
 import type { Logger } from '../shared/logger.js';
-import type { AnsweringClaims } from './answering-claims.js';
 import type { ConversationEventLog } from './events.js';
 import type { ConversationRepositories } from './repository.js';
 
@@ -72,11 +72,10 @@ export interface ConversationDeps {
   cwd: string;
   /** `agentEnvAllow`: `SVC_AGENT_ENV_ALLOW`, the server's variables an agent gets beyond the base set. */
   limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number; agentEnvAllow?: readonly string[] };
-  /** A server sharing a database with others: which of them answers each conversation (answering-claims.ts). */
-  claims?: AnsweringClaims;
   /**
-   * A process on a shared database that answers nothing (the CLI's offline mode): a message sent
-   * here stays pending, held by no server, and this tells the servers at once so one answers it.
+   * Which process answers each conversation (coordination/types.ts): this one alone; one of the
+   * servers sharing a database; or, for a process that answers nothing (the CLI's offline mode on
+   * a database), none here: a message sent here stays pending and the servers are told at once.
    */
-  handOff?: (conversationId: string) => Promise<void>;
+  answering: AnsweringCoordination;
 }

@@ -12,7 +12,7 @@ import { messageId, type ConversationRepositories, type ConversationRepository, 
 
 /**
  * A server adding a message takes the conversation to answer it when no server holds it
- * (postgres-answering-claims.ts): a conversation with pending messages always has a holder.
+ * (coordination/postgres-answering.ts): a conversation with pending messages always has a holder.
  */
 const ADD_PENDING_HOLDER = 'coalesce(answering_server, $4::text)';
 
@@ -142,7 +142,7 @@ async function takePlaceWith(db: Queryable, conversationId: string): Promise<Res
 
 /**
  * The PostgreSQL implementation of the conversation repositories. `serverId`: the server whose
- * sends take a conversation no server holds for answering (postgres-answering-claims.ts).
+ * sends take a conversation no server holds for answering (coordination/postgres-answering.ts).
  */
 export function postgresConversationRepositories(db: PostgresDatabase, serverId: string | null = null): ConversationRepositories {
   // Changes of one conversation resolve in the order they were asked, as the file store's do.

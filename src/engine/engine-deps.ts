@@ -4,7 +4,7 @@ import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';
 import type { RunStreamEvent } from './events.js';
-import type { RunClaims } from './run-claims.js';
+import type { Coordination } from '../coordination/types.js';
 import type { RunStorage } from './run-repository.js';
 
 export type { RunFilter } from './run-queries.js';
@@ -77,11 +77,6 @@ export interface WorktreePreparation {
  */
 export interface RunPlaces {
   /**
-   * Several servers share the database: the server that executes a run places it, at launch, in
-   * its own home (`here`); until then the run's cwd is the workspace's path. Else it is placed at start.
-   */
-  atLaunch: boolean;
-  /**
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
    * `here`, at launch by the server that executes it, from that server's own clone. `from`: the
    * commit its branch starts at (a follow-on run), instead of the workspace's default branch.
@@ -127,8 +122,12 @@ export interface EngineDeps {
   store: Store;
   /** Where runs are kept; the file store's layout when omitted (run-store.ts). */
   runStorage?: RunStorage;
-  /** Several servers on one database: runs are claimed, leased and stopped through it (run-claims.ts). */
-  claims?: RunClaims;
+  /**
+   * Which process executes which run (coordination/types.ts): this one alone, or one of the
+   * servers sharing a database; also whether a run is placed at start or, by the server that
+   * executes it, in its own home at launch (`here`; its cwd is the workspace's path until then).
+   */
+  coordination: Coordination;
   bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;

@@ -9,17 +9,16 @@ import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
 import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes } from './new-run.js';
-import { recoverRuns } from './recovery.js';
 import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
-import { SharedRunScheduler } from './shared-runs.js';
+import { RunScheduler } from './run-scheduler.js';
 import { assertResumableSpend } from './spend-cap.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
 import { assertLandable, recordLanding, type Landing } from './landing-record.js';
 import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
-import type { RunWhereabouts } from './run-claims.js';
+import type { RunWhereabouts } from '../coordination/types.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -37,63 +36,62 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
  * CLI's offline mode both use this one class.
  */
 export class RunEngine {
-  /** Live records (run-store.ts) waiting for a slot, in order. */
-  #queue: RunRecord[] = [];
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
-  /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
-  readonly #shared: SharedRunScheduler | undefined;
+  /** Which pending run executes when, through the coordination (one process alone, or servers sharing a database). */
+  readonly #scheduler: RunScheduler;
 
   private constructor(
     private readonly deps: EngineDeps,
     /** The run records and events (benchmarks measure it directly; routes ask the engine). */
     readonly runs: RunStore,
+    options: RecoveryOptions,
   ) {
-    this.#shared = !deps.claims
-      ? undefined
-      : new SharedRunScheduler(deps.claims, runs, deps.logger, deps.limits.runLeaseMs, {
-          closed: () => this.#closed,
-          free: () => deps.limits.maxConcurrentRuns - this.#active.size,
-          launch: (run) => void this.#launch(run),
-          abort: (runId, op) => {
-            const active = this.#active.get(runId);
-            if (active && !active.controller.signal.aborted) active.controller.abort(op);
-          },
-        });
+    const { limits, logger } = deps;
+    const requeuePending = options.requeuePending ?? true;
+    this.#scheduler = new RunScheduler(
+      deps.coordination.runs,
+      runs,
+      logger,
+      { runLeaseMs: limits.runLeaseMs, requeuePending },
+      {
+        closed: () => this.#closed,
+        free: () => limits.maxConcurrentRuns - this.#active.size,
+        launch: (run) => void this.#launch(run),
+        abort: (runId, op) => {
+          const active = this.#active.get(runId);
+          if (active && !active.controller.signal.aborted) active.controller.abort(op);
+        },
+      },
+    );
   }
 
+  /** `options.recover`: this process executes runs, starting with what its predecessor left (recovery.ts); else it never does. */
   static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
-    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage));
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage), options);
     if (!options.recover) engine.#closed = true;
-    else if (engine.#shared) await engine.#shared.claims.start(engine.#shared.events());
-    else await engine.#recover(options.requeuePending ?? true);
+    else await engine.#scheduler.start();
     return engine;
   }
 
   get stats() {
-    return { running: this.#active.size, queued: this.#queue.length, max: this.deps.limits.maxConcurrentRuns };
+    return { running: this.#active.size, queued: this.#scheduler.waiting, max: this.deps.limits.maxConcurrentRuns };
   }
 
-  /** This server's id among those sharing the database; undefined on the file store. */
+  /** This server's id among those sharing the database; undefined when this process owns every run. */
   get serverId(): string | undefined {
-    return this.#shared?.claims.serverId;
+    return this.deps.coordination.serverId;
   }
 
-  /** Which server holds the run and which home its worktree is in (the run detail); undefined on the file store. */
+  /** Which server holds the run and which home its worktree is in (the run detail); undefined when this process owns every run. */
   whereabouts(runId: string): Promise<RunWhereabouts> | undefined {
-    return this.#shared?.claims.whereabouts(runId);
+    return this.deps.coordination.runs.whereabouts(runId);
   }
 
-  /** The servers sharing the database and the runs each executes (`/api/health`); undefined on the file store. */
+  /** The servers sharing the database and the runs each executes (`/api/health`); undefined when this process owns every run. */
   share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
-    return this.#shared?.claims.share();
-  }
-
-  /** Server start (recovery.ts): interrupted runs are marked so, pending ones queue again. */
-  async #recover(requeuePending: boolean): Promise<void> {
-    for (const run of await recoverRuns(this.runs, this.deps.logger, requeuePending)) this.#queue.push(run);
-    this.#pump();
+    return this.deps.coordination.runs.share();
   }
 
   async start(request: StartRunRequest): Promise<RunRecord> {
@@ -120,7 +118,7 @@ export class RunEngine {
     const workspaceId = follow?.workspaceId ?? asked;
     const place = !workspaceId
       ? { cwd }
-      : this.deps.places.atLaunch
+      : this.deps.coordination.placesRunsAtLaunch
         ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
         : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
@@ -159,24 +157,9 @@ export class RunEngine {
     return run;
   }
 
-  /**
-   * A run made pending: queued here; or, with a shared database, claimed by this server at once when
-   * it has a free slot, else offered to every server.
-   */
-  async #enqueue(run: RunRecord, front = false): Promise<void> {
-    if (this.#shared) return this.#shared.offer(run);
-    this.runs.hold(run);
-    if (front) this.#queue.unshift(run);
-    else this.#queue.push(run);
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.#shared) return void this.#shared.claimRuns();
-    while (!this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns && this.#queue.length > 0) {
-      const run = this.#queue.shift()!;
-      if (run.status === 'pending') void this.#launch(run);
-    }
+  /** A run made pending: launched at once with a free slot, else offered (run-scheduler.ts; `front`: an approved run). */
+  #enqueue(run: RunRecord, front = false): Promise<void> {
+    return this.#scheduler.offer(run, front);
   }
 
   /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
@@ -232,7 +215,7 @@ export class RunEngine {
     void done.finally(() => {
       this.#active.delete(run.id);
       if (isSettled(run.status) || run.status === 'pending') this.runs.release(run);
-      this.#pump();
+      void this.#scheduler.claimRuns();
     });
     return recorded;
   }
@@ -282,14 +265,15 @@ export class RunEngine {
       if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
       return run;
     }
-    if (this.#shared && run.status === 'running') return this.#shared.stopElsewhere(run, reason);
-    this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
+    const elsewhere = this.#scheduler.stopElsewhere(run, reason);
+    if (elsewhere) return elsewhere;
     try {
       await this.#finish(run, reason, null);
     } catch (error) {
       // A pending run another server started meanwhile: that server stops it.
       const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
-      if (now?.status === 'running') return this.#shared!.stopElsewhere(now, reason);
+      const stopped = now && this.#scheduler.stopElsewhere(now, reason);
+      if (stopped) return stopped;
       throw error;
     }
     return run;
@@ -323,7 +307,7 @@ export class RunEngine {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
     // A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here.
-    const elsewhere = this.#shared !== undefined && run.workspaceId !== null && (await this.#shared.claims.boundElsewhere(run.id));
+    const elsewhere = run.workspaceId !== null && (await this.deps.coordination.runs.boundElsewhere(run.id));
     const [gateId, gate] = waitingGate(run);
     const at = now();
     moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
@@ -441,7 +425,10 @@ export class RunEngine {
    * one command (the CLI without a server) lets the runs that command set going finish first.
    */
   async whenIdle(): Promise<void> {
-    while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()].map((a) => a.done));
+    // A run finishing frees a slot that the next offered run is claimed for: that one is waited for too.
+    for (await this.#scheduler.settled(); this.#active.size > 0; await this.#scheduler.settled()) {
+      await Promise.allSettled([...this.#active.values()].map((a) => a.done));
+    }
   }
 
   /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
@@ -450,6 +437,6 @@ export class RunEngine {
     const active = [...this.#active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.allSettled(active.map((a) => a.done));
-    await this.#shared?.claims.close();
+    await this.deps.coordination.runs.close();
   }
 }

@@ -14,8 +14,8 @@ export const RUN_PARALLELISM = 8;
  * placed it at start. Resolves to what changes on the run's record: its cwd, and a new worktree's
  * branch and base commit.
  */
-export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>, run: RunRecord): Promise<Partial<RunRecord>> {
-  if (!deps.places.atLaunch || !run.workspaceId) return {};
+export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'coordination'>, run: RunRecord): Promise<Partial<RunRecord>> {
+  if (!deps.coordination.placesRunsAtLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
   // A follow-on run's base commit is on its record from the start: the earlier run's head (engine.ts `start`).
   const from = run.fromRunId && run.baseCommit ? { from: run.baseCommit } : {};
@@ -23,7 +23,7 @@ export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'claims'>,
     ? await deps.places.resume(run.workspaceId, run.id, { here: true })
     : await deps.places.place(run.workspaceId, run.id, { here: true, ...from });
   // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
-  if (place.worktree) await deps.claims?.bindHome(run.id);
+  if (place.worktree) await deps.coordination.runs.bindHome(run.id);
   return {
     ...(place.cwd !== run.cwd ? { cwd: place.cwd } : {}),
     ...(place.branch ? { branch: place.branch } : {}),

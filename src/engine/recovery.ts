@@ -28,21 +28,3 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
   runs.release(run);
   logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
 }
-
-/**
- * Server start: `running` runs were interrupted (resumable), `pending` ones queue again, `paused`
- * stay. The CLI's foreground mode leaves pending runs for the next server instead of running them.
- * Resolves to the pending runs to queue, held live, in the order the store gave them.
- */
-export async function recoverRuns(runs: RunStore, logger: Logger, requeuePending: boolean): Promise<RunRecord[]> {
-  const found = await runs.withStatus(requeuePending ? ['running', 'pending'] : ['running']);
-  const queue: RunRecord[] = [];
-  for (const run of found) {
-    if (run.status === 'running') {
-      await interruptRun(runs, logger, run);
-    } else if (run.status === 'pending' && requeuePending) {
-      queue.push(runs.hold(run));
-    }
-  }
-  return queue;
-}

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RunEvent } from './events.js';
-import type { RunWhereabouts } from './run-claims.js';
+import type { RunWhereabouts } from '../coordination/types.js';
 import type { RunViewSchema } from './schemas.js';
 import type { RunRecord } from './types.js';
 import { toDrawNodes, type DrawNode } from '../workflows/draw.js';

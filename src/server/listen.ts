@@ -65,7 +65,7 @@ function describeBusy(plan: PortPlan, host: string): string {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { settings } = options;
   const plan = await planPort(settings.port, options.cwd);
-  const ctx = await createContext({ settings, stderr: options.stderr, lock: 'server' });
+  const ctx = await createContext({ settings, stderr: options.stderr, role: 'server' });
   let listener;
   try {
     const { listen } = await import('listhen');

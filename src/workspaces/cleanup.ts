@@ -129,7 +129,7 @@ export async function cleanEnvironments(
 }
 
 /**
- * The rule as announced to the other servers (peers.ts), and back. A `merged` rule carries its age
+ * The rule as announced to the other servers (coordination/postgres-homes.ts), and back. A `merged` rule carries its age
  * as `endedBefore`, never `before`: a server from before `merged` existed reads `before` alone and
  * would remove unmerged branches by age; without it, it rejects the change and removes nothing.
  */

@@ -22,7 +22,7 @@ import { worktreesOnDisk } from './disk-usage.js';
 import { RunLanding } from './run-landing.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
-import type { WorkspaceChange, WorkspacePeers } from './peers.js';
+import type { HomeCoordination, WorkspaceChange } from '../coordination/types.js';
 
 /** Names a workspace env var may have (what a shell accepts, upper case by convention). */
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -47,10 +47,11 @@ export interface WorkspaceServiceDeps {
   runs: RunLookup;
   now?: () => Date;
   /**
-   * Several servers on one database (docs/scaling.md): each removes only the worktrees and clones
+   * Which home a worktree or clone is in (coordination/types.ts): this process's alone, or, with
+   * several servers on one database (docs/scaling.md), each removes only the worktrees and clones
    * of its own home, and tells the others to remove theirs.
    */
-  peers?: WorkspacePeers;
+  homes: HomeCoordination;
   /**
    * Told of each workspace once it is registered: the catalog registers the webhook triggers of
    * its workflows then, not at the next periodic pass. A failure there is logged, not the caller's.
@@ -130,14 +131,13 @@ export class WorkspaceService {
     return join(this.#deps.home, 'workspaces', id);
   }
 
-  /** An environment this server's home holds (every one, without a shared database; one made before homes were recorded too). */
+  /** An environment this server's home holds. */
   #isOwn(environment: Environment): boolean {
-    const home = this.#deps.peers?.homeId;
-    return home === undefined || environment.home_id === undefined || environment.home_id === home;
+    return this.#deps.homes.isHere(environment.home_id);
   }
 
   #announce(change: WorkspaceChange): void {
-    this.#deps.peers?.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
+    this.#deps.homes.announce(change).catch((error: unknown) => this.#deps.logger.warn('workspace.announce_failed', { error: (error as Error).message }));
   }
 
   async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
@@ -315,7 +315,7 @@ export class WorkspaceService {
       branch,
       run_id: runId,
       created_at: this.#now(),
-      ...(this.#deps.peers ? { home_id: this.#deps.peers.homeId } : {}),
+      ...(this.#deps.homes.homeId !== undefined ? { home_id: this.#deps.homes.homeId } : {}),
     };
     await this.#repos.environments.insert(environment);
     return { cwd: path, environment, baseCommit };
@@ -413,7 +413,7 @@ export class WorkspaceService {
     await this.#repos.secrets.clear(id);
     await this.#repos.workspaces.delete(id);
     // Other homes' worktrees and clones of it go when their servers are told; their environments' records stay until then.
-    if (this.#deps.peers) this.#announce({ kind: 'workspace_deleted', workspaceId: id, source: record.source, path: record.path });
+    this.#announce({ kind: 'workspace_deleted', workspaceId: id, source: record.source, path: record.path });
     return toWorkspaceView(record);
   }
 
@@ -425,7 +425,7 @@ export class WorkspaceService {
     await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });
   }
 
-  /** What another server announced (peers.ts): this server removes what its own home holds of it. */
+  /** What another server announced (coordination/postgres-homes.ts): this server removes what its own home holds of it. */
   async applyChange(change: WorkspaceChange): Promise<void> {
     if (change.kind === 'run_deleted') return this.removeRunEnvironment(change.runId, { announce: false });
     if (change.kind === 'cleanup') return void (await this.cleanup(cleanupRuleOf(change), change.workspaceId, { announce: false }));

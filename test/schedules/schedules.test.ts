@@ -37,7 +37,7 @@ async function setup(files: Record<string, string>): Promise<{ ctx: AppContext; 
   for (const [file, text] of Object.entries(files)) await project.write(file, text);
   const home = await makeHome();
   cleanup.push(() => rm(home, { recursive: true, force: true }));
-  const ctx = await createContext({ settings: loadSettings({ ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }), lock: 'cli' });
+  const ctx = await createContext({ settings: loadSettings({ ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }), role: 'cli' });
   cleanup.push(async () => {
     for (const run of (await ctx.engine.list({ limit: 200 })).runs) if (!isTerminal(run.status)) await ctx.engine.cancel(run.id).catch(() => {});
     await closeContext(ctx);

@@ -55,7 +55,7 @@ async function startServer(url: string, project: Project, clock: { now: number }
   const home = await makeHome();
   const ctx = await createContext({
     settings: loadSettings({ ...process.env, SVC_HOME: home, SVC_DATABASE_URL: url, SVC_LOG_LEVEL: 'warn' }),
-    lock: 'server',
+    role: 'server',
   });
   // Its own ticking runs on the real clock: stopped before its first tick (a timer), the test's
   // service below takes its place.

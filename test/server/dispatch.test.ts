@@ -71,7 +71,7 @@ describe('headers reach the handler', () => {
 
   it('through the h3 app and through invokeRoute directly', async () => {
     const home = await makeHome();
-    const ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }), lock: false });
+    const ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }), role: 'reader' });
     try {
       const app = createApp(ctx, [whoAmI]);
       const response = await app.request('/whoami', { headers: { 'x-svc-actor': 'ada' } });

@@ -148,7 +148,7 @@ describe('a bug in a handler', () => {
   it('answers 500 internal_error with no stack in the body; the stack goes to the log', async () => {
     const home = await mkdtemp(join(tmpdir(), 'svc-test-'));
     cleanups.push(() => rm(home, { recursive: true, force: true }));
-    ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'info' }), lock: 'server' });
+    ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'info' }), role: 'server' });
     const boom = defineRoute({
       method: 'GET',
       path: '/api/test-boom',

@@ -54,7 +54,7 @@ afterEach(async () => {
 
 async function serve(env: Record<string, string>): Promise<string> {
   home = await makeHome();
-  ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn', ...env }), lock: 'server' });
+  ctx = await createContext({ settings: loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn', ...env }), role: 'server' });
   httpServer = createServer(toNodeHandler(createApp(ctx, routes)));
   await new Promise<void>((resolve) => httpServer!.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(httpServer.address() as { port: number }).port}`;

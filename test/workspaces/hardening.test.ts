@@ -10,6 +10,7 @@ import { createLogger } from '../../src/shared/logger.js';
 import { openFileStore } from '../../src/store/index.js';
 import { scanEnvFiles } from '../../src/workspaces/env-scan.js';
 import { openWorkspaceRepositories } from '../../src/workspaces/repository.js';
+import { localCoordination } from '../../src/coordination/local.js';
 import { WorkspaceService } from '../../src/workspaces/service.js';
 import { api, cleanupAll, onCleanup, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
 import { runCli } from '../helpers/cli.js';
@@ -155,6 +156,7 @@ describe('the service on its own', () => {
       home,
       env: { ...process.env, GIT_DIR: join(other, '.git'), GIT_WORK_TREE: other },
       runs: { finishedAt: async () => undefined },
+      homes: localCoordination().homes,
     });
     const plain = await tempDir('svc-hard-plain-');
     expect((await service.register({ path: plain })).default_branch).toBe('');

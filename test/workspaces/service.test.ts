@@ -8,6 +8,7 @@ import type { DomainError } from '../../src/shared/errors.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { openFileStore, type FileStore } from '../../src/store/index.js';
 import { openWorkspaceRepositories } from '../../src/workspaces/repository.js';
+import { localCoordination } from '../../src/coordination/local.js';
 import { WorkspaceService } from '../../src/workspaces/service.js';
 import { git, makeBareRepository, makeRepository, treeDigest } from './git-fixtures.js';
 
@@ -29,6 +30,7 @@ beforeEach(async () => {
     home,
     env: process.env,
     runs: { finishedAt: async (runId) => (finished.has(runId) ? finished.get(runId) : undefined) },
+    homes: localCoordination().homes,
   });
 });
 afterEach(async () => {

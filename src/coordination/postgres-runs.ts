@@ -1,6 +1,6 @@
 /**
- * RunClaims on PostgreSQL (docs/scaling.md): servers register in `svc_servers` with a lease that a
- * heartbeat renews; `runs.server_id` records the server that claimed (and executes) a run. Each
+ * The runs' part of the coordination on PostgreSQL (docs/scaling.md): servers register in
+ * `svc_servers` with a lease that a heartbeat renews; `runs.server_id` records the server that claimed (and executes) a run. Each
  * heartbeat also looks for servers whose lease expired: their runs are taken over in one statement
  * (so exactly one server takes each), and the server is removed. Hints between servers go over
  * LISTEN/NOTIFY; every hint is also covered by the heartbeat, so a lost one only delays.
@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
-import type { ForwardedStop, RunClaims, RunWhereabouts, SharedRunEvents } from './run-claims.js';
+import type { ForwardedStop, RunAnnouncements, RunCoordination, RunWhereabouts } from './types.js';
 
 const PENDING = 'svc_runs_pending';
 const STOPS = 'svc_run_stops';
@@ -27,13 +27,18 @@ export interface PostgresRunClaimsOptions {
   onBeat?: () => Promise<void>;
 }
 
-export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims {
+/**
+ * A process that does not take part (the CLI's offline mode on the database) never calls `start`:
+ * it registers no lease and claims nothing, but hands what it changes to the servers as a server
+ * would: a run it leaves pending is announced, a stop of a run a server executes is forwarded there.
+ */
+export function postgresRunCoordination(options: PostgresRunClaimsOptions): RunCoordination {
   const { db, notifier, logger, leaseMs } = options;
   const serverId = options.serverId ?? newId('srv');
   let timer: NodeJS.Timeout | undefined;
   let unlisten: Array<() => Promise<void>> = [];
   let beating: Promise<void> | undefined;
-  let events: SharedRunEvents | undefined;
+  let events: RunAnnouncements | undefined;
 
   const lease = `${leaseMs} milliseconds`;
   const homeId = options.home.id;
@@ -61,7 +66,7 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
       logger.warn('server.lease_expired', { servers: dead.rows.map((row) => row.id), runs: runs.rows.length });
       return runs.rows.map((row) => row.id);
     });
-    if (taken.length > 0) events?.orphaned(taken);
+    if (taken.length > 0) void events?.orphaned(taken);
     // Pending runs are looked at on every beat too: a notification lost while reconnecting only delays them.
     events?.pending();
     await options.onBeat?.();
@@ -73,9 +78,11 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
     return beating;
   };
 
+  const unclaim = async (runId: string) => {
+    await db.query('UPDATE runs SET server_id = NULL WHERE id = $1 AND server_id = $2', [runId, serverId]);
+  };
+
   return {
-    serverId,
-    homeId,
     async start(handlers) {
       events = handlers;
       await db.query(
@@ -113,11 +120,17 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
       );
       return (rowCount ?? 0) > 0;
     },
-    announcePending: () => notifier.notify(PENDING, ''),
-    async holder(runId) {
-      const { rows } = await db.query<{ server_id: string | null }>('SELECT server_id FROM runs WHERE id = $1', [runId]);
-      return rows[0]?.server_id ?? null;
+    async offer(runId) {
+      // Written as held by the process that made it pending (so no other claimed it before its events were written): let it go.
+      await unclaim(runId);
+      notifier.notify(PENDING, '').catch((error: unknown) => logger.warn('run.announce_failed', { error: (error as Error).message }));
     },
+    unclaim,
+    // A pending run waits in the database; a stopped one leaves every claim by its status.
+    withdraw: () => {},
+    waiting: 0,
+    // A run this server does not execute may be another's: the stop is forwarded, and a dead holder's lease runs out.
+    executesElsewhere: () => true,
     async bindHome(runId) {
       await db.query('UPDATE runs SET home_id = $2 WHERE id = $1', [runId, homeId]);
     },
@@ -138,9 +151,6 @@ export function postgresRunClaims(options: PostgresRunClaimsOptions): RunClaims 
       return { serverId: row.server_id, home: row.home_id === null ? null : { id: row.home_id, host: row.host, path: row.path, servers: row.servers } };
     },
     forwardStop: (runId, op) => notifier.notify(STOPS, JSON.stringify({ runId, op })),
-    async unclaim(runId) {
-      await db.query('UPDATE runs SET server_id = NULL WHERE id = $1 AND server_id = $2', [runId, serverId]);
-    },
     async share() {
       const servers = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM svc_servers WHERE lease_until >= now()');
       const running = await db.query<{ server_id: string; n: number }>(

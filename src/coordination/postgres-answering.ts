@@ -1,10 +1,10 @@
 /**
- * AnsweringClaims on PostgreSQL (docs/scaling.md): `conversations.answering_server` is the server
+ * Who answers a conversation, on PostgreSQL (docs/scaling.md): `conversations.answering_server` is the server
  * answering a conversation. A send takes it for its server when nobody holds it, in the statement
  * that adds the message to the pending list (postgres-repository.ts), so a conversation with
  * pending messages always has a holder; the holder lets it go only when nothing is pending, in one
  * statement, so a message added meanwhile is never left without one. The lease is the run lease
- * (`svc_servers`): on each heartbeat of engine/postgres-run-claims.ts (`sweep`), conversations held
+ * (`svc_servers`): on each heartbeat of postgres-runs.ts (`sweep`), conversations held
  * by a server whose lease expired, or that left, are taken over in one statement with SKIP LOCKED,
  * so exactly one server takes each.
  *
@@ -16,25 +16,35 @@
 
 import type { Logger } from '../shared/logger.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
-import type { AnsweringClaims, AnsweringEvents, TakenConversation } from './answering-claims.js';
+import type { AnsweringAnnouncements, AnsweringCoordination, TakenConversation } from './types.js';
 
 /** Conversations with a message waiting for a server: the payload is the conversation's id. */
 const WAITING = 'svc_conversations_waiting';
 
-/** Tells the servers that a conversation nobody holds has a message waiting (the CLI's offline mode). */
-export const announceWaiting = (notifier: Pick<Notifier, 'notify'>, conversationId: string) => notifier.notify(WAITING, conversationId);
+/**
+ * A process that answers nothing (the CLI's offline mode on the database): what it accepts is left
+ * pending for a server, and told to the servers at once.
+ */
+export const handOffAnswering = (notifier: Pick<Notifier, 'notify'>): AnsweringCoordination => ({
+  start: async () => {},
+  accepted: async (conversationId) => void (await notifier.notify(WAITING, conversationId)),
+  claim: async () => false,
+  holds: async () => false,
+  release: async () => true,
+});
 
 /** The record's pending ids as a jsonb array, whatever an older record holds there. */
 const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
 
-export interface PostgresAnsweringClaims extends AnsweringClaims {
+export interface PostgresAnswering extends AnsweringCoordination {
   /** Takes over the conversations of gone servers (called on each lease heartbeat). */
   sweep(): Promise<void>;
 }
 
-export function postgresAnsweringClaims(options: { db: PostgresDatabase; notifier: Notifier; serverId: string; logger: Logger }): PostgresAnsweringClaims {
+/** A server's part: it holds conversations under its run lease and answers them. */
+export function postgresAnswering(options: { db: PostgresDatabase; notifier: Notifier; serverId: string; logger: Logger }): PostgresAnswering {
   const { db, notifier, serverId, logger } = options;
-  let events: AnsweringEvents | undefined;
+  let events: AnsweringAnnouncements | undefined;
   let sweeping: Promise<void> | undefined;
 
   const changed = async (sql: string, conversationId: string) => ((await db.query(sql, [conversationId, serverId])).rowCount ?? 0) > 0;
@@ -64,7 +74,6 @@ export function postgresAnsweringClaims(options: { db: PostgresDatabase; notifie
   };
 
   return {
-    serverId,
     async start(handlers) {
       events = handlers;
       await notifier.listen(WAITING, (conversationId) => events?.waiting([conversationId]));
@@ -72,6 +81,8 @@ export function postgresAnsweringClaims(options: { db: PostgresDatabase; notifie
       handlers.taken(await takeOver());
       await offerUnheld();
     },
+    // A send here took the conversation for this server in the statement that marked it pending (postgres-repository.ts).
+    accepted: async () => {},
     claim: (id) => changed('UPDATE conversations SET answering_server = $2 WHERE id = $1 AND (answering_server IS NULL OR answering_server = $2)', id),
     holds: async (id) => (await db.query('SELECT 1 FROM conversations WHERE id = $1 AND answering_server = $2', [id, serverId])).rows.length > 0,
     release: (id) => changed('UPDATE conversations SET answering_server = NULL WHERE id = $1 AND answering_server = $2 AND NOT has_pending', id),
