@@ -5,6 +5,7 @@ import type {
   AssistantsConfig,
   Benchmark,
   BenchmarkQuery,
+  VersionBenchmark,
   Comparison,
   DashboardQuery,
   DashboardRuns,
@@ -75,6 +76,8 @@ export interface SvcClient {
   bench: {
     /** Percentiles over the newest completed and failed runs of a workflow. */
     workflow(query: BenchmarkQuery): Promise<Benchmark>;
+    /** The same runs per version of the workflow, newest version first. */
+    versions(query: BenchmarkQuery): Promise<VersionBenchmark>;
     compare(runA: string, runB: string): Promise<Comparison>;
     workflows(): Promise<{ workflows: string[] }>;
   };
@@ -209,6 +212,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     },
     bench: {
       workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),
+      versions: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query, group: 'version' })),
       compare: (runA, runB) => call('GET', withQuery('/api/runs/benchmark/compare', { runA, runB })),
       workflows: () => call('GET', '/api/runs/benchmark/workflows'),
     },

@@ -10,7 +10,7 @@ import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js'
 import type { ConfigView } from '../config/view.js';
 import type { z } from 'zod';
 import type { RunView } from '../engine/run-view.js';
-import type { Benchmark, Comparison, DashboardRuns } from '../engine/benchmark.js';
+import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../engine/benchmark.js';
 import type { StartRunBodySchema } from '../engine/schemas.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
@@ -45,7 +45,7 @@ export interface PullRequestInput {
   draft?: boolean;
 }
 export type { DeliveryOutcome, DeliveryView, ScheduleView, TriggerRegistrationView, WebhookTriggerView };
-export type { Benchmark, Comparison, DashboardRuns };
+export type { Benchmark, Comparison, DashboardRuns, VersionBenchmark };
 export type {
   AssistantsConfig,
   AssistantsPatch,
@@ -80,6 +80,8 @@ export interface RunListQuery {
   conversationId?: string;
   /** The follow-on runs of this run. */
   fromRunId?: string;
+  /** The runs of this version of their workflow. */
+  definitionHash?: string;
   /** `<n>h|d|w` or an ISO date, as the dashboard query takes them. */
   since?: string;
   until?: string;
@@ -97,6 +99,7 @@ export interface DashboardQuery {
   status?: string;
   workflow?: string;
   workspace_id?: string;
+  definitionHash?: string;
   since?: string;
   until?: string;
   limit?: string | number;

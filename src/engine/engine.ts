@@ -8,7 +8,8 @@ import { executeRun, runVariables, type ExecutorDeps } from './executor.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
 import { followOnBase } from './follow-on.js';
-import { newRunRecord, resumedNodes } from './new-run.js';
+import { definitionChanged } from './definition-version.js';
+import { newRunRecord, resumedNodes, resumedVersion } from './new-run.js';
 import { recoverRuns } from './recovery.js';
 import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
@@ -152,7 +153,7 @@ export class RunEngine {
     const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, definition: resolved.definition },
+      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, ...resumedVersion(run, resolved) },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     await this.#enqueue(run);
@@ -413,6 +414,11 @@ export class RunEngine {
   /** An exact id or a unique prefix (400 `ambiguous_run_id`, 404 `run_not_found`). */
   get(runId: string): Promise<RunRecord> {
     return this.runs.resolve(runId);
+  }
+
+  /** Whether the run's workflow was edited since the run took its definition (the run detail); undefined when unknown. */
+  definitionChanged(run: RunRecord): Promise<boolean | undefined> {
+    return definitionChanged(this.deps, run);
   }
 
   /** A run's persisted events, in order (the run detail). */
