@@ -35,6 +35,8 @@ import type {
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  WorkflowTestInput,
+  WorkflowTestResult,
   TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
@@ -91,6 +93,8 @@ export interface SvcClient {
     save(name: string, definition: string | Record<string, unknown>, cwd?: string): Promise<SavedWorkflowDocument>;
     delete(name: string, cwd?: string): Promise<{ name: string; deleted: string[] }>;
     validate(definition: string | Record<string, unknown>): Promise<{ valid: boolean; errors?: string[] }>;
+    /** Runs the workflow with its agents answered from the fixture (YAML text) and checks its expectations; 422 `invalid_fixture`. */
+    test(name: string, input: WorkflowTestInput): Promise<WorkflowTestResult>;
   };
   commands: {
     list(cwd?: string): Promise<CommandListing>;
@@ -225,6 +229,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       save: (name, definition, cwd) => call('PUT', workflow(name, cwd), { definition }),
       delete: (name, cwd) => call('DELETE', workflow(name, cwd)),
       validate: (definition) => call('POST', '/api/workflows/validate', { definition }),
+      test: (name, input) => call('POST', `/api/workflows/${segment(name)}/test`, input),
     },
     commands: {
       list: (cwd) => call('GET', withQuery('/api/commands', { cwd })),

@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import type { RunView } from '../engine/run-view.js';
 import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../engine/benchmark.js';
 import type { StartRunBodySchema } from '../engine/schemas.js';
+import type { WorkflowTestResult } from '../engine/workflow-test.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
@@ -45,7 +46,14 @@ export interface PullRequestInput {
   draft?: boolean;
 }
 export type { DeliveryOutcome, DeliveryView, ScheduleView, TriggerRegistrationView, WebhookTriggerView };
-export type { Benchmark, Comparison, DashboardRuns, VersionBenchmark };
+export type { Benchmark, Comparison, DashboardRuns, VersionBenchmark, WorkflowTestResult };
+/** `POST /api/workflows/{name}/test`: the fixture as YAML text, and its file name for `file:line:col`. */
+export interface WorkflowTestInput {
+  fixture?: string;
+  fixtureName?: string;
+  cwd?: string;
+  keep?: boolean;
+}
 export type {
   AssistantsConfig,
   AssistantsPatch,

@@ -42,6 +42,8 @@ export class RunEngine {
   #queue: RunRecord[] = [];
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
+  /** Runs given agents of their own at start (workflow tests), until they end. */
+  #runAgents = new Map<string, EngineDeps['agents']>();
   #closed = false;
   /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
   readonly #shared: SharedRunScheduler | undefined;
@@ -126,6 +128,7 @@ export class RunEngine {
         : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
+    if (request.agents) this.#runAgents.set(id, request.agents);
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
     await this.#enqueue(run);
     return run;
@@ -205,7 +208,8 @@ export class RunEngine {
         // Reserved only now: binding a socket waits for the event loop, and a run started with a free
         // slot must already be `running` in the answer to its start (the launch above takes no such wait).
         port = await reservePort();
-        const deps = await executorDeps(this.deps, this.runs, run, port.port);
+        const agents = this.#runAgents.get(run.id);
+        const deps = await executorDeps(agents ? { ...this.deps, agents } : this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
         if (setupFailure !== null) failure = setupFailure;
@@ -252,6 +256,7 @@ export class RunEngine {
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
+    if (isTerminal(run.status)) this.#runAgents.delete(run.id);
     // Nothing here holds a settled run any more: the next operation reads it from the store.
     if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
