@@ -81,7 +81,7 @@ describe('svc workflow test', () => {
     await writeFile(fixture, 'nodes:\n  lable: { output: bug }\n');
     const result = await svc(['workflow', 'test', 'triage', '--cwd', project, '--fixture', fixture]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`${fixture}:2:10: nodes\.lable: no node 'lable' in workflow 'triage'\n`);
+    expect(result.stderr).toBe(`${fixture}:2:10: nodes.lable: no node 'lable' in workflow 'triage'\n`);
     const missing = await svc(['workflow', 'test', 'triage', '--cwd', project, '--fixture', join(project, 'none.yaml')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/none\.yaml: cannot read the fixture: ENOENT/);
