@@ -128,8 +128,8 @@ export class RunEngine {
         : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
-    if (request.agents) this.#runAgents.set(id, request.agents);
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
+    if (request.agents) this.#runAgents.set(id, request.agents);
     await this.#enqueue(run);
     return run;
   }
@@ -209,6 +209,8 @@ export class RunEngine {
         // slot must already be `running` in the answer to its start (the launch above takes no such wait).
         port = await reservePort();
         const agents = this.#runAgents.get(run.id);
+        // A workflow test's run queued again by a later server (its process stopped): never with real agents.
+        if (!agents && run.trigger === 'test') throw new Error("a workflow test's run continues only in the process that started it, which holds its fixture");
         const deps = await executorDeps(agents ? { ...this.deps, agents } : this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;

@@ -37,18 +37,18 @@ export type NodeAnswer = z.infer<typeof NodeAnswerSchema>;
 function fixtureSchemaFor(workflow: WorkflowDefinition) {
   const kinds = new Map(workflow.nodes.map((node) => [node.id, node.action.kind]));
   return FixtureSchema.superRefine((fixture, ctx) => {
-    const check = (path: (string | number)[], id: string, allowed: readonly string[], what: string) => {
+    /** The node exists and, when `allowed` is given, is of one of those kinds (`what` says why). */
+    const check = (path: (string | number)[], id: string, allowed?: { kinds: readonly string[]; what: string }) => {
       const kind = kinds.get(id);
       if (kind === undefined) ctx.addIssue({ code: 'custom', path, message: `no node '${id}' in workflow '${workflow.name}'` });
-      else if (!allowed.includes(kind)) ctx.addIssue({ code: 'custom', path, message: `node '${id}' is a ${kind} node; ${what}` });
+      else if (allowed && !allowed.kinds.includes(kind)) ctx.addIssue({ code: 'custom', path, message: `node '${id}' is a ${kind} node; ${allowed.what}` });
     };
-    for (const id of Object.keys(fixture.nodes ?? {}))
-      check(['nodes', id], id, ['prompt', 'command'], 'only prompt and command nodes are answered from a fixture');
-    for (const id of Object.keys(fixture.approvals ?? {})) check(['approvals', id], id, ['approval'], 'approvals decide approval nodes only');
+    const agentNodes = { kinds: ['prompt', 'command'], what: 'only prompt and command nodes are answered from a fixture' };
+    for (const id of Object.keys(fixture.nodes ?? {})) check(['nodes', id], id, agentNodes);
+    for (const id of Object.keys(fixture.approvals ?? {})) check(['approvals', id], id, { kinds: ['approval'], what: 'approvals decide approval nodes only' });
     const expected = fixture.expect ?? {};
-    for (const list of ['completed', 'failed', 'skipped'] as const)
-      (expected[list] ?? []).forEach((id, i) => check(['expect', list, i], id, [...kinds.values()], ''));
-    for (const id of Object.keys(expected.contains ?? {})) check(['expect', 'contains', id], id, [...kinds.values()], '');
+    for (const list of ['completed', 'failed', 'skipped'] as const) (expected[list] ?? []).forEach((id, i) => check(['expect', list, i], id));
+    for (const id of Object.keys(expected.contains ?? {})) check(['expect', 'contains', id], id);
   });
 }
 

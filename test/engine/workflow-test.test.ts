@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, makeProject, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { api, cleanupAll, makeProject, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun, waitForStatus, writeWorkflows } from './helpers.js';
 
 let server: TestServer;
 let project: string;
@@ -114,6 +114,35 @@ expect:
       expect.stringMatching(/^fx\.yaml:9:\d+: .*extra/),
     ]);
     expect((await api(server, 'POST', '/api/workflows/nothing-here/test', { cwd: project })).status).toBe(404);
+    expect(agentCalls()).toHaveLength(1);
+  });
+});
+
+describe('a test run its process did not finish', () => {
+  it('is failed by the next server that would execute it, never run with real agents', async () => {
+    const home = await tempDir('svc-fixture-home-');
+    await writeWorkflows(project, [{ name: 'blocker', nodes: [{ id: 'hold', bash: 'sleep 30' }] }]);
+    const env = { SVC_MAX_CONCURRENT_RUNS: '1' };
+    const first = await startServer({ home, env });
+    await startRun(first, 'blocker', { message: '', cwd: project });
+    // The test's run waits `pending` behind the blocker when the server stops.
+    const asked = new AbortController();
+    const answer = fetch(`${first.url}/api/workflows/reviewed/test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cwd: project, fixture: PASSING }),
+      signal: asked.signal,
+    }).catch(() => undefined);
+    const pending = await waitFor(async () => (await api(first, 'GET', '/api/workflows/runs?workflow=reviewed&status=pending')).body.runs[0]);
+    expect(pending.trigger).toBe('test');
+    asked.abort();
+    await answer;
+    await first.stop();
+
+    const second = await startServer({ home, env });
+    const failed = await waitForStatus(second, pending.id, 'failed');
+    expect(failed.error).toMatch(/a workflow test's run continues only in the process that started it/);
+    expect(failed.nodes.plan.status).not.toBe('completed');
     expect(agentCalls()).toHaveLength(1);
   });
 });
