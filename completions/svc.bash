@@ -6,12 +6,12 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
@@ -25,14 +25,15 @@ _svc() {
     "config") words='show set-model --help' ;;
     "config show") words='--help' ;;
     "config set-model") words='--help' ;;
-    "workflow") words='list show graph validate save delete run --help' ;;
+    "workflow") words='list show graph test validate save delete run --help' ;;
     "workflow list") words='--cwd --help' ;;
     "workflow show") words='--cwd --help' ;;
     "workflow graph") words='--mermaid --ascii --cwd --help' ;;
+    "workflow test") words='--fixture --keep --cwd --help' ;;
     "workflow validate") words='--help' ;;
     "workflow save") words='--cwd --help' ;;
     "workflow delete") words='--cwd --help' ;;
-    "workflow run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --help' ;;
+    "workflow run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --dry-run --help' ;;
     "conversation") words='new list show rename rm send --help' ;;
     "conversation new") words='-w --workspace -t --title --assistant --permissions --help' ;;
     "conversation list") words='-w --workspace -a --all -n --limit --help' ;;
@@ -60,16 +61,16 @@ _svc() {
     "workspace consent") words='--allow --revoke --help' ;;
     "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
     "commands") words='--cwd --help' ;;
-    "run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --help' ;;
+    "run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --dry-run --help' ;;
     "runs") words='list show diff merge push pr --help' ;;
-    "runs list") words='-s --status --workflow --since --until -L --limit --help' ;;
+    "runs list") words='-s --status --workflow --definition-hash --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;
     "runs diff") words='--node --stat --help' ;;
     "runs merge") words='--into --squash --ff-only -m --message --help' ;;
     "runs push") words='--remote --help' ;;
     "runs pr") words='--title --body --base --draft --help' ;;
     "bench") words='show compare workflows --help' ;;
-    "bench show") words='--since -L --limit --help' ;;
+    "bench show") words='--since -L --limit --by-version --help' ;;
     "bench compare") words='--help' ;;
     "bench workflows") words='--help' ;;
     "watch") words='-c --conversation -a --all --exit-status --verbose --help' ;;

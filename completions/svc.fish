@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -32,7 +32,7 @@ complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 docum
 complete -c svc -n '__svc_path_is ' -a 'migrate-store' -d 'copy the file store into an empty PostgreSQL database (--to postgres://…)'
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
 complete -c svc -n '__svc_path_is ' -a 'config' -d 'show or change configuration'
-complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, validate, save and delete workflow definitions'
+complete -c svc -n '__svc_path_is ' -a 'workflow' -d 'list, show, draw, test, validate, save and delete workflow definitions'
 complete -c svc -n '__svc_path_is ' -a 'chat' -d 'chat with the orchestrator (interactive on a terminal; one message per stdin line when piped)'
 complete -c svc -n '__svc_path_is ' -a 'webhook' -d 'signed webhook triggers: list and register them, see deliveries, send a test delivery'
 complete -c svc -n '__svc_path_is ' -a 'schedule' -d 'cron schedules of workflows (triggers.schedule)'
@@ -64,6 +64,7 @@ complete -c svc -n '__svc_path_is config' -a 'set-model' -d 'set the model an as
 complete -c svc -n '__svc_path_is workflow' -a 'list' -d 'list the workflows visible here (errors on stderr)'
 complete -c svc -n '__svc_path_is workflow' -a 'show' -d 'print a workflow definition and a drawing of its DAG'
 complete -c svc -n '__svc_path_is workflow' -a 'graph' -d 'draw a workflow'\''s DAG'
+complete -c svc -n '__svc_path_is workflow' -a 'test' -d 'run a workflow with its agents answered from a fixture and check its expectations (exit 1 naming each broken one)'
 complete -c svc -n '__svc_path_is workflow' -a 'validate' -d 'validate workflow files offline (exit 1 when any is invalid; for CI and pre-commit)'
 complete -c svc -n '__svc_path_is workflow' -a 'save' -d 'validate a workflow file and save it to <cwd>/.svc/workflows/<name>.yaml'
 complete -c svc -n '__svc_path_is workflow' -a 'delete' -d 'delete a project workflow (bundled ones are read-only)'
@@ -73,6 +74,9 @@ complete -c svc -n '__svc_path_is workflow show' -l cwd -r -d 'project directory
 complete -c svc -n '__svc_path_is workflow graph' -l mermaid -d 'print a Mermaid flowchart instead'
 complete -c svc -n '__svc_path_is workflow graph' -l ascii -d 'plain ASCII boxes'
 complete -c svc -n '__svc_path_is workflow graph' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
+complete -c svc -n '__svc_path_is workflow test' -l fixture -r -d 'the fixture (YAML: message, nodes, approvals, expect); default .svc/tests/<name>.yaml when it exists'
+complete -c svc -n '__svc_path_is workflow test' -l keep -d 'keep the test run afterwards (it is deleted otherwise)'
+complete -c svc -n '__svc_path_is workflow test' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow save' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow delete' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
@@ -83,6 +87,7 @@ complete -c svc -n '__svc_path_is workflow run' -l max-cost -r -d 'the run'\''s 
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is workflow run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is workflow run' -l verbose -d 'stream node output and agents'\'' tool calls'
+complete -c svc -n '__svc_path_is workflow run' -l dry-run -d 'print the execution plan (steps, parallel nodes, conditions, each agent and its permissions) and run nothing'
 complete -c svc -n '__svc_path_is conversation' -a 'new' -d 'start a conversation (optionally on a workspace)'
 complete -c svc -n '__svc_path_is conversation' -a 'list' -d 'list conversations, newest first'
 complete -c svc -n '__svc_path_is conversation' -a 'show' -d 'a conversation and its newest messages'
@@ -139,6 +144,7 @@ complete -c svc -n '__svc_path_is run' -l max-cost -r -d 'the run'\''s spend cap
 complete -c svc -n '__svc_path_is run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is run' -l verbose -d 'stream node output and agents'\'' tool calls'
+complete -c svc -n '__svc_path_is run' -l dry-run -d 'print the execution plan (steps, parallel nodes, conditions, each agent and its permissions) and run nothing'
 complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its branch, or one node'\''s commits (--node); --stat for the files'
@@ -147,6 +153,7 @@ complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc
 complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
+complete -c svc -n '__svc_path_is runs list' -l definition-hash -r -d 'only runs of this version of their workflow (the hash `svc runs show` prints)'
 complete -c svc -n '__svc_path_is runs list' -l since -r -d 'runs created since: 24h, 7d, 2w or an ISO date'
 complete -c svc -n '__svc_path_is runs list' -l until -r -d 'runs created until: 24h, 7d, 2w (ago) or an ISO date'
 complete -c svc -n '__svc_path_is runs list' -s L -l limit -r -d 'at most this many (1-200, default 50)'
@@ -166,6 +173,7 @@ complete -c svc -n '__svc_path_is bench' -a 'compare' -d 'two runs node by node:
 complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows that have runs'
 complete -c svc -n '__svc_path_is bench show' -l since -r -d 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'
 complete -c svc -n '__svc_path_is bench show' -s L -l limit -r -d 'the newest n completed or failed runs (1-200, default 20)'
+complete -c svc -n '__svc_path_is bench show' -l by-version -d 'the same runs per version of the workflow, each version'\''s p50 and cost against the one before'
 complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conversation'\''s messages and the events of its runs'
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'
 complete -c svc -n '__svc_path_is watch' -l exit-status -d 'exit with the run'\''s outcome (0 completed, 1 failed, 3 cancelled, 4 paused, 6 completed with tool calls denied)'

@@ -3,6 +3,8 @@ import type { AgentToolCall } from './tool-activity.js';
 import type { Permissions } from './permissions.js';
 
 export interface AgentRequest {
+  /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */
+  nodeId?: string;
   prompt: string;
   cwd: string;
   model: string | null;

@@ -49,11 +49,16 @@ export const MANIFEST: CommandEntry[] = [
   },
   {
     name: 'workflow',
-    description: 'list, show, draw, validate, save and delete workflow definitions',
+    description: 'list, show, draw, test, validate, save and delete workflow definitions',
     subcommands: [
       { name: 'list', description: 'list the workflows visible here (errors on stderr)', load: () => import('./commands/workflow/list.js') },
       { name: 'show', description: 'print a workflow definition and a drawing of its DAG', load: () => import('./commands/workflow/show.js') },
       { name: 'graph', description: "draw a workflow's DAG", load: () => import('./commands/workflow/graph.js') },
+      {
+        name: 'test',
+        description: 'run a workflow with its agents answered from a fixture and check its expectations (exit 1 naming each broken one)',
+        load: () => import('./commands/workflow/test.js'),
+      },
       {
         name: 'validate',
         description: 'validate workflow files offline (exit 1 when any is invalid; for CI and pre-commit)',

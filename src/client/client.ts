@@ -7,6 +7,7 @@ import type {
   AssistantsConfig,
   Benchmark,
   BenchmarkQuery,
+  VersionBenchmark,
   Comparison,
   DashboardQuery,
   DashboardRuns,
@@ -36,6 +37,8 @@ import type {
   UpdateCheck,
   WorkflowDocument,
   WorkflowListing,
+  WorkflowTestInput,
+  WorkflowTestResult,
   TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
@@ -77,6 +80,8 @@ export interface SvcClient {
   bench: {
     /** Percentiles over the newest completed and failed runs of a workflow. */
     workflow(query: BenchmarkQuery): Promise<Benchmark>;
+    /** The same runs per version of the workflow, newest version first. */
+    versions(query: BenchmarkQuery): Promise<VersionBenchmark>;
     compare(runA: string, runB: string): Promise<Comparison>;
     workflows(): Promise<{ workflows: string[] }>;
   };
@@ -90,6 +95,8 @@ export interface SvcClient {
     save(name: string, definition: string | Record<string, unknown>, cwd?: string): Promise<SavedWorkflowDocument>;
     delete(name: string, cwd?: string): Promise<{ name: string; deleted: string[] }>;
     validate(definition: string | Record<string, unknown>): Promise<{ valid: boolean; errors?: string[] }>;
+    /** Runs the workflow with its agents answered from the fixture (YAML text) and checks its expectations; 422 `invalid_fixture`. */
+    test(name: string, input: WorkflowTestInput): Promise<WorkflowTestResult>;
   };
   commands: {
     list(cwd?: string): Promise<CommandListing>;
@@ -213,6 +220,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
     },
     bench: {
       workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),
+      versions: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query, group: 'version' })),
       compare: (runA, runB) => call('GET', withQuery('/api/runs/benchmark/compare', { runA, runB })),
       workflows: () => call('GET', '/api/runs/benchmark/workflows'),
     },
@@ -225,6 +233,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       save: (name, definition, cwd) => call('PUT', workflow(name, cwd), { definition }),
       delete: (name, cwd) => call('DELETE', workflow(name, cwd)),
       validate: (definition) => call('POST', '/api/workflows/validate', { definition }),
+      test: (name, input) => call('POST', `/api/workflows/${segment(name)}/test`, input),
     },
     commands: {
       list: (cwd) => call('GET', withQuery('/api/commands', { cwd })),

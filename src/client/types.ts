@@ -10,8 +10,9 @@ import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js'
 import type { ConfigView } from '../config/view.js';
 import type { z } from 'zod';
 import type { RunView } from '../engine/run-view.js';
-import type { Benchmark, Comparison, DashboardRuns } from '../engine/benchmark.js';
+import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../engine/benchmark.js';
 import type { StartRunBodySchema } from '../engine/schemas.js';
+import type { WorkflowTestResult } from '../engine/workflow-test.js';
 import type { RunEvent, RunStreamEvent } from '../engine/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
@@ -45,7 +46,14 @@ export interface PullRequestInput {
   draft?: boolean;
 }
 export type { DeliveryOutcome, DeliveryView, ScheduleView, TriggerRegistrationView, WebhookTriggerView };
-export type { Benchmark, Comparison, DashboardRuns };
+export type { Benchmark, Comparison, DashboardRuns, VersionBenchmark, WorkflowTestResult };
+/** `POST /api/workflows/{name}/test`: the fixture as YAML text, and its file name for `file:line:col`. */
+export interface WorkflowTestInput {
+  fixture?: string;
+  fixtureName?: string;
+  cwd?: string;
+  keep?: boolean;
+}
 export type {
   AssistantsConfig,
   AssistantsPatch,
@@ -80,6 +88,8 @@ export interface RunListQuery {
   conversationId?: string;
   /** The follow-on runs of this run. */
   fromRunId?: string;
+  /** The runs of this version of their workflow. */
+  definitionHash?: string;
   /** `<n>h|d|w` or an ISO date, as the dashboard query takes them. */
   since?: string;
   until?: string;
@@ -97,6 +107,7 @@ export interface DashboardQuery {
   status?: string;
   workflow?: string;
   workspace_id?: string;
+  definitionHash?: string;
   since?: string;
   until?: string;
   limit?: string | number;

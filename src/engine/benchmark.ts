@@ -28,6 +28,21 @@ export const BenchmarkSchema = z.object({
 });
 export type Benchmark = z.infer<typeof BenchmarkSchema>;
 
+/** `group=version`: the same runs per version of the workflow, newest version first (docs/decisions.md, Versions). */
+export const VersionBenchmarkSchema = z.object({
+  versions: z.array(
+    z.object({
+      definitionHash: z.string().describe("sha256 of the definition the runs executed (a run's `definitionHash`)"),
+      firstRunAt: z.string().describe('when the earliest of these runs was created'),
+      runs: z.number().int(),
+      p50Ms: z.number(),
+      p95Ms: z.number(),
+      usd: z.number().describe('what these runs cost together'),
+    }),
+  ),
+});
+export type VersionBenchmark = z.infer<typeof VersionBenchmarkSchema>;
+
 export const ComparisonSchema = z.object({
   nodes: z.array(
     z.object({
@@ -142,6 +157,23 @@ export async function benchmark(runs: RunStore, query: { workflow: string; since
   return benchmarkOf(await runs.summaries.recent(query.workflow, { sinceMs, limit }));
 }
 
+/** `GET /api/runs/benchmark?group=version`: the benchmark's runs (same `since` and `limit`) per version. */
+export async function versionBenchmark(runs: RunStore, query: { workflow: string; since?: string; limit?: string }): Promise<VersionBenchmark> {
+  const sinceMs = parseTimeBound(query.since);
+  const limit = parseLimit(query.limit, BENCHMARK_LIMIT_DEFAULT, BENCHMARK_LIMIT_MAX);
+  const versions = await runs.summaries.versions(query.workflow, { sinceMs, limit });
+  return {
+    versions: versions.map(({ definitionHash, firstRunAt, durationsMs, usd }) => ({
+      definitionHash,
+      firstRunAt,
+      runs: durationsMs.length,
+      p50Ms: percentile(durationsMs, 50),
+      p95Ms: percentile(durationsMs, 95),
+      usd,
+    })),
+  };
+}
+
 /** Node times of one run as compared: executed nodes only (a skip has no time). */
 function executed(run: RunRecord): Map<string, { ms: number; cost: number | null }> {
   const out = new Map<string, { ms: number; cost: number | null }>();
@@ -177,6 +209,7 @@ export interface DashboardQuery {
   status?: RunStatus[];
   workflow?: string;
   workspace_id?: string;
+  definitionHash?: string;
   since?: string;
   until?: string;
   limit: number;
@@ -189,6 +222,7 @@ export async function dashboardRuns(runs: RunStore, query: DashboardQuery, now =
     status: query.status,
     workflow: query.workflow,
     workspaceId: query.workspace_id,
+    definitionHash: query.definitionHash,
     sinceMs: parseTimeBound(query.since, now),
     untilMs: parseTimeBound(query.until, now, 'invalid_until', 'until'),
     limit: query.limit,

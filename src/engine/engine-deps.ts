@@ -30,6 +30,8 @@ export interface StartRunRequest {
   runId?: string;
   /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
   fromRunId?: string;
+  /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
+  agents?: Record<AssistantName, Agent>;
 }
 
 /** What links a run to a stream: its id, its conversation and its worker conversation. */

@@ -8,7 +8,8 @@ import { executeRun, runVariables, type ExecutorDeps } from './executor.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { sumCost } from './node-state.js';
 import { followOnBase } from './follow-on.js';
-import { newRunRecord, resumedNodes } from './new-run.js';
+import { definitionChanged } from './definition-version.js';
+import { newRunRecord, resumedNodes, resumedVersion } from './new-run.js';
 import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { RunScheduler } from './run-scheduler.js';
@@ -38,6 +39,8 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
 export class RunEngine {
   #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
+  /** Runs given agents of their own at start (workflow tests), until they end. */
+  #runAgents = new Map<string, EngineDeps['agents']>();
   #closed = false;
   /** Which pending run executes when, through the coordination (one process alone, or servers sharing a database). */
   readonly #scheduler: RunScheduler;
@@ -124,6 +127,7 @@ export class RunEngine {
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
     await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
+    if (request.agents) this.#runAgents.set(id, request.agents);
     await this.#enqueue(run);
     return run;
   }
@@ -150,7 +154,7 @@ export class RunEngine {
     const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, definition: resolved.definition },
+      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, ...resumedVersion(run, resolved) },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     await this.#enqueue(run);
@@ -187,7 +191,10 @@ export class RunEngine {
         // Reserved only now: binding a socket waits for the event loop, and a run started with a free
         // slot must already be `running` in the answer to its start (the launch above takes no such wait).
         port = await reservePort();
-        const deps = await executorDeps(this.deps, this.runs, run, port.port);
+        const agents = this.#runAgents.get(run.id);
+        // A workflow test's run queued again by a later server (its process stopped): never with real agents.
+        if (!agents && run.trigger === 'test') throw new Error("a workflow test's run continues only in the process that started it, which holds its fixture");
+        const deps = await executorDeps(agents ? { ...this.deps, agents } : this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
         if (setupFailure !== null) failure = setupFailure;
@@ -234,6 +241,7 @@ export class RunEngine {
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
+    if (isTerminal(run.status)) this.#runAgents.delete(run.id);
     // Nothing here holds a settled run any more: the next operation reads it from the store.
     if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
@@ -397,6 +405,11 @@ export class RunEngine {
   /** An exact id or a unique prefix (400 `ambiguous_run_id`, 404 `run_not_found`). */
   get(runId: string): Promise<RunRecord> {
     return this.runs.resolve(runId);
+  }
+
+  /** Whether the run's workflow was edited since the run took its definition (the run detail); undefined when unknown. */
+  definitionChanged(run: RunRecord): Promise<boolean | undefined> {
+    return definitionChanged(this.deps, run);
   }
 
   /** A run's persisted events, in order (the run detail). */

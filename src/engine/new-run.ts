@@ -1,4 +1,5 @@
 import type { StartRunRequest } from './engine-deps.js';
+import { hashDefinition } from './definition-hash.js';
 import { moveNode } from './lifecycle.js';
 import { freshNodeState } from './node-state.js';
 import { startingCap } from './spend-cap.js';
@@ -22,6 +23,7 @@ export interface NewRunPlace {
 /** The record of a run about to be created, every node fresh. */
 export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflow, place: NewRunPlace): RunRecord {
   const at = new Date().toISOString();
+  const hash = hashDefinition(resolved.definition);
   return {
     id: place.id,
     workflow: request.workflow,
@@ -50,8 +52,18 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
     resumePending: false,
     variables: request.variables ?? {},
+    // Frozen: an approval continues with this definition even when the file changes meanwhile.
     definition: resolved.definition,
+    definitionHash: hash,
+    definitionHashes: [hash],
   };
+}
+
+/** What a resume changes of the run's version: the current definition, its hash added to those the run ran under. */
+export function resumedVersion(run: RunRecord, resolved: ResolvedWorkflow): Pick<RunRecord, 'definition' | 'definitionHash' | 'definitionHashes'> {
+  const hash = hashDefinition(resolved.definition);
+  const earlier = run.definitionHashes ?? (run.definitionHash ? [run.definitionHash] : []);
+  return { definition: resolved.definition, definitionHash: hash, definitionHashes: earlier.at(-1) === hash ? earlier : [...earlier, hash] };
 }
 
 /**

@@ -75,6 +75,8 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
       if (filter.workspaceId) where.push(`workspace_id = $${params.push(filter.workspaceId)}`);
       // Not a column of its own: asked only for one run's page, where the other filters are rare.
       if (filter.fromRunId) where.push(`record->>'fromRunId' = $${params.push(filter.fromRunId)}`);
+      // The same: asked from a run's detail ("runs of this version"), usually with a workflow.
+      if (filter.definitionHash) where.push(`record->>'definitionHash' = $${params.push(filter.definitionHash)}`);
       // ISO strings in UTC compare as text in time order.
       if (filter.sinceMs !== undefined) where.push(`created_at >= $${params.push(new Date(filter.sinceMs).toISOString())}`);
       if (filter.untilMs !== undefined) where.push(`created_at <= $${params.push(new Date(filter.untilMs).toISOString())}`);

@@ -8,6 +8,8 @@ export interface RunFilter {
   workspaceId?: string;
   /** Follow-on runs of this run (docs/decisions.md, Follow-on runs). */
   fromRunId?: string;
+  /** Runs that executed this version of their workflow (docs/decisions.md, Versions): the hash they last ran under. */
+  definitionHash?: string;
   /** Runs created at or after / at or before these times (epoch ms). */
   sinceMs?: number;
   untilMs?: number;
@@ -41,6 +43,7 @@ export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): Run
       (filter.conversationId && r.conversationId !== filter.conversationId) ||
       (filter.workspaceId && r.workspaceId !== filter.workspaceId) ||
       (filter.fromRunId && r.fromRunId !== filter.fromRunId) ||
+      (filter.definitionHash && r.definitionHash !== filter.definitionHash) ||
       (since !== undefined && r.createdAt < since) ||
       (until !== undefined && r.createdAt > until)
     )

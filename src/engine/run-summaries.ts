@@ -17,6 +17,9 @@ export interface RunSummary {
   runId: string;
   workflow: string;
   status: 'completed' | 'failed';
+  /** The version the run last executed (docs/decisions.md, Versions); absent for runs recorded before versions. */
+  definitionHash?: string;
+  createdAt?: string;
   finishedAt: string;
   durationMs: number;
   costUsd: number | null;
@@ -27,12 +30,23 @@ export interface RunSummary {
 /** The statuses a run summary is kept for: the runs benchmarks measure. */
 const MEASURED = new Set(['completed', 'failed']);
 
+/** One version's runs among those a benchmark measures (`group=version`): their wall times and what they cost. */
+export interface VersionRuns {
+  definitionHash: string;
+  /** When the earliest of these runs was created. */
+  firstRunAt: string;
+  /** Wall times, ascending. */
+  durationsMs: number[];
+  usd: number;
+}
+
 /**
  * A run's summary, or undefined while it is not completed or failed. A node restored by resume
  * keeps the time of the pass that executed it: it counts once, as that execution.
  */
 export function summarizeRun(run: RunRecord): RunSummary | undefined {
-  if (!MEASURED.has(run.status) || !run.finishedAt) return undefined;
+  // A workflow test's agents answered from a fixture in no time and for nothing: not a measurement.
+  if (!MEASURED.has(run.status) || !run.finishedAt || run.trigger === 'test') return undefined;
   const start = run.startedAt ?? run.createdAt;
   const nodes: NodeSummary[] = [];
   for (const [id, state] of Object.entries(run.nodes)) {
@@ -45,6 +59,8 @@ export function summarizeRun(run: RunRecord): RunSummary | undefined {
     runId: run.id,
     workflow: run.workflow,
     status: run.status as RunSummary['status'],
+    ...(run.definitionHash ? { definitionHash: run.definitionHash } : {}),
+    createdAt: run.createdAt,
     finishedAt: run.finishedAt,
     durationMs: Math.max(0, Date.parse(run.finishedAt) - Date.parse(start)),
     costUsd: run.costUsd,
@@ -65,6 +81,28 @@ export interface RunSummaryIndex {
   remove(runId: string): Promise<void>;
   /** Newest first (by `finishedAt`), at most `limit`. */
   recent(workflow: string, query: RecentQuery): Promise<RunSummary[]>;
+  /**
+   * The runs `recent` answers, grouped by the version they executed, the newest version (by its
+   * earliest run) first; runs without a version are left out.
+   */
+  versions(workflow: string, query: RecentQuery): Promise<VersionRuns[]>;
+}
+
+/** Groups summaries by version, newest version first (the file store's answer; PostgreSQL groups in SQL). */
+export function groupByVersion(summaries: readonly RunSummary[]): VersionRuns[] {
+  const groups = new Map<string, VersionRuns>();
+  for (const summary of summaries) {
+    if (!summary.definitionHash) continue;
+    const createdAt = summary.createdAt ?? summary.finishedAt;
+    const group = groups.get(summary.definitionHash) ?? { definitionHash: summary.definitionHash, firstRunAt: createdAt, durationsMs: [], usd: 0 };
+    groups.set(summary.definitionHash, group);
+    group.durationsMs.push(summary.durationMs);
+    group.usd += summary.costUsd ?? 0;
+    if (createdAt < group.firstRunAt) group.firstRunAt = createdAt;
+  }
+  for (const group of groups.values()) group.durationsMs.sort((a, b) => a - b);
+  const newer = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+  return [...groups.values()].sort((a, b) => newer(a.firstRunAt, b.firstRunAt) || newer(a.definitionHash, b.definitionHash));
 }
 
 /**
@@ -106,7 +144,7 @@ export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryInd
   initial.sort((a, b) => (a.finishedAt < b.finishedAt ? -1 : a.finishedAt > b.finishedAt ? 1 : 0));
   for (const summary of initial) insert(summary);
 
-  return {
+  const index: RunSummaryIndex = {
     async update(run) {
       const summary = summarizeRun(run);
       if (summary) insert(summary);
@@ -115,6 +153,7 @@ export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryInd
     async remove(runId) {
       drop(runId);
     },
+    versions: async (workflow, query) => groupByVersion(await index.recent(workflow, query)),
     async recent(workflow, { sinceMs, limit }) {
       const list = byWorkflow.get(workflow) ?? [];
       const found: RunSummary[] = [];
@@ -126,4 +165,5 @@ export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryInd
       return found;
     },
   };
+  return index;
 }

@@ -14,6 +14,7 @@ export type RunView = z.infer<typeof RunViewSchema> & {
   serverId?: string;
   worktreeHome?: { id: string; host: string | null; path: string | null; liveServers: number };
   waitingFor?: string;
+  definitionChanged?: boolean;
 };
 
 /**
@@ -32,11 +33,15 @@ function graphOf(definition: unknown): DrawNode[] {
  * endpoints serve definitions) and, outside the detail view, without trigger variables (a webhook
  * payload can be 256 KiB).
  */
-export function toRunView(run: RunRecord, options: { detail?: boolean; events?: RunEvent[]; whereabouts?: RunWhereabouts } = {}): RunView {
+export function toRunView(
+  run: RunRecord,
+  options: { detail?: boolean; events?: RunEvent[]; whereabouts?: RunWhereabouts; definitionChanged?: boolean | undefined } = {},
+): RunView {
   const { definition, variables, ...rest } = run;
   return {
     ...rest,
     ...(options.detail ? { variables, graph: graphOf(definition) } : {}),
+    ...(options.definitionChanged !== undefined ? { definitionChanged: options.definitionChanged } : {}),
     ...(options.events ? { events: options.events } : {}),
     ...(options.whereabouts ? whereaboutsView(run, options.whereabouts) : {}),
   };

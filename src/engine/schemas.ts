@@ -170,6 +170,16 @@ export const RunViewSchema = z.object({
     .optional()
     .describe("a follow-on run: the run whose head commit this run's worktree branched from (docs/decisions.md, Follow-on runs)"),
   setup: RunSetupSchema.optional().describe("the worktree setup (`.svc/worktree.yaml`), when the run's new worktree had one"),
+  definitionHash: z
+    .string()
+    .optional()
+    .describe(
+      'the version of the workflow the run executes: sha256 of its definition as parsed (docs/decisions.md, Versions); absent on runs recorded before versions',
+    ),
+  definitionHashes: z
+    .array(z.string())
+    .optional()
+    .describe('every version the run ran under, oldest first: the one it started with, then each a resume picked up'),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */
@@ -204,6 +214,12 @@ export const RunDetailSchema = RunViewSchema.extend({
     .optional()
     .describe("with a shared database: the home holding the run's worktree, when it has one; only its servers continue the run"),
   waitingFor: z.string().optional().describe('why a pending run is not claimed: the home holding its worktree has no server running'),
+  definitionChanged: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the workflow's definition differs now from the one the run executes (an approval continues with the run's own; a resume takes the current one); absent when the workflow is gone or the run has no version",
+    ),
 });
 
 /** The stored run. */

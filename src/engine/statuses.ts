@@ -14,5 +14,6 @@ export type NodeStatus = (typeof NODE_STATUSES)[number];
 /** A node that will not change again in this pass of the run. */
 export const isNodeDone = (status: NodeStatus) => status === 'completed' || status === 'failed' || status === 'skipped' || status === 'cancelled';
 
-export const TRIGGER_KINDS = ['api', 'cli', 'webhook', 'schedule'] as const;
+/** `test`: a run of `svc workflow test`, its agents answered from a fixture (kept out of benchmarks). */
+export const TRIGGER_KINDS = ['api', 'cli', 'webhook', 'schedule', 'test'] as const;
 export type TriggerKind = (typeof TRIGGER_KINDS)[number];

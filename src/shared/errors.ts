@@ -60,9 +60,11 @@ export const ERROR_CODES = [
   'idempotency_key_conflict',
   'workflow_not_available',
   'database_not_empty',
+  'workflow_test_unavailable',
   // Well-formed, but not something that may be done.
   'invalid_workflow',
   'env_leak_blocked',
+  'invalid_fixture',
   // Not available right now.
   'dashboard_unavailable',
   'webhook_secret_missing',

@@ -20,6 +20,8 @@ export interface RunFixture {
   nodes?: Record<string, NodeFixture>;
   workspaceId?: string | null;
   costUsd?: number | null;
+  /** The version it ran (docs/decisions.md, Versions); none: a run recorded before versions. */
+  definitionHash?: string;
 }
 
 /** `run_<n padded>`: ids sort like their creation order, as real run ids do. */
@@ -69,6 +71,7 @@ export function runRecord(f: RunFixture): Record<string, unknown> {
     resumePending: false,
     variables: {},
     definition: null,
+    ...(f.definitionHash ? { definitionHash: f.definitionHash, definitionHashes: [f.definitionHash] } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { makeHome, startTestServer } from '../helpers/server.js';
 import { runId, writeRuns, type RunFixture } from '../benchmarks/fixtures.js';
 
 const HOUR = 3_600_000;
+const [V1, V2] = ['11111111', '22222222'];
 let home: string;
 const svc = (args: string[], tty = false) => runSvcInProcess(args, { SVC_HOME: home }, { tty });
 
@@ -26,6 +27,17 @@ beforeAll(async () => {
     });
   }
   runs.push({ id: runId(11), workflow: 'other', ms: 10, finishedAtMs: now, nodes: { only: { ms: 10 } } });
+  // Two versions of `versioned`: 1 s and $0.01 a run, then (after an edit) 2–3 s and $0.02 a run.
+  [1000, 1000, 2000, 2000, 3000].forEach((ms, i) =>
+    runs.push({
+      id: runId(20 + i),
+      workflow: 'versioned',
+      ms,
+      finishedAtMs: now - (50 - i) * HOUR,
+      costUsd: i < 2 ? 0.01 : 0.02,
+      definitionHash: (i < 2 ? V1 : V2) + '0'.repeat(56),
+    }),
+  );
   await writeRuns(home, runs);
 });
 
@@ -84,7 +96,38 @@ describe('svc bench', () => {
   });
 
   it('lists the workflows with runs', async () => {
-    expect((await svc(['bench', 'workflows'])).stdout).toBe('build\nother\n');
+    expect((await svc(['bench', 'workflows'])).stdout).toBe('build\nother\nversioned\n');
+  });
+
+  it('--by-version: one line per version, newest first, its p50 and cost per run against the version before', async () => {
+    const result = await svc(['bench', 'versioned', '--by-version']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    expect(rows.map((row) => [row[0], ...row.slice(2)])).toEqual([
+      [V2, '3', '2.0s', '+1.0s (+100%)', '3.0s', '$0.0200', '+$0.0100 (+100%)'],
+      [V1, '2', '1.0s', '-', '1.0s', '$0.0100', '-'],
+    ]);
+    expect(rows[1]![1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    const json = JSON.parse((await svc(['bench', 'versioned', '--by-version', '--json'])).stdout);
+    expect(json.versions.map((v: { runs: number }) => v.runs)).toEqual([3, 2]);
+    expect((await svc(['bench', 'build', '--by-version'])).stderr).toMatch(/No completed or failed runs of 'build' with a recorded version/);
+  });
+
+  it('svc runs show prints the version; svc runs list --definition-hash lists the runs of that version', async () => {
+    const shown = await svc(['runs', 'show', runId(20)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`  version:  ${V1}\n`);
+    expect(shown.stdout).toContain(`svc runs --workflow versioned --definition-hash ${V1}${'0'.repeat(56)}`);
+    const listed = await svc(['runs', 'list', '--definition-hash', `${V1}${'0'.repeat(56)}`]);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t')[0]),
+    ).toEqual([runId(21), runId(20)]);
   });
 
   it('svc runs list --since/--until filter by creation time', async () => {

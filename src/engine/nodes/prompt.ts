@@ -53,6 +53,7 @@ export const promptRunner =
     onEnvGiven(withheld.given);
     try {
       const result = await agents[assistant].run({
+        nodeId: node.id,
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,
         model,

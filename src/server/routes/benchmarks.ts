@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { benchmark, BenchmarkSchema, compareRuns, ComparisonSchema, dashboardRuns, DashboardRunsSchema } from '../../engine/benchmark.js';
+import {
+  benchmark,
+  BenchmarkSchema,
+  compareRuns,
+  ComparisonSchema,
+  dashboardRuns,
+  DashboardRunsSchema,
+  versionBenchmark,
+  VersionBenchmarkSchema,
+} from '../../engine/benchmark.js';
 import { RunStatusListSchema } from '../../engine/schemas.js';
 import { defineRoute } from '../route.js';
 
@@ -8,6 +17,7 @@ const BenchmarkQuery = z.object({
   workflow: z.string().min(1).describe('the workflow name'),
   since: z.string().optional().describe('`<n>h`, `<n>d`, `<n>w` or an ISO date; omitted: all history'),
   limit: z.string().optional().describe('runs to measure, newest first: 1–200, default 20'),
+  group: z.enum(['version']).optional().describe('`version`: the same runs per version of the workflow, `{ versions }` (docs/decisions.md, Versions)'),
 });
 
 const CompareQuery = z.object({
@@ -19,6 +29,7 @@ const DashboardQuery = z.object({
   status: RunStatusListSchema.optional().describe('comma-separated run states'),
   workflow: z.string().optional(),
   workspace_id: z.string().optional(),
+  definitionHash: z.string().min(1).optional().describe("runs of this version of their workflow (a run's `definitionHash`)"),
   since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date'),
   until: z.string().optional().describe('runs created until: `<n>h|d|w` ago or an ISO date'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -29,12 +40,14 @@ export const benchmarkRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/runs/benchmark',
-    summary: 'Percentiles of run and node times and costs over recent completed and failed runs of a workflow',
+    summary: 'Percentiles of run and node times and costs over recent completed and failed runs of a workflow (`group=version`: per version)',
     tag: 'benchmarks',
     query: BenchmarkQuery,
     errors: [400],
-    responses: { 200: { description: 'The benchmark', schema: BenchmarkSchema } },
-    handle: ({ ctx, query }) => benchmark(ctx.engine.runs, query),
+    responses: {
+      200: { description: 'The benchmark; with `group=version`, one entry per version', schema: z.union([BenchmarkSchema, VersionBenchmarkSchema]) },
+    },
+    handle: ({ ctx, query: { group, ...query } }) => (group === 'version' ? versionBenchmark(ctx.engine.runs, query) : benchmark(ctx.engine.runs, query)),
   }),
   defineRoute({
     method: 'GET',

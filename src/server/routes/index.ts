@@ -13,6 +13,7 @@ import { scheduleRoutes } from './schedules.js';
 import { webhookRoutes } from './webhooks.js';
 import { workspaceRoutes } from './workspaces.js';
 import { commandRoutes, workflowRoutes } from './workflows.js';
+import { workflowTestRoutes } from './workflow-tests.js';
 
 const openApiRoute = defineRoute({
   method: 'GET',
@@ -29,6 +30,7 @@ export const routes: readonly RouteSpec[] = [
   ...configRoutes,
   ...systemRoutes,
   ...workflowRoutes,
+  ...workflowTestRoutes,
   ...commandRoutes,
   ...runRoutes,
   ...landingRoutes,

@@ -17,6 +17,7 @@ const ListQuery = z.object({
   workflow: z.string().optional(),
   conversationId: z.string().optional(),
   fromRunId: z.string().min(1).optional().describe('the follow-on runs of this run (its exact id)'),
+  definitionHash: z.string().min(1).optional().describe("the runs of this version of their workflow (a run's `definitionHash`)"),
   since: z.string().optional().describe('runs created since: `<n>h|d|w` or an ISO date (as the dashboard query)'),
   until: z.string().optional().describe('runs created until: `<n>h|d|w` ago or an ISO date'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -101,7 +102,8 @@ export const runRoutes = [
     handle: async ({ ctx, params }) => {
       const run = await ctx.engine.get(params.runId);
       const whereabouts = await ctx.engine.whereabouts(run.id);
-      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), ...(whereabouts ? { whereabouts } : {}) });
+      const definitionChanged = await ctx.engine.definitionChanged(run);
+      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), definitionChanged, ...(whereabouts ? { whereabouts } : {}) });
     },
   }),
   defineRoute({

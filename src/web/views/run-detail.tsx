@@ -224,6 +224,23 @@ export function RunDetailView({ runId }: { runId: string }) {
         <dd>{formatDuration(spanMs(run.startedAt, run.finishedAt, now))}</dd>
         <dt>Cost</dt>
         <dd>{formatCost(run.costUsd)}</dd>
+        {run.definitionHash ? (
+          <>
+            {/* The version it executes (docs/decisions.md, Versions), linked to the runs of the same version. */}
+            <dt>Version</dt>
+            <dd data-version>
+              <a
+                href={`#/runs?${new URLSearchParams({ workflow: run.workflow, version: run.definitionHash }).toString()}`}
+                class="mono"
+                title="runs of this version"
+              >
+                {run.definitionHash.slice(0, 8)}
+              </a>
+              {run.definitionChanged ? ' (the workflow changed since)' : ''}
+              {(run.definitionHashes?.length ?? 0) > 1 ? ` · ran under ${run.definitionHashes!.map((hash) => hash.slice(0, 8)).join(' → ')}` : ''}
+            </dd>
+          </>
+        ) : null}
         {run.fromRunId ? (
           <>
             <dt>Follows</dt>

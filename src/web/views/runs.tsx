@@ -15,10 +15,11 @@ const SINCE_CHOICES = [
 ];
 
 /** The query as the hash carries it, so a filtered list can be bookmarked and the back button works. */
-function hashFor(filters: { status: string[]; workflow: string; since: string; offset: number }): string {
+function hashFor(filters: { status: string[]; workflow: string; version: string; since: string; offset: number }): string {
   const query = new URLSearchParams();
   if (filters.status.length > 0) query.set('status', filters.status.join(','));
   if (filters.workflow) query.set('workflow', filters.workflow);
+  if (filters.version) query.set('version', filters.version);
   if (filters.since) query.set('since', filters.since);
   if (filters.offset > 0) query.set('offset', String(filters.offset));
   const text = query.toString();
@@ -28,15 +29,18 @@ function hashFor(filters: { status: string[]; workflow: string; since: string; o
 export function RunsView({ query }: { query: URLSearchParams }) {
   const status = (query.get('status') ?? '').split(',').filter((s): s is RunStatus => (RUN_STATUSES as readonly string[]).includes(s));
   const workflow = query.get('workflow') ?? '';
+  // A version of the workflow (a run's `definitionHash`): the run detail links here (docs/decisions.md, Versions).
+  const version = query.get('version') ?? '';
   const since = query.get('since') ?? '';
   const offset = Math.max(0, Number(query.get('offset')) || 0);
-  const filters = { status, workflow, since, offset };
+  const filters = { status, workflow, version, since, offset };
   const key = hashFor(filters);
   const runs = useLoad(
     () =>
       client.dashboard.runs({
         ...(status.length > 0 ? { status: status.join(',') } : {}),
         ...(workflow ? { workflow } : {}),
+        ...(version ? { definitionHash: version } : {}),
         ...(since ? { since } : {}),
         limit: PAGE,
         offset,
@@ -104,6 +108,11 @@ export function RunsView({ query }: { query: URLSearchParams }) {
           </select>
         </label>
         <button type="submit">Filter</button>
+        {version ? (
+          <button type="button" data-version-filter onClick={() => navigate(hashFor({ ...filters, version: '', offset: 0 }))}>
+            version <span class="mono">{version.slice(0, 8)}</span> ×
+          </button>
+        ) : null}
       </form>
       <ErrorNote error={runs.error} />
       {runs.data && runs.data.runs.length === 0 ? (

@@ -66,4 +66,35 @@ export function runSummaryContract(factory: ContractStoreFactory): void {
     expect((await reopened.recent('build', { limit: 10 })).map((s) => s.runId)).toContain(records[1]!.id);
     expect((await reopened.recent('deploy', { limit: 10 })).map((s) => s.runId)).toEqual([records[3]!.id]);
   });
+
+  it('groups the runs a benchmark measures by version, newest version first, within the same limit and since; leaves out test runs and runs without a version', async () => {
+    const runs = await stores.current().runs();
+    const summaries = await stores.current().runSummaries();
+    const [v1, v2] = ['1'.repeat(64), '2'.repeat(64)];
+    const records = [
+      ended(10, { definitionHash: v1, costUsd: 0.25 }),
+      ended(20, { definitionHash: v1, costUsd: null, finishedAt: at(29) }),
+      ended(30, { definitionHash: v2, costUsd: 1 }),
+      ended(40, { definitionHash: v2, costUsd: 2, finishedAt: at(47) }),
+      ended(50, { definitionHash: v2, costUsd: 0.5, status: 'failed' }),
+      // No version (recorded before versions): measured by the benchmark, in no group.
+      ended(60),
+      // A workflow test: not measured at all.
+      ended(70, { definitionHash: v2, trigger: 'test' }),
+    ];
+    for (const record of records) {
+      await runs.save(record);
+      await summaries.update(record);
+    }
+    expect((await summaries.recent('build', { limit: 10 })).map((s) => s.runId)).not.toContain(records[6]!.id);
+    expect(await summaries.versions('build', { limit: 10 })).toEqual([
+      { definitionHash: v2, firstRunAt: at(30), durationsMs: [5000, 5000, 7000], usd: 3.5 },
+      { definitionHash: v1, firstRunAt: at(10), durationsMs: [5000, 9000], usd: 0.25 },
+    ]);
+    // The newest 3 measured runs (the one without a version among them), then grouped.
+    expect(await summaries.versions('build', { limit: 3 })).toEqual([{ definitionHash: v2, firstRunAt: at(40), durationsMs: [5000, 7000], usd: 2.5 }]);
+    expect((await summaries.versions('build', { limit: 10, sinceMs: Date.parse(at(29)) })).map((v) => v.definitionHash)).toEqual([v2, v1]);
+    expect((await summaries.versions('build', { limit: 10, sinceMs: Date.parse(at(30)) })).map((v) => v.definitionHash)).toEqual([v2]);
+    expect(await summaries.versions('deploy', { limit: 10 })).toEqual([]);
+  });
 }

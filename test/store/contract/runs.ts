@@ -124,6 +124,13 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect([ids(followOns.runs), followOns.total]).toEqual([[7], 1]);
     expect(await runs.list({ fromRunId: run(7).id })).toEqual({ runs: [], total: 0, counts: {} });
     await runs.delete(run(7).id);
+    // The runs of one version of their workflow (docs/decisions.md, Versions).
+    await runs.save(run(8, { definitionHash: 'a'.repeat(64), definitionHashes: ['a'.repeat(64)] }));
+    await runs.save(run(9, { definitionHash: 'b'.repeat(64), definitionHashes: ['a'.repeat(64), 'b'.repeat(64)] }));
+    expect(ids((await runs.list({ definitionHash: 'a'.repeat(64) })).runs)).toEqual([8]);
+    expect(ids((await runs.list({ definitionHash: 'b'.repeat(64), workflow: 'deploy' })).runs)).toEqual([]);
+    await runs.delete(run(8).id);
+    await runs.delete(run(9).id);
     expect(ids((await runs.list({ sinceMs: Date.parse(at(2)), untilMs: Date.parse(at(4)) })).runs)).toEqual([4, 3, 2]);
     const page = await runs.list({ limit: 2, offset: 1 });
     expect([ids(page.runs), page.total]).toEqual([[4, 3], 5]);

@@ -2,9 +2,10 @@ import { defineCommand } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from '../run/_outcome.js';
 import { asUsageError, bar } from './_format.js';
+import { printVersions } from './_versions.js';
 
 /**
- * `svc bench <workflow>`: the summary line, then each node's p50, p95, runs and cost; on a TTY a
+ * `svc bench <workflow> [--by-version]`: the summary line, then each node's p50, p95, runs and cost; on a TTY a
  * bar of each node's p50, the slowest in red, so the slow node is seen before it is read.
  */
 export default defineCommand({
@@ -12,14 +13,18 @@ export default defineCommand({
   options: {
     since: ['--since <when>', 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'],
     limit: ['-L, --limit <n>', 'the newest n completed or failed runs (1-200, default 20)'],
+    byVersion: ['--by-version', "the same runs per version of the workflow, each version's p50 and cost against the one before"],
   },
   run: async (cmd, [workflow], options) => {
-    const result = await cmd
-      .client()
-      .bench.workflow({ workflow, since: options.since, limit: options.limit })
-      .catch((error: unknown) => {
-        throw asUsageError(error);
-      });
+    const query = { workflow, since: options.since, limit: options.limit };
+    const usage = (error: unknown) => {
+      throw asUsageError(error);
+    };
+    if (options.byVersion) {
+      const versions = await cmd.client().bench.versions(query).catch(usage);
+      return cmd.globals.json ? printJson(cmd.io, versions) : printVersions(cmd, workflow, versions, options.since);
+    }
+    const result = await cmd.client().bench.workflow(query).catch(usage);
     if (cmd.globals.json) return printJson(cmd.io, result);
     const { summary, nodes } = result;
     if (summary.runs === 0) {

@@ -18,6 +18,7 @@ export default defineCommand({
   options: {
     status: ['-s, --status <states>', 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'],
     workflow: ['--workflow <name>', 'only runs of this workflow'],
+    definitionHash: ['--definition-hash <hash>', 'only runs of this version of their workflow (the hash `svc runs show` prints)'],
     since: ['--since <when>', 'runs created since: 24h, 7d, 2w or an ISO date'],
     until: ['--until <when>', 'runs created until: 24h, 7d, 2w (ago) or an ISO date'],
     limit: ['-L, --limit <n>', 'at most this many (1-200, default 50)'],
@@ -25,7 +26,14 @@ export default defineCommand({
   run: async (cmd, _args, options) => {
     const result = await cmd
       .client()
-      .runs.list({ status: options.status, workflow: options.workflow, since: options.since, until: options.until, limit: options.limit ?? 50 })
+      .runs.list({
+        status: options.status,
+        workflow: options.workflow,
+        definitionHash: options.definitionHash,
+        since: options.since,
+        until: options.until,
+        limit: options.limit ?? 50,
+      })
       .catch((error: unknown) => {
         throw asUsageError(error);
       });

@@ -8,6 +8,7 @@ import { followRun, waitsForServer } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
+import { printPlan } from './_plan.js';
 
 export interface FollowOptions {
   detach?: boolean;
@@ -93,9 +94,11 @@ export default defineCommand({
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', "stream node output and agents' tool calls"],
+    dryRun: ['--dry-run', 'print the execution plan (steps, parallel nodes, conditions, each agent and its permissions) and run nothing'],
   },
   run: async (cmd, [workflow, words], options) => {
     if (options.detach && options.wait) throw new CliError('--detach and --wait cannot be combined.', EXIT.usage);
+    if (options.dryRun) return printPlan(cmd, workflow, resolve(options.cwd ?? process.cwd()));
     const input: StartRunInput = {
       message: words.join(' '),
       cwd: resolve(options.cwd ?? process.cwd()),

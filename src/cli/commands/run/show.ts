@@ -11,6 +11,25 @@ function toolsCell(node: RunView['nodes'][string]): string {
   return denied ? `${node.toolCalls} (${denied} denied)` : String(node.toolCalls);
 }
 
+/** The characters of a version hash shown (as `svc bench --by-version` and the dashboard show it). */
+const SHORT_HASH = 8;
+
+/**
+ * The version the run executes (docs/decisions.md, Versions), whether the workflow changed since,
+ * every version a resume ran it under, and how to list the runs of the same version.
+ */
+function versionLines(run: RunDetail): string[] {
+  if (!run.definitionHash) return [];
+  const short = run.definitionHash.slice(0, SHORT_HASH);
+  const hashes = run.definitionHashes ?? [run.definitionHash];
+  return [
+    `  version:  ${short}${run.definitionChanged ? '  (the workflow changed since; an approval continues this version, a resume takes the new one)' : ''}${
+      hashes.length > 1 ? `   ran under: ${hashes.map((hash) => hash.slice(0, SHORT_HASH)).join(' → ')}` : ''
+    }`,
+    `            same version: svc runs --workflow ${run.workflow} --definition-hash ${run.definitionHash}`,
+  ];
+}
+
 const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
 
 /** Why a node ended as it did, and what of it was cut (docs/decisions.md, Runs, "Node output"). */
@@ -40,6 +59,7 @@ export default defineCommand({
         `  message:  ${run.message || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
+        ...versionLines(run),
         // A run in a worktree of its own: each node's change is a commit on this branch (`svc runs diff`).
         ...(run.branch ? [`  branch:   ${run.branch}   ${(run.baseCommit ?? '').slice(0, 10)}..${(run.headCommit ?? '').slice(0, 10)}`] : []),
         ...(run.fromRunId ? [`  follows:  ${run.fromRunId}`] : []),
