@@ -31,9 +31,12 @@ export function checkRunPermissions(workflow: Pick<WorkflowDefinition, 'name' | 
   }
 }
 
+/** A node as a run with permissions `cap` has it: an agent node at most `cap`. */
+export function capNode<N extends { readonly permissions?: Permissions | undefined }>(node: N, cap: Permissions | null | undefined): N {
+  return cap && node.permissions && rank(node.permissions) > rank(cap) ? { ...node, permissions: cap } : node;
+}
+
 /** The workflow as this run executes it: each agent node at most `cap`. */
 export function capPermissions<W extends Pick<WorkflowDefinition, 'nodes'>>(workflow: W, cap: Permissions | null | undefined): W {
-  if (!cap) return workflow;
-  const nodes = workflow.nodes.map((node) => (node.permissions && rank(node.permissions) > rank(cap) ? { ...node, permissions: cap } : node));
-  return { ...workflow, nodes };
+  return cap ? { ...workflow, nodes: workflow.nodes.map((node) => capNode(node, cap)) } : workflow;
 }

@@ -39,6 +39,12 @@ describe("a run's own permissions", () => {
     // A bash node has no agent to restrict.
     expect(run.nodes.script.permissions).toBeUndefined();
     expect(existsSync(join(project, 'plain.txt'))).toBe(false);
+    // The run's graph draws what its agents were allowed, not what the workflow says.
+    expect(run.graph.map((node: Json) => [node.id, node.permissions])).toEqual([
+      ['plain', 'read'],
+      ['planner', 'read'],
+      ['script', undefined],
+    ]);
   });
 
   it("equal to the workflow's highest are accepted and change nothing", async () => {
