@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, onCleanup, tempDir, writeWorkflows, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, onCleanup, tempDir, waitFor, writeWorkflows, type Json } from '../engine/helpers.js';
 import { startServer } from '../engine/helpers.js';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
@@ -200,7 +200,10 @@ describe('svc mcp with no server', () => {
   beforeAll(async () => {
     home = await tempDir('svc-mcp-home-');
     project = await tempDir('svc-mcp-local-');
-    await writeWorkflows(project, [{ name: 'hello', nodes: [{ id: 'greet', bash: 'echo "hello $ARGUMENTS"' }] }]);
+    await writeWorkflows(project, [
+      { name: 'hello', nodes: [{ id: 'greet', bash: 'echo "hello $ARGUMENTS"' }] },
+      { name: 'slow', nodes: [{ id: 'wait', bash: 'sleep 30' }] },
+    ]);
   });
   afterAll(cleanupAll);
 
@@ -219,33 +222,72 @@ describe('svc mcp with no server', () => {
   });
 
   it('prints nothing on stdout but JSON-RPC messages', async () => {
-    const child = spawn(process.execPath, [SVC_BIN, 'mcp'], { cwd: project, env: childEnv({ SVC_HOME: home, PORT: '1' }), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
-    send({ method: 'notifications/initialized' });
-    send({ id: 2, method: 'tools/call', params: { name: 'list_workflows', arguments: {} } });
-    send({ id: 3, method: 'tools/call', params: { name: 'start_run', arguments: { workflow: 'hello', message: 'raw' } } });
-    // Each answer is awaited before stdin closes: the session ends with the last one.
-    const answered = (id: number) => stdout.split('\n').some((line) => line.includes(`"id":${id},`) || line.includes(`"id":${id}}`));
-    for (let i = 0; i < 400 && !answered(3); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    child.stdin.end();
-    expect(await exited, stderr).toBe(0);
+    const session = rawSession(project, { SVC_HOME: home, PORT: '1' });
+    session.send({ id: 2, method: 'tools/call', params: { name: 'list_workflows', arguments: {} } });
+    session.send({ id: 3, method: 'tools/call', params: { name: 'start_run', arguments: { workflow: 'hello', message: 'raw' } } });
+    await session.answered(3);
+    session.child.stdin.end();
+    expect(await session.exited, session.stderr()).toBe(0);
 
-    const lines = stdout.split('\n').filter((line) => line !== '');
+    const lines = session
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '');
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(JSON.parse(line), line).toMatchObject({ jsonrpc: '2.0' });
-    const answers = lines.map((line) => JSON.parse(line) as Json);
-    const listed = answers.find((message) => message.id === 2);
+    const listed = lines.map((line) => JSON.parse(line) as Json).find((message) => message.id === 2);
     expect(JSON.parse(listed?.result.content[0].text).workflows).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'hello' })]));
     expect(listed?.result.isError).toBeUndefined();
-    expect(stderr).toContain('svc mcp: serving');
+    expect(session.stderr()).toContain('svc mcp: serving');
+  });
+
+  it('stopped by a signal, cancels the runs it executes and releases the store', async () => {
+    const session = rawSession(project, { SVC_HOME: home, PORT: '1' });
+    session.send({ id: 2, method: 'tools/call', params: { name: 'start_run', arguments: { workflow: 'slow' } } });
+    const runId = (JSON.parse((await session.answered(2)).result.content[0].text) as { runId: string }).runId;
+    session.child.kill('SIGTERM');
+    expect(await session.exited, session.stderr()).toBe(0);
+    expect(session.stderr()).toContain(`cancelling run ${runId}`);
+
+    const shown = await runCli(['runs', 'show', runId, '--json'], { env: { SVC_HOME: home, PORT: '1' }, cwd: project });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: runId, status: 'cancelled' });
   });
 });
+
+/** `svc mcp` spoken to line by line (no SDK), initialized: to see exactly what it writes on stdout. */
+function rawSession(cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [SVC_BIN, 'mcp'], { cwd, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  onCleanup(() => child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const answerTo = (id: number): Json | undefined =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Json)
+      .find((message) => message.id === id);
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  send({ method: 'notifications/initialized' });
+  return {
+    child,
+    exited,
+    send,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    /** The answer to request `id`, once it has come. */
+    answered: (id: number) =>
+      waitFor(
+        () => answerTo(id),
+        20_000,
+        () => `no answer to ${id}: ${stdout}\n${stderr}`,
+      ),
+  };
+}
 
 describe('svc mcp --print-config', () => {
   it('prints how to register svc with Claude Code: the claude mcp add command and a .mcp.json', async () => {

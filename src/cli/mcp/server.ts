@@ -24,9 +24,9 @@ const INSTRUCTIONS =
 
 /**
  * `svc mcp`: an MCP server on stdio over the client every command uses (a running server, or
- * the store in this process). Resolves when the agent closes the connection (stdin ends); runs
- * this session started that execute in this process are cancelled then, since nothing else
- * would carry them (docs/mcp.md).
+ * the store in this process). Resolves when the agent ends the session: it closes stdin, or stops
+ * the process (SIGTERM, SIGINT, SIGHUP). Runs this session started that execute in this process
+ * are cancelled then, since nothing else would carry them (docs/mcp.md).
  */
 export async function serveMcp(options: McpOptions): Promise<void> {
   const { client } = options;
@@ -36,15 +36,22 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   registerResources(server, client);
 
   const transport = new StdioServerTransport(options.stdin, options.stdout);
+  // An agent ends its MCP servers by closing stdin, or with a signal: either way the session ends
+  // the same, so that runs executing here are cancelled rather than cut off mid-write.
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  let end = () => {};
   const closed = new Promise<void>((resolve) => {
+    end = resolve;
     transport.onclose = resolve;
     options.stdin.once('end', resolve);
     options.stdin.once('close', resolve);
   });
+  for (const signal of signals) process.on(signal, end);
   transport.onerror = (error) => options.log(`svc mcp: ${error.message}\n`);
   await server.connect(transport);
   options.log(`svc mcp: serving svc's tools on stdio (pid ${process.pid})\n`);
   await closed;
+  for (const signal of signals) process.off(signal, end);
   await server.close().catch(() => {});
   await cancelOwnRuns(client, started, options.log);
 }
