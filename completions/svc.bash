@@ -6,16 +6,16 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status open openapi migrate-store update-check config workflow chat webhook schedule workspace commands run runs bench watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
+    "") words='serve status open openapi migrate-store update-check config workflow chat webhook schedule workspace mcp commands run runs bench watch cancel abandon delete resume approve reject completion help -v --version --url --json --no-color --help' ;;
     "serve") words='-p --port --host --database-url --help' ;;
     "status") words='--help' ;;
     "open") words='--print --help' ;;
@@ -60,6 +60,7 @@ _svc() {
     "workspace env unset") words='--help' ;;
     "workspace consent") words='--allow --revoke --help' ;;
     "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
+    "mcp") words='--print-config --help' ;;
     "commands") words='--cwd --help' ;;
     "run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --dry-run --help' ;;
     "runs") words='list show diff merge push pr --help' ;;

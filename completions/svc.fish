@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -37,6 +37,7 @@ complete -c svc -n '__svc_path_is ' -a 'chat' -d 'chat with the orchestrator (in
 complete -c svc -n '__svc_path_is ' -a 'webhook' -d 'signed webhook triggers: list and register them, see deliveries, send a test delivery'
 complete -c svc -n '__svc_path_is ' -a 'schedule' -d 'cron schedules of workflows (triggers.schedule)'
 complete -c svc -n '__svc_path_is ' -a 'workspace' -d 'repositories and directories runs execute in, each run in a git worktree of its own'
+complete -c svc -n '__svc_path_is ' -a 'mcp' -d 'serve svc to coding agents over the Model Context Protocol on stdio (--print-config claude|codex: how to register it)'
 complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown prompts a node runs with `command: <name>`'
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
 complete -c svc -n '__svc_path_is ' -a 'runs' -d 'list and inspect runs'
@@ -135,6 +136,7 @@ complete -c svc -n '__svc_path_is workspace cleanup' -l older-than -r -d 'runs t
 complete -c svc -n '__svc_path_is workspace cleanup' -l merged -d 'only runs whose branch is merged into the workspace'\''s default branch (or whose changes already are in it)'
 complete -c svc -n '__svc_path_is workspace cleanup' -l force -d 'with --merged: remove branches with unmerged commits too'
 complete -c svc -n '__svc_path_is workspace cleanup' -l workspace -r -d 'only this workspace'
+complete -c svc -n '__svc_path_is mcp' -l print-config -r -d 'print the snippet that registers svc with an agent (claude, codex)'
 complete -c svc -n '__svc_path_is commands' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
 complete -c svc -n '__svc_path_is run' -l cwd -r -d 'working directory of the run; project workflows are found under it'

@@ -147,6 +147,11 @@ export const MANIFEST: CommandEntry[] = [
       },
     ],
   },
+  {
+    name: 'mcp',
+    description: 'serve svc to coding agents over the Model Context Protocol on stdio (--print-config claude|codex: how to register it)',
+    load: () => import('./commands/mcp.js'),
+  },
   { name: 'commands', description: 'list commands: markdown prompts a node runs with `command: <name>`', load: () => import('./commands/commands.js') },
   { name: 'run', description: 'start a workflow run and follow it (exit code = outcome)', load: runCommand },
   {

@@ -24,6 +24,7 @@ import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
+export { PERMISSIONS, type Permissions } from '../agents/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
 export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
 

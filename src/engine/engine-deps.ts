@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/index.js';
+import type { Permissions } from '../agents/permissions.js';
 import type { AssistantName } from '../config/assistants.js';
 import type { EventPublisher } from '../events/bus.js';
 import type { Logger } from '../shared/logger.js';
@@ -26,6 +27,8 @@ export interface StartRunRequest {
   workspaceId?: string | null;
   /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
   maxCostUsd?: number;
+  /** The run's own permissions: each agent node at most this (permission-cap.ts). */
+  permissions?: Permissions;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
   /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */

@@ -14,6 +14,7 @@ import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { RunScheduler } from './run-scheduler.js';
 import { assertResumableSpend } from './spend-cap.js';
+import { capPermissions, checkRunPermissions } from './permission-cap.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
@@ -101,6 +102,7 @@ export class RunEngine {
     const cwd = request.cwd ?? process.cwd();
     const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
     if (!resolved) throw new DomainError('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
+    checkRunPermissions(resolved.workflow, request.permissions);
     const conversationId = request.conversationId ?? null;
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
     // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
@@ -199,7 +201,7 @@ export class RunEngine {
         const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
         if (setupFailure !== null) failure = setupFailure;
         else {
-          const stop = await executeRun(deps, run, validation.workflow, controller.signal);
+          const stop = await executeRun(deps, run, capPermissions(validation.workflow, run.permissions), controller.signal);
           if (stop) ({ message: failure, code: failureCode } = stop);
         }
       } catch (error) {

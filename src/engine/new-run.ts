@@ -49,6 +49,7 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     costUsd: null,
     maxCostUsd: startingCap(resolved.workflow.maxCostUsd, request.maxCostUsd),
     spentUsd: 0,
+    permissions: request.permissions ?? null,
     nodes: Object.fromEntries(resolved.workflow.nodes.map((node) => [node.id, freshNodeState()])),
     resumePending: false,
     variables: request.variables ?? {},

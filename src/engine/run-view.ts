@@ -4,6 +4,7 @@ import type { RunWhereabouts } from '../coordination/types.js';
 import type { RunViewSchema } from './schemas.js';
 import type { RunRecord } from './types.js';
 import { toDrawNodes, type DrawNode } from '../workflows/draw.js';
+import { capNode } from './permission-cap.js';
 import type { Permissions, RawNode } from '../workflows/schema.js';
 
 /** A run as shown (schemas.ts `RunViewSchema`), with variables and events in the detail view. */
@@ -22,10 +23,11 @@ export type RunView = z.infer<typeof RunViewSchema> & {
  * redraw a run), for the dashboard to draw. A snapshot is a definition that validated when the
  * run started; anything else draws as nothing.
  */
-function graphOf(definition: unknown): DrawNode[] {
+function graphOf(definition: unknown, cap: Permissions | null | undefined): DrawNode[] {
   const { nodes, permissions } = (definition as { nodes?: unknown; permissions?: Permissions } | null) ?? {};
   if (!Array.isArray(nodes) || !nodes.every((node) => typeof (node as RawNode | null)?.id === 'string')) return [];
-  return toDrawNodes({ nodes: nodes as RawNode[], permissions });
+  // With the run's own permissions applied, as its agents run (permission-cap.ts).
+  return toDrawNodes({ nodes: nodes as RawNode[], permissions }).map((node) => capNode(node, cap));
 }
 
 /**
@@ -40,7 +42,7 @@ export function toRunView(
   const { definition, variables, ...rest } = run;
   return {
     ...rest,
-    ...(options.detail ? { variables, graph: graphOf(definition) } : {}),
+    ...(options.detail ? { variables, graph: graphOf(definition, run.permissions) } : {}),
     ...(options.definitionChanged !== undefined ? { definitionChanged: options.definitionChanged } : {}),
     ...(options.events ? { events: options.events } : {}),
     ...(options.whereabouts ? whereaboutsView(run, options.whereabouts) : {}),

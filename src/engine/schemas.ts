@@ -146,6 +146,11 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe("the run's spend cap in USD: the smaller of the workflow's `max_cost_usd` and the start's `maxCostUsd`, or a resume's (docs/decisions.md, Runs)"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .nullable()
+    .optional()
+    .describe("the run's own permissions, given at its start: the most any of its agents may do (each node at most this); null or absent: the workflow's"),
   spentUsd: z
     .number()
     .optional()
@@ -262,6 +267,10 @@ export const StartRunBodySchema = z.strictObject({
       "a follow-on run: its worktree branches from this run's head commit (an id or an unambiguous prefix); that run must have a worktree, on the same workspace (the default workspace)",
     ),
   maxCostUsd: MaxCostUsdSchema.optional().describe("the run's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe("what the run's agents may do at most (read, edit, full): lowers the workflow's, never raises it (422 permissions_above_workflow)"),
 });
 
 /** `POST /api/workflows/runs/{runId}/resume`: a new spend cap replaces the run's (it may exceed the workflow's). */

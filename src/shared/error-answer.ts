@@ -1,4 +1,4 @@
-import type { DomainError, ErrorCode } from './errors.js';
+import type { ClientFailureCode, DomainError, ErrorCode } from './errors.js';
 
 /**
  * The HTTP status of every error code: the one place a code becomes a status. `satisfies` makes a
@@ -66,6 +66,7 @@ export const ERROR_STATUS = {
   invalid_workflow: 422,
   env_leak_blocked: 422,
   invalid_fixture: 422,
+  permissions_above_workflow: 422,
   request_header_too_large: 431,
   internal_error: 500,
   dashboard_unavailable: 503,
@@ -80,7 +81,7 @@ export function statusOf(code: ErrorCode): number {
 
 /** The contract's error body: `{ error, message, details?, ...extra }` (docs/decisions.md, Errors). */
 export interface ErrorBody {
-  error: ErrorCode;
+  error: ErrorCode | ClientFailureCode;
   message: string;
   details?: unknown;
   [member: string]: unknown;
@@ -96,7 +97,7 @@ export interface ErrorAnswer {
  * The one function that builds an error body: every error answer, from any door, is made here.
  * `details` is left out when there is none (never `details: undefined` on the wire).
  */
-export function errorBody(code: ErrorCode, message: string, details?: unknown, extra?: Record<string, unknown>): ErrorBody {
+export function errorBody(code: ErrorCode | ClientFailureCode, message: string, details?: unknown, extra?: Record<string, unknown>): ErrorBody {
   return { error: code, message, ...(details === undefined ? {} : { details }), ...extra };
 }
 

@@ -65,6 +65,7 @@ export const ERROR_CODES = [
   'invalid_workflow',
   'env_leak_blocked',
   'invalid_fixture',
+  'permissions_above_workflow',
   // Not available right now.
   'dashboard_unavailable',
   'webhook_secret_missing',
@@ -74,6 +75,15 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Failures a client meets before any svc answer exists (no server, a broken exchange, the CLI's
+ * own refusal). They have no HTTP status, but a front end that reports errors as bodies (the MCP
+ * tools) gives them the same shape through the one builder.
+ */
+export const CLIENT_FAILURE_CODES = ['server_unreachable', 'server_exchange_failed', 'svc_error'] as const;
+
+export type ClientFailureCode = (typeof CLIENT_FAILURE_CODES)[number];
 
 /**
  * The one error type the domain throws for expected failures: a code and a sentence, no HTTP

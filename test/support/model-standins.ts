@@ -136,11 +136,11 @@ function messageEvents(model: string, blocks: Json[], stopReason: string): Json[
 }
 
 /**
- * Claude Code's model: a request offering the `Write` tool with no tool result yet gets a `Write`
- * and a `Bash` tool_use; one carrying tool results gets `finalText`; anything else (side requests
- * without tools) a short text.
+ * Claude Code's model: a request with no tool result yet gets the tool calls `firstTurn` makes of
+ * the tools it offers (none: a short text, as for side requests without tools); one carrying tool
+ * results gets `finalText`.
  */
-export function startClaudeStandIn(script: ClaudeScript): Promise<StandIn> {
+function startClaudeModel(firstTurn: (tools: string[], call: number) => Json[] | undefined, finalText: string): Promise<StandIn> {
   let calls = 0;
   return listen((req, body, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -150,15 +150,13 @@ export function startClaudeStandIn(script: ClaudeScript): Promise<StandIn> {
     const model = typeof body.model === 'string' ? body.model : 'claude-standin';
     const tools = ((body.tools as Json[] | undefined) ?? []).map((tool) => tool.name as string);
     const returning = lastUserContent(body).some((part) => part.type === 'tool_result');
+    const uses = returning ? undefined : firstTurn(tools, calls + 1);
     let blocks: Json[];
     let stop = 'end_turn';
-    if (returning) blocks = [{ type: 'text', text: script.finalText }];
-    else if (tools.includes('Write')) {
+    if (returning) blocks = [{ type: 'text', text: finalText }];
+    else if (uses) {
       calls++;
-      blocks = [
-        { type: 'tool_use', id: `toolu_standin_write_${calls}`, name: 'Write', input: { file_path: script.write.path, content: script.write.content } },
-        { type: 'tool_use', id: `toolu_standin_bash_${calls}`, name: 'Bash', input: { command: script.bash, description: 'Run the command' } },
-      ];
+      blocks = uses;
       stop = 'tool_use';
     } else blocks = [{ type: 'text', text: 'ok' }];
     if (body.stream) return sse(res, messageEvents(model, blocks, stop));
@@ -173,6 +171,43 @@ export function startClaudeStandIn(script: ClaudeScript): Promise<StandIn> {
       usage: { input_tokens: 10, output_tokens: 5 },
     });
   });
+}
+
+/** Claude Code's model for a task: a request offering the `Write` tool gets a `Write` and a `Bash` tool_use. */
+export function startClaudeStandIn(script: ClaudeScript): Promise<StandIn> {
+  return startClaudeModel(
+    (tools, call) =>
+      tools.includes('Write')
+        ? [
+            { type: 'tool_use', id: `toolu_standin_write_${call}`, name: 'Write', input: { file_path: script.write.path, content: script.write.content } },
+            { type: 'tool_use', id: `toolu_standin_bash_${call}`, name: 'Bash', input: { command: script.bash, description: 'Run the command' } },
+          ]
+        : undefined,
+    script.finalText,
+  );
+}
+
+/** One call of a named tool (an MCP server's: `mcp__<server>__<tool>`), and the final text once its result is back. */
+export interface ClaudeToolCall {
+  name: string;
+  input: Json;
+  finalText: string;
+}
+
+/** Claude Code's model calling one tool: the first request offering it gets one `tool_use` of it; later ones only text. */
+export function startClaudeToolStandIn(script: ClaudeToolCall): Promise<StandIn> {
+  return startClaudeModel(
+    (tools, call) =>
+      call === 1 && tools.includes(script.name) ? [{ type: 'tool_use', id: 'toolu_standin_1', name: script.name, input: script.input }] : undefined,
+    script.finalText,
+  );
+}
+
+/** The names of the tools each request to `/v1/messages` offered the model. */
+export function claudeOfferedTools(standIn: StandIn): string[][] {
+  return standIn.requests
+    .filter((request) => request.path === '/v1/messages' && request.body)
+    .map((request) => ((request.body!.tools as Json[] | undefined) ?? []).map((tool) => tool.name as string));
 }
 
 /** Every `tool_result` block Claude Code sent back, in order. */

@@ -46,7 +46,7 @@ export const runRoutes = [
     tag: 'runs',
     params: WorkflowParams,
     body: StartRunBodySchema,
-    errors: [400, 404, 409, 413, 415],
+    errors: [400, 404, 409, 413, 415, 422],
     responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: RunStatusSchema }) } },
     handle: async ({ ctx, params, body }) => {
       const run = await ctx.engine.start({
@@ -58,6 +58,7 @@ export const runRoutes = [
         workspaceId: body.workspaceId ?? null,
         ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
         ...(body.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {}),
+        ...(body.permissions ? { permissions: body.permissions } : {}),
       });
       return reply(202, { runId: run.id, status: run.status });
     },

@@ -11,9 +11,10 @@ export const isSettled = (run: Pick<RunView, 'status'>) => SETTLED_STATUSES.has(
  * stream starts at position `after` (0: the run's whole history) so what happened before we
  * connected is replayed first. A replayed history can hold an earlier ending (a resumed or
  * approved run), so a settling event ends the follow only when the run is settled now.
- * Over HTTP or in process alike: the client decides.
+ * Over HTTP or in process alike: the client decides. An aborted `signal` (a caller's time limit)
+ * ends the follow early with the run as it is then.
  */
-export async function followRun(client: SvcClient, runId: string, onEvent: (event: StreamEvent) => void, after = 0): Promise<RunView> {
+export async function followRun(client: SvcClient, runId: string, onEvent: (event: StreamEvent) => void, after = 0, signal?: AbortSignal): Promise<RunView> {
   let final: RunView | undefined;
   await new Promise<void>((resolve, reject) => {
     let feed: { close(): void } | undefined;
@@ -22,9 +23,13 @@ export async function followRun(client: SvcClient, runId: string, onEvent: (even
       if (finished) return;
       finished = true;
       feed?.close();
+      signal?.removeEventListener('abort', stop);
       if (error) reject(error);
       else resolve();
     };
+    const stop = () => done();
+    if (signal?.aborted) return done();
+    signal?.addEventListener('abort', stop);
     client.events
       .follow({
         stream: DASHBOARD_STREAM,
