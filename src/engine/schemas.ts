@@ -141,6 +141,13 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe("a run failed on an agent's usage limit: when the last of its limits resets (ISO), the time a resume can succeed (docs/decisions.md, Runs)"),
+  autoResumeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'the appointment of a run failed on a usage limit with auto-resume on: the server resumes it then (ISO), skipping its completed nodes; null once kept or called off (docs/decisions.md, Runs: "Auto-resume")',
+    ),
   maxCostUsd: z
     .number()
     .nullable()
