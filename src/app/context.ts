@@ -164,6 +164,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           defaultAssistant: async () => (await assistants.get()).defaultAssistant,
           modelOf: (name) => assistants.modelOf(name),
           endpointOf: (name) => assistants.endpointOf(name),
+          priceOf: (name) => assistants.priceOf(name),
         },
         resolver: catalogResolver(ctx.workflows),
         places: {

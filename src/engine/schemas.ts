@@ -58,7 +58,14 @@ export const NodeStateSchema = z.object({
     .optional()
     .describe("a node failed `usage_limit`: when its agent's limit resets (ISO), as the agent said, else `SVC_USAGE_LIMIT_RETRY_MS` after the hit"),
   attempts: z.number().int(),
-  tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
+  tokens: z
+    .object({
+      input: z.number(),
+      output: z.number(),
+      cachedInput: z.number().optional().describe("codex: the part of `input` served from the provider's cache"),
+    })
+    .nullable()
+    .optional(),
   reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
   model: z.string().nullable().optional(),
   toolCalls: z.number().int().optional().describe("prompt and command nodes: the tool calls its agent made (every attempt's)"),
