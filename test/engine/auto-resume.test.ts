@@ -69,7 +69,7 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
   });
 
   it('gets an appointment at the reset, announced by auto_resume_scheduled, and resumes by itself without re-running completed nodes', async () => {
-    const { message, resumeAt } = limitedMessage('[tag:resume]', 3);
+    const { message, resumeAt } = limitedMessage('[tag:resume]', 4);
     const runId = await startRun(server, 'auto', { message, cwd: project });
     // The whole story from the events, whatever this machine's speed: the failure with its appointment, then the resume.
     const done = await waitForRun(server, runId, ended, 30_000);
