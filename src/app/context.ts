@@ -295,6 +295,7 @@ function openConversationService(
       modelOf: (name) => assistants.modelOf(name),
       endpointOf: (name) => assistants.endpointOf(name),
       permissionsOf: (name) => assistants.permissionsOf(name),
+      priceOf: (name) => assistants.priceOf(name),
     },
     workspaces: {
       assertExists: async (id) => void (await workspaces.get(id)),

@@ -2,8 +2,8 @@
 // tokens configured for the assistant, a codex node's cost is its tokens at that price — known, not
 // partial, and counted by the cap; without one it stays unknown (`costPartial`), never 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOfTokens } from '../../src/engine/token-cost.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { costOfTokens } from '../../src/config/token-price.js';
+import { createConversation, FAKE_CODEX, send, waitForReply } from '../conversations/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, type Json, makeProject, startRun, startServer, waitForRun } from './helpers.js';
@@ -50,6 +50,13 @@ describe('a price per million tokens for codex', () => {
     expect(run).toMatchObject({ costUsd: cost, spentUsd: cost });
     expect(run.costPartial).toBeFalsy();
     expect(costUnknownWarnings(run)).toEqual([]);
+  });
+
+  it('prices a codex reply in a conversation by the same rule', async () => {
+    await setPrice({ input: 1000, output: 2000 });
+    const conversation = await createConversation(server, { assistant: 'codex' });
+    const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, 'price me'));
+    expect(reply).toMatchObject({ role: 'assistant', metadata: { costUsd: 0.022, tokens: { input: 12, output: 5 } } });
   });
 
   it('stops a run whose priced codex spend reaches its cap', async () => {

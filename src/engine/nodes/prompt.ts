@@ -4,20 +4,7 @@ import { renderPrompt } from '../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 import { remainingBudget } from '../spend-cap.js';
-import { costOfTokens } from '../token-cost.js';
-import type { AgentResult } from '../../agents/index.js';
-import type { AssistantName } from '../../config/assistants.js';
-import type { AssistantChoice } from './types.js';
-
-/**
- * The call's cost: what the agent reported; else, for an agent that reports only tokens (codex),
- * those tokens at the assistant's configured price; else null, unknown (never 0).
- */
-async function costOf(result: AgentResult, assistants: AssistantChoice, assistant: AssistantName): Promise<number | null> {
-  if (result.costUsd !== null || !result.tokens) return result.costUsd;
-  const price = (await assistants.priceOf?.(assistant)) ?? null;
-  return price ? costOfTokens(result.tokens, price) : null;
-}
+import { callCost } from '../../config/token-price.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -86,7 +73,12 @@ export const promptRunner =
       });
       // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.
       if (Buffer.byteLength(result.text) > OUTPUT_LIMIT_BYTES) throw outputTooLarge(node.id, 'answered');
-      return { output: result.text, costUsd: await costOf(result, assistants, assistant), tokens: result.tokens, model: result.model };
+      return {
+        output: result.text,
+        costUsd: await callCost(result, assistants.priceOf && (() => assistants.priceOf!(assistant))),
+        tokens: result.tokens,
+        model: result.model,
+      };
     } catch (error) {
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();
