@@ -6,12 +6,12 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cached-input|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
@@ -22,9 +22,10 @@ _svc() {
     "openapi") words='--help' ;;
     "migrate-store") words='--to --help' ;;
     "update-check") words='--help' ;;
-    "config") words='show set-model --help' ;;
+    "config") words='show set-model set-price --help' ;;
     "config show") words='--help' ;;
     "config set-model") words='--help' ;;
+    "config set-price") words='--cached-input --help' ;;
     "workflow") words='list show graph test validate save delete run --help' ;;
     "workflow list") words='--cwd --help' ;;
     "workflow show") words='--cwd --help' ;;

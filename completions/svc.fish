@@ -11,14 +11,14 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cached-input --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
             set path $candidate
         end
     end
@@ -62,6 +62,8 @@ complete -c svc -n '__svc_path_is open' -l print -d 'print the URL and open noth
 complete -c svc -n '__svc_path_is migrate-store' -l to -r -d 'the empty database to copy into (postgres://…)'
 complete -c svc -n '__svc_path_is config' -a 'show' -d 'print the configuration'
 complete -c svc -n '__svc_path_is config' -a 'set-model' -d 'set the model an assistant uses'
+complete -c svc -n '__svc_path_is config' -a 'set-price' -d 'set what an assistant'\''s tokens cost (prices codex)'
+complete -c svc -n '__svc_path_is config set-price' -l cached-input -r -d 'USD per million cached input tokens (default: the input price)'
 complete -c svc -n '__svc_path_is workflow' -a 'list' -d 'list the workflows visible here (errors on stderr)'
 complete -c svc -n '__svc_path_is workflow' -a 'show' -d 'print a workflow definition and a drawing of its DAG'
 complete -c svc -n '__svc_path_is workflow' -a 'graph' -d 'draw a workflow'\''s DAG'

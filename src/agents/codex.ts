@@ -24,7 +24,8 @@ function providerArgs(endpoint: AgentRequest['endpoint']): string[] {
 /**
  * OpenAI Codex CLI: `codex exec --json [--model M]` plus the sandbox flag of the request's
  * permissions, then `-`: prompt on stdin. It reports tokens but no cost, so cost stays null rather
- * than a misleading 0 (docs/decisions.md, Agents).
+ * than a misleading 0; the engine prices the tokens when the assistant has a configured price
+ * (docs/decisions.md, Runs: "Spend cap").
  */
 export function createCodexAgent(bin: string): Agent {
   return {
@@ -60,7 +61,11 @@ export function createCodexAgent(bin: string): Agent {
           if (call) request.onTool?.(call);
           if (line.type === 'turn.completed') {
             const usage = line.usage as Json | undefined;
-            totals = { input: Number(usage?.input_tokens ?? 0), output: Number(usage?.output_tokens ?? 0) };
+            totals = {
+              input: Number(usage?.input_tokens ?? 0),
+              output: Number(usage?.output_tokens ?? 0),
+              cachedInput: Number(usage?.cached_input_tokens ?? 0),
+            };
           }
           const error = line.error as Json | undefined;
           const message = String(error?.message ?? line.message ?? 'codex reported an error');
@@ -79,7 +84,14 @@ export function createCodexAgent(bin: string): Agent {
       // A resumed thread reports its running total: this turn used the difference.
       const counted = totals as AgentResult['tokens']; // set in onLine, which TypeScript cannot follow
       const before = request.resumeSession ? request.sessionTokens : null;
-      const tokens = counted && before ? { input: Math.max(0, counted.input - before.input), output: Math.max(0, counted.output - before.output) } : counted;
+      const tokens =
+        counted && before
+          ? {
+              input: Math.max(0, counted.input - before.input),
+              output: Math.max(0, counted.output - before.output),
+              cachedInput: Math.max(0, (counted.cachedInput ?? 0) - (before.cachedInput ?? 0)),
+            }
+          : counted;
       return { text, costUsd: null, tokens, sessionId, sessionTokens: counted, model: request.model };
     },
   };

@@ -25,7 +25,7 @@ export {
   codexPermissionArgs,
   type Permissions,
 } from './permissions.js';
-export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult } from './types.js';
+export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult, type AgentTokens } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */
 export function createAgents(settings: Pick<Settings, 'claudeBin' | 'codexBin'>): Record<AssistantName, Agent> {

@@ -35,7 +35,7 @@ export interface AgentRequest {
    * The session's token totals after its previous turn: codex reports a resumed thread's running
    * total, so the turn's own use is the difference.
    */
-  sessionTokens?: { input: number; output: number } | null;
+  sessionTokens?: AgentTokens | null;
   /** What is left of the run's spend cap (USD), for agents that can stop themselves at a budget (claude `--max-budget-usd`). */
   maxBudgetUsd?: number;
   /** A model server to use instead of the agent's default (docs/decisions.md, Agents). */
@@ -52,15 +52,22 @@ export interface AgentEndpoint {
   apiKeyEnv: string | null;
 }
 
+/** Tokens an agent reported; `cachedInput` (codex's `cached_input_tokens`) is the part of `input` served from the provider's cache. */
+export interface AgentTokens {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
 export interface AgentResult {
   text: string;
   /** Reported cost in USD; null when the agent reports none (codex), never a made-up 0. */
   costUsd: number | null;
   /** What this call used. */
-  tokens: { input: number; output: number } | null;
+  tokens: AgentTokens | null;
   sessionId: string | null;
   /** The session's running token totals, where the agent reports them that way (codex). */
-  sessionTokens?: { input: number; output: number } | null;
+  sessionTokens?: AgentTokens | null;
   model: string | null;
 }
 

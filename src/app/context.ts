@@ -4,6 +4,7 @@ import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
+import { AutoResumer, resumeRun } from '../engine/auto-resume.js';
 import { isSettlingEvent } from '../engine/events.js';
 import {
   ConversationService,
@@ -159,6 +160,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
           agentIdleTimeoutMs: settings.agentIdleTimeoutMs,
           usageLimitRetryMs: settings.usageLimitRetryMs,
+          autoResumeOnLimit: settings.autoResumeOnLimit,
           agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
         },
@@ -167,6 +169,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           defaultAssistant: async () => (await assistants.get()).defaultAssistant,
           modelOf: (name) => assistants.modelOf(name),
           endpointOf: (name) => assistants.endpointOf(name),
+          priceOf: (name) => assistants.priceOf(name),
         },
         resolver: catalogResolver(ctx.workflows),
         places: {
@@ -235,6 +238,14 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // explicit call (docs/decisions.md, Webhooks).
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
       ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
+      // Only the server keeps auto-resume appointments: the ones made before it started now, the
+      // next when due (docs/decisions.md, Runs: "Auto-resume").
+      const autoResumer = new AutoResumer({ appointments: engine.runs, resume: (runId) => resumeRun(engine, runId), logger });
+      const unsubscribe = ctx.bus.subscribe((event) => {
+        if (event.type === 'auto_resume_scheduled') void autoResumer.check();
+      });
+      void autoResumer.check();
+      ctx.closers.add(() => (unsubscribe(), autoResumer.stop()));
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());
@@ -282,6 +293,7 @@ function openConversationService(
       modelOf: (name) => assistants.modelOf(name),
       endpointOf: (name) => assistants.endpointOf(name),
       permissionsOf: (name) => assistants.permissionsOf(name),
+      priceOf: (name) => assistants.priceOf(name),
     },
     workspaces: {
       assertExists: async (id) => void (await workspaces.get(id)),

@@ -45,6 +45,7 @@ export const MANIFEST: CommandEntry[] = [
     subcommands: [
       { name: 'show', description: 'print the configuration', load: () => import('./commands/config/show.js') },
       { name: 'set-model', description: 'set the model an assistant uses', load: () => import('./commands/config/set-model.js') },
+      { name: 'set-price', description: "set what an assistant's tokens cost (prices codex)", load: () => import('./commands/config/set-price.js') },
     ],
   },
   {

@@ -2,7 +2,7 @@ import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../agents/pe
 import { DomainError } from '../shared/errors.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';
-import { ASSISTANT_NAMES, type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch } from './schema.js';
+import { ASSISTANT_NAMES, type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch, type TokenPrice } from './schema.js';
 
 export {
   ASSISTANT_NAMES,
@@ -13,6 +13,7 @@ export {
   type AssistantName,
   type AssistantsConfig,
   type AssistantsPatch,
+  type TokenPrice,
 } from './schema.js';
 
 /** Out of the box a conversation's agent only reads: changing code is what a workflow's nodes are for. */
@@ -64,6 +65,11 @@ export class AssistantsConfigService {
     return (await this.get()).assistants[name].maxConcurrent ?? null;
   }
 
+  /** What the assistant's tokens cost, for calls that report no cost (docs/decisions.md, Runs: "Spend cap"); null when not configured. */
+  async priceOf(name: AssistantName): Promise<TokenPrice | null> {
+    return (await this.get()).assistants[name].pricePerMillionTokens ?? null;
+  }
+
   /** The assistant's model endpoint (docs/decisions.md, Agents), or null for the agent's own default. */
   async endpointOf(name: AssistantName): Promise<{ baseUrl: string; apiKeyEnv: string | null } | null> {
     const { baseUrl, apiKeyEnv } = (await this.get()).assistants[name];
@@ -102,6 +108,7 @@ function merged(current: AssistantsConfig, patch: AssistantsPatch): AssistantsCo
     if (value.apiKeyEnv !== undefined) merged.apiKeyEnv = value.apiKeyEnv;
     if (value.permissions !== undefined) merged.permissions = value.permissions;
     if (value.maxConcurrent !== undefined) merged.maxConcurrent = value.maxConcurrent;
+    if (value.pricePerMillionTokens !== undefined) merged.pricePerMillionTokens = value.pricePerMillionTokens;
     next.assistants[name as AssistantName] = merged;
   }
   return next;

@@ -8,6 +8,19 @@ export type AssistantName = (typeof ASSISTANT_NAMES)[number];
 /** The name of an environment variable (never its value). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * What an assistant's tokens cost, in USD per million (docs/decisions.md, Runs: "Spend cap"): how
+ * svc prices an agent that reports tokens but no cost (codex). `cachedInput` is the price of input
+ * tokens served from the provider's cache (part of `input` as codex counts them); without it they
+ * cost what other input does.
+ */
+export const TokenPriceSchema = z.object({
+  input: z.number().nonnegative().finite().describe('USD per million input tokens'),
+  cachedInput: z.number().nonnegative().finite().optional().describe('USD per million cached input tokens; default: the input price'),
+  output: z.number().nonnegative().finite().describe('USD per million output tokens'),
+});
+export type TokenPrice = z.infer<typeof TokenPriceSchema>;
+
 export const AssistantConfigSchema = z.object({
   model: z.string().nullable().describe("Model passed as --model; null means the agent's own default."),
   baseUrl: z.string().nullable().optional().describe("A model server speaking the Anthropic (claude) or OpenAI (codex) API; null: the agent's own default"),
@@ -23,6 +36,11 @@ export const AssistantConfigSchema = z.object({
     .nullable()
     .optional()
     .describe('At most this many of its agent processes at once on a server (within SVC_MAX_CONCURRENT_AGENTS); null or absent: no limit of its own'),
+  pricePerMillionTokens: TokenPriceSchema.nullable()
+    .optional()
+    .describe(
+      "What its tokens cost (USD per million): prices an agent call that reports tokens but no cost (codex); null or absent: such a call's cost is unknown (the run's costPartial)",
+    ),
 });
 export type AssistantConfig = z.infer<typeof AssistantConfigSchema>;
 
@@ -60,8 +78,17 @@ export const AssistantsPatchSchema = z
           .nullable()
           .optional()
           .describe("at most this many of its agents at once on a server; null removes the assistant's own limit"),
+        pricePerMillionTokens: z
+          .strictObject({
+            input: z.number().nonnegative('input must be 0 or more (USD per million tokens)').finite(),
+            cachedInput: z.number().nonnegative('cachedInput must be 0 or more (USD per million tokens)').finite().optional(),
+            output: z.number().nonnegative('output must be 0 or more (USD per million tokens)').finite(),
+          })
+          .nullable()
+          .optional()
+          .describe('USD per million tokens { input, cachedInput?, output }, for an agent that reports no cost (codex); null removes it'),
       })
-      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv, permissions or maxConcurrent'),
+      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv, permissions, maxConcurrent or pricePerMillionTokens'),
   )
   .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
 export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;

@@ -4,7 +4,7 @@
  */
 
 import type { Agent, AgentEndpoint, Permissions } from '../agents/index.js';
-import type { AssistantName } from '../config/assistants.js';
+import type { AssistantName, TokenPrice } from '../config/assistants.js';
 import type { AnsweringCoordination } from '../coordination/types.js';
 import type { Logger } from '../shared/logger.js';
 import type { ConversationEventLog } from './events.js';
@@ -43,6 +43,8 @@ export interface ConversationAssistants {
   endpointOf(name: AssistantName): Promise<AgentEndpoint | null>;
   /** What the assistant may do in a conversation that sets nothing itself. */
   permissionsOf(name: AssistantName): Promise<Permissions>;
+  /** What the assistant's tokens cost, to price a reply whose agent reports no cost (config/token-price.ts); null when not configured. */
+  priceOf?(name: AssistantName): Promise<TokenPrice | null>;
 }
 
 /** A settling run event as the orchestrator hears it from the bus. */

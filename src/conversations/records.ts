@@ -29,7 +29,7 @@ export const MessageMetadataSchema = z
   .object({
     costUsd: z.number().nullable().optional(),
     model: z.string().nullable().optional(),
-    tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
+    tokens: z.object({ input: z.number(), output: z.number(), cachedInput: z.number().optional() }).nullable().optional(),
     runId: z.string().optional(),
     error: z.string().optional(),
     code: z.string().optional(),

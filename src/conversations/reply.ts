@@ -1,4 +1,5 @@
 import { AgentError, emptyToolTally, withheldEnvironment, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
+import { callCost } from '../config/token-price.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 
@@ -85,7 +86,8 @@ export async function replyWithAgent(
   await Promise.allSettled(deltas);
   return {
     text: result.text,
-    costUsd: result.costUsd,
+    // Priced from its tokens when the agent reports no cost (codex) and the assistant has a price, as a node's is.
+    costUsd: await callCost(result, deps.assistants.priceOf && (() => deps.assistants.priceOf!(assistant))),
     model: result.model,
     tokens: result.tokens,
     session: result.sessionId ? { assistant, id: result.sessionId, tokens: result.sessionTokens ?? null } : (conversation.agent_session ?? null),

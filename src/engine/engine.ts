@@ -15,6 +15,7 @@ import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { RunScheduler } from './run-scheduler.js';
 import { assertResumableSpend } from './spend-cap.js';
 import { capPermissions, checkRunPermissions } from './permission-cap.js';
+import { cancelAutoResume } from './auto-resume.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
@@ -156,7 +157,17 @@ export class RunEngine {
     const nodes = resumedNodes(run, resolved);
     const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
     await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, ...resumedVersion(run, resolved) },
+      patch: {
+        nodes,
+        cwd,
+        resumePending: false,
+        error: null,
+        errorCode: null,
+        resumeAt: null,
+        autoResumeAt: null,
+        finishedAt: null,
+        ...resumedVersion(run, resolved),
+      },
       events: [{ type: 'run_resumed', fields: { skipped } }],
     });
     await this.#enqueue(run);
@@ -237,7 +248,7 @@ export class RunEngine {
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
-    await finishRun(this.runs, run, reason, failure, failureCode);
+    await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
     this.#notifySettled(run);
   }
 
@@ -291,12 +302,14 @@ export class RunEngine {
 
   async cancel(runId: string): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
+    if (await cancelAutoResume(this.runs, run, 'cancel')) return run;
     assertOperationAllowed('cancel', run.status);
     return this.#stop(run, 'cancel');
   }
 
   async abandon(runId: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
+    if (await cancelAutoResume(this.runs, run, 'abandon')) return run;
     assertOperationAllowed('abandon', run.status);
     return this.#stop(run, 'abandon');
   }

@@ -31,6 +31,10 @@ export interface RunEventFields {
   run_rejected: { nodeId: string; reason: string };
   run_completed: { costUsd: number | null };
   run_failed: { error: string; code?: string; resumeAt?: string };
+  /** The server will resume the failed run at `at`, when its usage limit resets (auto-resume.ts). */
+  auto_resume_scheduled: { at: string };
+  /** The appointment was called off (`svc cancel` / `svc abandon` of the failed run); the run stays failed. */
+  auto_resume_cancelled: { at: string; reason: 'cancel' | 'abandon' };
   /**
    * The run's spend reached 80% of its cap (`threshold`), or an agent of a capped run reported no
    * cost, so the cap cannot see its spend (`cost_unknown`, once per run).
@@ -95,6 +99,8 @@ export const RUN_EVENT_TYPES = [
   'run_rejected',
   'run_completed',
   'run_failed',
+  'auto_resume_scheduled',
+  'auto_resume_cancelled',
   'run_cancelled',
   'run_abandoned',
   'run_merged',

@@ -1,4 +1,5 @@
 import { renderPrompt, validateWorkflowSource } from '../workflows/index.js';
+import { autoResumeAppointment } from './auto-resume.js';
 import { settledStatus } from './dag-rules.js';
 import type { StopReason } from './engine-deps.js';
 import { runVariables } from './executor.js';
@@ -18,6 +19,8 @@ export async function finishRun(
   failure: string | null,
   /** The stable code of a failure svc decided itself (`budget_exceeded`). */
   failureCode: string | null = null,
+  /** `SVC_AUTO_RESUME_ON_LIMIT`: auto-resume for workflows that do not say (auto-resume.ts). */
+  autoResumeByDefault = false,
 ): Promise<void> {
   const at = new Date().toISOString();
   const closeOpenNodes = (error: string) => {
@@ -65,9 +68,15 @@ export async function finishRun(
           .sort()
           .at(-1) ?? null;
       const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
+      // Recorded with the failure itself, so no restart can come between the two; announced first,
+      // so a follower that stops at `run_failed` has seen it.
+      const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
       await transition(runs, run, 'fail', {
-        patch: { error, errorCode: code, resumeAt, finishedAt: at },
-        events: [{ type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } }],
+        patch: { error, errorCode: code, resumeAt, autoResumeAt, finishedAt: at },
+        events: [
+          ...(autoResumeAt ? [{ type: 'auto_resume_scheduled' as const, fields: { at: autoResumeAt } }] : []),
+          { type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } },
+        ],
       });
     } else {
       await transition(runs, run, 'complete', {

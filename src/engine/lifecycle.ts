@@ -18,7 +18,7 @@ export const RUN_CHANGES = {
   pause: { from: ['running'], to: ['paused'], events: ['run_paused'] },
   complete: { from: ['running'], to: ['completed'], events: ['run_completed'] },
   /** Nodes failed, or the run could not execute at all (its definition went invalid while it waited). */
-  fail: { from: ['pending', 'running'], to: ['failed'], events: ['run_failed'] },
+  fail: { from: ['pending', 'running'], to: ['failed'], events: ['auto_resume_scheduled', 'run_failed'] },
   /** Recovery after a crash, and shutdown: the run was executing and can be resumed. */
   interrupt: { from: ['running'], to: ['failed'], events: ['run_failed'] },
   // User operations.

@@ -5,7 +5,7 @@
  * reads and writes runs only through this interface (run-store.ts; docs/decisions.md, PostgreSQL store).
  */
 
-import type { PutOptions, Store } from '../store/index.js';
+import type { Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent } from './events.js';
 import { newestFirst, pageOfRuns, pickRun, runIdPrefix, type RunFilter, type RunPage } from './run-queries.js';
 import type { RunSummaryIndex } from './run-summaries.js';
@@ -21,7 +21,27 @@ export interface RunEventFilter {
   linkedTo?: readonly string[];
 }
 
-export interface RunRepository {
+/** One run's auto-resume appointment (auto-resume.ts): when the server resumes it. */
+export interface AutoResumeAppointment {
+  runId: string;
+  /** ISO time. */
+  at: string;
+}
+
+/** The auto-resume appointments on the run records, queried rather than held in memory, so that a restart finds them. */
+export interface AutoResumeAppointments {
+  /** Failed runs' appointments due at `now` (ISO) or earlier, earliest first. */
+  dueAutoResumes(now: string): Promise<AutoResumeAppointment[]>;
+  /** The earliest appointment of a failed run, due or not. */
+  nextAutoResume(): Promise<AutoResumeAppointment | undefined>;
+  /**
+   * Clears the run's `autoResumeAt` only while it still holds `at` and the run is failed (a
+   * compare-and-set: of several servers, or a timer and a cancel, one wins); resolves to whether it did.
+   */
+  claimAutoResume(runId: string, at: string): Promise<boolean>;
+}
+
+export interface RunRepository extends AutoResumeAppointments {
   /**
    * Inserts or replaces the run's record; with `expected`, only while the stored run is in that
    * state (a change of state made by one server at a time: a deleted run is not brought back), or,
@@ -115,6 +135,7 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
       return event;
     },
     events,
+    ...fileAutoResumes(runs),
     lastSeq: async (runId) => (await events(runId)).reduce((max, event) => Math.max(max, event.seq), 0),
     async eventsAfter(after, filter) {
       // A run that finished well before `after` (positions are microseconds of wall time) cannot have any.
@@ -123,6 +144,25 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
       const found: RunEvent[] = [];
       for (const run of touched) for (const event of await events(run.id)) if (event.pos > after) found.push(event);
       return found.sort((a, b) => a.pos - b.pos);
+    },
+  };
+}
+
+/** Appointments on the file store: one server per home, so a scan of the records in memory and a plain write. */
+function fileAutoResumes(runs: Collection<RunRecord>): AutoResumeAppointments {
+  const appointments = () =>
+    runs
+      .filter((run) => run.status === 'failed' && typeof run.autoResumeAt === 'string')
+      .map((run) => ({ runId: run.id, at: run.autoResumeAt! }))
+      .sort((a, b) => byText(a.at, b.at) || byText(a.runId, b.runId));
+  return {
+    dueAutoResumes: async (now) => appointments().filter((appointment) => appointment.at <= now),
+    nextAutoResume: async () => appointments()[0],
+    async claimAutoResume(runId, at) {
+      const run = runs.get(runId);
+      if (run?.status !== 'failed' || run.autoResumeAt !== at) return false;
+      await runs.put({ ...run, autoResumeAt: null, updatedAt: new Date().toISOString() });
+      return true;
     },
   };
 }

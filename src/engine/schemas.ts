@@ -58,7 +58,14 @@ export const NodeStateSchema = z.object({
     .optional()
     .describe("a node failed `usage_limit`: when its agent's limit resets (ISO), as the agent said, else `SVC_USAGE_LIMIT_RETRY_MS` after the hit"),
   attempts: z.number().int(),
-  tokens: z.object({ input: z.number(), output: z.number() }).nullable().optional(),
+  tokens: z
+    .object({
+      input: z.number(),
+      output: z.number(),
+      cachedInput: z.number().optional().describe("codex: the part of `input` served from the provider's cache"),
+    })
+    .nullable()
+    .optional(),
   reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
   model: z.string().nullable().optional(),
   toolCalls: z.number().int().optional().describe("prompt and command nodes: the tool calls its agent made (every attempt's)"),
@@ -141,6 +148,13 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe("a run failed on an agent's usage limit: when the last of its limits resets (ISO), the time a resume can succeed (docs/decisions.md, Runs)"),
+  autoResumeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'the appointment of a run failed on a usage limit with auto-resume on: the server resumes it then (ISO), skipping its completed nodes; null once kept or called off (docs/decisions.md, Runs: "Auto-resume")',
+    ),
   maxCostUsd: z
     .number()
     .nullable()

@@ -40,6 +40,12 @@ export interface Settings {
    */
   usageLimitRetryMs: number;
   /**
+   * A run that fails on an agent's usage limit is resumed by the server when the limit resets, for
+   * every workflow that does not say `auto_resume: false` (docs/decisions.md, Runs, "Auto-resume").
+   * @default `SVC_AUTO_RESUME_ON_LIMIT` (`1`/`true`) || off
+   */
+  autoResumeOnLimit: boolean;
+  /**
    * The server's variables every agent (and every bash node with `env: { inherit: false }`) gets
    * beyond the base set, as names or `PREFIX_*` (docs/decisions.md, Agents, "Least-privilege environment").
    * @default `SVC_AGENT_ENV_ALLOW` (comma-separated) || none
@@ -161,6 +167,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
     usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),
+    autoResumeOnLimit: ['1', 'true'].includes((env.SVC_AUTO_RESUME_ON_LIMIT ?? '').toLowerCase()),
     agentEnvAllow: envNames(env, 'SVC_AGENT_ENV_ALLOW'),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',

@@ -98,6 +98,7 @@ export function toWorkflow(raw: RawWorkflow): WorkflowDefinition {
     permissions: raw.permissions,
     idleTimeoutMs: optionalMs(raw.idle_timeout),
     maxCostUsd: raw.max_cost_usd,
+    autoResume: raw.auto_resume,
     nodes: raw.nodes.map((node) => toNode(node, raw)),
     triggers: {
       webhook: (raw.triggers?.webhook ?? []).map(toWebhookTrigger),

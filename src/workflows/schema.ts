@@ -217,6 +217,8 @@ export const RawWorkflowSchema = z.strictObject({
   env: RawWorkflowEnvSchema.optional(),
   /** The run's spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
   max_cost_usd: z.number().positive({ error: 'must be more than 0 (USD)' }).optional(),
+  /** Resume its runs by themselves when an agent's usage limit resets (docs/decisions.md, Runs: "Auto-resume"). */
+  auto_resume: z.boolean().optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -343,6 +345,8 @@ export interface WorkflowDefinition {
   readonly idleTimeoutMs: number | undefined;
   /** `max_cost_usd`: the spend cap of its runs (a run's own may be lower); undefined means none. */
   readonly maxCostUsd: number | undefined;
+  /** `auto_resume` as written; undefined: the server's `SVC_AUTO_RESUME_ON_LIMIT` decides. */
+  readonly autoResume: boolean | undefined;
   /** In the order written; see `topologicalOrder` for an execution order. */
   readonly nodes: readonly WorkflowNode[];
   /** `schedule` is present only when the workflow has schedules. */

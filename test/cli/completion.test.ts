@@ -70,13 +70,14 @@ describe('svc completion bash', () => {
     expect(await completeInBash(['svc', 'ser'])).toEqual(['serve']);
   });
 
-  it('completes subcommands: `svc config ` offers show and set-model', async () => {
+  it('completes subcommands: `svc config ` offers show, set-model and set-price', async () => {
     const offered = await completeInBash(['svc', 'config', '']);
     expect(offered).toContain('show');
     expect(offered).toContain('set-model');
-    expect(offered.filter((w) => !w.startsWith('-')).sort()).toEqual(['set-model', 'show']);
-    expect((await completeInBash(['svc', 'config', 's'])).sort()).toEqual(['set-model', 'show']);
-    expect(await completeInBash(['svc', 'config', 'se'])).toEqual(['set-model']);
+    expect(offered.filter((w) => !w.startsWith('-')).sort()).toEqual(['set-model', 'set-price', 'show']);
+    expect((await completeInBash(['svc', 'config', 's'])).sort()).toEqual(['set-model', 'set-price', 'show']);
+    expect((await completeInBash(['svc', 'config', 'se'])).sort()).toEqual(['set-model', 'set-price']);
+    expect(await completeInBash(['svc', 'config', 'set-p'])).toEqual(['set-price']);
   });
 
   it('completes argument choices and options, and skips option values', async () => {

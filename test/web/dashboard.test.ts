@@ -24,7 +24,7 @@ const WORKFLOWS = [
   },
   { name: 'reading', permissions: 'read', nodes: [{ id: 'look', prompt: 'look around [fake:reply=looked]' }] },
   { name: 'capped', max_cost_usd: 1, nodes: [{ id: 'spend', prompt: 'spend [fake:cost=0.25]' }] },
-  { name: 'limited', nodes: [{ id: 'hit', prompt: 'hit [fake:usage-limit=Claude AI usage limit reached|1900000000]' }] },
+  { name: 'limited', auto_resume: true, nodes: [{ id: 'hit', prompt: 'hit [fake:usage-limit=Claude AI usage limit reached|1900000000]' }] },
   {
     name: 'inject',
     nodes: [{ id: 'evil', bash: `echo '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b id=bold>b</b>'` }],
@@ -133,7 +133,7 @@ describe('the dashboard in a browser', () => {
     expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
   });
 
-  it('shows when the usage limit a run stopped on resets', async () => {
+  it('shows when the usage limit a run stopped on resets and its auto-resume appointment, which Cancel calls off', async () => {
     const started = await server.json('POST', '/api/workflows/limited/run', { message: '', cwd: project });
     const runId: string = started.body.runId;
     await waitForRun(server, runId);
@@ -143,6 +143,10 @@ describe('the dashboard in a browser', () => {
     const shown = await p.locator('[data-usage-limit]').textContent();
     // 1900000000 is in 2030: the browser's full local date and time, whatever its locale.
     expect(shown).toMatch(/^resets .*2030/);
+    await expect(p.locator('[data-auto-resume]').textContent()).resolves.toMatch(/^at .*2030/);
+    await p.locator('[data-action="cancel-auto-resume"]').click();
+    await p.locator('[data-auto-resume]').waitFor({ state: 'detached' });
+    expect((await server.json('GET', `/api/workflows/runs/${runId}`)).body).toMatchObject({ status: 'failed', autoResumeAt: null });
     expect(problems).toEqual([]);
     expect((await server.json('DELETE', `/api/workflows/runs/${runId}`)).status).toBe(200);
   });

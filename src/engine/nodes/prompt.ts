@@ -4,6 +4,7 @@ import { renderPrompt } from '../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 import { remainingBudget } from '../spend-cap.js';
+import { callCost } from '../../config/token-price.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -73,7 +74,12 @@ export const promptRunner =
       });
       // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.
       if (Buffer.byteLength(result.text) > OUTPUT_LIMIT_BYTES) throw outputTooLarge(node.id, 'answered');
-      return { output: result.text, costUsd: result.costUsd, tokens: result.tokens, model: result.model };
+      return {
+        output: result.text,
+        costUsd: await callCost(result, assistants.priceOf && (() => assistants.priceOf!(assistant))),
+        tokens: result.tokens,
+        model: result.model,
+      };
     } catch (error) {
       if (error instanceof AgentError) {
         if (error.code === 'agent_cancelled') throw new NodeCancelled();

@@ -1,5 +1,5 @@
 import type { Agent, AgentEndpoint, AgentToolCall } from '../../agents/index.js';
-import type { AssistantName } from '../../config/assistants.js';
+import type { AssistantName, TokenPrice } from '../../config/assistants.js';
 import type { Logger } from '../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
 import type { RunRecord } from '../types.js';
@@ -35,6 +35,8 @@ export interface AssistantChoice {
   modelOf(name: AssistantName): Promise<string | null>;
   /** The assistant's model endpoint, if one is configured (docs/decisions.md, Agents). */
   endpointOf?(name: AssistantName): Promise<AgentEndpoint | null>;
+  /** What the assistant's tokens cost, to price a call that reports no cost (token-cost.ts); null when not configured. */
+  priceOf?(name: AssistantName): Promise<TokenPrice | null>;
 }
 
 /** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */

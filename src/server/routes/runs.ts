@@ -121,7 +121,7 @@ export const runRoutes = [
       return ctx.workspaces.runDiff(run.id, changeRange(run, query.node));
     },
   }),
-  operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL)'),
+  operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL); of a failed run, call off its auto-resume'),
   defineRoute({
     method: 'POST',
     path: '/api/workflows/runs/{runId}/resume',
@@ -135,7 +135,7 @@ export const runRoutes = [
     handle: async ({ ctx, params, body }) =>
       toRunView(await ctx.engine.resume(params.runId, body?.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {})),
   }),
-  operation('abandon', 'Abandon a non-terminal run'),
+  operation('abandon', 'Abandon a non-terminal run; of a failed run, call off its auto-resume'),
   defineRoute({
     method: 'POST',
     path: '/api/workflows/runs/{runId}/approve',

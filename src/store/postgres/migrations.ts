@@ -240,4 +240,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'auto-resume appointments',
+    sql: `
+      -- Failed runs the server resumes when their usage limit resets (engine/auto-resume.ts): few
+      -- rows, read by every server's timer, earliest first.
+      CREATE INDEX runs_auto_resume ON runs ((record->>'autoResumeAt'), id)
+        WHERE status = 'failed' AND record->>'autoResumeAt' IS NOT NULL;
+    `,
+  },
 ];

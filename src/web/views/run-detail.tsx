@@ -150,6 +150,12 @@ function Actions({ run, onDone, onDeleting }: { run: RunDetail; onDone: () => vo
               {LABELS[operation]}
             </button>
           ))}
+        {run.status === 'failed' && run.autoResumeAt ? (
+          // Cancel of a failed run calls off its auto-resume appointment; the run stays failed.
+          <button type="button" data-action="cancel-auto-resume" disabled={busy} onClick={() => act('cancel')}>
+            Cancel auto-resume
+          </button>
+        ) : null}
       </div>
       <ErrorNote error={error} />
     </div>
@@ -268,6 +274,13 @@ export function RunDetailView({ runId }: { runId: string }) {
             {/* An agent's usage limit (docs/decisions.md, Runs, "Usage limits"): when a resume can succeed. */}
             <dt>Usage limit</dt>
             <dd data-usage-limit>resets {formatTime(run.resumeAt)}</dd>
+          </>
+        ) : null}
+        {run.autoResumeAt ? (
+          <>
+            {/* The server's appointment with the run (docs/decisions.md, Runs, "Auto-resume"); Cancel calls it off. */}
+            <dt>Auto-resume</dt>
+            <dd data-auto-resume>at {formatTime(run.autoResumeAt)}</dd>
           </>
         ) : null}
         {run.conversationId ? (

@@ -63,4 +63,15 @@ export function assistantsConfigContract(factory: ContractStoreFactory): void {
     expect(await a.endpointOf('claude')).toEqual({ baseUrl: 'http://models.internal:8080', apiKeyEnv: null });
     expect(await a.endpointOf('codex')).toBeNull();
   });
+
+  it("keeps an assistant's price per million tokens across a reopen; null removes it", async () => {
+    const service = new AssistantsConfigService(await stores.current().config());
+    const price = { input: 1.25, cachedInput: 0.125, output: 10 };
+    await service.update({ codex: { pricePerMillionTokens: price } });
+    const reopened = new AssistantsConfigService(await (await stores.reopen()).config());
+    expect(await reopened.priceOf('codex')).toEqual(price);
+    expect(await reopened.priceOf('claude')).toBeNull();
+    await reopened.update({ codex: { pricePerMillionTokens: null } });
+    expect(await reopened.priceOf('codex')).toBeNull();
+  });
 }

@@ -1,6 +1,9 @@
 import { defineCommand } from '../../define-command.js';
 import { printJson, printTable } from '../../output.js';
 
+const formatPrice = (price: { input: number; cachedInput?: number; output: number }) =>
+  `$${price.input} in, $${price.output} out${price.cachedInput !== undefined ? `, $${price.cachedInput} cached in` : ''} per million tokens`;
+
 /** `svc config show`: the safe subset of the configuration (never an env value or secret). */
 export default defineCommand({
   run: async (cmd) => {
@@ -13,6 +16,8 @@ export default defineCommand({
         [`${name} permissions`, `${a.permissions ?? 'read'} (conversations)`],
         // The URL and the name of the key's variable; the key itself never reaches the API.
         ...(a.baseUrl ? [[`${name} endpoint`, `${a.baseUrl}${a.apiKeyEnv ? ` (key from $${a.apiKeyEnv})` : ''}`] as [string, string]] : []),
+        // What prices a call that reports tokens but no cost (docs/decisions.md, Runs: "Spend cap").
+        ...(a.pricePerMillionTokens ? [[`${name} price`, formatPrice(a.pricePerMillionTokens)] as [string, string]] : []),
       ]),
       ['host', config.host],
       ['port', config.port === null ? '(automatic)' : String(config.port)],

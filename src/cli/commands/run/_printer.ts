@@ -152,6 +152,12 @@ export class RunPrinter {
           `${p.red('✖')} budget exceeded: spent ${formatCost(event.spentUsd)} of the ${formatCost(event.capUsd)} cap (at ${event.nodeId}); running agents stopped, no further node starts`,
         );
         break;
+      case 'auto_resume_scheduled':
+        this.#line(`${p.yellow('↻')} usage limit: the server resumes this run at ${event.at} (svc cancel ${event.runId} calls it off)`);
+        break;
+      case 'auto_resume_cancelled':
+        this.#line(`${p.yellow('↻')} auto-resume at ${event.at} called off (${event.reason})`);
+        break;
       case 'run_merged':
         this.#line(`${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`);
         break;
