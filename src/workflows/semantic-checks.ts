@@ -70,13 +70,27 @@ function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
   });
 }
 
-/** `idle_timeout` watches a process's output: a gate runs none. */
+/** `idle_timeout` watches a process's output: a gate or a wait runs none. */
 function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
-  if (!Object.hasOwn(node.raw, 'idle_timeout') || !Object.hasOwn(node.raw, 'approval')) return;
+  const action = (['approval', 'wait'] as const).find((key) => Object.hasOwn(node.raw, key));
+  if (!Object.hasOwn(node.raw, 'idle_timeout') || action === undefined) return;
   problems.push({
     path: ['nodes', node.index, 'idle_timeout'],
-    message: 'idle_timeout applies to a node that runs a process (prompt, command, bash); an approval node has none (remove it)',
+    message: `idle_timeout applies to a node that runs a process (prompt, command, bash); ${action === 'approval' ? 'an approval' : 'a wait'} node has none (remove it)`,
   });
+}
+
+/** A wait is for a time or for an event, never both; only an event wait can time out (a time wait is its own timeout). */
+function checkWait(node: NodeSketch, problems: Problem[]): void {
+  const wait = node.raw.wait;
+  if (!isDict(wait)) return;
+  const path = ['nodes', node.index, 'wait'];
+  const kinds = (['for', 'event'] as const).filter((key) => Object.hasOwn(wait, key));
+  if (kinds.length !== 1) {
+    problems.push({ path, message: `a wait needs exactly one of for, event (found: ${kinds.length === 0 ? 'none' : kinds.join(', ')})` });
+  } else if (kinds[0] === 'for' && Object.hasOwn(wait, 'timeout')) {
+    problems.push({ path: [...path, 'timeout'], message: 'timeout applies to a wait for an event; a wait for a duration ends by itself (remove it)' });
+  }
 }
 
 /** An agent never inherits the server's environment (docs/decisions.md, Agents): `env.inherit: true` there would be a promise svc does not keep. */
@@ -233,6 +247,7 @@ export function semanticProblems(input: unknown): Problem[] {
       checkActions(node, problems);
       checkPermissionsKey(node, problems);
       checkIdleTimeoutKey(node, problems);
+      checkWait(node, problems);
       checkEnvInherit(node, problems);
     }
     checkDuplicateIds(sketches, problems);
