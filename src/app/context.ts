@@ -214,6 +214,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
+      signalRun: (runId, event, payload) => engine.signal(runId, event, payload),
       runExists: async (runId) => (await engine.find(runId)) !== undefined,
       reservationGraceMs: settings.databaseUrl ? 2 * settings.runLeaseMs + 10_000 : 0,
       artifactsDir: (runId) => engine.artifactsDir(runId),

@@ -85,6 +85,7 @@ function toWebhookTrigger(trigger: RawWebhookTrigger): WebhookTrigger {
     idempotencyKey: trigger.idempotency_key,
     dedupeWindowSec: trigger.dedupe_window_sec ?? DEFAULT_DEDUPE_WINDOW_SEC,
     filter: { ...trigger.filter },
+    ...(trigger.signal !== undefined && trigger.run_field !== undefined ? { signal: { event: trigger.signal, runField: trigger.run_field } } : {}),
   };
 }
 

@@ -208,6 +208,9 @@ export const RawWebhookTriggerSchema = z.strictObject({
       z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }),
     )
     .optional(),
+  /** Signal this event to the run named by the payload's `run_field` instead of starting a run (docs/decisions.md, Waits and signals). */
+  signal: EventNameSchema.optional(),
+  run_field: nonEmptyText.optional(),
 });
 
 export const SCHEDULE_OVERLAPS = ['skip', 'queue'] as const;
@@ -338,6 +341,11 @@ export interface WebhookTrigger {
   readonly dedupeWindowSec: number;
   /** Payload field → expected value; empty means "every event". */
   readonly filter: Readonly<Record<string, FilterValue>>;
+  /**
+   * A delivery signals this event to a waiting run instead of starting one: the run whose id is the
+   * payload's `runField` (both set, or neither: semantic-checks.ts).
+   */
+  readonly signal?: { readonly event: string; readonly runField: string };
 }
 
 export interface ScheduleTrigger {

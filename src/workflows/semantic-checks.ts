@@ -206,6 +206,13 @@ function checkWebhookSlugs(triggers: unknown, problems: Problem[]): void {
   if (!isDict(triggers) || !Array.isArray(triggers.webhook)) return;
   const firstIndex = new Map<string, number>();
   triggers.webhook.forEach((trigger: unknown, index: number) => {
+    if (isDict(trigger) && Object.hasOwn(trigger, 'signal') !== Object.hasOwn(trigger, 'run_field')) {
+      const [has, lacks] = Object.hasOwn(trigger, 'signal') ? ['signal', 'run_field'] : ['run_field', 'signal'];
+      problems.push({
+        path: ['triggers', 'webhook', index, has],
+        message: `${has} needs ${lacks}: a signalling trigger names its event (signal) and the payload field holding the run id (run_field)`,
+      });
+    }
     if (!isDict(trigger) || typeof trigger.slug !== 'string') return;
     const first = firstIndex.get(trigger.slug);
     if (first === undefined) firstIndex.set(trigger.slug, index);
