@@ -91,6 +91,12 @@ function checkWait(node: NodeSketch, problems: Problem[]): void {
   } else if (kinds[0] === 'for' && Object.hasOwn(wait, 'timeout')) {
     problems.push({ path: [...path, 'timeout'], message: 'timeout applies to a wait for an event; a wait for a duration ends by itself (remove it)' });
   }
+  // A node's `timeout` and `retry` limit and repeat an attempt of a process; a wait has none, and its own timeout goes inside `wait:`.
+  for (const key of ['timeout', 'retry'] as const) {
+    if (!Object.hasOwn(node.raw, key)) continue;
+    const where = key === 'timeout' ? 'an event wait takes its timeout inside wait: { event, timeout }' : 'a wait has no attempts to repeat';
+    problems.push({ path: ['nodes', node.index, key], message: `${key} applies to a node that runs a process; ${where} (remove it)` });
+  }
 }
 
 /** An agent never inherits the server's environment (docs/decisions.md, Agents): `env.inherit: true` there would be a promise svc does not keep. */

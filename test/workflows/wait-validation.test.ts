@@ -43,6 +43,7 @@ describe('wait nodes', () => {
         '  - { id: idle, wait: { for: 1s }, idle_timeout: 5s }',
         '  - { id: typo, wait: { fro: 1s } }',
         '  - { id: two, wait: { for: 1s }, bash: echo }',
+        '  - { id: limited, wait: { event: x }, timeout: 5m, retry: { max_attempts: 2 } }',
       ),
     );
     expect(errors).toEqual([
@@ -55,6 +56,8 @@ describe('wait nodes', () => {
       '10:23: nodes[6].wait: a wait needs exactly one of for, event (found: none)',
       "10:25: nodes[6].wait: unknown key 'fro' (did you mean 'for'?)",
       '11:5: nodes[7]: a node needs exactly one of prompt, bash, approval, command, wait (found: bash, wait)',
+      '12:49: nodes[8].timeout: timeout applies to a node that runs a process; an event wait takes its timeout inside wait: { event, timeout } (remove it)',
+      '12:60: nodes[8].retry: retry applies to a node that runs a process; a wait has no attempts to repeat (remove it)',
     ]);
   });
 
