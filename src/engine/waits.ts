@@ -74,7 +74,9 @@ export async function endDueWaits(artifactsDir: string, run: RunRecord, at: stri
       continue;
     }
     const waited = durationOf(state, at);
-    const error = `wait_timeout: no '${state.waitEvent}' signal${waited === null ? '' : ` within ${formatDuration(waited)}`}`;
+    // The timeout as written (its end less its start), not the time measured until the timer fired.
+    const timeout = state.startedAt ? Date.parse(state.waitUntil) - Date.parse(state.startedAt) : null;
+    const error = `wait_timeout: no '${state.waitEvent}' signal${timeout === null ? '' : ` within ${formatDuration(timeout)}`}`;
     moveNode(state, 'expire', { error, finishedAt: at, durationMs: waited });
     events.push(
       { type: 'run_woken', fields: { nodeId, by: 'timeout', event: state.waitEvent } },
