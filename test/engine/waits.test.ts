@@ -21,7 +21,7 @@ beforeAll(async () => {
       name: 'nap',
       nodes: [
         { id: 'before', bash: 'echo ran >> "$ARTIFACTS_DIR/before-count.txt"; echo before-output' },
-        { id: 'nap', wait: { for: '3s' }, depends_on: ['before'] },
+        { id: 'nap', wait: { for: '2s' }, depends_on: ['before'] },
         { id: 'after', bash: 'echo "after $before.output"', depends_on: ['nap'] },
       ],
     },
@@ -53,7 +53,7 @@ describe('wait: { for }', () => {
     const waiting = await waitForRun(server, napId, isWaiting);
     expect(waiting.nodes.before.status).toBe('completed');
     expect(waiting.nodes.nap).toMatchObject({ status: 'waiting' });
-    expect(Date.parse(waiting.wakeAt) - Date.parse(waiting.nodes.nap.startedAt)).toBe(3000);
+    expect(Date.parse(waiting.wakeAt) - Date.parse(waiting.nodes.nap.startedAt)).toBe(2000);
     expect(waiting.nodes.nap.waitUntil).toBe(waiting.wakeAt);
     expect(waiting.events.at(-1)).toMatchObject({ type: 'run_waiting', nodes: [{ nodeId: 'nap', until: waiting.wakeAt }], wakeAt: waiting.wakeAt });
     // Shown as waiting in the list and the dashboard query, not as running.
