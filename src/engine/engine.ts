@@ -264,7 +264,8 @@ export class RunEngine {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
     await finishRun(this.runs, run, reason, failure, failureCode);
-    if (run.status === 'waiting') this.#appointments?.scheduled(run.wakeAt);
+    // A run that ends with an appointment (a wait) arms the timer for it (run-appointments.ts).
+    this.#appointments?.scheduled(run.wakeAt);
     this.#notifySettled(run);
   }
 
