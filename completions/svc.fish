@@ -18,7 +18,7 @@ function __svc_path_is
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
         end
     end
@@ -43,12 +43,13 @@ complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow
 complete -c svc -n '__svc_path_is ' -a 'runs' -d 'list and inspect runs'
 complete -c svc -n '__svc_path_is ' -a 'bench' -d 'node times and costs of recent runs: svc bench <workflow>, compare, workflows'
 complete -c svc -n '__svc_path_is ' -a 'watch' -d 'follow a run live (or a conversation, or every run)'
-complete -c svc -n '__svc_path_is ' -a 'cancel' -d 'cancel a pending or running run'
-complete -c svc -n '__svc_path_is ' -a 'abandon' -d 'abandon a pending, running or paused run'
+complete -c svc -n '__svc_path_is ' -a 'cancel' -d 'cancel a pending, running or waiting run'
+complete -c svc -n '__svc_path_is ' -a 'abandon' -d 'abandon a pending, running, paused or waiting run'
 complete -c svc -n '__svc_path_is ' -a 'delete' -d 'delete a finished run with its events and artifacts'
 complete -c svc -n '__svc_path_is ' -a 'resume' -d 'continue a failed run, skipping its completed nodes'
 complete -c svc -n '__svc_path_is ' -a 'approve' -d 'approve a paused run (asks which, on a terminal, when no id is given)'
 complete -c svc -n '__svc_path_is ' -a 'reject' -d 'reject a paused run; it ends cancelled'
+complete -c svc -n '__svc_path_is ' -a 'signal' -d 'deliver an event to a waiting run; the payload becomes the waiting node'\''s output'
 complete -c svc -n '__svc_path_is ' -a 'completion' -d 'print a shell completion script'
 complete -c svc -n '__svc_path_is ' -a 'help' -d 'show help for a command, or a topic (exit-codes)'
 complete -c svc -n '__svc_path_is ' -s v -l version -d 'print the version'
@@ -155,7 +156,7 @@ complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its 
 complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only); your checkout kept safe'
 complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
 complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
-complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'
+complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, waiting, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
 complete -c svc -n '__svc_path_is runs list' -l definition-hash -r -d 'only runs of this version of their workflow (the hash `svc runs show` prints)'
 complete -c svc -n '__svc_path_is runs list' -l since -r -d 'runs created since: 24h, 7d, 2w or an ISO date'
@@ -189,6 +190,7 @@ complete -c svc -n '__svc_path_is resume' -s w -l wait -d 'wait without streamin
 complete -c svc -n '__svc_path_is resume' -l verbose -d 'stream node output and agents'\'' tool calls'
 complete -c svc -n '__svc_path_is approve' -s m -l comment -r -d 'comment; becomes the gate'\''s output'
 complete -c svc -n '__svc_path_is reject' -s r -l reason -r -d 'why'
+complete -c svc -n '__svc_path_is signal' -l payload -r -d 'the waiting node'\''s output: this file'\''s text ('\''-'\'': stdin); none: empty'
 complete -c svc -n '__svc_path_is completion' -a 'bash'
 complete -c svc -n '__svc_path_is completion' -a 'zsh'
 complete -c svc -n '__svc_path_is completion' -a 'fish'

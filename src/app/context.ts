@@ -217,6 +217,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
       processSecret: (name) => settings.webhookSecret(name),
       startRun: (request) => engine.start({ ...request, trigger: 'webhook' }),
+      signalRun: (runId, event, payload) => engine.signal(runId, event, payload),
       runExists: async (runId) => (await engine.find(runId)) !== undefined,
       reservationGraceMs: settings.databaseUrl ? 2 * settings.runLeaseMs + 10_000 : 0,
       artifactsDir: (runId) => engine.artifactsDir(runId),
@@ -246,6 +247,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       });
       void autoResumer.check();
       ctx.closers.add(() => (unsubscribe(), autoResumer.stop()));
+      // Only the server keeps runs' wake-up times (durable waits): a CLI process never continues a run on its own.
+      await engine.keepAppointments(shared ? settings.runLeaseMs : undefined);
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());

@@ -15,7 +15,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   1  failure: the command or the run failed
   2  usage error: unknown command, bad flag or argument
   3  the run was cancelled, abandoned or rejected
-  4  the run is paused at an approval gate (with --wait)
+  4  the run is paused at an approval gate (with --wait), or waits at a wait node with no server to continue it
   5  a server is required but none is reachable (start one with \`svc serve\`)
   6  the run completed, but its agent was denied tool calls (\`svc runs show\` lists them)
 `;

@@ -66,6 +66,8 @@ export interface SvcClient {
     /** `maxCostUsd` replaces the run's spend cap. */
     resume(runId: string, input?: { maxCostUsd?: number }): Promise<RunView>;
     approve(runId: string, input?: { comment?: string }): Promise<RunView>;
+    /** Delivers `event` to the run's node waiting for it; the payload becomes that node's output. */
+    signal(runId: string, input: { event: string; payload?: unknown }): Promise<RunView>;
     reject(runId: string, input?: { reason?: string }): Promise<RunView>;
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
     /** What the run changed on its branch (or one node's commits): files and the patch, cut at 1 MiB. */
@@ -211,6 +213,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       abandon: (runId) => call('POST', run(runId, 'abandon')),
       resume: (runId, input = {}) => call('POST', run(runId, 'resume'), input),
       approve: (runId, input = {}) => call('POST', run(runId, 'approve'), input),
+      signal: (runId, input) => call('POST', run(runId, 'signal'), input),
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),
       diff: (runId, query = {}) => call('GET', withQuery(run(runId, 'diff'), { ...query })),

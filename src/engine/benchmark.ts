@@ -237,7 +237,9 @@ function dashboardRow(run: RunRecord, now: number): z.infer<typeof DashboardRunS
   const nodeCounts: Record<string, number> = {};
   for (const state of Object.values(run.nodes)) nodeCounts[state.status] = (nodeCounts[state.status] ?? 0) + 1;
   const states = Object.entries(run.nodes);
-  const currentNode = states.find(([, s]) => s.status === 'running')?.[0] ?? states.find(([, s]) => s.status === 'waiting_approval')?.[0] ?? null;
+  // Where the run is: a running node, else the gate or wait it stopped at.
+  const currentNode =
+    states.find(([, s]) => s.status === 'running')?.[0] ?? states.find(([, s]) => s.status === 'waiting_approval' || s.status === 'waiting')?.[0] ?? null;
   const end = run.finishedAt ? Date.parse(run.finishedAt) : now;
   return { ...view, durationMs: run.startedAt ? Math.max(0, end - Date.parse(run.startedAt)) : null, nodeCounts, currentNode };
 }

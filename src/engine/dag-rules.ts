@@ -38,10 +38,15 @@ function describe(deps: Array<{ id: string; status: string }>): string {
   return deps.map((d) => `'${d.id}' ${d.status}`).join(', ');
 }
 
-/** The run's state once nothing is running and nothing more can start. */
-export function settledStatus(states: Readonly<Record<string, NodeState>>): Extract<RunStatus, 'paused' | 'failed' | 'completed'> {
+/**
+ * The run's state once nothing is running and nothing more can start. A gate pauses it (its waits
+ * keep their place until it goes on); else an open wait keeps it `waiting`, whatever else failed:
+ * the branch after the wait may still run.
+ */
+export function settledStatus(states: Readonly<Record<string, NodeState>>): Extract<RunStatus, 'paused' | 'waiting' | 'failed' | 'completed'> {
   const all = Object.values(states);
   if (all.some((s) => s.status === 'waiting_approval')) return 'paused';
+  if (all.some((s) => s.status === 'waiting')) return 'waiting';
   if (all.some((s) => s.status === 'failed' || s.status === 'cancelled' || s.status === 'pending' || s.status === 'running')) return 'failed';
   return 'completed';
 }

@@ -22,6 +22,8 @@ import type { RunPage } from './run-queries.js';
 import { assertLandable, recordLanding, type Landing } from './landing-record.js';
 import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from './lifecycle.js';
 import type { RunWhereabouts } from '../coordination/types.js';
+import { RunAppointments } from './run-appointments.js';
+import { deliverSignal, endDueWaits } from './waits.js';
 import { isNodeDone, isTerminal, type RunRecord, type RunStatus } from './types.js';
 import type { ResolvedWorkflow } from './workflow-resolver.js';
 
@@ -46,6 +48,8 @@ export class RunEngine {
   #closed = false;
   /** Which pending run executes when, through the coordination (one process alone, or servers sharing a database). */
   readonly #scheduler: RunScheduler;
+  /** The server's timer for runs' wake-up times (run-appointments.ts); undefined outside a server. */
+  #appointments: RunAppointments | undefined;
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -97,6 +101,17 @@ export class RunEngine {
   /** The servers sharing the database and the runs each executes (`/api/health`); undefined when this process owns every run. */
   share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
     return this.deps.coordination.runs.share();
+  }
+
+  /**
+   * The server keeps the runs' appointments (docs/decisions.md, Waits and signals): waits that came
+   * due while no server ran continue now, later ones when their time comes. With a shared database
+   * every `pollMs` too, for the waits other servers' runs reached.
+   */
+  async keepAppointments(pollMs?: number): Promise<void> {
+    const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#wake(run) };
+    this.#appointments = new RunAppointments(this.runs, [waits], this.deps.logger, pollMs);
+    await this.#appointments.start();
   }
 
   async start(request: StartRunRequest): Promise<RunRecord> {
@@ -188,8 +203,10 @@ export class RunEngine {
       // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
       let port: PortReservation | undefined;
       let failureCode: string | null = null;
+      let claimed = false;
       try {
         await recorded;
+        claimed = true;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
@@ -217,7 +234,8 @@ export class RunEngine {
         }
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
-        if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
+        // Or the change that continues it (approve, wake) lost to another server's: its caller is told.
+        if (error instanceof RunChangedElsewhere && (run.status === 'pending' || !claimed)) return;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       } finally {
@@ -234,7 +252,7 @@ export class RunEngine {
     this.#active.set(run.id, { controller, done });
     void done.finally(() => {
       this.#active.delete(run.id);
-      if (isSettled(run.status) || run.status === 'pending') this.runs.release(run);
+      if (isSettled(run.status) || run.status === 'pending' || run.status === 'waiting') this.runs.release(run);
       void this.#scheduler.claimRuns();
     });
     return recorded;
@@ -249,6 +267,8 @@ export class RunEngine {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
     await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
+    // A run that ends with an appointment (a wait) arms the timer for it (run-appointments.ts).
+    this.#appointments?.scheduled(run.wakeAt);
     this.#notifySettled(run);
   }
 
@@ -301,7 +321,7 @@ export class RunEngine {
   }
 
   async cancel(runId: string): Promise<RunRecord> {
-    const run = await this.runs.resolve(runId);
+    const run = await this.#settledRun(runId);
     if (await cancelAutoResume(this.runs, run, 'cancel')) return run;
     assertOperationAllowed('cancel', run.status);
     return this.#stop(run, 'cancel');
@@ -321,7 +341,7 @@ export class RunEngine {
   async #settledRun(runId: string): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     const active = this.#active.get(run.id);
-    if (active && run.status === 'paused') await active.done;
+    if (active && (run.status === 'paused' || run.status === 'waiting')) await active.done;
     return run;
   }
 
@@ -329,8 +349,7 @@ export class RunEngine {
   async approve(runId: string, comment?: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
-    // A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here.
-    const elsewhere = run.workspaceId !== null && (await this.deps.coordination.runs.boundElsewhere(run.id));
+    const elsewhere = await this.#boundElsewhere(run);
     const [gateId, gate] = waitingGate(run);
     const at = now();
     moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
@@ -340,14 +359,55 @@ export class RunEngine {
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
+    await this.#carryOn(run, 'approve', events, elsewhere);
+    return run;
+  }
+
+  /** A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here. */
+  async #boundElsewhere(run: RunRecord): Promise<boolean> {
+    return run.workspaceId !== null && (await this.deps.coordination.runs.boundElsewhere(run.id));
+  }
+
+  /**
+   * A paused or waiting run goes on (approve, a wait's end): with a free slot at once, else `pending`
+   * at the head of the queue (docs/decisions.md, "Runs"). The change is written only over the state
+   * it was decided on, so of two servers continuing one run, one wins and the other is told (409).
+   */
+  async #carryOn(run: RunRecord, change: 'approve' | 'wake', events: EventSpec[], elsewhere: boolean): Promise<void> {
+    const patch = change === 'wake' ? { wakeAt: null } : undefined;
     if (!elsewhere && !this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
       // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
-      await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
+      await this.#launch(run, transition(this.runs, run, change, { to: 'running', events, patch }));
     } else {
-      await transition(this.runs, run, 'approve', { to: 'pending', events });
+      await transition(this.runs, run, change, { to: 'pending', events, patch });
       await this.#enqueue(run, true);
     }
+  }
+
+  /**
+   * `POST …/signal`: the node waiting for `event` completes with the payload as its output and the
+   * run goes on (waits.ts; 409 `not_waiting` when no node waits for it).
+   */
+  async signal(runId: string, event: string, payload?: unknown): Promise<RunRecord> {
+    const run = await this.#settledRun(runId);
+    const elsewhere = run.status === 'waiting' && (await this.#boundElsewhere(run));
+    const events = await deliverSignal(this.runs.artifactsDir(run.id), run, event, payload);
+    await this.#carryOn(run, 'wake', events, elsewhere);
     return run;
+  }
+
+  /** The appointment of a waiting run came (run-appointments.ts): its due waits end, and it goes on. */
+  async #wake(found: RunRecord): Promise<void> {
+    const run = await this.#settledRun(found.id);
+    if (run.status !== 'waiting') return;
+    const elsewhere = await this.#boundElsewhere(run);
+    const events = await endDueWaits(this.runs.artifactsDir(run.id), run, new Date().toISOString());
+    try {
+      await this.#carryOn(run, 'wake', events, elsewhere);
+    } catch (error) {
+      // Another server woke it first (or it was cancelled meanwhile): that change stands.
+      if (!(error instanceof RunChangedElsewhere)) throw error;
+    }
   }
 
   async reject(runId: string, reason?: string): Promise<RunRecord> {
@@ -462,6 +522,7 @@ export class RunEngine {
   /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#appointments?.close();
     const active = [...this.#active.values()];
     for (const { controller } of active) controller.abort('shutdown');
     await Promise.allSettled(active.map((a) => a.done));

@@ -29,6 +29,13 @@ export interface RunEventFields {
   run_paused: { nodeId: string; message: string };
   run_approved: { nodeId: string; comment: string };
   run_rejected: { nodeId: string; reason: string };
+  /**
+   * Only wait nodes remain open: the run holds no slot until one ends (docs/decisions.md, Waits and
+   * signals). `wakeAt`: when the server continues it on its own; null while it waits only for events.
+   */
+  run_waiting: { nodes: Array<{ nodeId: string; until?: string; event?: string }>; wakeAt: string | null };
+  /** A wait node ended: its time came (`time`), its event was signalled (`signal`), or its event wait timed out (`timeout`). */
+  run_woken: { nodeId: string; by: 'time' | 'signal' | 'timeout'; event?: string };
   run_completed: { costUsd: number | null };
   run_failed: { error: string; code?: string; resumeAt?: string };
   /** The server will resume the failed run at `at`, when its usage limit resets (auto-resume.ts). */
@@ -97,6 +104,8 @@ export const RUN_EVENT_TYPES = [
   'run_paused',
   'run_approved',
   'run_rejected',
+  'run_waiting',
+  'run_woken',
   'run_completed',
   'run_failed',
   'auto_resume_scheduled',

@@ -10,6 +10,7 @@ import { openNodeLog } from './node-log.js';
 import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../agents/index.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
+import { holdWait } from './waits.js';
 import { processStartTime } from '../processes/process-identity.js';
 import { promptRunner } from './nodes/prompt.js';
 import { nodeCommits, type WorktreeCommits } from './node-commits.js';
@@ -337,6 +338,11 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         } else if (node.action.kind === 'approval') {
           candidates.delete(node);
           moveNode(state, 'wait', { startedAt: now() });
+          unsaved = true;
+        } else if (node.action.kind === 'wait') {
+          // It runs nothing: the run settles `waiting` once nothing else can run (waits.ts).
+          candidates.delete(node);
+          holdWait(state, node.action, new Date());
           unsaved = true;
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);

@@ -7,6 +7,7 @@ import { moveNode, transition } from './lifecycle.js';
 import { sumCost } from './node-state.js';
 import type { RunStore } from './run-store.js';
 import { isNodeDone, type RunRecord } from './types.js';
+import { waitingFields, wakeAtOf } from './waits.js';
 
 /** The gate an approve or reject acts on: the first one waiting, in definition order. */
 export const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
@@ -35,7 +36,8 @@ export async function finishRun(
     for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
     closeOpenNodes(why);
     await transition(runs, run, reason, {
-      patch: { finishedAt: at },
+      // A waiting run stopped keeps no appointment.
+      patch: { finishedAt: at, wakeAt: null },
       events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
     });
   } else if (reason === 'shutdown') {
@@ -54,6 +56,8 @@ export async function finishRun(
     if (status === 'paused') {
       const [gate] = waitingGate(run);
       await transition(runs, run, 'pause', { events: [{ type: 'run_paused', fields: { nodeId: gate, message: gateMessage(runs, run, gate) } }] });
+    } else if (status === 'waiting') {
+      await transition(runs, run, 'wait', { patch: { wakeAt: wakeAtOf(run) }, events: [waitingFields(run)] });
     } else if (status === 'failed') {
       const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
       const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');

@@ -16,18 +16,22 @@ export const RUN_CHANGES = {
   continue: { from: ['failed'], to: ['pending'], events: ['run_resumed'] },
   launch: { from: ['pending'], to: ['running'], events: ['run_started'] },
   pause: { from: ['running'], to: ['paused'], events: ['run_paused'] },
+  /** Only wait nodes remain open (docs/decisions.md, Waits and signals): the run holds no slot until one ends. */
+  wait: { from: ['running'], to: ['waiting'], events: ['run_waiting'] },
+  /** A wait's time came, its event was signalled or it timed out: as approve, `running` with a free slot, else `pending`. */
+  wake: { from: ['waiting'], to: ['running', 'pending'], events: ['run_woken', 'node_completed', 'node_failed'] },
   complete: { from: ['running'], to: ['completed'], events: ['run_completed'] },
   /** Nodes failed, or the run could not execute at all (its definition went invalid while it waited). */
   fail: { from: ['pending', 'running'], to: ['failed'], events: ['auto_resume_scheduled', 'run_failed'] },
   /** Recovery after a crash, and shutdown: the run was executing and can be resumed. */
   interrupt: { from: ['running'], to: ['failed'], events: ['run_failed'] },
   // User operations.
-  cancel: { from: ['pending', 'running'], to: ['cancelled'], events: ['run_cancelled'] },
+  cancel: { from: ['pending', 'running', 'waiting'], to: ['cancelled'], events: ['run_cancelled'] },
   /** To `running` with a free slot, else `pending` at the head of the queue (docs/decisions.md, "Runs"). */
   approve: { from: ['paused'], to: ['running', 'pending'], events: ['run_approved', 'node_completed'] },
   reject: { from: ['paused'], to: ['cancelled'], events: ['run_rejected', 'run_cancelled'] },
   resume: { from: ['failed'], to: ['failed'], events: [] },
-  abandon: { from: ['pending', 'running', 'paused'], to: ['abandoned'], events: ['run_abandoned'] },
+  abandon: { from: ['pending', 'running', 'paused', 'waiting'], to: ['abandoned'], events: ['run_abandoned'] },
   delete: { from: TERMINAL_STATUSES, to: [], events: [] },
 } as const satisfies Record<string, { from: readonly RunStatus[]; to: readonly RunStatus[]; events: readonly RunEventType[] }>;
 
@@ -112,12 +116,18 @@ export const NODE_CHANGES = {
   stop: { from: ['running'], to: 'cancelled' },
   /** The gate an approval completes. */
   approve: { from: ['waiting_approval'], to: 'completed' },
+  /** A wait node starts waiting (it runs nothing). */
+  hold: { from: ['pending'], to: 'waiting' },
+  /** Its time came, or its event was signalled. */
+  arrive: { from: ['waiting'], to: 'completed' },
+  /** Its event did not come in time (`wait_timeout`). */
+  expire: { from: ['waiting'], to: 'failed' },
   /** Cancel, abandon, reject, or nodes left unrun when a run fails. */
-  close: { from: ['pending', 'running', 'waiting_approval'], to: 'cancelled' },
+  close: { from: ['pending', 'running', 'waiting_approval', 'waiting'], to: 'cancelled' },
   /** Recovery and shutdown: a node that was executing (or stopped by the shutdown itself). */
   interrupt: { from: ['running', 'cancelled'], to: 'failed' },
   /** Resume: everything but completed nodes runs again from scratch. */
-  reset: { from: ['running', 'failed', 'skipped', 'waiting_approval', 'cancelled', 'pending'], to: 'pending' },
+  reset: { from: ['running', 'failed', 'skipped', 'waiting_approval', 'waiting', 'cancelled', 'pending'], to: 'pending' },
 } as const satisfies Record<string, { from: readonly NodeStatus[]; to: NodeStatus }>;
 
 export type NodeChange = keyof typeof NODE_CHANGES;

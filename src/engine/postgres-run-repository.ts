@@ -67,6 +67,18 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
         conversationId,
       ]),
     withStatus: (statuses) => records<RunRecord>('SELECT record FROM runs WHERE status = ANY($1::text[]) ORDER BY created_at, id', [[...statuses]]),
+    // ISO strings in UTC compare as text in time order; `runs_wake_at` holds only runs with one.
+    dueWakeUps: (statuses, at) =>
+      records<RunRecord>('SELECT record FROM runs WHERE wake_at IS NOT NULL AND wake_at <= $2 AND status = ANY($1::text[]) ORDER BY wake_at, id', [
+        [...statuses],
+        at,
+      ]),
+    nextWakeUp: async (statuses) =>
+      (
+        await db.query<{ wake_at: string }>('SELECT wake_at FROM runs WHERE wake_at IS NOT NULL AND status = ANY($1::text[]) ORDER BY wake_at LIMIT 1', [
+          [...statuses],
+        ])
+      ).rows[0]?.wake_at,
     list(filter) {
       const where: string[] = [];
       const params: unknown[] = [];

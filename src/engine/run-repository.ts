@@ -57,6 +57,14 @@ export interface RunRepository extends AutoResumeAppointments {
   resumable(workflow: string, conversationId: string): Promise<RunRecord | undefined>;
   /** Runs in these states, oldest first (what a starting server recovers). */
   withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]>;
+  /**
+   * Runs in these states whose `wakeAt` is at or before `at` (ISO), earliest wake-up first: the
+   * appointments now due (run-appointments.ts). The states say which kinds of appointment are asked
+   * for, so a `wakeAt` left on a run in another state is never due.
+   */
+  dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]>;
+  /** The earliest `wakeAt` of the runs in these states; undefined when none has one. */
+  nextWakeUp(statuses: readonly RunStatus[]): Promise<string | undefined>;
   /** Newest first, one page, with the total and the counts per state (the status filter aside). */
   list(filter: RunFilter): Promise<RunPage>;
   /** Every workflow with at least one run, sorted. */
@@ -120,6 +128,15 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     resumable: async (workflow, conversationId) =>
       newestFirst(runs.filter((r) => r.resumePending && r.status === 'failed' && r.workflow === workflow && r.conversationId === conversationId))[0],
     withStatus: async (statuses) => runs.filter((run) => statuses.includes(run.status)).sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id)),
+    dueWakeUps: async (statuses, at) =>
+      runs
+        .filter((run) => statuses.includes(run.status) && typeof run.wakeAt === 'string' && run.wakeAt <= at)
+        .sort((a, b) => byText(a.wakeAt!, b.wakeAt!) || byText(a.id, b.id)),
+    nextWakeUp: async (statuses) =>
+      runs
+        .filter((run) => statuses.includes(run.status) && typeof run.wakeAt === 'string')
+        .map((run) => run.wakeAt!)
+        .sort(byText)[0],
     list: async (filter) => pageOfRuns((sorted ??= newestFirst(runs.all())), filter),
     workflows: async () => [...new Set(runs.all().map((r) => r.workflow))].sort(),
     async delete(id, expected) {
@@ -140,7 +157,10 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     async eventsAfter(after, filter) {
       // A run that finished well before `after` (positions are microseconds of wall time) cannot have any.
       const sinceMs = after / 1000 - 1000;
-      const touched = runs.filter((run) => linked(run, filter) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+      const touched = runs.filter(
+        (run) =>
+          linked(run, filter) && (run.finishedAt === null || run.status === 'paused' || run.status === 'waiting' || Date.parse(run.updatedAt) >= sinceMs),
+      );
       const found: RunEvent[] = [];
       for (const run of touched) for (const event of await events(run.id)) if (event.pos > after) found.push(event);
       return found.sort((a, b) => a.pos - b.pos);

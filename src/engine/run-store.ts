@@ -54,6 +54,16 @@ export class RunStore {
     return (await this.repository.withStatus(statuses)).map((run) => this.#live.get(run.id) ?? run);
   }
 
+  /** Runs in these states whose wake-up time has come by `at`, earliest first (run-appointments.ts). */
+  async dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]> {
+    return (await this.repository.dueWakeUps(statuses, at)).map((run) => this.#live.get(run.id) ?? run);
+  }
+
+  /** The earliest wake-up time of the runs in these states. */
+  nextWakeUp(statuses: readonly RunStatus[]): Promise<string | undefined> {
+    return this.repository.nextWakeUp(statuses);
+  }
+
   /** The live record if this engine holds the run, else the stored one. */
   async get(id: string): Promise<RunRecord | undefined> {
     return this.#live.get(id) ?? (await this.repository.get(id));

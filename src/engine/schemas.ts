@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { PERMISSIONS } from '../agents/permissions.js';
+import { EventNameSchema } from '../workflows/schema.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**
@@ -87,6 +88,11 @@ export const NodeStateSchema = z.object({
     .describe(
       "a running prompt or command node whose agent has not started yet: it waits for an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one",
     ),
+  waitUntil: z
+    .string()
+    .optional()
+    .describe('a wait node: when its `for` ends, or when its event wait times out (ISO); absent for an event wait without a timeout'),
+  waitEvent: z.string().optional().describe('a wait node waiting for an event: the event a signal must name (`POST …/signal`)'),
   envGiven: z
     .array(z.string())
     .optional()
@@ -154,6 +160,13 @@ export const RunViewSchema = z.object({
     .optional()
     .describe(
       'the appointment of a run failed on a usage limit with auto-resume on: the server resumes it then (ISO), skipping its completed nodes; null once kept or called off (docs/decisions.md, Runs: "Auto-resume")',
+    ),
+  wakeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'a waiting run: when the server continues it on its own (the earliest `waitUntil` of its waiting nodes, ISO); null while it waits only for events',
     ),
   maxCostUsd: z
     .number()
@@ -285,6 +298,12 @@ export const StartRunBodySchema = z.strictObject({
     .enum(PERMISSIONS)
     .optional()
     .describe("what the run's agents may do at most (read, edit, full): lowers the workflow's, never raises it (422 permissions_above_workflow)"),
+});
+
+/** `POST /api/workflows/runs/{runId}/signal` (docs/decisions.md, Waits and signals). */
+export const SignalBodySchema = z.strictObject({
+  event: EventNameSchema.describe('the event a wait node of the run waits for (`wait: { event: … }`)'),
+  payload: z.unknown().optional().describe("becomes the waiting node's output (`$<id>.output`): a string as it is, any other JSON value as JSON; none: ''"),
 });
 
 /** `POST /api/workflows/runs/{runId}/resume`: a new spend cap replaces the run's (it may exceed the workflow's). */

@@ -3,13 +3,17 @@
  * the CLI's offline commands load them and must not load zod.
  */
 
-/** Run states. Terminal ones never change again, except by deletion. */
-export const RUN_STATUSES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned'] as const;
+/**
+ * Run states. Terminal ones never change again, except by deletion. `paused` (at an approval gate)
+ * and `waiting` (at a durable wait: docs/decisions.md, Waits and signals) hold no slot and no process.
+ */
+export const RUN_STATUSES = ['pending', 'running', 'paused', 'waiting', 'completed', 'failed', 'cancelled', 'abandoned'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'abandoned'];
 export const isTerminal = (status: RunStatus) => TERMINAL_STATUSES.includes(status);
 
-export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'waiting_approval', 'cancelled'] as const;
+/** `waiting`: a wait node, until its time comes or its event is signalled. */
+export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'waiting_approval', 'waiting', 'cancelled'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 /** A node that will not change again in this pass of the run. */
 export const isNodeDone = (status: NodeStatus) => status === 'completed' || status === 'failed' || status === 'skipped' || status === 'cancelled';

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   clone_failed: 400,
   // h3's own client errors keep h3's status (server/error-response.ts); 400 is the family.
   request_error: 400,
+  invalid_run_field: 400,
   invalid_signature: 401,
   host_refused: 403,
   cross_origin_refused: 403,
@@ -61,6 +62,7 @@ export const ERROR_STATUS = {
   workflow_not_available: 409,
   database_not_empty: 409,
   workflow_test_unavailable: 409,
+  not_waiting: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_workflow: 422,

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'request_header_too_large',
+  'invalid_run_field',
   // Something named that does not exist.
   'route_not_found',
   'run_not_found',
@@ -61,6 +62,7 @@ export const ERROR_CODES = [
   'workflow_not_available',
   'database_not_empty',
   'workflow_test_unavailable',
+  'not_waiting',
   // Well-formed, but not something that may be done.
   'invalid_workflow',
   'env_leak_blocked',

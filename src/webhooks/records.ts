@@ -34,6 +34,12 @@ export const DELIVERY_OUTCOMES = [
   'invalid_idempotency_key',
   'idempotency_key_conflict',
   'workflow_not_available',
+  /** A signalling trigger (`signal:`): the payload's `run_field` names no run id. */
+  'invalid_run_field',
+  /** A signalling trigger: no run has that id. */
+  'run_not_found',
+  /** A signalling trigger: the run has no node waiting for the event (409, as `POST …/signal`). */
+  'not_waiting',
 ] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 

@@ -48,6 +48,11 @@ export interface WebhookDeps {
   processSecret(name: string): string | undefined;
   /** Starts the run; rejects with `workflow_not_found` when the workflow is gone. */
   startRun(request: { runId: string; workflow: string; message: string; cwd: string; variables: Record<string, string> }): Promise<{ id: string }>;
+  /**
+   * A signalling trigger's delivery (`signal:`): delivers the event to the run's waiting node with
+   * the payload; rejects as `POST …/signal` does (404 `run_not_found`, 409 `not_waiting`).
+   */
+  signalRun(runId: string, event: string, payload: string): Promise<unknown>;
   /** Whether a run exists (a dedupe record left `reserved` by a crash may point at none). */
   runExists(runId: string): Promise<boolean>;
   /**
@@ -76,6 +81,12 @@ export interface SecretSource {
  */
 export type SecretStatus =
   { readonly state: 'missing' } | { readonly state: 'weak'; readonly weakness: string } | { readonly state: 'set'; readonly secret: string };
+
+/** The answers of a signal that the sender caused (no such run, nobody waiting), passed on as they are. */
+const SIGNAL_REFUSALS: readonly string[] = ['run_not_found', 'ambiguous_run_id', 'not_waiting'];
+
+/** The longest run id a signalling delivery may name, in bytes (ids are far shorter). */
+const MAX_RUN_ID_BYTES = 200;
 
 /** The longest idempotency key accepted, in bytes. */
 export const MAX_IDEMPOTENCY_KEY_BYTES = 1024;
@@ -202,10 +213,20 @@ export class WebhookService {
       );
     }
     note.key = key;
+    // A signalling trigger continues the run the payload names (docs/decisions.md, Waits and signals).
+    let signalled: string | undefined;
+    if (trigger.trigger.signal) {
+      signalled = idempotencyKeyOf(payload, trigger.trigger.signal.runField);
+      if (signalled === undefined || Buffer.byteLength(signalled) > MAX_RUN_ID_BYTES) {
+        outcome('invalid_run_field');
+        return refuse('invalid_run_field', `The payload field '${trigger.trigger.signal.runField}' must hold the id of the run to signal.`);
+      }
+      note.runId = signalled;
+    }
     const id = createHash('sha256').update(`${slug}\n${key}`).digest('hex');
     // Deliveries of one key wait for each other, so the second sees the first's run.
     const previous = this.#inFlight.get(id) ?? Promise.resolve();
-    const turn = previous.then(() => this.#dedupeAndStart(id, trigger, raw, key, event, receivedAt, note));
+    const turn = previous.then(() => this.#dedupeAndStart(id, trigger, raw, key, event, receivedAt, note, signalled));
     const settled = turn.catch(() => {});
     this.#inFlight.set(id, settled);
     try {
@@ -223,6 +244,8 @@ export class WebhookService {
     event: string,
     receivedAt: number,
     note: Partial<Mutable<DeliveryRecord>>,
+    /** A signalling trigger's run: signalled instead of a new run started. */
+    signalled?: string,
   ): Promise<WebhookAnswer> {
     const bodyHash = createHash('sha256').update(raw).digest('hex');
     const at = new Date(receivedAt).toISOString();
@@ -231,7 +254,7 @@ export class WebhookService {
       slug: trigger.slug,
       key,
       bodyHash,
-      runId: newId('run'),
+      runId: signalled ?? newId('run'),
       state: 'reserved',
       firstReceivedAt: at,
       expiresAt: receivedAt + trigger.trigger.dedupeWindowSec * 1000,
@@ -241,10 +264,11 @@ export class WebhookService {
     const inserted = await dedupe.insertIfAbsent(candidate, receivedAt);
     if (!inserted.inserted) {
       const existing = inserted.existing;
+      // A signalled run exists before its delivery: a reservation left by a crash is known by its age alone.
       const orphan =
         existing.state === 'reserved' &&
         receivedAt - Date.parse(existing.firstReceivedAt) >= (this.#deps.reservationGraceMs ?? 0) &&
-        !(await this.#deps.runExists(existing.runId));
+        (signalled !== undefined || !(await this.#deps.runExists(existing.runId)));
       if (!orphan) {
         note.runId = existing.runId;
         if (existing.bodyHash !== bodyHash) {
@@ -264,6 +288,7 @@ export class WebhookService {
       await dedupe.release(record);
       return notAvailable(trigger, note);
     }
+    if (signalled !== undefined) return this.#signal(record, trigger, new TextDecoder().decode(raw), note);
     // The registry's paths are those of the machine that found the workflow: where its directory
     // is missing here (removed, or another machine's path: docs/scaling.md), there is nothing to run.
     if (!(await isDirectory(trigger.cwd))) {
@@ -301,6 +326,23 @@ export class WebhookService {
     note.runId = runId;
     note.outcome = 'accepted';
     return { status: 202, body: { accepted: true, run_id: runId } };
+  }
+
+  /** A signalling trigger's accepted delivery: the run goes on, or the key is freed again for a retry. */
+  async #signal(record: DedupeRecord, trigger: TriggerRecord, text: string, note: Partial<Mutable<DeliveryRecord>>): Promise<WebhookAnswer> {
+    const { dedupe } = this.#deps.repositories;
+    const event = trigger.trigger.signal!.event;
+    try {
+      await this.#deps.signalRun(record.runId, event, text);
+    } catch (cause) {
+      await dedupe.release(record);
+      if (!isDomainError(cause) || !SIGNAL_REFUSALS.includes(cause.code)) throw cause;
+      note.outcome = cause.code === 'not_waiting' ? 'not_waiting' : 'run_not_found';
+      return refuse(cause.code, cause.message);
+    }
+    await dedupe.replace({ ...record, state: 'accepted' }, { sync: false });
+    note.outcome = 'accepted';
+    return { status: 202, body: { accepted: true, run_id: record.runId, signalled: event } };
   }
 
   #pruneNowAndThen(now: number): void {

@@ -18,6 +18,8 @@ export const WebhookTriggerViewSchema = z.object({
   idempotency_key: z.string(),
   dedupe_window_sec: z.number().int(),
   filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  signal: z.string().optional().describe('a delivery signals this event to a waiting run instead of starting one (docs/decisions.md, Waits and signals)'),
+  run_field: z.string().optional().describe('with `signal`: the payload field holding the id of the run to signal'),
 });
 export type WebhookTriggerView = z.infer<typeof WebhookTriggerViewSchema>;
 
@@ -45,6 +47,7 @@ export const toTriggerView = (t: TriggerRecord, secret: SecretStatus['state']): 
   idempotency_key: t.trigger.idempotencyKey,
   dedupe_window_sec: t.trigger.dedupeWindowSec,
   filter: { ...t.trigger.filter },
+  ...(t.trigger.signal ? { signal: t.trigger.signal.event, run_field: t.trigger.signal.runField } : {}),
 });
 
 export const toDeliveryView = (d: DeliveryRecord): DeliveryView => ({

@@ -42,11 +42,20 @@ export interface DrawOptions {
 /** The drawing's view of a definition as written (snake_case, as the API answers it). */
 export function toDrawNodes(workflow: { readonly nodes: readonly RawNode[]; readonly permissions?: Permissions | undefined }): DrawNode[] {
   return workflow.nodes.map((node) => {
-    const runsAgent = node.bash === undefined && node.approval === undefined;
+    const runsAgent = node.bash === undefined && node.approval === undefined && node.wait === undefined;
     return {
       id: node.id,
       dependsOn: [...new Set(node.depends_on ?? [])],
-      kind: node.command !== undefined ? `command: ${node.command}` : node.bash !== undefined ? 'bash' : node.approval !== undefined ? 'approval' : 'prompt',
+      kind:
+        node.command !== undefined
+          ? `command: ${node.command}`
+          : node.bash !== undefined
+            ? 'bash'
+            : node.approval !== undefined
+              ? 'approval'
+              : node.wait !== undefined
+                ? 'wait'
+                : 'prompt',
       conditional: node.when !== undefined,
       ...(runsAgent ? { permissions: node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS } : {}),
     };

@@ -38,6 +38,11 @@ function actionOf(node: RawNode): NodeAction {
   if (node.bash !== undefined) return { kind: 'bash', bash: node.bash };
   if (node.approval !== undefined) return { kind: 'approval', message: node.approval.message };
   if (node.command !== undefined) return { kind: 'command', command: node.command };
+  if (node.wait !== undefined) {
+    const { for: duration, event, timeout } = node.wait;
+    if (duration !== undefined) return { kind: 'wait', forMs: durationMs(duration, 0) };
+    return { kind: 'wait', event, ...(timeout !== undefined ? { timeoutMs: durationMs(timeout, 0) } : {}) };
+  }
   throw new Error(`toWorkflow: node '${node.id}' has no action`);
 }
 
@@ -80,6 +85,7 @@ function toWebhookTrigger(trigger: RawWebhookTrigger): WebhookTrigger {
     idempotencyKey: trigger.idempotency_key,
     dedupeWindowSec: trigger.dedupe_window_sec ?? DEFAULT_DEDUPE_WINDOW_SEC,
     filter: { ...trigger.filter },
+    ...(trigger.signal !== undefined && trigger.run_field !== undefined ? { signal: { event: trigger.signal, runField: trigger.run_field } } : {}),
   };
 }
 

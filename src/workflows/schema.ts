@@ -83,7 +83,7 @@ export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
 export const ASSISTANTS = ['claude', 'codex'] as const;
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
-export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command'] as const;
+export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command', 'wait'] as const;
 
 /** The keys whose node runs an agent, and so may say what it is allowed to do (`permissions`). */
 export const AGENT_ACTIONS = ['prompt', 'command'] as const;
@@ -102,7 +102,7 @@ export const MAX_DURATION_MS = 2_147_483_647;
 
 const nonEmptyText = z.string().min(1, { error: 'must not be empty' });
 
-function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay') {
+function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay' | 'wait') {
   return z
     .union([z.number(), z.string()], { error: (issue) => `expected a duration (${DURATION_HINT}), got ${describeValue(issue.input)}` })
     .superRefine((value, ctx) => {
@@ -110,7 +110,7 @@ function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay') {
       if (ms === null) {
         ctx.addIssue({ code: 'custom', message: `invalid duration ${quoteValue(value)} (use ${DURATION_HINT})` });
       } else if (kind !== 'delay' && ms === 0) {
-        ctx.addIssue({ code: 'custom', message: `${kind === 'timeout' ? 'a timeout' : 'an idle_timeout'} must be longer than 0` });
+        ctx.addIssue({ code: 'custom', message: `${kind === 'timeout' ? 'a timeout' : kind === 'wait' ? 'a wait' : 'an idle_timeout'} must be longer than 0` });
       } else if (ms > MAX_DURATION_MS) {
         ctx.addIssue({ code: 'custom', message: `${quoteValue(value)} is too long (at most 596h)` });
       }
@@ -119,6 +119,24 @@ function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay') {
 
 export const RawApprovalSchema = z.strictObject({
   message: nonEmptyText,
+});
+
+/** An event name a signal delivers (`svc signal <run> <event>`, a webhook's `signal:`). */
+export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;
+
+export const EventNameSchema = z.string().regex(EVENT_NAME_PATTERN, {
+  error: (issue) => `invalid event name ${quoteValue(issue.input)}: letters, digits, '.', '_' and '-', at most 64 characters`,
+});
+
+/**
+ * A durable wait (docs/decisions.md, Waits and signals): `for` a duration, or until a signal of
+ * `event` arrives (failing `wait_timeout` after `timeout`, when given). Exactly one of `for` and
+ * `event` (semantic-checks.ts).
+ */
+export const RawWaitSchema = z.strictObject({
+  for: durationSchema('wait').optional(),
+  event: EventNameSchema.optional(),
+  timeout: durationSchema('wait').optional(),
 });
 
 export const RawRetrySchema = z.strictObject({
@@ -154,6 +172,7 @@ export const RawNodeSchema = z.strictObject({
   prompt: nonEmptyText.optional(),
   bash: nonEmptyText.optional(),
   approval: RawApprovalSchema.optional(),
+  wait: RawWaitSchema.optional(),
   command: z
     .string()
     .regex(COMMAND_NAME_PATTERN, {
@@ -189,6 +208,9 @@ export const RawWebhookTriggerSchema = z.strictObject({
       z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }),
     )
     .optional(),
+  /** Signal this event to the run named by the payload's `run_field` instead of starting a run (docs/decisions.md, Waits and signals). */
+  signal: EventNameSchema.optional(),
+  run_field: nonEmptyText.optional(),
 });
 
 export const SCHEDULE_OVERLAPS = ['skip', 'queue'] as const;
@@ -240,6 +262,7 @@ export function knownKeysAt(path: readonly (string | number)[]): readonly string
   if (first === 'nodes' && path.length === 3 && third === 'retry') return shape(RawRetrySchema);
   if (first === 'nodes' && path.length === 3 && third === 'approval') return shape(RawApprovalSchema);
   if (first === 'nodes' && path.length === 3 && third === 'env') return shape(RawNodeEnvSchema);
+  if (first === 'nodes' && path.length === 3 && third === 'wait') return shape(RawWaitSchema);
   if (first === 'env' && path.length === 1) return shape(RawWorkflowEnvSchema);
   if (first === 'triggers' && path.length === 1) return shape(RawTriggersSchema);
   if (first === 'triggers' && second === 'webhook' && path.length === 3) return shape(RawWebhookTriggerSchema);
@@ -266,7 +289,9 @@ export type NodeAction =
   | { readonly kind: 'prompt'; readonly prompt: string }
   | { readonly kind: 'bash'; readonly bash: string }
   | { readonly kind: 'approval'; readonly message: string }
-  | { readonly kind: 'command'; readonly command: string };
+  | { readonly kind: 'command'; readonly command: string }
+  /** A durable wait: `forMs` after it starts, or until a signal of `event` (failing after `timeoutMs`, if set). */
+  | { readonly kind: 'wait'; readonly forMs?: number; readonly event?: string; readonly timeoutMs?: number };
 
 export interface RetryPolicy {
   /** Total attempts, the first included: 1 means no retry. */
@@ -297,7 +322,7 @@ export interface WorkflowNode {
   readonly assistant: Assistant | undefined;
   /** The node's model, else the workflow's; undefined means the assistant's configured model. */
   readonly model: string | undefined;
-  /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash and approval nodes. */
+  /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash, approval and wait nodes. */
   readonly permissions: Permissions | undefined;
   /**
    * The server's variables allowed beyond the base set: the workflow's `env.allow` and the node's
@@ -318,6 +343,11 @@ export interface WebhookTrigger {
   readonly dedupeWindowSec: number;
   /** Payload field → expected value; empty means "every event". */
   readonly filter: Readonly<Record<string, FilterValue>>;
+  /**
+   * A delivery signals this event to a waiting run instead of starting one: the run whose id is the
+   * payload's `runField` (both set, or neither: semantic-checks.ts).
+   */
+  readonly signal?: { readonly event: string; readonly runField: string };
 }
 
 export interface ScheduleTrigger {

@@ -70,13 +70,33 @@ function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
   });
 }
 
-/** `idle_timeout` watches a process's output: a gate runs none. */
+/** `idle_timeout` watches a process's output: a gate or a wait runs none. */
 function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
-  if (!Object.hasOwn(node.raw, 'idle_timeout') || !Object.hasOwn(node.raw, 'approval')) return;
+  const action = (['approval', 'wait'] as const).find((key) => Object.hasOwn(node.raw, key));
+  if (!Object.hasOwn(node.raw, 'idle_timeout') || action === undefined) return;
   problems.push({
     path: ['nodes', node.index, 'idle_timeout'],
-    message: 'idle_timeout applies to a node that runs a process (prompt, command, bash); an approval node has none (remove it)',
+    message: `idle_timeout applies to a node that runs a process (prompt, command, bash); ${action === 'approval' ? 'an approval' : 'a wait'} node has none (remove it)`,
   });
+}
+
+/** A wait is for a time or for an event, never both; only an event wait can time out (a time wait is its own timeout). */
+function checkWait(node: NodeSketch, problems: Problem[]): void {
+  const wait = node.raw.wait;
+  if (!isDict(wait)) return;
+  const path = ['nodes', node.index, 'wait'];
+  const kinds = (['for', 'event'] as const).filter((key) => Object.hasOwn(wait, key));
+  if (kinds.length !== 1) {
+    problems.push({ path, message: `a wait needs exactly one of for, event (found: ${kinds.length === 0 ? 'none' : kinds.join(', ')})` });
+  } else if (kinds[0] === 'for' && Object.hasOwn(wait, 'timeout')) {
+    problems.push({ path: [...path, 'timeout'], message: 'timeout applies to a wait for an event; a wait for a duration ends by itself (remove it)' });
+  }
+  // A node's `timeout` and `retry` limit and repeat an attempt of a process; a wait has none, and its own timeout goes inside `wait:`.
+  for (const key of ['timeout', 'retry'] as const) {
+    if (!Object.hasOwn(node.raw, key)) continue;
+    const where = key === 'timeout' ? 'an event wait takes its timeout inside wait: { event, timeout }' : 'a wait has no attempts to repeat';
+    problems.push({ path: ['nodes', node.index, key], message: `${key} applies to a node that runs a process; ${where} (remove it)` });
+  }
 }
 
 /** An agent never inherits the server's environment (docs/decisions.md, Agents): `env.inherit: true` there would be a promise svc does not keep. */
@@ -192,6 +212,13 @@ function checkWebhookSlugs(triggers: unknown, problems: Problem[]): void {
   if (!isDict(triggers) || !Array.isArray(triggers.webhook)) return;
   const firstIndex = new Map<string, number>();
   triggers.webhook.forEach((trigger: unknown, index: number) => {
+    if (isDict(trigger) && Object.hasOwn(trigger, 'signal') !== Object.hasOwn(trigger, 'run_field')) {
+      const [has, lacks] = Object.hasOwn(trigger, 'signal') ? ['signal', 'run_field'] : ['run_field', 'signal'];
+      problems.push({
+        path: ['triggers', 'webhook', index, has],
+        message: `${has} needs ${lacks}: a signalling trigger names its event (signal) and the payload field holding the run id (run_field)`,
+      });
+    }
     if (!isDict(trigger) || typeof trigger.slug !== 'string') return;
     const first = firstIndex.get(trigger.slug);
     if (first === undefined) firstIndex.set(trigger.slug, index);
@@ -233,6 +260,7 @@ export function semanticProblems(input: unknown): Problem[] {
       checkActions(node, problems);
       checkPermissionsKey(node, problems);
       checkIdleTimeoutKey(node, problems);
+      checkWait(node, problems);
       checkEnvInherit(node, problems);
     }
     checkDuplicateIds(sketches, problems);

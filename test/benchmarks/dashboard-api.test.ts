@@ -37,7 +37,7 @@ describe('GET /api/dashboard/runs', () => {
     expect(status).toBe(200);
     expect(body.total).toBe(13);
     expect(body.runs.map((r: any) => r.id)).toEqual([13, 12, 11, 10, 9].map(runId));
-    expect(body.counts).toEqual({ pending: 0, running: 0, paused: 1, completed: 9, failed: 3, cancelled: 0, abandoned: 0 });
+    expect(body.counts).toEqual({ pending: 0, running: 0, paused: 1, waiting: 0, completed: 9, failed: 3, cancelled: 0, abandoned: 0 });
     const next = (await get('/api/dashboard/runs?limit=5&offset=10')).body;
     expect(next.runs.map((r: any) => r.id)).toEqual([3, 2, 1].map(runId));
   });

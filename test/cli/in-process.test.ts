@@ -70,7 +70,7 @@ describe.each([
   it("a bad filter is a usage error (exit 2) with the route's message", async () => {
     const result = await svc(['runs', '--status', 'bogus']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('svc: unknown status bogus; use pending, running, paused, completed, failed, cancelled, abandoned\n');
+    expect(result.stderr).toBe('svc: unknown status bogus; use pending, running, paused, waiting, completed, failed, cancelled, abandoned\n');
   });
 
   it('resume carries a failed run on to its end, under the same id (in this process when no server runs)', async () => {

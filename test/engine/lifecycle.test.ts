@@ -283,15 +283,15 @@ describe('wrong states and unknown runs', () => {
   const TERMINAL = ['completed', 'failed', 'cancelled', 'abandoned'];
   const idOf = (status: string) => ({ completed, running, paused })[status as 'completed']!;
   it.each([
-    ['cancel', 'completed', ['pending', 'running']],
-    ['cancel', 'paused', ['pending', 'running']],
+    ['cancel', 'completed', ['pending', 'running', 'waiting']],
+    ['cancel', 'paused', ['pending', 'running', 'waiting']],
     ['approve', 'running', ['paused']],
     ['approve', 'completed', ['paused']],
     ['reject', 'completed', ['paused']],
     ['reject', 'running', ['paused']],
     ['resume', 'completed', ['failed']],
     ['resume', 'running', ['failed']],
-    ['abandon', 'completed', ['pending', 'running', 'paused']],
+    ['abandon', 'completed', ['pending', 'running', 'paused', 'waiting']],
     ['delete', 'running', TERMINAL],
     ['delete', 'paused', TERMINAL],
   ] as Array<[string, string, string[]]>)('%s of a %s run is 409 invalid_run_state', async (op, status, allowed) => {

@@ -59,7 +59,7 @@ describe('POST /api/workflows/validate', () => {
     expect(status).toBe(200);
     expect(body).toEqual({
       valid: false,
-      errors: ['nodes[0]: a node needs exactly one of prompt, bash, approval, command (found: none)', "nodes[1].depends_on: unknown node 'zz'"],
+      errors: ['nodes[0]: a node needs exactly one of prompt, bash, approval, command, wait (found: none)', "nodes[1].depends_on: unknown node 'zz'"],
     });
   });
 

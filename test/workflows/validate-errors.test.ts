@@ -177,13 +177,13 @@ describe('schema errors', () => {
 describe('node rules', () => {
   it('reports a node without an action', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    depends_on: []'))).toEqual([
-      '4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command (found: none)',
+      '4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command, wait (found: none)',
     ]);
   });
 
   it('reports a node with several actions', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '    bash: b'))).toEqual([
-      '4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command (found: prompt, bash)',
+      '4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command, wait (found: prompt, bash)',
     ]);
   });
 
@@ -453,7 +453,7 @@ describe('webhook trigger rules', () => {
 describe('how errors name their place', () => {
   it('prefixes file:line:col when a filename is given', () => {
     expect(errorsOf(yaml(...HEAD, '  - id: plan', '    prompt: a', '    bash: b'), 'demo.yaml')).toEqual([
-      'demo.yaml:4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command (found: prompt, bash)',
+      'demo.yaml:4:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command, wait (found: prompt, bash)',
     ]);
   });
 

@@ -305,7 +305,7 @@ describe('errors', () => {
     expect(!result.ok && result.errors).toEqual([
       "bad.yaml:1:7: name: invalid workflow name 'Bad Name': lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters",
       "bad.yaml:3:1: unknown key 'colour'",
-      'bad.yaml:5:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command (found: prompt, bash)',
+      'bad.yaml:5:5: nodes[0]: a node needs exactly one of prompt, bash, approval, command, wait (found: prompt, bash)',
       "bad.yaml:6:13: nodes[0].prompt: $tset.output refers to unknown node 'tset' (did you mean 'test'?)",
       "bad.yaml:8:14: nodes[0].timeout: invalid duration 'forever' (use seconds as a number, or a string such as 500ms, 30s, 1.5s, 10m, 2h)",
       "bad.yaml:11:24: nodes[1].depends_on: unknown node 'ghost'",

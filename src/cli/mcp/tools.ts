@@ -106,7 +106,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
         const run = await client.runs.get(input.runId);
         const timer = AbortSignal.timeout(input.timeoutSeconds * 1000);
         // From the run's whole history: an ending before we connected is replayed, and is final only if the run is settled now.
-        await followRun(client, run.id, () => {}, 0, timer);
+        await followRun(client, run.id, () => {}, 0, { signal: timer, untilWaiting: true });
         const view = await summary(run.id);
         return { ...view, timedOut: view.status === 'running' || view.status === 'pending' };
       }),

@@ -4,7 +4,15 @@ import { parseTimeBound } from '../../engine/benchmark.js';
 import { changeRange } from '../../engine/change-range.js';
 import { toRunView } from '../../engine/run-view.js';
 import { RunDiffSchema } from '../../workspaces/diff.js';
-import { ResumeRunBodySchema, RunDetailSchema, RunStatusListSchema, RunStatusSchema, RunViewSchema, StartRunBodySchema } from '../../engine/schemas.js';
+import {
+  ResumeRunBodySchema,
+  RunDetailSchema,
+  RunStatusListSchema,
+  RunStatusSchema,
+  RunViewSchema,
+  SignalBodySchema,
+  StartRunBodySchema,
+} from '../../engine/schemas.js';
 import { defineRoute, reply } from '../route.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
@@ -169,6 +177,17 @@ export const runRoutes = [
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'The run', schema: RunSchema } },
     handle: async ({ ctx, params, body }) => toRunView(await ctx.engine.reject(params.runId, body?.reason)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/signal',
+    summary: 'Deliver an event to a waiting run: the node waiting for it completes with the payload as its output ($<id>.output), and the run goes on',
+    tag: 'runs',
+    params: RunIdParams,
+    body: SignalBodySchema,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The run', schema: RunSchema } },
+    handle: async ({ ctx, params, body }) => toRunView(await ctx.engine.signal(params.runId, body.event, body.payload)),
   }),
   defineRoute({
     method: 'DELETE',

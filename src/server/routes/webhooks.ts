@@ -29,7 +29,11 @@ const SecretRefusedSchema = ErrorBodySchema.extend({
 const viewsOf = (ctx: AppContext, triggers: TriggerRecord[]) =>
   Promise.all(triggers.map(async (t) => toTriggerView(t, (await ctx.webhooks.secretStatus(t)).state)));
 
-const Accepted = z.object({ accepted: z.literal(true), run_id: z.string() });
+const Accepted = z.object({
+  accepted: z.literal(true),
+  run_id: z.string().describe('the run created, or the run signalled'),
+  signalled: z.string().optional().describe('a signalling trigger (`signal:`): the event delivered to the run named by its `run_field`'),
+});
 const Skipped = z.union([
   z.object({ skipped: z.literal('duplicate'), run_id: z.string(), first_received_at: z.string() }),
   z.object({ skipped: z.enum(['event_mismatch', 'filter_mismatch']) }),
@@ -47,7 +51,7 @@ export const webhookRoutes = [
     security: 'webhookSignature',
     errors: [400, 401, 404, 409, 413],
     responses: {
-      202: { description: 'Accepted: a run was created', schema: Accepted },
+      202: { description: 'Accepted: a run was created, or a waiting run signalled (a trigger with `signal:`)', schema: Accepted },
       200: { description: 'Skipped: a duplicate, or the event or filter does not match', schema: Skipped },
       503: { description: "The trigger's secret is not set, or is too easy to guess to sign with; no run is started", schema: SecretRefusedSchema },
     },

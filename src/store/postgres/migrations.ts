@@ -250,4 +250,14 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status = 'failed' AND record->>'autoResumeAt' IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: "a run's wake-up time",
+    sql: `
+      -- When a server continues a run on its own (engine/run-appointments.ts): a waiting run's
+      -- next wait ending. Found by the one timer each server keeps, and at start-up.
+      ALTER TABLE runs ADD COLUMN wake_at text GENERATED ALWAYS AS (record->>'wakeAt') STORED;
+      CREATE INDEX runs_wake_at ON runs (wake_at) WHERE wake_at IS NOT NULL;
+    `,
+  },
 ];

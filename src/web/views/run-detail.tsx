@@ -62,6 +62,41 @@ function CutNotes({ nodeId, output, log }: { nodeId: string; output: 'stored' | 
   );
 }
 
+/**
+ * A waiting run (docs/decisions.md, Waits and signals): each waiting node with what it waits for —
+ * its time, or an event and how to signal it — and when the server continues the run on its own.
+ */
+function Waits({ run }: { run: RunDetail }) {
+  const waiting = Object.entries(run.nodes).filter(([, node]) => node.status === 'waiting');
+  return (
+    <div class="waits" role="region" aria-label="Waiting">
+      <p>
+        <strong>Waiting</strong>
+        {run.wakeAt ? <> — continues by itself at {formatTime(run.wakeAt)}</> : <> — for a signal</>}; it holds no run slot.
+      </p>
+      <ul>
+        {waiting.map(([id, node]) => (
+          <li key={id} data-wait={id}>
+            <span class="mono">{id}</span>
+            {node.waitEvent ? (
+              <>
+                {' '}
+                waits for the event <span class="mono">{node.waitEvent}</span>
+                {node.waitUntil ? <>, until {formatTime(node.waitUntil)} (then it fails wait_timeout)</> : null}:{' '}
+                <code>
+                  svc signal {run.id} {node.waitEvent}
+                </code>
+              </>
+            ) : (
+              <> waits until {formatTime(node.waitUntil)}</>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** The permission levels in a phrase (docs/decisions.md, Agents). */
 const PERMISSIONS_MEANING: Record<string, string> = {
   read: 'reads and searches; writes no file, runs no command that changes one',
@@ -186,7 +221,7 @@ export function RunDetailView({ runId }: { runId: string }) {
   );
   const run = detail.data;
   const events = useMemo(() => mergeEvents(run?.events ?? [], streamed), [run, streamed]);
-  const now = useNow(run?.status === 'running' || run?.status === 'paused');
+  const now = useNow(run?.status === 'running' || run?.status === 'paused' || run?.status === 'waiting');
 
   if (!run) {
     return (
@@ -312,6 +347,7 @@ export function RunDetailView({ runId }: { runId: string }) {
       ) : (
         <>
           <ErrorNote error={detail.error} />
+          {run.status === 'waiting' ? <Waits run={run} /> : null}
           <Actions run={run} onDone={detail.reload} onDeleting={(value) => (deleting.current = value)} />
         </>
       )}

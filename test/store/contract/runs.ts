@@ -157,6 +157,24 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.workflows()).toEqual(['a-first', 'build', 'deploy']);
   });
 
+  it('due wake-ups: runs in the states asked whose wakeAt has come, earliest first; the next wake-up; none for other states or cleared ones', async () => {
+    const runs = await stores.current().runs();
+    await runs.save(run(1, { status: 'waiting', wakeAt: at(30) }));
+    await runs.save(run(2, { status: 'waiting', wakeAt: at(10) }));
+    await runs.save(run(3, { status: 'waiting', wakeAt: at(90) }));
+    await runs.save(run(4, { status: 'waiting', wakeAt: null }));
+    await runs.save(run(5, { status: 'completed', wakeAt: at(5) }));
+    expect(ids(await runs.dueWakeUps(['waiting'], at(30)))).toEqual([2, 1]);
+    expect(ids(await runs.dueWakeUps(['waiting', 'completed'], at(30)))).toEqual([5, 2, 1]);
+    expect(await runs.dueWakeUps(['waiting'], at(9))).toEqual([]);
+    expect(await runs.nextWakeUp(['waiting'])).toBe(at(10));
+    expect(await runs.nextWakeUp(['failed'])).toBeUndefined();
+    // Woken: running again, its wake-up cleared, it is no longer due.
+    expect(await runs.save(run(2, { status: 'running', wakeAt: null }), undefined, 'waiting')).toBe(true);
+    expect(ids(await runs.dueWakeUps(['waiting'], at(100)))).toEqual([1, 3]);
+    expect(await runs.nextWakeUp(['waiting'])).toBe(at(30));
+  });
+
   it('events: positions that only grow, one run in seq order, the last seq, and a delete that takes them with the run', async () => {
     const runs = await stores.current().runs();
     const a = run(1);

@@ -1,7 +1,7 @@
 import type { RunView } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
-import { followRun, waitsForServer } from './_follow.js';
+import { followRun, waitsForServe, waitsForServer } from './_follow.js';
 
 /** With no run id on a TTY, offer the paused runs (gh-style: prompts only where someone can answer). */
 export async function pickPausedRun(cmd: CommandContext, verb: string): Promise<string> {
@@ -34,5 +34,8 @@ export async function carriedOn(cmd: CommandContext, run: RunView): Promise<RunV
   const client = cmd.client();
   const host = await client.runHost();
   if (host === 'database' && run.status === 'pending') cmd.io.err(waitsForServer(run.id, true));
-  return host === 'process' ? followRun(client, run.id, () => {}) : run;
+  if (host !== 'process') return run;
+  const settled = await followRun(client, run.id, () => {}, 0, { untilWaiting: true });
+  if (settled.status === 'waiting') cmd.io.err(waitsForServe(settled));
+  return settled;
 }

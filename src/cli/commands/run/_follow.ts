@@ -14,7 +14,19 @@ export const isSettled = (run: Pick<RunView, 'status'>) => SETTLED_STATUSES.has(
  * Over HTTP or in process alike: the client decides. An aborted `signal` (a caller's time limit)
  * ends the follow early with the run as it is then.
  */
-export async function followRun(client: SvcClient, runId: string, onEvent: (event: StreamEvent) => void, after = 0, signal?: AbortSignal): Promise<RunView> {
+export async function followRun(
+  client: SvcClient,
+  runId: string,
+  onEvent: (event: StreamEvent) => void,
+  after = 0,
+  /**
+   * Stop at a durable wait too: only a server continues a waiting run (docs/decisions.md, Waits and
+   * signals), so this process, running it without one, would wait for nothing.
+   */
+  options: { untilWaiting?: boolean; signal?: AbortSignal } = {},
+): Promise<RunView> {
+  const { signal } = options;
+  const settled = (run: RunView) => isSettled(run) || (options.untilWaiting === true && run.status === 'waiting');
   let final: RunView | undefined;
   await new Promise<void>((resolve, reject) => {
     let feed: { close(): void } | undefined;
@@ -37,10 +49,11 @@ export async function followRun(client: SvcClient, runId: string, onEvent: (even
         after,
         onEvent: (event) => {
           onEvent(event);
-          if (!('runId' in event) || event.runId !== runId || !isSettlingEvent(event)) return;
+          if (!('runId' in event) || event.runId !== runId) return;
+          if (!isSettlingEvent(event) && !(options.untilWaiting && event.type === 'run_waiting')) return;
           if (event.type === 'run_deleted') return done(new CliError(`Run ${runId} was deleted.`, EXIT.failed));
           client.runs.get(runId).then((run) => {
-            if (!isSettled(run)) return;
+            if (!settled(run)) return;
             final = run;
             done();
           }, done);
@@ -54,6 +67,10 @@ export async function followRun(client: SvcClient, runId: string, onEvent: (even
   });
   return final ?? client.runs.get(runId);
 }
+
+/** Said when a run this process executed stops at a wait: the next `svc serve` continues it. */
+export const waitsForServe = (run: Pick<RunView, 'id' | 'wakeAt'>) =>
+  `svc: run ${run.id} waits${run.wakeAt ? ` until ${run.wakeAt}` : ' for a signal'}; no server runs here, and the next \`svc serve\` continues it${run.wakeAt ? ' when its time comes' : ''}.\n`;
 
 /** The highest stream position in a run's history: following from there skips what already happened. */
 export async function lastEventPosition(client: SvcClient, runId: string): Promise<number> {

@@ -13,10 +13,21 @@ export function exitCodeForRun(run: Pick<RunView, 'status' | 'nodes'>): number {
     case 'abandoned':
       return EXIT.cancelled;
     case 'paused':
+    case 'waiting':
       return EXIT.paused;
     default:
       return EXIT.failed;
   }
+}
+
+/** What a wait node waits for: `until <time>`, `for 'build_finished'`, `for 'build_finished' until <time>`. */
+export function waitText(wait: { until?: string; event?: string }): string {
+  return [wait.event ? `for '${wait.event}'` : undefined, wait.until ? `until ${wait.until}` : undefined].filter(Boolean).join(' ');
+}
+
+/** The waiting nodes of a `run_waiting` event: `nap until <time>; build for 'build_finished'`. */
+export function waitingText(nodes: ReadonlyArray<{ nodeId: string; until?: string; event?: string }>): string {
+  return nodes.map((node) => `${node.nodeId} ${waitText(node)}`).join('; ');
 }
 
 export function formatMs(ms: number | null | undefined): string {

@@ -1,7 +1,7 @@
 import { deniedToolsNote, type RunView, type StreamEvent } from '../../../client/index.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
-import { formatCost, formatMs } from './_outcome.js';
+import { formatCost, formatMs, waitingText } from './_outcome.js';
 import { showsToolCall, toolLine } from './_tools.js';
 
 export interface PrinterOptions {
@@ -134,6 +134,16 @@ export class RunPrinter {
       case 'run_paused':
         this.#line(`${p.yellow('⏸')} paused at ${event.nodeId}: ${event.message}\n  approve: svc approve ${event.runId}   reject: svc reject ${event.runId}`);
         break;
+      case 'run_waiting':
+        this.#line(
+          `${p.yellow('⏳')} waiting: ${waitingText(event.nodes)}${event.nodes.some((n) => n.event) ? `\n  signal: svc signal ${event.runId} <event> [--payload file]` : ''}`,
+        );
+        break;
+      case 'run_woken':
+        this.#line(
+          `${p.green('⏵')} ${event.nodeId} ${event.by === 'time' ? 'waited its time' : event.by === 'signal' ? `signalled ${event.event}` : `timed out waiting for ${event.event}`}`,
+        );
+        break;
       case 'run_approved':
         this.#line(`${p.green('✔')} ${event.nodeId} approved${event.comment ? `: ${event.comment}` : ''}`);
         break;
@@ -174,7 +184,8 @@ export class RunPrinter {
     const cost = run.costUsd === null ? '' : ` ${formatCost(run.costUsd)}`;
     // A run whose agent was refused tools says so on its last line, never as a plain success.
     const denied = deniedToolsNote(run);
-    const colour = run.status === 'completed' && !denied ? p.green : run.status === 'paused' || run.status === 'completed' ? p.yellow : p.red;
+    const colour =
+      run.status === 'completed' && !denied ? p.green : run.status === 'paused' || run.status === 'waiting' || run.status === 'completed' ? p.yellow : p.red;
     this.io.out(
       `${colour(run.status)} ${run.workflow} ${run.id}${duration ? ` in ${duration}` : ''}${cost}${run.error ? `: ${run.error}` : ''}${denied ? ` — ${denied}` : ''}\n`,
     );

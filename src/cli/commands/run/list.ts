@@ -16,7 +16,7 @@ function asUsageError(error: unknown): unknown {
 /** `svc runs [list]`: newest first; a table on a TTY, tab-separated lines when piped. */
 export default defineCommand({
   options: {
-    status: ['-s, --status <states>', 'comma-separated: pending, running, paused, completed, failed, cancelled, abandoned'],
+    status: ['-s, --status <states>', 'comma-separated: pending, running, paused, waiting, completed, failed, cancelled, abandoned'],
     workflow: ['--workflow <name>', 'only runs of this workflow'],
     definitionHash: ['--definition-hash <hash>', 'only runs of this version of their workflow (the hash `svc runs show` prints)'],
     since: ['--since <when>', 'runs created since: 24h, 7d, 2w or an ISO date'],

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
-import { followRun, waitsForServer } from './_follow.js';
+import { followRun, waitsForServe, waitsForServer } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
@@ -68,7 +68,8 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
       else cmd.io.out(`${started.runId}\n`);
       return EXIT.ok;
     }
-    const run: RunView = await followRun(client, runId, (event) => printer.handle(event), after);
+    const run: RunView = await followRun(client, runId, (event) => printer.handle(event), after, { untilWaiting: inProcess });
+    if (run.status === 'waiting') cmd.io.err(waitsForServe(run));
     printer.close();
     if (cmd.globals.json) printJson(cmd.io, run);
     else printer.finish(run);

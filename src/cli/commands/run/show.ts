@@ -1,7 +1,7 @@
 import { deniedToolsNote, type RunDetail, type RunView } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
-import { formatCost, formatMs, formatSpend } from './_outcome.js';
+import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 
 /** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
@@ -36,9 +36,21 @@ const homeLabel = (home: { id: string; host: string | null; path: string | null 
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
+    state.status === 'waiting' ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
     state.outputTruncated ? `output truncated in the run detail (whole in ${nodeId}.out)` : undefined,
     state.logTruncated ? `${nodeId}.log truncated (see its last line)` : undefined,
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** A waiting run: its next wake-up, and the events a signal may deliver. */
+function waitsLine(run: RunDetail): string {
+  const events = Object.values(run.nodes).flatMap((s) => (s.status === 'waiting' && s.waitEvent ? [s.waitEvent] : []));
+  return [
+    run.wakeAt ? `until ${run.wakeAt}` : undefined,
+    events.length ? `for ${events.map((e) => `'${e}'`).join(', ')} (svc signal ${run.id} <event>)` : undefined,
   ]
     .filter(Boolean)
     .join('; ');
@@ -77,6 +89,8 @@ export default defineCommand({
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]
           : []),
         ...(run.waitingFor ? [`  waiting:  ${p.yellow(`for ${run.waitingFor}`)}`] : []),
+        // A durable wait (docs/decisions.md, Waits and signals): when the server continues it, and how to signal it.
+        ...(run.status === 'waiting' ? [`  waits:    ${p.yellow(waitsLine(run))}`] : []),
         `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
         ...(formatSpend(run) ? [`  budget:   ${formatSpend(run)}`] : []),
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
