@@ -37,9 +37,12 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
  * CLI's offline mode both use this one class.
  */
 export class RunEngine {
-  /** Live records (run-store.ts) waiting for a slot, in order. */
+  /** Pending runs waiting for a slot, in order. */
   #queue: RunRecord[] = [];
-  #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Runs executing here: `running` resolves to the run as it starts executing, `done` to its last snapshot. */
+  #active = new Map<string, { controller: AbortController; running: Promise<RunRecord>; done: Promise<RunRecord> }>();
+  /** Failed runs a start is continuing now (a second start of the same conversation meanwhile starts a new run). */
+  #continuing = new Set<string>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   #closed = false;
   /** With a database shared by several servers: pending runs are claimed there instead of queued here. */
@@ -102,8 +105,8 @@ export class RunEngine {
     if (!resolved) throw notFound('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     const conversationId = request.conversationId ?? null;
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
-    // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
-    if (resumable?.resumePending && resumable.status === 'failed') return this.#continue(resumable, resolved);
+    // A second start of the same conversation may be continuing it already.
+    if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
@@ -124,10 +127,9 @@ export class RunEngine {
         ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
         : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
-    await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
-    await this.#enqueue(run);
-    return run;
+    const fresh = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
+    const run = await transition(this.runs, fresh, 'create', { events: [{ type: 'run_created', fields: { trigger: fresh.trigger, message: fresh.message } }] });
+    return this.#enqueue(run);
   }
 
   /**
@@ -137,38 +139,46 @@ export class RunEngine {
   async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
     // Claimed before anything is awaited: a second start of the same conversation meanwhile must
     // not continue the same run twice.
-    run.resumePending = false;
-    let cwd = run.cwd;
-    if (run.workspaceId) {
-      try {
-        // The run's own worktree, with what its completed nodes did; one cleaned up is not made
-        // again (their changes are gone), nor is one of a workspace deleted meanwhile.
-        cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
-      } catch (error) {
-        await this.runs.save(run);
-        throw error;
+    this.#continuing.add(run.id);
+    try {
+      let cwd = run.cwd;
+      if (run.workspaceId) {
+        try {
+          // The run's own worktree, with what its completed nodes did; one cleaned up is not made
+          // again (their changes are gone), nor is one of a workspace deleted meanwhile.
+          cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
+        } catch (error) {
+          await this.runs.save({ ...run, resumePending: false });
+          throw error;
+        }
       }
+      const nodes = resumedNodes(run, resolved);
+      const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+      const continued = await transition(this.runs, run, 'continue', {
+        patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, definition: resolved.definition },
+        events: [{ type: 'run_resumed', fields: { skipped } }],
+      });
+      return await this.#enqueue(continued);
+    } finally {
+      this.#continuing.delete(run.id);
     }
-    const nodes = resumedNodes(run, resolved);
-    const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
-    await transition(this.runs, run, 'continue', {
-      patch: { nodes, cwd, resumePending: false, error: null, errorCode: null, resumeAt: null, finishedAt: null, definition: resolved.definition },
-      events: [{ type: 'run_resumed', fields: { skipped } }],
-    });
-    await this.#enqueue(run);
-    return run;
   }
 
   /**
    * A run made pending: queued here; or, with a shared database, claimed by this server at once when
-   * it has a free slot, else offered to every server.
+   * it has a free slot, else offered to every server. Resolves to the run as it is then: `running`
+   * when it went to a free slot here at once (what the answer to its start says), else `pending`.
    */
-  async #enqueue(run: RunRecord, front = false): Promise<void> {
-    if (this.#shared) return this.#shared.offer(run);
-    this.runs.hold(run);
+  async #enqueue(run: RunRecord, front = false): Promise<RunRecord> {
+    if (this.#shared) {
+      // Placed at launch, perhaps in a new worktree: the answer does not wait for that.
+      await this.#shared.offer(run);
+      return run;
+    }
     if (front) this.#queue.unshift(run);
     else this.#queue.push(run);
     this.#pump();
+    return (await this.#active.get(run.id)?.running) ?? run;
   }
 
   #pump(): void {
@@ -179,80 +189,100 @@ export class RunEngine {
     }
   }
 
-  /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
-  #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
+  /**
+   * Executes a run in a slot, taken now; `recorded` resolves to the run to execute once what must be
+   * on disk before it goes on is (an approval). Resolves to the run as it starts executing (`running`),
+   * or as it was when it could not start; rejects when `recorded` does.
+   */
+  #launch(pending: RunRecord, recorded: Promise<RunRecord> = Promise.resolve(pending)): Promise<RunRecord> {
     const controller = new AbortController();
-    this.runs.hold(run);
-    const done = (async () => {
+    let started!: (run: RunRecord) => void;
+    let refused!: (error: unknown) => void;
+    const running = new Promise<RunRecord>((resolve, reject) => {
+      started = resolve;
+      refused = reject;
+    });
+    // Unhandled only when nobody asked (a queued launch): its failure is the run's, handled below.
+    running.catch(() => {});
+    const done = (async (): Promise<RunRecord> => {
+      let run: RunRecord;
+      try {
+        run = await recorded;
+      } catch (error) {
+        // The change that was to set it going lost to another one: nothing of it ran here to finish.
+        refused(error);
+        return (await this.runs.get(pending.id)) ?? pending;
+      }
       let failure: string | null = null;
       // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
       let port: PortReservation | undefined;
       let failureCode: string | null = null;
       try {
-        await recorded;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         const firstLaunch = run.status === 'pending' && run.startedAt === null;
         if (run.status === 'pending') {
           const placed = await placeAtLaunch(this.deps, run);
-          await transition(this.runs, run, 'launch', {
+          run = await transition(this.runs, run, 'launch', {
             patch: { startedAt: run.startedAt ?? now(), ...placed },
             events: [{ type: 'run_started', fields: {} }],
           });
         }
+        started(run);
         // Reserved only now: binding a socket waits for the event loop, and a run started with a free
         // slot must already be `running` in the answer to its start (the launch above takes no such wait).
         port = await reservePort();
         const deps = await executorDeps(this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
-        const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
-        if (setupFailure !== null) failure = setupFailure;
-        else {
-          const stop = await executeRun(deps, run, validation.workflow, controller.signal);
-          if (stop) ({ message: failure, code: failureCode } = stop);
+        if (needsSetup(run, firstLaunch)) ({ run, failure } = await this.#setUp(run, deps, controller.signal));
+        if (failure === null) {
+          const executed = await executeRun(deps, run, validation.workflow, controller.signal);
+          run = executed.run;
+          if (executed.error) throw executed.error;
+          if (executed.stop) ({ message: failure, code: failureCode } = executed.stop);
         }
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
-        if (error instanceof RunChangedElsewhere && run.status === 'pending') return;
+        if (error instanceof RunChangedElsewhere && run.status === 'pending') return run;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       } finally {
         port?.release();
+        started(run);
       }
       try {
-        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
+        return await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
         this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
         this.#notifySettled(run);
+        return run;
       }
     })();
-    this.#active.set(run.id, { controller, done });
+    this.#active.set(pending.id, { controller, running, done });
     void done.finally(() => {
-      this.#active.delete(run.id);
-      if (isSettled(run.status) || run.status === 'pending') this.runs.release(run);
+      this.#active.delete(pending.id);
       this.#pump();
     });
-    return recorded;
+    return running;
   }
 
-  /** The worktree setup with what a bash node of the run gets in its environment; the run's failure or null. */
-  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<string | null> {
+  /** The worktree setup with what a bash node of the run gets in its environment; the run with it, and its failure or null. */
+  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<{ run: RunRecord; failure: string | null }> {
     const env = setupEnvironment(deps.workspaceEnv, runVariables(run, this.runs.artifactsDir(run.id), deps.port));
     return setUpWorktree({ runs: this.runs, places: this.deps.places, logger: this.deps.logger, env }, run, signal);
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
-  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
-    await finishRun(this.runs, run, reason, failure, failureCode);
-    this.#notifySettled(run);
+  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
+    const finished = await finishRun(this.runs, run, reason, failure, failureCode);
+    this.#notifySettled(finished);
+    return finished;
   }
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
-    // Nothing here holds a settled run any more: the next operation reads it from the store.
-    if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const resolve of waiters ?? []) resolve(run);
@@ -260,12 +290,18 @@ export class RunEngine {
 
   /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
   async waitUntilSettled(runId: string): Promise<RunRecord> {
-    const run = await this.runs.resolve(runId);
-    if (isSettled(run.status) && !this.#active.has(run.id)) return Promise.resolve(run);
-    return new Promise((resolve) => {
-      const set = this.#waiters.get(run.id) ?? new Set();
+    const { id } = await this.runs.resolve(runId);
+    return new Promise((resolve, reject) => {
+      const set = this.#waiters.get(id) ?? new Set();
       set.add(resolve);
-      this.#waiters.set(run.id, set);
+      this.#waiters.set(id, set);
+      // Read again once waiting: a run that settled before, and executes here no more, is answered
+      // now; one that settles later is answered by #notifySettled.
+      this.runs.get(id).then((run) => {
+        if (!run || !isSettled(run.status) || this.#active.has(id)) return;
+        set.delete(resolve);
+        resolve(run);
+      }, reject);
     });
   }
 
@@ -278,21 +314,20 @@ export class RunEngine {
     const active = this.#active.get(run.id);
     if (active) {
       if (!active.controller.signal.aborted) active.controller.abort(reason);
-      await active.done;
-      if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
-      return run;
+      const stopped = await active.done;
+      if (stopped.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, stopped.status);
+      return stopped;
     }
     if (this.#shared && run.status === 'running') return this.#shared.stopElsewhere(run, reason);
     this.#queue = this.#queue.filter((queued) => queued.id !== run.id);
     try {
-      await this.#finish(run, reason, null);
+      return await this.#finish(run, reason, null);
     } catch (error) {
       // A pending run another server started meanwhile: that server stops it.
       const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
       if (now?.status === 'running') return this.#shared!.stopElsewhere(now, reason);
       throw error;
     }
-    return run;
   }
 
   async cancel(runId: string): Promise<RunRecord> {
@@ -314,8 +349,7 @@ export class RunEngine {
   async #settledRun(runId: string): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     const active = this.#active.get(run.id);
-    if (active && run.status === 'paused') await active.done;
-    return run;
+    return active && run.status === 'paused' ? active.done : run;
   }
 
   /** The first waiting gate (definition order) completes with the comment as its output. */
@@ -324,9 +358,14 @@ export class RunEngine {
     assertOperationAllowed('approve', run.status);
     // A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here.
     const elsewhere = this.#shared !== undefined && run.workspaceId !== null && (await this.#shared.claims.boundElsewhere(run.id));
-    const [gateId, gate] = waitingGate(run);
+    const [gateId, waiting] = waitingGate(run);
     const at = now();
-    moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
+    const gate = moveNode(waiting, 'approve', {
+      output: comment ?? '',
+      finishedAt: at,
+      durationMs: waiting.startedAt ? Date.parse(at) - Date.parse(waiting.startedAt) : null,
+    });
+    const patch = { nodes: { ...run.nodes, [gateId]: gate } };
     // With a free slot the run carries on at once; with every slot taken it waits `pending` at
     // the head of the queue (docs/decisions.md, "Runs").
     const events: EventSpec[] = [
@@ -334,13 +373,10 @@ export class RunEngine {
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
     if (!elsewhere && !this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
-      // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
-      await this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', events }));
-    } else {
-      await transition(this.runs, run, 'approve', { to: 'pending', events });
-      await this.#enqueue(run, true);
+      // The slot is taken now (#launch takes it synchronously), so no queued run can claim it meanwhile.
+      return this.#launch(run, transition(this.runs, run, 'approve', { to: 'running', patch, events }));
     }
-    return run;
+    return this.#enqueue(await transition(this.runs, run, 'approve', { to: 'pending', patch, events }), true);
   }
 
   async reject(runId: string, reason?: string): Promise<RunRecord> {
@@ -349,17 +385,17 @@ export class RunEngine {
     const [gateId, gate] = waitingGate(run);
     const at = now();
     const why = reason ?? '';
-    moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
-    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) moveNode(state, 'close', { error: 'rejected' });
-    await transition(this.runs, run, 'reject', {
-      patch: { rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) },
+    const nodes = { ...run.nodes, [gateId]: moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at }) };
+    for (const [id, state] of Object.entries(nodes)) if (!isNodeDone(state.status)) nodes[id] = moveNode(state, 'close', { error: 'rejected' });
+    const rejected = await transition(this.runs, run, 'reject', {
+      patch: { nodes, rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(nodes)) },
       events: [
         { type: 'run_rejected', fields: { nodeId: gateId, reason: why } },
         { type: 'run_cancelled', fields: { reason: 'rejected' } },
       ],
     });
-    this.#notifySettled(run);
-    return run;
+    this.#notifySettled(rejected);
+    return rejected;
   }
 
   /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
@@ -367,10 +403,9 @@ export class RunEngine {
     const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
     assertResumableSpend(run, options.maxCostUsd);
-    await transition(this.runs, run, 'resume', {
+    return transition(this.runs, run, 'resume', {
       patch: { resumePending: true, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
     });
-    return run;
   }
 
   async delete(runId: string): Promise<RunRecord> {

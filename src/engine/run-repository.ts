@@ -80,13 +80,27 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   const events = (runId: string) => log.read(`${runId}/events`);
   /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
   let sorted: RunRecord[] | undefined;
+  /** A run written again takes its old record's place (ids do not change, nor does their order). */
+  const replaceSorted = (run: RunRecord) => {
+    if (!sorted) return;
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]!.id > run.id) low = middle + 1;
+      else high = middle;
+    }
+    if (sorted[low]?.id === run.id) sorted[low] = run;
+    else sorted = undefined;
+  };
   return {
-    // One server per SVC_HOME, and the engine changes the one live record: `expected` holds while the run exists.
+    // A compare-and-set as on PostgreSQL: checked and put in one synchronous step (the collection
+    // holds its records in memory, and this is the only writer of them).
     save: async (run, options, expected) => {
-      if (!runs.get(run.id)) {
-        if (expected !== undefined && expected !== 'absent') return false;
-        sorted = undefined;
-      }
+      const stored = runs.get(run.id);
+      if (expected === 'absent' ? stored !== undefined : expected !== undefined && stored?.status !== expected) return false;
+      if (stored) replaceSorted(run);
+      else sorted = undefined;
       await runs.put(run, options);
       return true;
     },

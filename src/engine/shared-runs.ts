@@ -88,7 +88,7 @@ export class SharedRunScheduler {
         const ids = await this.claims.claim(free);
         for (const id of ids) {
           const run = await this.runs.get(id);
-          if (run?.status === 'pending' && !this.slots.closed()) this.slots.launch(this.runs.hold(run));
+          if (run?.status === 'pending' && !this.slots.closed()) this.slots.launch(run);
           else if (run?.status === 'pending') await this.claims.unclaim(id);
         }
         if (ids.length === free) this.#claimAgain = true;
