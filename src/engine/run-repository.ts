@@ -9,17 +9,13 @@ import type { PutOptions, Store } from '../store/index.js';
 import type { RunEvent } from './events.js';
 import { newestFirst, pageOfRuns, pickRun, runIdPrefix, type RunFilter, type RunPage } from './run-queries.js';
 import type { RunSummaryIndex } from './run-summaries.js';
+import { inStream, type RunEventFilter } from './stream-membership.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 /** An event as emitted, before the store gives it its stream position. */
 export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'pos'> : never) : never;
 
-/** Which runs' events a stream carries: one run, runs linked to these conversation ids (as conversation or worker), or all. */
-export interface RunEventFilter {
-  runId?: string;
-  /** A run matches when its `conversationId` or its `platformId` is one of these; undefined: every run. */
-  linkedTo?: readonly string[];
-}
+export type { RunEventFilter } from './stream-membership.js';
 
 export interface RunRepository {
   /**
@@ -65,10 +61,6 @@ export interface RunStorage {
 
 /** Code-unit order, as a database orders ids and ISO times whatever its collation. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-const linked = (run: Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>, filter: RunEventFilter) =>
-  (filter.runId === undefined || run.id === filter.runId) &&
-  (filter.linkedTo === undefined || (run.conversationId !== null && filter.linkedTo.includes(run.conversationId)) || filter.linkedTo.includes(run.platformId));
 
 /**
  * The embedded implementation, on the collection and logs RunStore writes. Positions come from
@@ -133,7 +125,9 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
     async eventsAfter(after, filter) {
       // A run that finished well before `after` (positions are microseconds of wall time) cannot have any.
       const sinceMs = after / 1000 - 1000;
-      const touched = runs.filter((run) => linked(run, filter) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs));
+      const touched = runs.filter(
+        (run) => inStream(run, filter) && (run.finishedAt === null || run.status === 'paused' || Date.parse(run.updatedAt) >= sinceMs),
+      );
       const found: RunEvent[] = [];
       for (const run of touched) for (const event of await events(run.id)) if (event.pos > after) found.push(event);
       return found.sort((a, b) => a.pos - b.pos);
