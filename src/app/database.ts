@@ -113,7 +113,6 @@ export async function openDatabaseRepositories(
   const publisher: EventPublisher<SvcStreamEvent> = {
     nextPosition: () => bus.nextPosition(),
     publish: publishUnstored,
-    publishWhenPersisted: (persisted, event) => bus.publishWhenPersisted(persisted, event),
     publishWhenStored: (stored) =>
       void stored.then(
         (event) => feed.stored((event as { pos: number }).pos),

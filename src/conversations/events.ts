@@ -75,10 +75,11 @@ export function openConversationEventLog(store: Store, bus: EventPublisher<Conve
       let chunk = current.get(conversationId);
       if (!chunk || chunk.count >= EVENT_CHUNK) current.set(conversationId, (chunk = { first: event.pos, count: 0 }));
       chunk.count++;
-      const appended = log.append(key(conversationId, chunk.first), event as ConversationEvent);
-      bus.publishWhenPersisted(appended, event as ConversationEvent);
-      await appended;
-      return event;
+      // As run events are (and as on PostgreSQL): the log gives the position as the append is asked,
+      // and what it stored is published in position order.
+      const stored = log.append(key(conversationId, chunk.first), event as ConversationEvent).then(() => event as ConversationEvent);
+      bus.publishWhenStored(stored);
+      return (await stored) as unknown as ConversationEventOf<typeof type>;
     },
     async replay(conversationId, after) {
       const firsts = (await log.keys(`${conversationId}/events`)).map((name) => Number(name.slice(name.lastIndexOf('/') + 1))).sort((a, b) => a - b);

@@ -6,7 +6,8 @@
  * (`message_places`), so no two servers hand out the same place.
  */
 
-import { asJson, callOrder, selectPage, type PostgresDatabase, type Queryable } from '../store/postgres/index.js';
+import { inOrderByKey } from '../shared/in-order-by-key.js';
+import { asJson, selectPage, type PostgresDatabase, type Queryable } from '../store/postgres/index.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 import { messageId, type ConversationRepositories, type ConversationRepository, type MessageRepository, type ReservedMessage } from './repository.js';
 
@@ -19,7 +20,7 @@ const ADD_PENDING_HOLDER = 'coalesce(answering_server, $4::text)';
 /** The record's pending ids as a jsonb array, whatever an older record holds there. */
 const PENDING = "CASE WHEN jsonb_typeof(record->'pending_message_ids') = 'array' THEN record->'pending_message_ids' ELSE '[]'::jsonb END";
 
-type CallOrder = ReturnType<typeof callOrder>;
+type CallOrder = ReturnType<typeof inOrderByKey>;
 
 function conversationsIn(db: PostgresDatabase, serverId: string | null, inOrder: CallOrder): ConversationRepository {
   const one = async (sql: string, params: unknown[]) => (await db.query<{ record: ConversationRecord }>(sql, params)).rows[0]?.record;
@@ -86,8 +87,8 @@ function messagesIn(db: PostgresDatabase): MessageRepository {
   // Places of one conversation are taken, and its messages stored, in the order asked: the pool
   // would otherwise let a later call's statement overtake an earlier one's, and the orchestrator
   // queues messages for answering in the order their appends resolve.
-  const reserving = callOrder();
-  const appending = callOrder();
+  const reserving = inOrderByKey();
+  const appending = inOrderByKey();
   const takePlace = (conversationId: string) => takePlaceWith(db, conversationId);
   const get = async (conversationId: string, id: string) =>
     (await db.query<{ record: StoredMessage }>('SELECT record FROM messages WHERE conversation_id = $1 AND id = $2', [conversationId, id])).rows[0]?.record;
@@ -145,8 +146,9 @@ async function takePlaceWith(db: Queryable, conversationId: string): Promise<Res
  * sends take a conversation no server holds for answering (coordination/postgres-answering.ts).
  */
 export function postgresConversationRepositories(db: PostgresDatabase, serverId: string | null = null): ConversationRepositories {
-  // Changes of one conversation resolve in the order they were asked, as the file store's do.
-  const inOrder = callOrder();
+  // Changes of one conversation resolve in the order they were asked (the repository's contract):
+  // a pool would otherwise let a later call's statement overtake an earlier one's.
+  const inOrder = inOrderByKey();
   return {
     conversations: conversationsIn(db, serverId, inOrder),
     messages: messagesIn(db),

@@ -20,6 +20,11 @@ export interface ConversationFilter {
   offset?: number;
 }
 
+/**
+ * Part of the contract on every store (test/store/contract/conversations.ts): the calls of one
+ * conversation resolve, and take effect, in the order they were asked — a conversation's sends are
+ * queued for answering in the order their messages were stored.
+ */
 export interface ConversationRepository {
   insert(record: ConversationRecord): Promise<void>;
   /** By `id` or by `platform_conversation_id`. */

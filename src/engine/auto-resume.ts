@@ -29,16 +29,16 @@ export function autoResumeAppointment(run: RunRecord, code: string | null, resum
 
 /**
  * `cancel` or `abandon` of a failed run with an appointment calls the appointment off; the run stays
- * failed (a person can still resume it). Resolves to false when the run has none (the operation
+ * failed (a person can still resume it). Resolves to the run so, or undefined when it has none (the operation
  * then applies as usual); 409 when the appointment was kept or called off meanwhile.
  */
-export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: 'cancel' | 'abandon'): Promise<boolean> {
+export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: 'cancel' | 'abandon'): Promise<RunRecord | undefined> {
   const at = run.autoResumeAt;
-  if (run.status !== 'failed' || !at) return false;
+  if (run.status !== 'failed' || !at) return undefined;
   if (!(await runs.claimAutoResume(run.id, at))) throw new RunChangedElsewhere(run.id, reason, (await runs.get(run.id))?.status);
-  run.autoResumeAt = null;
-  await runs.emit(run, 'auto_resume_cancelled', { at, reason });
-  return true;
+  const calledOff = (await runs.get(run.id)) ?? { ...run, autoResumeAt: null };
+  await runs.emit(calledOff, 'auto_resume_cancelled', { at, reason });
+  return calledOff;
 }
 
 /** The engine's doors a resume goes through: `POST …/resume`, then the start that continues the run. */

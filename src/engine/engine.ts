@@ -41,7 +41,10 @@ const isSettled = (status: RunStatus) => isTerminal(status) || status === 'pause
  * CLI's offline mode both use this one class.
  */
 export class RunEngine {
-  #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Runs executing here: `running` resolves to the run as it starts executing, `done` to its last snapshot. */
+  #active = new Map<string, { controller: AbortController; running: Promise<RunRecord>; done: Promise<RunRecord> }>();
+  /** Failed runs a start is continuing now (a second start of the same conversation meanwhile starts a new run). */
+  #continuing = new Set<string>();
   #waiters = new Map<string, Set<(run: RunRecord) => void>>();
   /** Runs given agents of their own at start (workflow tests), until they end. */
   #runAgents = new Map<string, EngineDeps['agents']>();
@@ -121,8 +124,8 @@ export class RunEngine {
     checkRunPermissions(resolved.workflow, request.permissions);
     const conversationId = request.conversationId ?? null;
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
-    // Checked again on the live record: a second start of the same conversation may have continued it meanwhile.
-    if (resumable?.resumePending && resumable.status === 'failed') return this.#continue(resumable, resolved);
+    // A second start of the same conversation may be continuing it already.
+    if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
     // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
@@ -143,11 +146,10 @@ export class RunEngine {
         ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
         : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
-    const run = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
-    await transition(this.runs, run, 'create', { events: [{ type: 'run_created', fields: { trigger: run.trigger, message: run.message } }] });
+    const fresh = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
+    const run = await transition(this.runs, fresh, 'create', { events: [{ type: 'run_created', fields: { trigger: fresh.trigger, message: fresh.message } }] });
     if (request.agents) this.#runAgents.set(id, request.agents);
-    await this.#enqueue(run);
-    return run;
+    return this.#enqueue(run);
   }
 
   /**
@@ -157,67 +159,94 @@ export class RunEngine {
   async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
     // Claimed before anything is awaited: a second start of the same conversation meanwhile must
     // not continue the same run twice.
-    run.resumePending = false;
-    let cwd = run.cwd;
-    if (run.workspaceId) {
-      try {
-        // The run's own worktree, with what its completed nodes did; one cleaned up is not made
-        // again (their changes are gone), nor is one of a workspace deleted meanwhile.
-        cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
-      } catch (error) {
-        await this.runs.save(run);
-        throw error;
+    this.#continuing.add(run.id);
+    try {
+      let cwd = run.cwd;
+      if (run.workspaceId) {
+        try {
+          // The run's own worktree, with what its completed nodes did; one cleaned up is not made
+          // again (their changes are gone), nor is one of a workspace deleted meanwhile.
+          cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
+        } catch (error) {
+          await this.runs.save({ ...run, resumePending: false });
+          throw error;
+        }
       }
+      const nodes = resumedNodes(run, resolved);
+      const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+      const continued = await transition(this.runs, run, 'continue', {
+        patch: {
+          nodes,
+          cwd,
+          resumePending: false,
+          error: null,
+          errorCode: null,
+          resumeAt: null,
+          autoResumeAt: null,
+          finishedAt: null,
+          ...resumedVersion(run, resolved),
+        },
+        events: [{ type: 'run_resumed', fields: { skipped } }],
+      });
+      return await this.#enqueue(continued);
+    } finally {
+      this.#continuing.delete(run.id);
     }
-    const nodes = resumedNodes(run, resolved);
-    const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
-    await transition(this.runs, run, 'continue', {
-      patch: {
-        nodes,
-        cwd,
-        resumePending: false,
-        error: null,
-        errorCode: null,
-        resumeAt: null,
-        autoResumeAt: null,
-        finishedAt: null,
-        ...resumedVersion(run, resolved),
-      },
-      events: [{ type: 'run_resumed', fields: { skipped } }],
-    });
-    await this.#enqueue(run);
-    return run;
   }
 
-  /** A run made pending: launched at once with a free slot, else offered (run-scheduler.ts; `front`: an approved run). */
-  #enqueue(run: RunRecord, front = false): Promise<void> {
-    return this.#scheduler.offer(run, front);
+  /**
+   * A run made pending: launched at once with a free slot, else offered (run-scheduler.ts; `front`: an
+   * approved run). Resolves to the run as it is then: `running` when it went to a free slot here at
+   * once (what the answer to its start says), else `pending`.
+   */
+  async #enqueue(run: RunRecord, front = false): Promise<RunRecord> {
+    await this.#scheduler.offer(run, front);
+    // Placed at launch, perhaps in a new worktree (coordination): the answer does not wait for that.
+    if (this.deps.coordination.placesRunsAtLaunch) return run;
+    return (await this.#active.get(run.id)?.running) ?? run;
   }
 
-  /** Executes a run in a slot; `recorded` is what must be on disk before it goes on (an approval). */
-  #launch(run: RunRecord, recorded: Promise<void> = Promise.resolve()): Promise<void> {
+  /**
+   * Executes a run in a slot, taken now; `recorded` resolves to the run to execute once what must be
+   * on disk before it goes on is (an approval). Resolves to the run as it starts executing (`running`),
+   * or as it was when it could not start; rejects when `recorded` does.
+   */
+  #launch(pending: RunRecord, recorded: Promise<RunRecord> = Promise.resolve(pending)): Promise<RunRecord> {
     const controller = new AbortController();
-    this.runs.hold(run);
-    const done = (async () => {
+    let started!: (run: RunRecord) => void;
+    let refused!: (error: unknown) => void;
+    const running = new Promise<RunRecord>((resolve, reject) => {
+      started = resolve;
+      refused = reject;
+    });
+    // Unhandled only when nobody asked (a queued launch): its failure is the run's, handled below.
+    running.catch(() => {});
+    const done = (async (): Promise<RunRecord> => {
+      let run: RunRecord;
+      try {
+        run = await recorded;
+      } catch (error) {
+        // The change that was to set it going (approve, wake) lost to another one: nothing of it ran here to finish.
+        refused(error);
+        return (await this.runs.get(pending.id)) ?? pending;
+      }
       let failure: string | null = null;
       // `$SVC_PORT`: this run's own while it executes here (run-ports.ts).
       let port: PortReservation | undefined;
       let failureCode: string | null = null;
-      let claimed = false;
       try {
-        await recorded;
-        claimed = true;
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve`).
         const firstLaunch = run.status === 'pending' && run.startedAt === null;
         if (run.status === 'pending') {
           const placed = await placeAtLaunch(this.deps, run);
-          await transition(this.runs, run, 'launch', {
+          run = await transition(this.runs, run, 'launch', {
             patch: { startedAt: run.startedAt ?? now(), ...placed },
             events: [{ type: 'run_started', fields: {} }],
           });
         }
+        started(run);
         // Reserved only now: binding a socket waits for the event loop, and a run started with a free
         // slot must already be `running` in the answer to its start (the launch above takes no such wait).
         port = await reservePort();
@@ -226,57 +255,57 @@ export class RunEngine {
         if (!agents && run.trigger === 'test') throw new Error("a workflow test's run continues only in the process that started it, which holds its fixture");
         const deps = await executorDeps(agents ? { ...this.deps, agents } : this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
-        const setupFailure = needsSetup(run, firstLaunch) ? await this.#setUp(run, deps, controller.signal) : null;
-        if (setupFailure !== null) failure = setupFailure;
-        else {
-          const stop = await executeRun(deps, run, capPermissions(validation.workflow, run.permissions), controller.signal);
-          if (stop) ({ message: failure, code: failureCode } = stop);
+        if (needsSetup(run, firstLaunch)) ({ run, failure } = await this.#setUp(run, deps, controller.signal));
+        if (failure === null) {
+          const executed = await executeRun(deps, run, capPermissions(validation.workflow, run.permissions), controller.signal);
+          run = executed.run;
+          if (executed.error) throw executed.error;
+          if (executed.stop) ({ message: failure, code: failureCode } = executed.stop);
         }
       } catch (error) {
         // Stopped by another server before it could start here (a cancel of the pending run won): not ours to finish.
-        // Or the change that continues it (approve, wake) lost to another server's: its caller is told.
-        if (error instanceof RunChangedElsewhere && (run.status === 'pending' || !claimed)) return;
+        if (error instanceof RunChangedElsewhere && run.status === 'pending') return run;
         failure = (error as Error).message;
         this.deps.logger.error('run.internal_error', { runId: run.id, error: failure, stack: (error as Error).stack });
       } finally {
         port?.release();
+        started(run);
       }
       try {
-        await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
+        return await this.#finish(run, controller.signal.reason as StopReason | undefined, failure, failureCode);
       } catch (error) {
         // The store refused the final write (disk full…): the run stays as last saved, the server stays up.
         this.deps.logger.error('run.finish_failed', { runId: run.id, error: (error as Error).message });
         this.#notifySettled(run);
+        return run;
       }
     })();
-    this.#active.set(run.id, { controller, done });
+    this.#active.set(pending.id, { controller, running, done });
     void done.finally(() => {
-      this.#active.delete(run.id);
-      if (isSettled(run.status) || run.status === 'pending' || run.status === 'waiting') this.runs.release(run);
+      this.#active.delete(pending.id);
       void this.#scheduler.claimRuns();
     });
-    return recorded;
+    return running;
   }
 
-  /** The worktree setup with what a bash node of the run gets in its environment; the run's failure or null. */
-  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<string | null> {
+  /** The worktree setup with what a bash node of the run gets in its environment; the run with it, and its failure or null. */
+  #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<{ run: RunRecord; failure: string | null }> {
     const env = setupEnvironment(deps.workspaceEnv, runVariables(run, this.runs.artifactsDir(run.id), deps.port));
     return setUpWorktree({ runs: this.runs, places: this.deps.places, logger: this.deps.logger, env }, run, signal);
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */
-  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<void> {
-    await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
+  async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
+    const finished = await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
     // A run that ends with an appointment (a wait) arms the timer for it (run-appointments.ts).
-    this.#appointments?.scheduled(run.wakeAt);
-    this.#notifySettled(run);
+    this.#appointments?.scheduled(finished.wakeAt);
+    this.#notifySettled(finished);
+    return finished;
   }
 
   #notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
     if (isTerminal(run.status)) this.#runAgents.delete(run.id);
-    // Nothing here holds a settled run any more: the next operation reads it from the store.
-    if (!this.#active.has(run.id)) this.runs.release(run);
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const resolve of waiters ?? []) resolve(run);
@@ -284,12 +313,18 @@ export class RunEngine {
 
   /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
   async waitUntilSettled(runId: string): Promise<RunRecord> {
-    const run = await this.runs.resolve(runId);
-    if (isSettled(run.status) && !this.#active.has(run.id)) return Promise.resolve(run);
-    return new Promise((resolve) => {
-      const set = this.#waiters.get(run.id) ?? new Set();
+    const { id } = await this.runs.resolve(runId);
+    return new Promise((resolve, reject) => {
+      const set = this.#waiters.get(id) ?? new Set();
       set.add(resolve);
-      this.#waiters.set(run.id, set);
+      this.#waiters.set(id, set);
+      // Read again once waiting: a run that settled before, and executes here no more, is answered
+      // now; one that settles later is answered by #notifySettled.
+      this.runs.get(id).then((run) => {
+        if (!run || !isSettled(run.status) || this.#active.has(id)) return;
+        set.delete(resolve);
+        resolve(run);
+      }, reject);
     });
   }
 
@@ -302,14 +337,14 @@ export class RunEngine {
     const active = this.#active.get(run.id);
     if (active) {
       if (!active.controller.signal.aborted) active.controller.abort(reason);
-      await active.done;
-      if (run.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, run.status);
-      return run;
+      const stopped = await active.done;
+      if (stopped.status !== (reason === 'cancel' ? 'cancelled' : 'abandoned')) assertOperationAllowed(reason, stopped.status);
+      return stopped;
     }
     const elsewhere = this.#scheduler.stopElsewhere(run, reason);
     if (elsewhere) return elsewhere;
     try {
-      await this.#finish(run, reason, null);
+      return await this.#finish(run, reason, null);
     } catch (error) {
       // A pending run another server started meanwhile: that server stops it.
       const now = error instanceof RunChangedElsewhere ? await this.runs.get(run.id) : undefined;
@@ -317,19 +352,20 @@ export class RunEngine {
       if (stopped) return stopped;
       throw error;
     }
-    return run;
   }
 
   async cancel(runId: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
-    if (await cancelAutoResume(this.runs, run, 'cancel')) return run;
+    const calledOff = await cancelAutoResume(this.runs, run, 'cancel');
+    if (calledOff) return calledOff;
     assertOperationAllowed('cancel', run.status);
     return this.#stop(run, 'cancel');
   }
 
   async abandon(runId: string): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
-    if (await cancelAutoResume(this.runs, run, 'abandon')) return run;
+    const calledOff = await cancelAutoResume(this.runs, run, 'abandon');
+    if (calledOff) return calledOff;
     assertOperationAllowed('abandon', run.status);
     return this.#stop(run, 'abandon');
   }
@@ -341,8 +377,7 @@ export class RunEngine {
   async #settledRun(runId: string): Promise<RunRecord> {
     const run = await this.runs.resolve(runId);
     const active = this.#active.get(run.id);
-    if (active && (run.status === 'paused' || run.status === 'waiting')) await active.done;
-    return run;
+    return active && (run.status === 'paused' || run.status === 'waiting') ? active.done : run;
   }
 
   /** The first waiting gate (definition order) completes with the comment as its output. */
@@ -350,17 +385,20 @@ export class RunEngine {
     const run = await this.#settledRun(runId);
     assertOperationAllowed('approve', run.status);
     const elsewhere = await this.#boundElsewhere(run);
-    const [gateId, gate] = waitingGate(run);
+    const [gateId, waiting] = waitingGate(run);
     const at = now();
-    moveNode(gate, 'approve', { output: comment ?? '', finishedAt: at, durationMs: gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null });
+    const gate = moveNode(waiting, 'approve', {
+      output: comment ?? '',
+      finishedAt: at,
+      durationMs: waiting.startedAt ? Date.parse(at) - Date.parse(waiting.startedAt) : null,
+    });
     // With a free slot the run carries on at once; with every slot taken it waits `pending` at
     // the head of the queue (docs/decisions.md, "Runs").
     const events: EventSpec[] = [
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
-    await this.#carryOn(run, 'approve', events, elsewhere);
-    return run;
+    return this.#carryOn(run, 'approve', events, elsewhere, { nodes: { ...run.nodes, [gateId]: gate } });
   }
 
   /** A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here. */
@@ -373,15 +411,13 @@ export class RunEngine {
    * at the head of the queue (docs/decisions.md, "Runs"). The change is written only over the state
    * it was decided on, so of two servers continuing one run, one wins and the other is told (409).
    */
-  async #carryOn(run: RunRecord, change: 'approve' | 'wake', events: EventSpec[], elsewhere: boolean): Promise<void> {
-    const patch = change === 'wake' ? { wakeAt: null } : undefined;
+  async #carryOn(run: RunRecord, change: 'approve' | 'wake', events: EventSpec[], elsewhere: boolean, nodes: Partial<RunRecord>): Promise<RunRecord> {
+    const patch = change === 'wake' ? { ...nodes, wakeAt: null } : nodes;
     if (!elsewhere && !this.#closed && this.#active.size < this.deps.limits.maxConcurrentRuns) {
-      // The slot is taken now (the status is set synchronously), so no queued run can claim it meanwhile.
-      await this.#launch(run, transition(this.runs, run, change, { to: 'running', events, patch }));
-    } else {
-      await transition(this.runs, run, change, { to: 'pending', events, patch });
-      await this.#enqueue(run, true);
+      // The slot is taken now (#launch takes it synchronously), so no queued run can claim it meanwhile.
+      return this.#launch(run, transition(this.runs, run, change, { to: 'running', events, patch }));
     }
+    return this.#enqueue(await transition(this.runs, run, change, { to: 'pending', events, patch }), true);
   }
 
   /**
@@ -391,9 +427,8 @@ export class RunEngine {
   async signal(runId: string, event: string, payload?: unknown): Promise<RunRecord> {
     const run = await this.#settledRun(runId);
     const elsewhere = run.status === 'waiting' && (await this.#boundElsewhere(run));
-    const events = await deliverSignal(this.runs.artifactsDir(run.id), run, event, payload);
-    await this.#carryOn(run, 'wake', events, elsewhere);
-    return run;
+    const { nodes, events } = await deliverSignal(this.runs.artifactsDir(run.id), run, event, payload);
+    return this.#carryOn(run, 'wake', events, elsewhere, { nodes: { ...run.nodes, ...nodes } });
   }
 
   /** The appointment of a waiting run came (run-appointments.ts): its due waits end, and it goes on. */
@@ -401,9 +436,9 @@ export class RunEngine {
     const run = await this.#settledRun(found.id);
     if (run.status !== 'waiting') return;
     const elsewhere = await this.#boundElsewhere(run);
-    const events = await endDueWaits(this.runs.artifactsDir(run.id), run, new Date().toISOString());
+    const { nodes, events } = await endDueWaits(this.runs.artifactsDir(run.id), run, new Date().toISOString());
     try {
-      await this.#carryOn(run, 'wake', events, elsewhere);
+      await this.#carryOn(run, 'wake', events, elsewhere, { nodes: { ...run.nodes, ...nodes } });
     } catch (error) {
       // Another server woke it first (or it was cancelled meanwhile): that change stands.
       if (!(error instanceof RunChangedElsewhere)) throw error;
@@ -416,17 +451,17 @@ export class RunEngine {
     const [gateId, gate] = waitingGate(run);
     const at = now();
     const why = reason ?? '';
-    moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at });
-    for (const state of Object.values(run.nodes)) if (!isNodeDone(state.status)) moveNode(state, 'close', { error: 'rejected' });
-    await transition(this.runs, run, 'reject', {
-      patch: { rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(run.nodes)) },
+    const nodes = { ...run.nodes, [gateId]: moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at }) };
+    for (const [id, state] of Object.entries(nodes)) if (!isNodeDone(state.status)) nodes[id] = moveNode(state, 'close', { error: 'rejected' });
+    const rejected = await transition(this.runs, run, 'reject', {
+      patch: { nodes, rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(nodes)) },
       events: [
         { type: 'run_rejected', fields: { nodeId: gateId, reason: why } },
         { type: 'run_cancelled', fields: { reason: 'rejected' } },
       ],
     });
-    this.#notifySettled(run);
-    return run;
+    this.#notifySettled(rejected);
+    return rejected;
   }
 
   /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
@@ -434,10 +469,9 @@ export class RunEngine {
     const run = await this.runs.resolve(runId);
     assertOperationAllowed('resume', run.status);
     assertResumableSpend(run, options.maxCostUsd);
-    await transition(this.runs, run, 'resume', {
+    return transition(this.runs, run, 'resume', {
       patch: { resumePending: true, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
     });
-    return run;
   }
 
   async delete(runId: string): Promise<RunRecord> {

@@ -13,10 +13,11 @@ import { runBashNode } from './nodes/bash.js';
 import { holdWait } from './waits.js';
 import { processStartTime } from '../processes/process-identity.js';
 import { promptRunner } from './nodes/prompt.js';
-import { nodeCommits, type WorktreeCommits } from './node-commits.js';
+import { NODE_RANGE_FIELDS, nodeCommits, type WorktreeCommits } from './node-commits.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from './run-store.js';
 import { BUDGET_EXCEEDED, budgetStopMessage, recordSpend } from './spend-cap.js';
+import { withNode, without } from './run-snapshot.js';
 import type { NodeState, RunRecord } from './types.js';
 
 export interface ExecutorDeps {
@@ -84,13 +85,38 @@ export interface RunStop {
 }
 
 /**
+ * What an execution ends with: the run's last snapshot (its nodes as they ended), why the executor
+ * stopped the run itself if it did, or the error it failed with (the run as it got, still).
+ */
+export interface Executed {
+  run: RunRecord;
+  stop?: RunStop;
+  error?: Error;
+}
+
+/**
  * Executes a run's DAG until nothing more can start: a ready queue, not layer by layer — a node
  * starts as soon as its dependencies are done, up to the parallelism limit. Returns when every
  * started node has finished; the caller decides the run's resulting state — a run the executor
  * stopped itself (its spend cap) with the returned reason.
  */
-export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<RunStop | undefined> {
+export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<Executed> {
   const { runs } = deps;
+  // The run's latest snapshot. While it executes, only this executor changes it: every change makes
+  // the next snapshot in one synchronous step (so none is lost across an await), and each
+  // scheduling round saves the latest (docs/decisions.md, "Run snapshots").
+  let run: RunRecord = {
+    ...started,
+    nodes: Object.fromEntries([
+      ...Object.entries(started.nodes),
+      ...workflow.nodes.filter((node) => !started.nodes[node.id]).map((node) => [node.id, freshNodeState()]),
+    ]),
+  };
+  const nodeState = (nodeId: string) => run.nodes[nodeId]!;
+  const setNode = (nodeId: string, state: NodeState) => {
+    run = withNode(run, nodeId, state);
+  };
+  const patchNode = (nodeId: string, patch: Partial<NodeState>) => setNode(nodeId, { ...nodeState(nodeId), ...patch });
   const runPrompt = promptRunner(deps.prompt);
   const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPrompt, command: runPrompt };
   // Nodes stop when the run is stopped from outside, or when the executor itself fails: nothing
@@ -101,7 +127,6 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   const variables = runVariables(run, artifactsDir, deps.port);
   const outputs = await restoreOutputs(run, artifactsDir);
   const commits = deps.worktree && nodeCommits(deps.worktree, run, { commit: workflow.commit });
-  for (const node of workflow.nodes) run.nodes[node.id] ??= freshNodeState();
   const running = new Map<string, Promise<void>>();
   // Node state changed in memory since the record was last written. Each scheduling round writes
   // it once (see `schedule`) instead of every node writing it on start and again on end: the record
@@ -114,7 +139,9 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
    * the report that reaches the cap stops every node still running, and no further node starts.
    */
   const spend = async (nodeId: string, costUsd: number | null | undefined) => {
-    const { events, exceeded } = recordSpend(run, nodeId, costUsd);
+    const spent = recordSpend(run, nodeId, costUsd);
+    const { events, exceeded } = spent;
+    run = spent.run;
     if (costUsd !== undefined) unsaved = true;
     for (const event of events) await runs.emit(run, event.type, event.fields as never);
     if (exceeded && !stop) {
@@ -127,9 +154,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
    * A node's agent waits for an agent slot, or got one: said on the node (saved now, so the run's
    * detail shows it while it lasts) and as a `node_waiting` event.
    */
-  const slotWait = (nodeId: string, state: NodeState, waiting: boolean) => {
-    if (waiting) state.waitingFor = 'agent_slot';
-    else delete state.waitingFor;
+  const slotWait = (nodeId: string, waiting: boolean) => {
+    setNode(nodeId, waiting ? { ...nodeState(nodeId), waitingFor: 'agent_slot' } : without(nodeState(nodeId), 'waitingFor'));
     const said = async () => {
       await runs.emit(run, 'node_waiting', { nodeId, waitingFor: waiting ? 'agent_slot' : null });
       await saveRound();
@@ -140,7 +166,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
   };
 
   /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
-  const runNode = async (node: WorkflowNode, state: NodeState) => {
+  const runNode = async (node: WorkflowNode) => {
     // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
     const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
     announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
@@ -168,10 +194,14 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       });
     };
     // An agent node counts from zero, so "no tool call" reads as 0 (a bash node has no count at all).
-    if (node.action.kind !== 'bash') Object.assign(state, emptyToolTally());
+    if (node.action.kind !== 'bash') patchNode(node.id, emptyToolTally());
     // Counted on the node (saved with its outcome) and announced as it happens; like output, not awaited.
     const onTool = (call: AgentToolCall) => {
-      if (!tallyToolCall(state, call)) return;
+      const tally = { ...nodeState(node.id) };
+      if (tally.toolsDenied) tally.toolsDenied = [...tally.toolsDenied];
+      const announce = tallyToolCall(tally, call);
+      setNode(node.id, tally);
+      if (!announce) return;
       runs.emit(run, 'agent_tool', { nodeId: node.id, ...call }).catch((error: unknown) => {
         deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: node.id, error: (error as Error).message });
       });
@@ -179,8 +209,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     let outcome: NodeOutcome | undefined;
     let failure: NodeFailure | undefined;
     let cancelled = false;
-    const base = commits ? await commits.start(state) : null;
-    const started = Date.now();
+    // What an earlier attempt recorded of its range no longer holds.
+    if (commits) setNode(node.id, without(nodeState(node.id), ...NODE_RANGE_FIELDS));
+    const base = commits ? await commits.start() : null;
+    const startedMs = Date.now();
     // The node's cost: every attempt's that reported one (null while none did).
     let nodeCost: number | null = null;
     const addCost = (costUsd: number | null | undefined) => {
@@ -192,7 +224,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         cancelled = true;
         break;
       }
-      state.attempts = attempt;
+      patchNode(node.id, { attempts: attempt });
       try {
         outcome = await runners[node.action.kind as 'bash' | 'prompt' | 'command']({
           run,
@@ -202,10 +234,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
           variables,
           env: deps.workspaceEnv,
           envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
-          onEnvGiven: (names) => {
-            state.envGiven = names;
-          },
-          onSlotWait: (waiting) => slotWait(node.id, state, waiting),
+          onEnvGiven: (names) => patchNode(node.id, { envGiven: names }),
+          onSlotWait: (waiting) => slotWait(node.id, waiting),
           signal,
           onOutput,
           onTool,
@@ -237,32 +267,34 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       }
     }
     // Cancelled (or stopped by the cap) while it waited for a slot: it waits no more.
-    delete state.waitingFor;
+    setNode(node.id, without(nodeState(node.id), 'waitingFor'));
     // What the node left in the worktree is committed before anything after it starts (a failed node's too).
-    const refused = commits && !cancelled ? await commits.finish(node.id, base, state) : undefined;
-    if (refused) {
-      failure = failure ? new NodeFailure(failure.code, `${failure.message}; ${refused.message}`) : refused;
+    const range = commits && !cancelled ? await commits.finish(node.id, base) : undefined;
+    if (range instanceof NodeFailure) {
+      failure = failure ? new NodeFailure(failure.code, `${failure.message}; ${range.message}`) : range;
       outcome = undefined;
+    } else if (range) {
+      run = { ...run, headCommit: range.headCommit };
+      patchNode(node.id, range.node);
     }
     await Promise.all([log.end(), announced]);
     // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).
-    if (log.truncated) state.logTruncated = true;
-    state.finishedAt = now();
-    state.durationMs = Date.now() - started;
+    patchNode(node.id, { ...(log.truncated ? { logTruncated: true } : {}), finishedAt: now(), durationMs: Date.now() - startedMs });
     rmSync(processFile, { force: true });
     if (cancelled) {
-      moveNode(state, 'stop', { error: 'cancelled', costUsd: nodeCost });
+      setNode(node.id, moveNode(nodeState(node.id), 'stop', { error: 'cancelled', costUsd: nodeCost }));
     } else if (outcome) {
       const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
       const capped = capUtf8(outcome.output);
-      moveNode(state, 'complete', {
+      const state = moveNode(nodeState(node.id), 'complete', {
         output: capped.text,
         outputTruncated: capped.truncated,
         costUsd: nodeCost,
         tokens: outcome.tokens ?? null,
         model: outcome.model ?? null,
       });
+      setNode(node.id, state);
       // Both are on disk before the record says `completed` (next round's save).
       await Promise.all([
         written,
@@ -277,7 +309,8 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
     } else {
       const error = failure?.message ?? 'failed';
       const resumeAt = failure?.resumeAt ?? undefined;
-      moveNode(state, 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
+      const state = moveNode(nodeState(node.id), 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
+      setNode(node.id, state);
       await runs.emit(run, 'node_failed', {
         nodeId: node.id,
         error,
@@ -314,7 +347,7 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
   const schedule = async () => {
-    const starting: Array<[WorkflowNode, NodeState]> = [];
+    const starting: WorkflowNode[] = [];
     let changed = true;
     while (changed && !signal.aborted) {
       changed = false;
@@ -330,27 +363,27 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
         }
         if (decision.kind === 'skip') {
           candidates.delete(node);
-          moveNode(state, 'skip', { reason: decision.reason, finishedAt: now() });
+          setNode(node.id, moveNode(state, 'skip', { reason: decision.reason, finishedAt: now() }));
           await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
           unsaved = true;
           ended(node);
           changed = true;
         } else if (node.action.kind === 'approval') {
           candidates.delete(node);
-          moveNode(state, 'wait', { startedAt: now() });
+          setNode(node.id, moveNode(state, 'wait', { startedAt: now() }));
           unsaved = true;
         } else if (node.action.kind === 'wait') {
           // It runs nothing: the run settles `waiting` once nothing else can run (waits.ts).
           candidates.delete(node);
-          holdWait(state, node.action, new Date());
+          setNode(node.id, holdWait(state, node.action, new Date()));
           unsaved = true;
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
           // An agent node's permissions go on its record: what the agent was allowed, as it ran.
-          moveNode(state, 'start', { ...freshNodeState(), startedAt: now(), ...(node.permissions ? { permissions: node.permissions } : {}) });
+          const begun = moveNode(state, 'start', { ...freshNodeState(), startedAt: now(), ...(node.permissions ? { permissions: node.permissions } : {}) });
           // A node run again (resume) starts a new log; what its last one said no longer holds.
-          delete state.logTruncated;
-          starting.push([node, state]);
+          setNode(node.id, without(begun, 'logTruncated'));
+          starting.push(node);
           unsaved = true;
         }
       }
@@ -363,10 +396,10 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       unsaved = false;
       await saveRound();
     }
-    for (const [node, state] of starting) {
+    for (const node of starting) {
       running.set(
         node.id,
-        runNode(node, state).finally(() => {
+        runNode(node).finally(() => {
           running.delete(node.id);
           ended(node);
         }),
@@ -382,12 +415,12 @@ export async function executeRun(deps: ExecutorDeps, run: RunRecord, workflow: W
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
+    // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
+    if (unsaved) await saveRound();
   } catch (error) {
     internal.abort('executor_failed');
     await Promise.allSettled(running.values());
-    throw error;
+    return { run, error: error as Error };
   }
-  // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
-  if (unsaved) await saveRound();
-  return stop;
+  return { run, ...(stop ? { stop } : {}) };
 }

@@ -6,13 +6,13 @@ import { runVariables } from './executor.js';
 import { moveNode, transition } from './lifecycle.js';
 import { sumCost } from './node-state.js';
 import type { RunStore } from './run-store.js';
-import { isNodeDone, type RunRecord } from './types.js';
+import { isNodeDone, type NodeState, type RunRecord } from './types.js';
 import { waitingFields, wakeAtOf } from './waits.js';
 
 /** The gate an approve or reject acts on: the first one waiting, in definition order. */
 export const waitingGate = (run: RunRecord) => Object.entries(run.nodes).find(([, s]) => s.status === 'waiting_approval')!;
 
-/** The one place a run reaches its resulting state after execution or an outside stop. */
+/** The one place a run reaches its resulting state after execution or an outside stop; resolves to its snapshot so. */
 export async function finishRun(
   runs: RunStore,
   run: RunRecord,
@@ -22,73 +22,85 @@ export async function finishRun(
   failureCode: string | null = null,
   /** `SVC_AUTO_RESUME_ON_LIMIT`: auto-resume for workflows that do not say (auto-resume.ts). */
   autoResumeByDefault = false,
-): Promise<void> {
+): Promise<RunRecord> {
   const at = new Date().toISOString();
-  const closeOpenNodes = (error: string) => {
-    for (const state of Object.values(run.nodes)) {
-      if (!isNodeDone(state.status)) moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null });
-    }
+  // The run's nodes as they end, each node's new state replacing its old one (the snapshot stays as it was).
+  const nodes = { ...run.nodes };
+  const change = (when: (state: NodeState) => boolean, to: (state: NodeState) => NodeState) => {
+    for (const [id, state] of Object.entries(nodes)) if (when(state)) nodes[id] = to(state);
   };
-  run.costUsd = sumCost(Object.values(run.nodes));
+  const closeOpenNodes = (error: string) =>
+    change(
+      (state) => !isNodeDone(state.status),
+      (state) => moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null }),
+    );
+  /** Nodes the executor stopped say `cancelled`; `why` names what stopped them. */
+  const nameStopped = (why: string) =>
+    change(
+      (state) => state.status === 'cancelled' && state.error === 'cancelled',
+      (state) => ({ ...state, error: why }),
+    );
+  const costUsd = sumCost(Object.values(run.nodes));
   if (reason === 'cancel' || reason === 'abandon') {
     const why = reason === 'cancel' ? 'cancelled' : 'abandoned';
-    // Nodes the executor stopped say `cancelled`; name the operation that stopped them.
-    for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = why;
+    nameStopped(why);
     closeOpenNodes(why);
-    await transition(runs, run, reason, {
+    return transition(runs, run, reason, {
       // A waiting run stopped keeps no appointment.
-      patch: { finishedAt: at, wakeAt: null },
+      patch: { nodes, costUsd, finishedAt: at, wakeAt: null },
       events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
     });
-  } else if (reason === 'shutdown') {
+  }
+  if (reason === 'shutdown') {
     // The executor marks the nodes it stopped `cancelled`; in an executing run only this stop can
     // have done that, and those nodes were interrupted like the run (as after a crash).
-    for (const state of Object.values(run.nodes)) {
-      if (state.status === 'running' || state.status === 'cancelled')
-        moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at });
-    }
-    await transition(runs, run, 'interrupt', {
-      patch: { error: 'interrupted', finishedAt: at },
+    change(
+      (state) => state.status === 'running' || state.status === 'cancelled',
+      (state) => moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at }),
+    );
+    return transition(runs, run, 'interrupt', {
+      patch: { nodes, costUsd, error: 'interrupted', finishedAt: at },
       events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
     });
-  } else {
-    const status = failure ? 'failed' : settledStatus(run.nodes);
-    if (status === 'paused') {
-      const [gate] = waitingGate(run);
-      await transition(runs, run, 'pause', { events: [{ type: 'run_paused', fields: { nodeId: gate, message: gateMessage(runs, run, gate) } }] });
-    } else if (status === 'waiting') {
-      await transition(runs, run, 'wait', { patch: { wakeAt: wakeAtOf(run) }, events: [waitingFields(run)] });
-    } else if (status === 'failed') {
-      const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
-      const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
-      // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
-      if (failureCode) for (const state of Object.values(run.nodes)) if (state.status === 'cancelled' && state.error === 'cancelled') state.error = failureCode;
-      closeOpenNodes(failureCode ?? 'not run');
-      // The run can go on once every limit its nodes hit has reset: the latest of their times.
-      const resumeAt =
-        failed
-          .map(([, s]) => s.resumeAt)
-          .filter((t): t is string => !!t)
-          .sort()
-          .at(-1) ?? null;
-      const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
-      // Recorded with the failure itself, so no restart can come between the two; announced first,
-      // so a follower that stops at `run_failed` has seen it.
-      const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
-      await transition(runs, run, 'fail', {
-        patch: { error, errorCode: code, resumeAt, autoResumeAt, finishedAt: at },
-        events: [
-          ...(autoResumeAt ? [{ type: 'auto_resume_scheduled' as const, fields: { at: autoResumeAt } }] : []),
-          { type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } },
-        ],
-      });
-    } else {
-      await transition(runs, run, 'complete', {
-        patch: { finishedAt: at, error: null },
-        events: [{ type: 'run_completed', fields: { costUsd: run.costUsd } }],
-      });
-    }
   }
+  const status = failure ? 'failed' : settledStatus(run.nodes);
+  if (status === 'paused') {
+    const [gate] = waitingGate(run);
+    return transition(runs, run, 'pause', {
+      patch: { costUsd },
+      events: [{ type: 'run_paused', fields: { nodeId: gate, message: gateMessage(runs, run, gate) } }],
+    });
+  }
+  if (status === 'waiting') return transition(runs, run, 'wait', { patch: { costUsd, wakeAt: wakeAtOf(run) }, events: [waitingFields(run)] });
+  if (status === 'failed') {
+    const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
+    const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
+    // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
+    if (failureCode) nameStopped(failureCode);
+    closeOpenNodes(failureCode ?? 'not run');
+    // The run can go on once every limit its nodes hit has reset: the latest of their times.
+    const resumeAt =
+      failed
+        .map(([, s]) => s.resumeAt)
+        .filter((t): t is string => !!t)
+        .sort()
+        .at(-1) ?? null;
+    const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
+    // Recorded with the failure itself, so no restart can come between the two; announced first,
+    // so a follower that stops at `run_failed` has seen it.
+    const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
+    return transition(runs, run, 'fail', {
+      patch: { nodes, costUsd, error, errorCode: code, resumeAt, autoResumeAt, finishedAt: at },
+      events: [
+        ...(autoResumeAt ? [{ type: 'auto_resume_scheduled' as const, fields: { at: autoResumeAt } }] : []),
+        { type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } },
+      ],
+    });
+  }
+  return transition(runs, run, 'complete', {
+    patch: { costUsd, finishedAt: at, error: null },
+    events: [{ type: 'run_completed', fields: { costUsd } }],
+  });
 }
 
 /** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */

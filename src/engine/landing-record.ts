@@ -34,13 +34,12 @@ export function assertLandable(run: RunRecord): void {
 
 export type Landing = { merged: Omit<RunMerged, 'at'> } | { pullRequest: Omit<RunPullRequest, 'at'> };
 
-/** Records a merge (with its `run_merged` event) or a pull request on the run. */
+/** Records a merge (with its `run_merged` event) or a pull request on the run; resolves to its snapshot with it. */
 export async function recordLanding(runs: RunStore, run: RunRecord, landing: Landing, at = new Date().toISOString()): Promise<RunRecord> {
-  if ('merged' in landing) run.merged = { ...landing.merged, at };
-  else run.pullRequest = { ...landing.pullRequest, at };
+  const landed = 'merged' in landing ? { ...run, merged: { ...landing.merged, at } } : { ...run, pullRequest: { ...landing.pullRequest, at } };
   // Over the state it was read in: a paused run approved meanwhile elsewhere is told, not overwritten.
-  if (!(await runs.save(run, undefined, run.status))) {
-    runs.release(run);
+  const saved = await runs.save(landed, undefined, run.status);
+  if (!saved) {
     const status = (await runs.get(run.id))?.status ?? null;
     throw new DomainError(
       'invalid_run_state',
@@ -51,6 +50,6 @@ export async function recordLanding(runs: RunStore, run: RunRecord, landing: Lan
       },
     );
   }
-  if ('merged' in landing) await runs.emit(run, 'run_merged', landing.merged);
-  return run;
+  if ('merged' in landing) await runs.emit(saved, 'run_merged', landing.merged);
+  return saved;
 }

@@ -66,11 +66,12 @@ export interface TransitionOptions {
 }
 
 /**
- * Checks a change against the table, applies it, saves the record, then emits its events — so a
- * client that sees an event finds the record already saying so. A change the table does not allow
- * is a bug in the engine (the user-facing doors check first), reported as such.
+ * Checks a change against the table, makes the run's next snapshot, saves it, then emits its events
+ * — so a client that sees an event finds the record already saying so — and resolves to the saved
+ * snapshot (`run` itself is left as it was: docs/decisions.md, "Run snapshots"). A change the table
+ * does not allow is a bug in the engine (the user-facing doors check first), reported as such.
  */
-export async function transition(runs: RunStore, run: RunRecord, change: RunChange, options: TransitionOptions = {}): Promise<void> {
+export async function transition(runs: RunStore, run: RunRecord, change: RunChange, options: TransitionOptions = {}): Promise<RunRecord> {
   const row = RUN_CHANGES[change];
   const to = options.to ?? row.to[0];
   if (change !== 'create' && !canChange(change, run.status)) throw new Error(`run ${run.id}: ${change} does not apply to a ${run.status} run`);
@@ -78,18 +79,17 @@ export async function transition(runs: RunStore, run: RunRecord, change: RunChan
   for (const event of options.events ?? []) {
     if (!(row.events as readonly RunEventType[]).includes(event.type)) throw new Error(`run ${run.id}: ${change} does not emit ${event.type}`);
   }
-  const from = run.status;
-  Object.assign(run, options.patch, { status: to });
-  // A change of state is written only over the state it was decided on: with several servers on one
-  // database, the first to change a run wins and the other is told, as a late request is (409).
-  if (!(await runs.save(run, undefined, change === 'create' ? 'absent' : from))) {
-    runs.release(run);
+  // A change of state is written only over the state it was decided on: the first change of a run
+  // wins and a later one decided on the old state is told, as a late request is (409).
+  const saved = await runs.save({ ...run, ...options.patch, status: to }, undefined, change === 'create' ? 'absent' : run.status);
+  if (!saved) {
     const stored = await runs.get(run.id);
     throw new RunChangedElsewhere(run.id, change, stored?.status);
   }
   // Where a run ends (or is continued by resume): the benchmarks' summary index follows, before the event announces it.
-  await runs.summaries.update(run);
-  for (const event of options.events ?? []) await runs.emit(run, event.type, event.fields as never);
+  await runs.summaries.update(saved);
+  for (const event of options.events ?? []) await runs.emit(saved, event.type, event.fields as never);
+  return saved;
 }
 
 /** A transition lost to a change of the same run made elsewhere (another server) since it was read. */
@@ -104,7 +104,8 @@ export class RunChangedElsewhere extends DomainError {
 
 /**
  * Node states, in one table. Node changes are written with their run's record once per scheduling
- * round (docs/decisions.md, "Runs"), so `moveNode` checks and applies; the executor saves and emits.
+ * round (docs/decisions.md, "Runs"), so `moveNode` checks and makes the new state; the executor puts it
+ * in the run's next snapshot, saves and emits.
  */
 export const NODE_CHANGES = {
   start: { from: ['pending'], to: 'running' },
@@ -134,8 +135,8 @@ export type NodeChange = keyof typeof NODE_CHANGES;
 
 export const canMoveNode = (change: NodeChange, status: NodeStatus): boolean => (NODE_CHANGES[change].from as readonly NodeStatus[]).includes(status);
 
-/** Applies a node change the table allows; throws (an engine bug) otherwise. */
+/** The node's new state after a change the table allows (`state` is left as it was); throws (an engine bug) otherwise. */
 export function moveNode(state: NodeState, change: NodeChange, patch: Partial<Omit<NodeState, 'status'>> = {}): NodeState {
   if (!canMoveNode(change, state.status)) throw new Error(`node change ${change} does not apply to a ${state.status} node`);
-  return Object.assign(state, patch, { status: NODE_CHANGES[change].to });
+  return { ...state, ...patch, status: NODE_CHANGES[change].to };
 }

@@ -19,11 +19,20 @@ export interface WorktreeCommits {
   changes(cwd: string, from: string, to: string): Promise<NodeChanges>;
 }
 
+/** What a node's end records: its range on the node, and the run's HEAD after it. */
+export interface NodeRange {
+  node: Pick<NodeState, 'baseCommit' | 'commit' | 'changes'>;
+  headCommit: string;
+}
+
+/** The fields of a node's range, which a node that starts again clears (what an earlier attempt recorded). */
+export const NODE_RANGE_FIELDS = ['baseCommit', 'commit', 'changes'] as const;
+
 export interface NodeCommits {
-  /** As a node starts: HEAD, the base of its range (null when git could not say), and what an earlier attempt recorded is cleared. */
-  start(state: NodeState): Promise<string | null>;
-  /** As it ends: its changes committed and its range recorded on `state`; a failure (`commit_failed`) when git refused. */
-  finish(nodeId: string, base: string | null, state: NodeState): Promise<NodeFailure | undefined>;
+  /** As a node starts: HEAD, the base of its range (null when git could not say). */
+  start(): Promise<string | null>;
+  /** As it ends: its changes committed, and its range; a failure (`commit_failed`) when git refused. */
+  finish(nodeId: string, base: string | null): Promise<NodeRange | NodeFailure>;
 }
 
 const NO_CHANGES: NodeChanges = { files: 0, insertions: 0, deletions: 0 };
@@ -39,26 +48,20 @@ export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { com
     return result;
   };
   return {
-    start: (state) => {
-      delete state.baseCommit;
-      delete state.commit;
-      delete state.changes;
-      return exclusive(() => git.head(run.cwd)).catch(() => null);
-    },
-    finish: (nodeId, base, state) =>
-      exclusive(async () => {
+    start: () => exclusive(() => git.head(run.cwd)).catch(() => null),
+    finish: (nodeId, base) =>
+      exclusive(async (): Promise<NodeRange | NodeFailure> => {
         try {
           const { head, commit } = options.commit
             ? await git.commitAll(run.cwd, { subject: `${run.workflow}: ${nodeId}`, runId: run.id }, run.setup?.copied)
             : { head: await git.head(run.cwd), commit: null };
-          run.headCommit = head;
           const moved = base !== null && head !== base;
-          Object.assign(state, {
+          const node = {
             baseCommit: base,
             commit: commit ?? (moved ? head : null),
             changes: moved ? await git.changes(run.cwd, base, head) : base === null ? null : { ...NO_CHANGES },
-          });
-          return undefined;
+          };
+          return { node, headCommit: head };
         } catch (error) {
           return new NodeFailure('commit_failed', `svc could not commit the node's changes on ${run.branch ?? 'the run branch'}: ${(error as Error).message}`);
         }

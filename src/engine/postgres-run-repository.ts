@@ -10,6 +10,7 @@ import { DomainError } from '../shared/errors.js';
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
 import type { RunEvent } from './events.js';
 import type { AutoResumeAppointment, RunEventFilter, RunRepository } from './run-repository.js';
+import { inStreamSql } from './stream-membership.js';
 import { pickRun, runIdPrefix } from './run-queries.js';
 import type { RunRecord, RunStatus } from './types.js';
 
@@ -171,11 +172,7 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
     eventsAfter(after, filter: RunEventFilter) {
       const where = ['position > $1', 'tx < pg_snapshot_xmin(pg_current_snapshot())'];
       const params: unknown[] = [after];
-      if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId)}`);
-      if (filter.linkedTo !== undefined) {
-        const n = params.push([...filter.linkedTo]);
-        where.push(`(conversation_id = ANY($${n}::text[]) OR platform_id = ANY($${n}::text[]))`);
-      }
+      where.push(...inStreamSql(filter, { id: 'run_id', conversationId: 'conversation_id', platformId: 'platform_id' }, params));
       return records<RunEvent>(`SELECT record FROM run_events WHERE ${where.join(' AND ')} ORDER BY position`, params);
     },
   };

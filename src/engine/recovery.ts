@@ -7,8 +7,9 @@ import type { RunRecord } from './types.js';
 
 const now = () => new Date().toISOString();
 
-/** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable). */
-export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecord): Promise<void> {
+/** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable); resolves to its snapshot so. */
+export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecord): Promise<RunRecord> {
+  const nodes = { ...run.nodes };
   for (const [nodeId, state] of Object.entries(run.nodes)) {
     if (state.status === 'completed') continue;
     // Its processes outlived the server (they lead their own groups): stop them, or a resume would
@@ -19,12 +20,12 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
     if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
       logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
     }
-    if (state.status === 'running') moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
   }
-  await transition(runs, run, 'interrupt', {
-    patch: { error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(run.nodes)) },
+  const interrupted = await transition(runs, run, 'interrupt', {
+    patch: { nodes, error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
     events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
   });
-  runs.release(run);
   logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+  return interrupted;
 }

@@ -9,17 +9,13 @@ import type { Collection, PutOptions, Store } from '../store/index.js';
 import type { RunEvent } from './events.js';
 import { newestFirst, pageOfRuns, pickRun, runIdPrefix, type RunFilter, type RunPage } from './run-queries.js';
 import type { RunSummaryIndex } from './run-summaries.js';
+import { inStream, type RunEventFilter } from './stream-membership.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 /** An event as emitted, before the store gives it its stream position. */
 export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'pos'> : never) : never;
 
-/** Which runs' events a stream carries: one run, runs linked to these conversation ids (as conversation or worker), or all. */
-export interface RunEventFilter {
-  runId?: string;
-  /** A run matches when its `conversationId` or its `platformId` is one of these; undefined: every run. */
-  linkedTo?: readonly string[];
-}
+export type { RunEventFilter } from './stream-membership.js';
 
 /** One run's auto-resume appointment (auto-resume.ts): when the server resumes it. */
 export interface AutoResumeAppointment {
@@ -94,10 +90,6 @@ export interface RunStorage {
 /** Code-unit order, as a database orders ids and ISO times whatever its collation. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const linked = (run: Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>, filter: RunEventFilter) =>
-  (filter.runId === undefined || run.id === filter.runId) &&
-  (filter.linkedTo === undefined || (run.conversationId !== null && filter.linkedTo.includes(run.conversationId)) || filter.linkedTo.includes(run.platformId));
-
 /**
  * The embedded implementation, on the collection and logs RunStore writes. Positions come from
  * `nextPosition` (the event bus's clock: docs/decisions.md, Streams), taken when the append is asked.
@@ -108,13 +100,27 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   const events = (runId: string) => log.read(`${runId}/events`);
   /** Every run, newest first, kept between queries; a new run or a deletion re-sorts it. */
   let sorted: RunRecord[] | undefined;
+  /** A run written again takes its old record's place (ids do not change, nor does their order). */
+  const replaceSorted = (run: RunRecord) => {
+    if (!sorted) return;
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]!.id > run.id) low = middle + 1;
+      else high = middle;
+    }
+    if (sorted[low]?.id === run.id) sorted[low] = run;
+    else sorted = undefined;
+  };
   return {
-    // One server per SVC_HOME, and the engine changes the one live record: `expected` holds while the run exists.
+    // A compare-and-set as on PostgreSQL: checked and put in one synchronous step (the collection
+    // holds its records in memory, and this is the only writer of them).
     save: async (run, options, expected) => {
-      if (!runs.get(run.id)) {
-        if (expected !== undefined && expected !== 'absent') return false;
-        sorted = undefined;
-      }
+      const stored = runs.get(run.id);
+      if (expected === 'absent' ? stored !== undefined : expected !== undefined && stored?.status !== expected) return false;
+      if (stored) replaceSorted(run);
+      else sorted = undefined;
       await runs.put(run, options);
       return true;
     },
@@ -159,7 +165,7 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
       const sinceMs = after / 1000 - 1000;
       const touched = runs.filter(
         (run) =>
-          linked(run, filter) && (run.finishedAt === null || run.status === 'paused' || run.status === 'waiting' || Date.parse(run.updatedAt) >= sinceMs),
+          inStream(run, filter) && (run.finishedAt === null || run.status === 'paused' || run.status === 'waiting' || Date.parse(run.updatedAt) >= sinceMs),
       );
       const found: RunEvent[] = [];
       for (const run of touched) for (const event of await events(run.id)) if (event.pos > after) found.push(event);

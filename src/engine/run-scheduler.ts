@@ -100,7 +100,7 @@ export class RunScheduler {
         const ids = await this.coordination.claim(free);
         for (const id of ids) {
           const run = await this.runs.get(id);
-          if (run?.status === 'pending' && !this.slots.closed()) this.slots.launch(this.runs.hold(run));
+          if (run?.status === 'pending' && !this.slots.closed()) this.slots.launch(run);
           else if (run?.status === 'pending') await this.coordination.unclaim(id);
         }
         if (ids.length === free) this.#claimAgain = true;

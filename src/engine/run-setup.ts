@@ -52,10 +52,14 @@ export function needsSetup(run: RunRecord, firstLaunch: boolean): boolean {
   return run.workspaceId !== null && Boolean(run.branch) && (firstLaunch || (run.setup !== undefined && run.setup.status !== 'completed'));
 }
 
-/** Runs the setup; resolves to the run's failure (`setup_failed: …`), or null when the nodes may start. */
-export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: AbortSignal): Promise<string | null> {
+/**
+ * Runs the setup; resolves to the run's snapshot with its `setup` (and the HEAD after it), and the
+ * run's failure (`setup_failed: …`), or null when the nodes may start.
+ */
+export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: AbortSignal): Promise<{ run: RunRecord; failure: string | null }> {
   const { runs } = deps;
   const started = Date.now();
+  let headCommit: string | undefined;
   let preparation: WorktreePreparation | null;
   let output = '';
   let streamed = 0;
@@ -73,12 +77,13 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   const finish = async (status: 'completed' | 'failed' | 'cancelled', error?: string, copied: string[] = []) => {
     const kept = tailUtf8(output, OUTPUT_CAP_BYTES);
     const durationMs = Date.now() - started;
-    run.setup = { status, output: kept.text, ...(kept.truncated ? { outputTruncated: true } : {}), durationMs, copied, ...(error ? { error } : {}) };
-    await runs.emit(run, 'setup_finished', { status, durationMs, ...(error ? { error } : {}) });
-    await runs.save(run, { sync: false }, 'running');
-    if (status !== 'failed') return null;
+    const setup = { status, output: kept.text, ...(kept.truncated ? { outputTruncated: true } : {}), durationMs, copied, ...(error ? { error } : {}) };
+    const set: RunRecord = { ...run, setup, ...(headCommit ? { headCommit } : {}) };
+    await runs.emit(set, 'setup_finished', { status, durationMs, ...(error ? { error } : {}) });
+    await runs.save(set, { sync: false }, 'running');
+    if (status !== 'failed') return { run: set, failure: null };
     const tail = tailUtf8(output.trimEnd(), ERROR_TAIL_BYTES).text;
-    return `setup_failed: ${error}${tail ? `\n${tail}` : ''}`;
+    return { run: set, failure: `setup_failed: ${error}${tail ? `\n${tail}` : ''}` };
   };
 
   try {
@@ -87,7 +92,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
     await runs.emit(run, 'setup_started', {});
     return finish('failed', (error as Error).message);
   }
-  if (!preparation) return null;
+  if (!preparation) return { run, failure: null };
   await runs.emit(run, 'setup_started', {});
   const { copied } = preparation;
   for (const path of copied) say('system', `copied ${path}\n`);
@@ -98,8 +103,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
   // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
   try {
-    const { head } = await deps.places.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied);
-    run.headCommit = head;
+    ({ head: headCommit } = await deps.places.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));
   } catch (error) {
     return finish('failed', `svc could not commit what the setup changed: ${(error as Error).message}`, copied);
   }

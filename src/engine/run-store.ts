@@ -1,8 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventPublisher } from '../events/bus.js';
+import { inOrderByKey } from '../shared/in-order-by-key.js';
 import type { PutOptions, Store } from '../store/index.js';
-import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
+import { isSettlingEvent, type RunEvent, type RunEventFields, type RunEventOf, type RunEventType, type RunStreamEvent } from './events.js';
 import {
   openFileRunRepository,
   type AutoResumeAppointment,
@@ -13,6 +14,7 @@ import {
 } from './run-repository.js';
 import type { RunFilter, RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
+import { freezeRun } from './run-snapshot.js';
 import type { RunRecord, RunStatus } from './types.js';
 
 /** The file store's runs: RunRepository on `runs/<id>/…`, summaries indexed in memory from the records. */
@@ -24,17 +26,17 @@ export async function openFileRunStorage(store: Store, nextPosition: () => numbe
 
 /**
  * Runs and their events, for the engine: every read and write goes through the async RunRepository
- * (docs/decisions.md, PostgreSQL store). The runs this engine holds (queued or executing here) are
- * kept as one live object each, which every read returns, so every part of the engine changes the
- * same record; any other run is read from the store each time (another server may change it). Every event gets the run's next `seq` and a stream position from the repository, is
- * persisted, and only then published — so a client that reconnects with Last-Event-ID finds in
- * the store everything it may have seen live.
+ * (docs/decisions.md, PostgreSQL store). A run record is an immutable snapshot (docs/decisions.md,
+ * "Run snapshots"): `save` writes a new one and resolves to it, every read returns the stored one,
+ * frozen, and no object is shared for changing. Every event gets the run's next `seq` and a stream
+ * position from the repository, is persisted, and only then published — so a client that
+ * reconnects with Last-Event-ID finds in the store everything it may have seen live.
  */
 export class RunStore {
   #seq = new Map<string, number>();
   #seqLoading = new Map<string, Promise<void>>();
-  /** The live record of each run this engine holds (queued or executing here). */
-  #live = new Map<string, RunRecord>();
+  /** The writes of one run land in the order they were asked (a later snapshot never under an earlier one). */
+  #inOrder = inOrderByKey();
 
   private constructor(
     private readonly repository: RunRepository,
@@ -51,12 +53,12 @@ export class RunStore {
 
   /** Runs in these states, oldest first (what a starting server recovers). */
   async withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]> {
-    return (await this.repository.withStatus(statuses)).map((run) => this.#live.get(run.id) ?? run);
+    return (await this.repository.withStatus(statuses)).map(freezeRun);
   }
 
   /** Runs in these states whose wake-up time has come by `at`, earliest first (run-appointments.ts). */
   async dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]> {
-    return (await this.repository.dueWakeUps(statuses, at)).map((run) => this.#live.get(run.id) ?? run);
+    return (await this.repository.dueWakeUps(statuses, at)).map(freezeRun);
   }
 
   /** The earliest wake-up time of the runs in these states. */
@@ -64,57 +66,36 @@ export class RunStore {
     return this.repository.nextWakeUp(statuses);
   }
 
-  /** The live record if this engine holds the run, else the stored one. */
   async get(id: string): Promise<RunRecord | undefined> {
-    return this.#live.get(id) ?? (await this.repository.get(id));
+    const run = await this.repository.get(id);
+    return run && freezeRun(run);
   }
 
   /** An exact id, or an unambiguous prefix of one (the CLI accepts short ids). */
   async resolve(idOrPrefix: string): Promise<RunRecord> {
-    const live = this.#live.get(idOrPrefix);
-    if (live) return live;
-    const found = await this.repository.resolve(idOrPrefix);
-    return this.#live.get(found.id) ?? found;
+    return freezeRun(await this.repository.resolve(idOrPrefix));
   }
 
   async byWorker(platformId: string): Promise<RunRecord | undefined> {
     const found = await this.repository.byWorker(platformId);
-    return found && (this.#live.get(found.id) ?? found);
+    return found && freezeRun(found);
   }
 
   async resumable(workflow: string, conversationId: string): Promise<RunRecord | undefined> {
     const found = await this.repository.resumable(workflow, conversationId);
-    return found && (this.#live.get(found.id) ?? found);
-  }
-
-  /** This engine queues or executes the run: every read returns this object until `release`. */
-  hold(run: RunRecord): RunRecord {
-    const live = this.#live.get(run.id);
-    if (live) return live;
-    this.#live.set(run.id, run);
-    return run;
-  }
-
-  /** Whether this engine holds the run. */
-  holds(runId: string): boolean {
-    return this.#live.has(runId);
-  }
-
-  /** The engine no longer holds the run: the next read loads it from the store. */
-  release(run: RunRecord): void {
-    if (this.#live.get(run.id) === run) this.#live.delete(run.id);
-    this.#seq.delete(run.id);
+    return found && freezeRun(found);
   }
 
   /**
-   * Writes the run's record. Lifecycle transitions write it durably (fsync); the executor's
-   * per-round node progress passes `{ sync: false }` (docs/decisions.md, "Engine overhead"). With
-   * `expected` (a change of state), the write happens only while the stored run is in that state:
-   * resolves to false when another server changed it first.
+   * Writes `run`, stamped with the time, as the run's new snapshot and resolves to it. Lifecycle
+   * transitions write it durably (fsync); the executor's per-round node progress passes
+   * `{ sync: false }` (docs/decisions.md, "Engine overhead"). With `expected` (the state the change
+   * was decided on), a compare-and-set: written only while the stored run is in that state, or with
+   * 'absent' only as a new run; resolves to undefined when that did not hold (another change won).
    */
-  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean> {
-    run.updatedAt = new Date().toISOString();
-    return this.repository.save(run, options, expected);
+  save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<RunRecord | undefined> {
+    const snapshot = freezeRun({ ...run, updatedAt: new Date().toISOString() });
+    return this.#inOrder(run.id, async () => ((await this.repository.save(snapshot, options, expected)) ? snapshot : undefined));
   }
 
   /** Removes the run as it was read (its state unchanged since: another server may have resumed it); resolves to whether it did. */
@@ -122,19 +103,15 @@ export class RunStore {
     if (!(await this.repository.delete(run.id, run.status))) return false;
     // Its artifacts and process notes are files whatever the store (the file store's record folder is the same one).
     await rm(this.store.dataDir('runs', run.id), { recursive: true, force: true });
-    this.#live.delete(run.id);
     await this.summaries.remove(run.id);
     this.#seq.delete(run.id);
     return true;
   }
 
-  /**
-   * A page of runs, newest first, with the number of matches and the matches per state (the status
-   * filter aside). A run this process handles is shown as it is live.
-   */
+  /** A page of runs, newest first, with the number of matches and the matches per state (the status filter aside). */
   async list(filter: RunFilter): Promise<RunPage> {
     const page = await this.repository.list(filter);
-    return { ...page, runs: page.runs.map((run) => this.#live.get(run.id) ?? run) };
+    return { ...page, runs: page.runs.map(freezeRun) };
   }
 
   /** Failed runs' auto-resume appointments due at `now` (ISO), earliest first (auto-resume.ts). */
@@ -148,11 +125,8 @@ export class RunStore {
   }
 
   /** Clears the run's appointment only while it still holds `at` (compare-and-set); resolves to whether it did. */
-  async claimAutoResume(runId: string, at: string): Promise<boolean> {
-    if (!(await this.repository.claimAutoResume(runId, at))) return false;
-    const live = this.#live.get(runId);
-    if (live) live.autoResumeAt = null;
-    return true;
+  claimAutoResume(runId: string, at: string): Promise<boolean> {
+    return this.repository.claimAutoResume(runId, at);
   }
 
   /** Every workflow with at least one run record, sorted. */
@@ -207,6 +181,15 @@ export class RunStore {
     } as NewRunEvent;
     const stored = this.repository.appendEvent(event);
     this.bus.publishWhenStored(stored);
+    // A run that settles may next be changed by another server (an approval, a resume): its
+    // numbering is read again then. Once this last event is stored every earlier one is (appends
+    // land in the order asked), so the store's count is right; the entry also goes for good.
+    if (isSettlingEvent(event)) {
+      void stored.then(
+        () => this.#seq.get(run.id) === seq && this.#seq.delete(run.id),
+        () => {},
+      );
+    }
     return (await stored) as RunEventOf<T>;
   }
 

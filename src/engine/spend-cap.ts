@@ -29,28 +29,28 @@ const capReached = (spent: number, cap: number) => spent >= cap;
 
 /**
  * Adds one agent call's reported cost to the run (`undefined`: a node with no agent, nothing to
- * count; `null`: the agent reported none). Returns the events to emit, in order, and whether the
- * run's spend has now reached its cap. One report may cross both 80% and the cap: both events.
+ * count; `null`: the agent reported none). Returns the run's next snapshot, the events to emit, in
+ * order, and whether the run's spend has now reached its cap. One report may cross both 80% and the
+ * cap: both events.
  */
-export function recordSpend(run: RunRecord, nodeId: string, costUsd: number | null | undefined): { events: EventSpec[]; exceeded: boolean } {
+export function recordSpend(run: RunRecord, nodeId: string, costUsd: number | null | undefined): { run: RunRecord; events: EventSpec[]; exceeded: boolean } {
   const cap = run.maxCostUsd ?? null;
   const events: EventSpec[] = [];
-  if (costUsd === undefined) return { events, exceeded: false };
+  if (costUsd === undefined) return { run, events, exceeded: false };
   const before = run.spentUsd ?? 0;
   if (costUsd === null) {
     // Said once per run: from here on the cap cannot see all of the run's spend.
     if (!run.costPartial && cap !== null) events.push({ type: 'budget_warning', fields: { reason: 'cost_unknown', spentUsd: before, capUsd: cap, nodeId } });
-    run.costPartial = true;
-    return { events, exceeded: false };
+    return { run: { ...run, costPartial: true }, events, exceeded: false };
   }
   const after = before + costUsd;
-  run.spentUsd = after;
-  if (cap === null) return { events, exceeded: false };
+  const spent = { ...run, spentUsd: after };
+  if (cap === null) return { run: spent, events, exceeded: false };
   if (before < cap * BUDGET_WARNING_SHARE && after >= cap * BUDGET_WARNING_SHARE)
     events.push({ type: 'budget_warning', fields: { reason: 'threshold', spentUsd: after, capUsd: cap, nodeId } });
   const exceeded = !capReached(before, cap) && capReached(after, cap);
   if (exceeded) events.push({ type: 'budget_exceeded', fields: { spentUsd: after, capUsd: cap, nodeId } });
-  return { events, exceeded };
+  return { run: spent, events, exceeded };
 }
 
 /** The message of a run stopped by its cap. */

@@ -17,9 +17,9 @@ import type { NodeState, RunRecord } from './types.js';
 type WaitAction = Extract<NodeAction, { kind: 'wait' }>;
 
 /** A wait node starts waiting: its end (or its event's timeout) is on the record, so a restart keeps its place. */
-export function holdWait(state: NodeState, action: WaitAction, at: Date): void {
+export function holdWait(state: NodeState, action: WaitAction, at: Date): NodeState {
   const lasts = action.forMs ?? action.timeoutMs;
-  moveNode(state, 'hold', {
+  return moveNode(state, 'hold', {
     startedAt: at.toISOString(),
     ...(lasts !== undefined ? { waitUntil: new Date(at.getTime() + lasts).toISOString() } : {}),
     ...(action.event !== undefined ? { waitEvent: action.event } : {}),
@@ -50,40 +50,51 @@ export function waitingFields(run: RunRecord): Extract<EventSpec, { type: 'run_w
 
 const durationOf = (state: NodeState, at: string) => (state.startedAt ? Date.parse(at) - Date.parse(state.startedAt) : null);
 
-/** A wait ends with an output (its time came: '', a signal: the payload); the events that say so. */
-async function arrive(artifactsDir: string, run: RunRecord, nodeId: string, by: 'time' | 'signal', output: string): Promise<EventSpec[]> {
-  const state = run.nodes[nodeId]!;
+/** How waits end: the nodes that changed (to patch the run's next snapshot with) and the events that say so. */
+export interface WaitsEnded {
+  nodes: Record<string, NodeState>;
+  events: EventSpec[];
+}
+
+/** A wait ends with an output (its time came: '', a signal: the payload). */
+async function arrive(artifactsDir: string, run: RunRecord, nodeId: string, by: 'time' | 'signal', output: string): Promise<WaitsEnded> {
+  const waiting = run.nodes[nodeId]!;
   const at = new Date().toISOString();
   const capped = capUtf8(output);
   // The whole output is on disk before the record says `completed`, as a node's that ran (executor.ts).
   await writeFile(join(artifactsDir, `${nodeId}.out`), output);
-  moveNode(state, 'arrive', { output: capped.text, outputTruncated: capped.truncated, finishedAt: at, durationMs: durationOf(state, at) });
-  return [
-    { type: 'run_woken', fields: { nodeId, by, ...(state.waitEvent ? { event: state.waitEvent } : {}) } },
-    { type: 'node_completed', fields: { nodeId, durationMs: state.durationMs, output: capped.text, attempts: 0 } },
-  ];
+  const state = moveNode(waiting, 'arrive', { output: capped.text, outputTruncated: capped.truncated, finishedAt: at, durationMs: durationOf(waiting, at) });
+  return {
+    nodes: { [nodeId]: state },
+    events: [
+      { type: 'run_woken', fields: { nodeId, by, ...(state.waitEvent ? { event: state.waitEvent } : {}) } },
+      { type: 'node_completed', fields: { nodeId, durationMs: state.durationMs, output: capped.text, attempts: 0 } },
+    ],
+  };
 }
 
 /** The waits of a waiting run whose time has come by `at`: a `for` wait ends, an event wait fails `wait_timeout`. */
-export async function endDueWaits(artifactsDir: string, run: RunRecord, at: string): Promise<EventSpec[]> {
-  const events: EventSpec[] = [];
+export async function endDueWaits(artifactsDir: string, run: RunRecord, at: string): Promise<WaitsEnded> {
+  const ended: WaitsEnded = { nodes: {}, events: [] };
   for (const [nodeId, state] of waitingNodes(run)) {
     if (state.waitUntil === undefined || state.waitUntil > at) continue;
     if (state.waitEvent === undefined) {
-      events.push(...(await arrive(artifactsDir, run, nodeId, 'time', '')));
+      const arrived = await arrive(artifactsDir, run, nodeId, 'time', '');
+      Object.assign(ended.nodes, arrived.nodes);
+      ended.events.push(...arrived.events);
       continue;
     }
     const waited = durationOf(state, at);
     // The timeout as written (its end less its start), not the time measured until the timer fired.
     const timeout = state.startedAt ? Date.parse(state.waitUntil) - Date.parse(state.startedAt) : null;
     const error = `wait_timeout: no '${state.waitEvent}' signal${timeout === null ? '' : ` within ${formatDuration(timeout)}`}`;
-    moveNode(state, 'expire', { error, finishedAt: at, durationMs: waited });
-    events.push(
+    ended.nodes[nodeId] = moveNode(state, 'expire', { error, finishedAt: at, durationMs: waited });
+    ended.events.push(
       { type: 'run_woken', fields: { nodeId, by: 'timeout', event: state.waitEvent } },
       { type: 'node_failed', fields: { nodeId, error, code: 'wait_timeout', attempts: 0, durationMs: waited } },
     );
   }
-  return events;
+  return ended;
 }
 
 /**
@@ -91,7 +102,7 @@ export async function endDueWaits(artifactsDir: string, run: RunRecord, at: stri
  * with the payload as its output (a string as it is, anything else as JSON). 409 `not_waiting`
  * when no node of the run waits for it now.
  */
-export async function deliverSignal(artifactsDir: string, run: RunRecord, event: string, payload: unknown): Promise<EventSpec[]> {
+export async function deliverSignal(artifactsDir: string, run: RunRecord, event: string, payload: unknown): Promise<WaitsEnded> {
   const waiting = run.status === 'waiting' ? waitingNodes(run) : [];
   const target = waiting.find(([, state]) => state.waitEvent === event);
   if (!target) {

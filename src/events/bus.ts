@@ -25,8 +25,10 @@ export type Listener<E extends BusEvent = StreamEvent> = (event: E) => void;
 export interface EventPublisher<E extends BusEvent> {
   nextPosition(): number;
   publish(event: E): void;
-  publishWhenPersisted(persisted: Promise<unknown>, event: E): void;
-  /** The same, for a store that gives the event its position as it persists it. */
+  /**
+   * Publishes what `stored` resolves to: every persisted event, run or conversation, on either
+   * store, gets its position as its append is asked and is published from what the store returns.
+   */
   publishWhenStored(stored: Promise<E>): void;
 }
 
@@ -54,23 +56,10 @@ export class EventBus<E extends BusEvent = StreamEvent> implements EventPublishe
   }
 
   /**
-   * Publishes `event` once `persisted` resolves and every event given earlier has been published:
-   * appends of different logs finish in any order, but an event is published only after every
-   * event with a lower position. Nothing is published for a failed write.
-   */
-  publishWhenPersisted(persisted: Promise<unknown>, event: E): void {
-    this.#publishTail = this.#publishTail.then(() =>
-      persisted.then(
-        () => this.publish(event),
-        () => undefined,
-      ),
-    );
-  }
-
-  /**
-   * Publishes the event `stored` resolves to, once every event given earlier has been published
-   * (the store gives positions in the order it is asked: docs/decisions.md, PostgreSQL store).
-   * Nothing is published for a failed write.
+   * Publishes the event `stored` resolves to, once every event given earlier has been published:
+   * appends of different logs finish in any order, but the store gives positions in the order it
+   * is asked (docs/decisions.md, PostgreSQL store), so an event is published only after every event
+   * with a lower position. Nothing is published for a failed write.
    */
   publishWhenStored(stored: Promise<E>): void {
     this.#publishTail = this.#publishTail.then(() =>

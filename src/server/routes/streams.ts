@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../app/context.js';
 import { TOOL_SUMMARY_MAX } from '../../agents/index.js';
 import { CONVERSATION_EVENT_TYPES, type SvcStreamEvent } from '../../conversations/index.js';
-import type { RunLink } from '../../engine/engine.js';
 import { RUN_EVENT_TYPES } from '../../engine/events.js';
+import { inStream, type RunEventFilter } from '../../engine/stream-membership.js';
 import { defineRoute } from '../route.js';
 import { positionOf, type StreamSource } from '../stream-feed.js';
 
@@ -26,17 +26,16 @@ const EVENT_TYPES_DOC =
 export async function sourceFor(ctx: AppContext, streamId: string, runId: string | undefined): Promise<StreamSource> {
   const dashboard = streamId === DASHBOARD_STREAM;
   const { conversationId, ids } = dashboard ? { conversationId: null, ids: [] } : await ctx.conversations.streamIds(streamId);
-  const linked = (run: RunLink) =>
-    (runId === undefined || run.id === runId) &&
-    (dashboard || (run.conversationId !== null && ids.includes(run.conversationId)) || ids.includes(run.platformId));
+  // One rule for the live events and the replayed ones (stream-membership.ts).
+  const filter: RunEventFilter = { runId, linkedTo: dashboard ? undefined : ids };
   const ownEvents = conversationId !== null && runId === undefined;
   return {
     matches: (event) =>
       'runId' in event
-        ? linked({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId })
+        ? inStream({ id: event.runId, conversationId: event.conversationId, platformId: event.platformId }, filter)
         : ownEvents && event.conversationId === conversationId,
     replay: async (after) => {
-      const runEvents: SvcStreamEvent[] = await ctx.engine.replay(after, { runId, linkedTo: dashboard ? undefined : ids });
+      const runEvents: SvcStreamEvent[] = await ctx.engine.replay(after, filter);
       if (!ownEvents) return runEvents;
       const own = await ctx.conversations.replay(conversationId, after);
       return [...runEvents, ...own].sort((a, b) => positionOf(a) - positionOf(b));

@@ -248,6 +248,30 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.nextAutoResume()).toBeUndefined();
   });
 
+  it('a save expected of a state is a compare-and-set: written only over that state, and a new run only once', async () => {
+    const runs = await stores.current().runs();
+    const pending = run(41, { status: 'pending', startedAt: null });
+    expect(await runs.save(pending, undefined, 'absent')).toBe(true);
+    expect(await runs.save({ ...pending, message: 'again' }, undefined, 'absent')).toBe(false);
+    expect(await runs.get(pending.id)).toEqual(pending);
+
+    // Two changes decided on the same `pending` snapshot: the first wins, the stale one is refused and writes nothing.
+    const running = { ...pending, status: 'running' as const, startedAt: at(42) };
+    const cancelled = { ...pending, status: 'cancelled' as const, finishedAt: at(42) };
+    expect(await runs.save(running, undefined, 'pending')).toBe(true);
+    expect(await runs.save(cancelled, undefined, 'pending')).toBe(false);
+    expect(await runs.get(pending.id)).toEqual(running);
+
+    // Progress over the state it holds is written; a plain save (no expectation) always is.
+    const progressed = { ...running, costUsd: 0.5 };
+    expect(await runs.save(progressed, { sync: false }, 'running')).toBe(true);
+    expect(await runs.get(pending.id)).toEqual(progressed);
+    expect(await runs.save({ ...progressed, status: 'failed' as const }, undefined, 'completed')).toBe(false);
+    expect(await runs.save({ ...progressed, status: 'failed' as const })).toBe(true);
+    expect((await runs.get(pending.id))?.status).toBe('failed');
+    expect((await runs.list({})).runs.find((r) => r.id === pending.id)?.status).toBe('failed');
+  });
+
   it('replay: events after a position, of one run or of the runs linked to conversations, in position order, across a reopen', async () => {
     let runs = await stores.current().runs();
     const a = run(1, { conversationId: 'conv_a' });
