@@ -1,11 +1,12 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { closeContext, createContext, type AppContext } from '../app/context.js';
 import type { Settings } from '../shared/settings.js';
 import { createApp } from './app.js';
 import { answerParserErrorsAsJson } from './client-error.js';
-import { planPort, type PortPlan } from './port.js';
+import { trackConnections } from './graceful-close.js';
+import { BROWSER_BLOCKED_PORTS, planPort, type PortPlan } from './port.js';
 import { ListenError } from './listen-error.js';
 import { routes } from './routes/index.js';
 import { isLoopbackBind } from './loopback.js';
@@ -30,25 +31,39 @@ export interface StartOptions {
 }
 
 /**
- * listhen wraps its server with http-shutdown, whose `finish` listener writes to `req.socket`.
- * Node clears `req.socket` when a request is destroyed mid-body (our 413 on an oversized chunked
- * upload), and that listener then throws and kills the process. Our `finish` listener is added
- * first (the handler runs before http-shutdown's `request` listener), so it puts the socket back.
+ * The ports to try, in order: a worktree's own port, then the rest of its range (docs/decisions.md,
+ * Port), without the ones browsers refuse to connect to (the dashboard must open there).
  */
-function keepSocketForShutdown(handler: (req: IncomingMessage, res: ServerResponse) => unknown) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    res.once('finish', () => {
-      if (!req.socket) (req as { socket: Socket }).socket = socket;
-    });
-    return handler(req, res);
-  };
+function candidatePorts(plan: PortPlan): number[] {
+  return plan.kind === 'worktree' ? [plan.port, ...plan.fallbacks].filter((port) => !BROWSER_BLOCKED_PORTS.has(port)) : [plan.port];
 }
 
-/** get-port-please options that never silently move to another port (listhen's dev default). */
-function portOptions(plan: PortPlan) {
-  const strict = { alternativePortRange: [] as number[], random: plan.port === 0, verbose: false };
-  return plan.kind === 'worktree' ? { port: plan.port, ports: plan.fallbacks, ...strict } : { port: plan.port, ...strict };
+function listenOn(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      server.off('listening', done);
+      reject(error);
+    };
+    const done = () => {
+      server.off('error', fail);
+      resolve();
+    };
+    server.once('error', fail);
+    server.once('listening', done);
+    server.listen(port, host);
+  });
+}
+
+/** Listens on the first free port of the plan; never silently elsewhere (port 0 means any). */
+async function listenFirstFree(server: Server, host: string, plan: PortPlan): Promise<void> {
+  const ports = candidatePorts(plan);
+  for (const [index, port] of ports.entries()) {
+    try {
+      return await listenOn(server, host, port);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || index === ports.length - 1) throw error;
+    }
+  }
 }
 
 function describeBusy(plan: PortPlan, host: string): string {
@@ -58,43 +73,32 @@ function describeBusy(plan: PortPlan, host: string): string {
 }
 
 /**
- * Opens the store (taking its writer lock), builds the app and listens through listhen, with its
- * conveniences that do not fit a local service turned off: no silent port switching, no signal
- * handlers of its own (ours flush the store first), no tunnel, no banner on stdout.
+ * Opens the store (taking its writer lock), builds the app and listens on a plain node:http
+ * server. (listhen did this before; with node-forge and consola it was ~740 KiB of code loaded at
+ * every start for conveniences a local service turns off: docs/decisions.md, "Footprint".)
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { settings } = options;
   const plan = await planPort(settings.port, options.cwd);
   const ctx = await createContext({ settings, stderr: options.stderr, lock: 'server' });
-  let listener;
+  const server = createServer(toNodeHandler(createApp(ctx, routes)));
+  const connections = trackConnections(server);
   try {
-    const { listen } = await import('listhen');
-    listener = await listen(keepSocketForShutdown(toNodeHandler(createApp(ctx, routes))), {
-      hostname: settings.host,
-      // listhen spreads an object `port` into get-port-please's options.
-      port: portOptions(plan) as unknown as number,
-      public: !isLoopbackBind(settings.host),
-      showURL: false,
-      autoClose: false,
-      qr: false,
-      tunnel: false,
-      open: false,
-      clipboard: false,
-    });
+    await listenFirstFree(server, settings.host, plan);
   } catch (error) {
     await closeContext(ctx);
     const code = (error as NodeJS.ErrnoException).code;
-    const message = (error as Error).message ?? '';
-    if (code === 'EADDRINUSE' || /available port|Unable to find/i.test(message)) throw new ListenError(describeBusy(plan, settings.host));
+    if (code === 'EADDRINUSE') throw new ListenError(describeBusy(plan, settings.host));
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`Cannot listen on host '${settings.host}' (${code}).`);
+    if (code === 'EACCES') throw new ListenError(`Not allowed to listen on port ${plan.port} on ${settings.host} (EACCES).`);
     throw error;
   }
-  answerParserErrorsAsJson(listener.server as Server);
+  answerParserErrorsAsJson(server);
   // The body timer of http-input.ts cuts a body a route reads, at the deadline. A body no route
   // reads (answered without it, then drained by Node) is cut by Node's own request timeout, set to
   // the same value instead of its 300 s; Node looks at it only every 30 s, so that cut comes late.
-  (listener.server as Server).requestTimeout = settings.bodyTimeoutMs;
-  const address = listener.address as { port: number };
+  server.requestTimeout = settings.bodyTimeoutMs;
+  const address = server.address() as AddressInfo;
   const urlHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${urlHost}:${address.port}`;
   ctx.listening = { host: settings.host, port: address.port, url };
@@ -109,13 +113,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     (closing ??= (async () => {
       ctx.logger.info('server.stopping', {});
       for (const closer of [...ctx.closers].reverse()) await Promise.resolve(closer()).catch(() => {});
-      const server = listener.server as Server;
-      // Streams were ended above; anything still open after a grace period is cut.
-      const force = setTimeout(() => server.closeAllConnections?.(), 3000);
-      force.unref();
-      await listener.close().catch(() => {});
-      clearTimeout(force);
+      // Streams were ended above; anything still answering after a grace period is cut.
+      await connections.close(3000);
       await closeContext(ctx);
     })());
-  return { url, port: address.port, ctx, server: listener.server as Server, close };
+  return { url, port: address.port, ctx, server, close };
 }
