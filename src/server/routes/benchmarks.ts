@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { benchmark, BenchmarkSchema, compareRuns, ComparisonSchema, dashboardRuns, DashboardRunsSchema } from '../../engine/benchmark.js';
 import { RunStatusListSchema } from '../../engine/schemas.js';
 import { defineRoute } from '../route.js';
