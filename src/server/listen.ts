@@ -79,8 +79,19 @@ function describeBusy(plan: PortPlan, host: string): string {
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { settings } = options;
-  const plan = await planPort(settings.port, options.cwd);
-  const ctx = await createContext({ settings, stderr: options.stderr, lock: 'server' });
+  // Side by side: without PORT, the port rules ask git whether the cwd is a linked worktree (a
+  // subprocess) while the store opens and the workflows are discovered.
+  const [planned, opened] = await Promise.allSettled([
+    planPort(settings.port, options.cwd),
+    createContext({ settings, stderr: options.stderr, lock: 'server' }),
+  ]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const ctx = opened.value;
+  if (planned.status === 'rejected') {
+    await closeContext(ctx);
+    throw planned.reason;
+  }
+  const plan = planned.value;
   const server = createServer(toNodeHandler(createApp(ctx, routes)));
   const connections = trackConnections(server);
   try {
