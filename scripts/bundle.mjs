@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // The second half of `npm run build` (after tsc): replaces `dist/runtime.js` with an esbuild bundle
-// of `src/runtime.ts` and everything it imports — our domain and server, zod, yaml, lowdb, h3.
-// On Node 20 (no compile cache) loading a few large files is much faster than loading
+// of `src/runtime.ts` and everything it imports — our domain and server, zod, yaml, lowdb, h3,
+// listhen. On Node 20 (no compile cache) loading a few large files is much faster than loading
 // hundreds of small ESM modules; see docs/ARCHITECTURE.md, "Start-up cost".
 //
 // The input is the TypeScript source, not tsc's `dist/runtime.js`, so running this twice gives the
 // same result (tsc has type-checked the same files just before). Dynamic imports become chunks in
-// `dist/chunks/`: the listener and the h3 app (h3, srvx) load only for `svc serve`, the SSE
+// `dist/chunks/`: the listener and the h3 app (listhen, h3, srvx) load only for `svc serve`, the SSE
 // writer only when a server opens a stream (offline commands call the routes, streams included,
-// through server/dispatch.ts without h3), and what only the PostgreSQL store needs (pg) only
-// with SVC_DATABASE_URL.
+// through server/dispatch.ts without h3), and listhen's optional extras (jiti, crossws, untun…)
+// never load at all.
 //
 // Everything else in dist/ stays tsc's per-file output: the CLI entry, tests and benches use it.
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -40,9 +40,11 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Nothing is external: every dependency bundles cleanly.
+  // Nothing is external: every dependency bundles cleanly. An import esbuild cannot resolve is left
+  // in place only where the dependency guards it (listhen's `import('@parcel/watcher')`, optional
+  // and not installed, falls back to the bundled wasm build; neither runs without `--watch`).
   external: [],
-  // yaml and pg are CommonJS; inside an ES module their `require` of Node
+  // yaml and node-forge (via listhen) are CommonJS; inside an ES module their `require` of Node
   // built-ins needs a real `require`. Every output file is its own module, so each gets one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
   sourcemap: true,

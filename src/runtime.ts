@@ -1,12 +1,12 @@
 /**
  * The heavy runtime, as the CLI sees it: everything a command needs beyond commander and its own
- * small helpers — the store and domain (lowdb, yaml, zod), and the server (h3).
+ * small helpers — the store and domain (lowdb, yaml, zod), and the server (h3, listhen).
  *
  * The CLI imports these only through this file, and only when a command needs them. In a build,
  * `scripts/bundle.mjs` replaces `dist/runtime.js` with an esbuild bundle of it: loading a few
  * large files is much faster than loading hundreds of small ESM modules on Node 20, which has no
  * compile cache. The server's h3 half sits behind dynamic imports: the listener with the h3 app
- * (node:http, h3) is a chunk that only `svc serve` loads. The route table and its dispatcher need
+ * (listhen, h3) is a chunk that only `svc serve` loads. The route table and its dispatcher need
  * no h3 and are in the bundle itself: offline commands call them in process (`openLocalApi`),
  * event streams included. Under vitest and tsx this file runs unbundled.
  *

@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { toNodeHandler } from 'h3';
 import { closeContext, createContext, type AppContext } from '../app/context.js';
 import type { Settings } from '../shared/settings.js';
 import { createApp } from './app.js';
 import { answerParserErrorsAsJson } from './client-error.js';
-import { trackConnections } from './graceful-close.js';
-import { BROWSER_BLOCKED_PORTS, planPort, type PortPlan } from './port.js';
+import { planPort, type PortPlan } from './port.js';
 import { ListenError } from './listen-error.js';
 import { routes } from './routes/index.js';
 import { isLoopbackBind } from './loopback.js';
@@ -31,39 +30,25 @@ export interface StartOptions {
 }
 
 /**
- * The ports to try, in order: a worktree's own port, then the rest of its range (docs/decisions.md,
- * Port), without the ones browsers refuse to connect to (the dashboard must open there).
+ * listhen wraps its server with http-shutdown, whose `finish` listener writes to `req.socket`.
+ * Node clears `req.socket` when a request is destroyed mid-body (our 413 on an oversized chunked
+ * upload), and that listener then throws and kills the process. Our `finish` listener is added
+ * first (the handler runs before http-shutdown's `request` listener), so it puts the socket back.
  */
-function candidatePorts(plan: PortPlan): number[] {
-  return plan.kind === 'worktree' ? [plan.port, ...plan.fallbacks].filter((port) => !BROWSER_BLOCKED_PORTS.has(port)) : [plan.port];
+function keepSocketForShutdown(handler: (req: IncomingMessage, res: ServerResponse) => unknown) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    res.once('finish', () => {
+      if (!req.socket) (req as { socket: Socket }).socket = socket;
+    });
+    return handler(req, res);
+  };
 }
 
-function listenOn(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error) => {
-      server.off('listening', done);
-      reject(error);
-    };
-    const done = () => {
-      server.off('error', fail);
-      resolve();
-    };
-    server.once('error', fail);
-    server.once('listening', done);
-    server.listen(port, host);
-  });
-}
-
-/** Listens on the first free port of the plan; never silently elsewhere (port 0 means any). */
-async function listenFirstFree(server: Server, host: string, plan: PortPlan): Promise<void> {
-  const ports = candidatePorts(plan);
-  for (const [index, port] of ports.entries()) {
-    try {
-      return await listenOn(server, host, port);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || index === ports.length - 1) throw error;
-    }
-  }
+/** get-port-please options that never silently move to another port (listhen's dev default). */
+function portOptions(plan: PortPlan) {
+  const strict = { alternativePortRange: [] as number[], random: plan.port === 0, verbose: false };
+  return plan.kind === 'worktree' ? { port: plan.port, ports: plan.fallbacks, ...strict } : { port: plan.port, ...strict };
 }
 
 function describeBusy(plan: PortPlan, host: string): string {
@@ -73,14 +58,16 @@ function describeBusy(plan: PortPlan, host: string): string {
 }
 
 /**
- * Opens the store (taking its writer lock), builds the app and listens on a plain node:http
- * server. (listhen did this before; with node-forge and consola it was ~740 KiB of code loaded at
- * every start for conveniences a local service turns off: docs/decisions.md, "Footprint".)
+ * Opens the store (taking its writer lock), builds the app and listens through listhen, with its
+ * conveniences that do not fit a local service turned off: no silent port switching, no signal
+ * handlers of its own (ours flush the store first), no tunnel, no banner on stdout.
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { settings } = options;
   // Side by side: without PORT, the port rules ask git whether the cwd is a linked worktree (a
-  // subprocess) while the store opens and the workflows are discovered.
+  // subprocess) while the store opens and the workflows are discovered; listhen loads meanwhile.
+  const loading = import('listhen');
+  loading.catch(() => {});
   const [planned, opened] = await Promise.allSettled([
     planPort(settings.port, options.cwd),
     createContext({ settings, stderr: options.stderr, lock: 'server' }),
@@ -92,24 +79,35 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw planned.reason;
   }
   const plan = planned.value;
-  const server = createServer(toNodeHandler(createApp(ctx, routes)));
-  const connections = trackConnections(server);
+  let listener;
   try {
-    await listenFirstFree(server, settings.host, plan);
+    const { listen } = await loading;
+    listener = await listen(keepSocketForShutdown(toNodeHandler(createApp(ctx, routes))), {
+      hostname: settings.host,
+      // listhen spreads an object `port` into get-port-please's options.
+      port: portOptions(plan) as unknown as number,
+      public: !isLoopbackBind(settings.host),
+      showURL: false,
+      autoClose: false,
+      qr: false,
+      tunnel: false,
+      open: false,
+      clipboard: false,
+    });
   } catch (error) {
     await closeContext(ctx);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ListenError(describeBusy(plan, settings.host));
+    const message = (error as Error).message ?? '';
+    if (code === 'EADDRINUSE' || /available port|Unable to find/i.test(message)) throw new ListenError(describeBusy(plan, settings.host));
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`Cannot listen on host '${settings.host}' (${code}).`);
-    if (code === 'EACCES') throw new ListenError(`Not allowed to listen on port ${plan.port} on ${settings.host} (EACCES).`);
     throw error;
   }
-  answerParserErrorsAsJson(server);
+  answerParserErrorsAsJson(listener.server as Server);
   // The body timer of http-input.ts cuts a body a route reads, at the deadline. A body no route
   // reads (answered without it, then drained by Node) is cut by Node's own request timeout, set to
   // the same value instead of its 300 s; Node looks at it only every 30 s, so that cut comes late.
-  server.requestTimeout = settings.bodyTimeoutMs;
-  const address = server.address() as AddressInfo;
+  (listener.server as Server).requestTimeout = settings.bodyTimeoutMs;
+  const address = listener.address as { port: number };
   const urlHost = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${urlHost}:${address.port}`;
   ctx.listening = { host: settings.host, port: address.port, url };
@@ -124,9 +122,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     (closing ??= (async () => {
       ctx.logger.info('server.stopping', {});
       for (const closer of [...ctx.closers].reverse()) await Promise.resolve(closer()).catch(() => {});
-      // Streams were ended above; anything still answering after a grace period is cut.
-      await connections.close(3000);
+      const server = listener.server as Server;
+      // Streams were ended above; anything still open after a grace period is cut.
+      const force = setTimeout(() => server.closeAllConnections?.(), 3000);
+      force.unref();
+      await listener.close().catch(() => {});
+      clearTimeout(force);
       await closeContext(ctx);
     })());
-  return { url, port: address.port, ctx, server, close };
+  return { url, port: address.port, ctx, server: listener.server as Server, close };
 }

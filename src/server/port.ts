@@ -9,9 +9,6 @@ export const WORKTREE_PORT_MIN = 3190;
 export const WORKTREE_PORT_MAX = 4089;
 const WORKTREE_PORT_SPAN = WORKTREE_PORT_MAX - WORKTREE_PORT_MIN + 1;
 
-/** The Fetch standard's "bad ports" above 1023: browsers (and Node's fetch) refuse to connect to them. */
-export const BROWSER_BLOCKED_PORTS: ReadonlySet<number> = new Set([3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
-
 /** How the listening port is chosen (docs/decisions.md, Port). */
 export type PortPlan = { kind: 'explicit'; port: number } | { kind: 'worktree'; port: number; fallbacks: number[] } | { kind: 'default'; port: number };
 
