@@ -61,6 +61,13 @@ export default tseslint.config(
           selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env']",
           message: 'Read environment variables in src/shared/settings.ts only.',
         },
+        {
+          // `import { z }` takes zod's whole namespace object into the bundle (its locales, JSON
+          // Schema import…: ~750 KiB parsed at every start); `import * as z` lets esbuild keep only
+          // what is used (~200 KiB). docs/decisions.md, "Footprint".
+          selector: "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z']",
+          message: "Import zod as `import * as z from 'zod'` (the named `z` bundles all of zod).",
+        },
       ],
     },
   },

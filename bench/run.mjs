@@ -4,10 +4,11 @@
 // (STYLE.md: benchmarks report ratios and never gate CI on an absolute time). Not a test.
 //
 // Core rows (issue 2): GET /health and GET /api/health throughput ÷ a raw node:http hello-JSON
-// server (autocannon, each server in its own child process); `svc --version` wall time ÷ `node -e 0`;
-// server start to the first /health 200 ÷ `node -e 0`; idle server RSS.
+// server (autocannon, each server in its own child process); `svc --version` wall time ÷ `node -e 0`.
 //
-// Other modules add rows: when `bench/workflows.mjs` (export `benchWorkflows()`),
+// Other modules add rows: when `bench/footprint.mjs` (export `benchFootprint()`: idle `svc serve`
+// RSS, start → first /api/health 200 ÷ `node -e 0`, a 20-node bash chain ÷ 20 raw spawns,
+// /api/health req/s ÷ raw node:http — issue 22), `bench/workflows.mjs` (export `benchWorkflows()`),
 // `bench/engine.mjs` (export `benchEngine()`), `bench/conversations.mjs` (`benchConversations()`), `bench/webhooks.mjs`
 // (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`), `bench/streams.mjs` (`benchStreams()`: server RSS
 // with 500 SSE clients that never read) or `bench/postgres.mjs` (`benchPostgres()`) exist they are
@@ -19,8 +20,7 @@
 // Bounded: every wait has a time limit, a watchdog ends the whole run, and every child process is
 // killed on the way out. Flags: --no-modules (core rows only), --json (rows as JSON too).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,7 +35,6 @@ const WARMUP_SECONDS = 3;
 const ROUNDS = 3;
 const CONNECTIONS = 50;
 const SPAWN_REPS = 15;
-const START_REPS = 7;
 const MODULE_TIMEOUT_MS = 240_000;
 const WATCHDOG_MS = 9 * 60_000;
 
@@ -70,7 +69,6 @@ function tempDir(prefix) {
   return dir;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -132,19 +130,6 @@ async function stopServer({ child }) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await withTimeout(exited, 10_000, 'server stop').catch(() => child.kill('SIGKILL'));
-}
-
-/** One GET; resolves with the status code (0 when the connection failed). */
-function get(url, timeoutMs = 2000) {
-  return new Promise((resolve) => {
-    const req = request(url, { method: 'GET', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy());
-    req.on('error', () => resolve(0));
-    req.end();
-  });
 }
 
 // ---- measurements ------------------------------------------------------------------------------
@@ -214,47 +199,6 @@ function measureStartupReference() {
     version.push(wallMs(process.execPath, [SVC_BIN, '--version']));
   }
   return { nodeMs: median(node), versionMs: median(version) };
-}
-
-/** Spawn → the first 200 from /health, median of several starts. */
-async function measureServerStart(nodeMs) {
-  const times = [];
-  for (let i = 0; i < START_REPS; i++) {
-    const server = await startSvc();
-    const deadline = performance.now() + 10_000;
-    let status = 0;
-    while (status !== 200 && performance.now() < deadline) {
-      status = await get(`${server.url}/health`);
-      if (status !== 200) await sleep(5);
-    }
-    if (status !== 200) throw new Error('/health never answered 200');
-    times.push(performance.now() - server.startedAt);
-    await stopServer(server);
-  }
-  const ms = median(times);
-  return {
-    name: 'server start → first GET /health 200 ÷ node -e 0',
-    value: round(ms, 1),
-    unit: 'ms',
-    reference: round(nodeMs, 1),
-    ratio: round(ms / nodeMs),
-    target: '≤ 4',
-  };
-}
-
-/** VmRSS of a server that started, answered a few requests, and sat idle for a moment. */
-async function measureIdleRss() {
-  const server = await startSvc();
-  try {
-    for (let i = 0; i < 10; i++) for (const path of ['/health', '/api/health', '/health/db', '/api/config']) await get(`${server.url}${path}`);
-    await sleep(1500);
-    const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
-    const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-    if (!Number.isFinite(kib)) throw new Error('no VmRSS in /proc/<pid>/status');
-    return { name: 'idle server RSS', value: round(kib / 1024, 1), unit: 'MiB', target: '≤ 80' };
-  } finally {
-    await stopServer(server);
-  }
 }
 
 // ---- the table ---------------------------------------------------------------------------------
@@ -334,11 +278,9 @@ async function main() {
   process.stderr.write('bench: throughput…\n');
   rows.push(...(await attempt('throughput', measureThroughput)));
   process.stderr.write('bench: start-up…\n');
-  let nodeMs;
   rows.push(
     ...(await attempt('svc --version', () => {
       const measured = measureStartupReference();
-      nodeMs = measured.nodeMs;
       return {
         name: 'svc --version wall ÷ node -e 0',
         value: round(measured.versionMs, 1),
@@ -349,9 +291,8 @@ async function main() {
       };
     })),
   );
-  rows.push(...(await attempt('server start', () => measureServerStart(nodeMs ?? wallMs(process.execPath, ['-e', '0'])))));
-  rows.push(...(await attempt('idle RSS', measureIdleRss)));
   if (!args.has('--no-modules')) {
+    rows.push(...(await moduleRows('footprint.mjs', 'benchFootprint')));
     rows.push(...(await moduleRows('workflows.mjs', 'benchWorkflows')));
     rows.push(...(await moduleRows('engine.mjs', 'benchEngine')));
     rows.push(...(await moduleRows('conversations.mjs', 'benchConversations')));

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSIONS } from '../agents/permissions.js';
 
 /** The agents svc knows how to drive (docs/decisions.md, Agents). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import type { RunStore } from './run-store.js';
 import type { RunSummary } from './run-summaries.js';

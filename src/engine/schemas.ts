@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { PERMISSIONS } from '../agents/permissions.js';
 import { EventNameSchema } from '../workflows/schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import { validateYamlWith, type WorkflowDefinition } from '../workflows/index.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import type { WorkflowDefinition } from '../workflows/index.js';
 import type { RunEngine } from './engine.js';

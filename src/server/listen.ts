@@ -64,11 +64,24 @@ function describeBusy(plan: PortPlan, host: string): string {
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { settings } = options;
-  const plan = await planPort(settings.port, options.cwd);
-  const ctx = await createContext({ settings, stderr: options.stderr, role: 'server' });
+  // Side by side: without PORT, the port rules ask git whether the cwd is a linked worktree (a
+  // subprocess) while the store opens and the workflows are discovered; listhen loads meanwhile.
+  const loading = import('listhen');
+  loading.catch(() => {});
+  const [planned, opened] = await Promise.allSettled([
+    planPort(settings.port, options.cwd),
+    createContext({ settings, stderr: options.stderr, role: 'server' }),
+  ]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const ctx = opened.value;
+  if (planned.status === 'rejected') {
+    await closeContext(ctx);
+    throw planned.reason;
+  }
+  const plan = planned.value;
   let listener;
   try {
-    const { listen } = await import('listhen');
+    const { listen } = await loading;
     listener = await listen(keepSocketForShutdown(toNodeHandler(createApp(ctx, routes))), {
       hostname: settings.host,
       // listhen spreads an object `port` into get-port-please's options.

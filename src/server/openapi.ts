@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorStatusesOf, type RouteSpec, type SecuritySchemeName } from './route.js';
 import { ErrorBodySchema } from './schemas.js';
 

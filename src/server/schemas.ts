@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The error body of every non-2xx answer (docs/decisions.md, Errors). */
 export const ErrorBodySchema = z.object({

@@ -1,4 +1,4 @@
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -9,9 +9,8 @@ import { randomBytes } from 'node:crypto';
  * but a power loss may bring back the previous content (an fsync costs ~4 ms on a VM disk).
  */
 export async function writeFileAtomic(path: string, content: string, { sync = true }: { sync?: boolean } = {}): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w');
+  const handle = await openCreatingFolder(tmp);
   try {
     await handle.writeFile(content);
     if (sync) await handle.sync();
@@ -23,5 +22,20 @@ export async function writeFileAtomic(path: string, content: string, { sync = tr
   } catch (error) {
     await unlink(tmp).catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Opens `file` for writing, making its folder only when it is missing: the folder nearly always
+ * exists (a run's record is rewritten once per node of a chain), and a `mkdir` first on every
+ * write was one more file-system round trip each time (docs/decisions.md, "Footprint").
+ */
+async function openCreatingFolder(file: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'w');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dirname(file), { recursive: true });
+    return open(file, 'w');
   }
 }

@@ -1,6 +1,6 @@
 /** What the API shows of webhooks (docs/decisions.md, Webhooks): never a secret, a signature or a payload. */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TriggerRecord } from '../catalog/trigger-registry.js';
 import { DELIVERY_OUTCOMES, type DeliveryRecord } from './records.js';
 import type { SecretStatus } from './service.js';

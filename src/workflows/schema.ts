@@ -52,7 +52,7 @@
  * ```
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV_NAME_PATTERN } from '../agents/agent-env.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import type { AssistantName } from '../config/assistants.js';

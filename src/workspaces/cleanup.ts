@@ -4,7 +4,7 @@
  * lacks), or both. The service walks the environments and removes; this decides, one at a time.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import { branchMergeState } from './branch-merged.js';
 import { EnvironmentViewSchema, type Environment, type EnvironmentView } from './records.js';

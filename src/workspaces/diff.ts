@@ -4,7 +4,7 @@
  * the same while a node is running and after the worktree's directory is gone (its branch kept).
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import { runGit, runGitCapped } from './git.js';
 import type { Environment } from './records.js';

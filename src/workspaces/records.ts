@@ -3,7 +3,7 @@
  * schemas (docs/decisions.md, Workspaces). Field names are snake_case, as the API shows them.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const EnvScanSchema = z.object({
   status: z.enum(['clean', 'keys_found', 'unreadable']).describe('keys_found when an agent key matched; unreadable when a file could not be read'),

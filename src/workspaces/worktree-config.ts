@@ -8,7 +8,7 @@
 
 import { lstat, realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readRegularFile } from '../shared/regular-file.js';
 import { validateYamlWith } from '../workflows/index.js';
 import { isInside } from './worktrees.js';

@@ -19,7 +19,7 @@ export async function makeHome(): Promise<string> {
 }
 
 /**
- * Starts the real server (store, listhen, routes) on an ephemeral loopback port with its own
+ * Starts the real server (store, routes, node:http) on an ephemeral loopback port with its own
  * temporary SVC_HOME. `env` adds or overrides environment variables for its settings. Every
  * answer is checked against the schema its route documents (SVC_VALIDATE_RESPONSES): a mismatch
  * answers 500 `internal_error` with the issues in `details`.

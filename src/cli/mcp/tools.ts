@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSIONS, type SvcClient } from '../../client/index.js';
 import { followRun } from '../commands/run/_follow.js';
 import { toRunLine, toRunSummary } from './run-summary.js';

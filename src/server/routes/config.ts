@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AssistantsConfigSchema, AssistantsPatchSchema } from '../../config/assistants.js';
 import { configView } from '../../config/view.js';
 import { defineRoute } from '../route.js';

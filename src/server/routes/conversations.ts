@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConversationSchema, MESSAGE_MAX_BYTES, MessageSchema, TITLE_MAX } from '../../conversations/index.js';
 import { PERMISSIONS } from '../../agents/index.js';
 import { ASSISTANT_NAMES } from '../../config/assistants.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppContext } from '../../app/context.js';
 import { databaseReport, healthReport } from '../../system/health.js';
 import { defineRoute, reply } from '../route.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildOpenApiDocument } from '../openapi.js';
 import { defineRoute, type RouteSpec } from '../route.js';
 import { benchmarkRoutes } from './benchmarks.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mergeMessage, pullRequestBody, runSubject } from '../../engine/landing-text.js';
 import { MERGE_STRATEGIES } from '../../workspaces/landing.js';
 import { defineRoute } from '../route.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { parseTimeBound } from '../../engine/benchmark.js';
 import { changeRange } from '../../engine/change-range.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../route.js';
 
 /** Schedules (docs/decisions.md, Schedules): each `triggers.schedule` entry and its next firing. */

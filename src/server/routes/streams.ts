@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppContext } from '../../app/context.js';
 import { TOOL_SUMMARY_MAX } from '../../agents/index.js';
 import { CONVERSATION_EVENT_TYPES, type SvcStreamEvent } from '../../conversations/index.js';

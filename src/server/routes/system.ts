@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { updateCheck } from '../../system/health.js';
 import { defineRoute } from '../route.js';
 

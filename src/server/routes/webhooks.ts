@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROJECT_DIR_DESCRIPTION, type TriggerRecord } from '../../catalog/index.js';
 import type { AppContext } from '../../app/context.js';
 import {

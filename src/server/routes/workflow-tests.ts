@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
 import { runWorkflowTest, WorkflowTestResultSchema } from '../../engine/workflow-test.js';
 import { WorkflowNameSchema } from '../../workflows/index.js';

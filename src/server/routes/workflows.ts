@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';
 import { PROJECT_DIR_DESCRIPTION, toCommandListing, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { actorOf } from '../../shared/actor.js';
 import { EnvironmentViewSchema, WorkspaceDetailSchema, WorkspaceSchema } from '../../workspaces/records.js';
 import { CleanupResultSchema } from '../../workspaces/cleanup.js';
