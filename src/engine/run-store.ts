@@ -3,14 +3,7 @@ import { join } from 'node:path';
 import type { EventPublisher } from '../events/bus.js';
 import type { PutOptions, Store } from '../store/index.js';
 import type { RunEvent, RunEventFields, RunEventOf, RunEventType, RunStreamEvent } from './events.js';
-import {
-  openFileRunRepository,
-  type AutoResumeAppointment,
-  type NewRunEvent,
-  type RunEventFilter,
-  type RunRepository,
-  type RunStorage,
-} from './run-repository.js';
+import { openFileRunRepository, type NewRunEvent, type RunEventFilter, type RunRepository, type RunStorage } from './run-repository.js';
 import type { RunFilter, RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
 import type { RunRecord, RunStatus } from './types.js';
@@ -137,21 +130,11 @@ export class RunStore {
     return { ...page, runs: page.runs.map((run) => this.#live.get(run.id) ?? run) };
   }
 
-  /** Failed runs' auto-resume appointments due at `now` (ISO), earliest first (auto-resume.ts). */
-  dueAutoResumes(now: string): Promise<AutoResumeAppointment[]> {
-    return this.repository.dueAutoResumes(now);
-  }
-
-  /** The earliest auto-resume appointment. */
-  nextAutoResume(): Promise<AutoResumeAppointment | undefined> {
-    return this.repository.nextAutoResume();
-  }
-
   /** Clears the run's appointment only while it still holds `at` (compare-and-set); resolves to whether it did. */
   async claimAutoResume(runId: string, at: string): Promise<boolean> {
     if (!(await this.repository.claimAutoResume(runId, at))) return false;
     const live = this.#live.get(runId);
-    if (live) live.autoResumeAt = null;
+    if (live) Object.assign(live, { autoResumeAt: null, wakeAt: null });
     return true;
   }
 
