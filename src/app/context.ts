@@ -4,7 +4,6 @@ import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
 import { catalogResolver } from '../catalog/engine-resolver.js';
 import { RunEngine } from '../engine/engine.js';
-import { AutoResumer, resumeRun } from '../engine/auto-resume.js';
 import { isSettlingEvent } from '../engine/events.js';
 import {
   ConversationService,
@@ -239,15 +238,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // explicit call (docs/decisions.md, Webhooks).
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
       ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
-      // Only the server keeps auto-resume appointments: the ones made before it started now, the
-      // next when due (docs/decisions.md, Runs: "Auto-resume").
-      const autoResumer = new AutoResumer({ appointments: engine.runs, resume: (runId) => resumeRun(engine, runId), logger });
-      const unsubscribe = ctx.bus.subscribe((event) => {
-        if (event.type === 'auto_resume_scheduled') void autoResumer.check();
-      });
-      void autoResumer.check();
-      ctx.closers.add(() => (unsubscribe(), autoResumer.stop()));
-      // Only the server keeps runs' wake-up times (durable waits): a CLI process never continues a run on its own.
+      // Only the server keeps runs' appointments (durable waits, auto-resume): a CLI process never continues a run on its own.
       await engine.keepAppointments(shared ? settings.runLeaseMs : undefined);
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();

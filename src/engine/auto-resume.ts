@@ -5,14 +5,14 @@
  * it. The server keeps each appointment once, by compare-and-set on the record — with several
  * servers on one database only the one whose claim lands resumes — through the same doors as `svc
  * resume`: the resume mark, then the start that continues the run and skips its completed nodes.
- * Its own module, so that it can move behind a coordination interface as a timed appointment.
+ * The appointment is also the run's `wakeAt`: the server's one timer of run-appointments.ts keeps it.
  */
 
 import type { Logger } from '../shared/logger.js';
 import { validateWorkflowSource } from '../workflows/index.js';
 import type { StartRunRequest } from './engine-deps.js';
 import { RunChangedElsewhere } from './lifecycle.js';
-import type { AutoResumeAppointments } from './run-repository.js';
+import type { AppointmentKind } from './run-appointments.js';
 import type { RunStore } from './run-store.js';
 import type { RunRecord } from './types.js';
 
@@ -36,97 +36,41 @@ export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: '
   const at = run.autoResumeAt;
   if (run.status !== 'failed' || !at) return undefined;
   if (!(await runs.claimAutoResume(run.id, at))) throw new RunChangedElsewhere(run.id, reason, (await runs.get(run.id))?.status);
-  const calledOff = (await runs.get(run.id)) ?? { ...run, autoResumeAt: null };
+  const calledOff = (await runs.get(run.id)) ?? { ...run, autoResumeAt: null, wakeAt: null };
   await runs.emit(calledOff, 'auto_resume_cancelled', { at, reason });
   return calledOff;
 }
 
 /** The engine's doors a resume goes through: `POST …/resume`, then the start that continues the run. */
-export interface RunResumeDoors {
+interface RunResumeDoors {
   resume(runId: string): Promise<RunRecord>;
   start(request: StartRunRequest): Promise<RunRecord>;
 }
 
 /** Resumes a failed run as `svc resume` does: marks it, then starts its workflow again in its conversation and directory. */
-export async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
+async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
   const run = await engine.resume(runId);
   await engine.start({ workflow: run.workflow, message: run.message, cwd: run.cwd, conversationId: run.conversationId, trigger: run.trigger });
 }
 
 /**
- * Appointments made elsewhere (another server on the database) are seen at the latest this long
- * after they are made; this server's own wake the timer at once.
+ * The auto-resume kind of timed appointment (run-appointments.ts): a failed run whose `wakeAt` (its
+ * `autoResumeAt`, set together) has come is claimed by compare-and-set — with several servers on
+ * one database, or a timer and a cancel, one wins and the others let it go — and resumed.
  */
-export const AUTO_RESUME_CHECK_MS = 60_000;
-
-export interface AutoResumerDeps {
-  appointments: AutoResumeAppointments;
-  /** Resumes the run (`resumeRun` on the engine); a rejection is logged, the run stays failed. */
-  resume(runId: string): Promise<void>;
-  logger: Logger;
-  now?: () => number;
-}
-
-/**
- * The server's clock of appointments: one timer, set for the earliest appointment (or the next
- * check), and a check at start so that appointments made before a restart, due meanwhile, are kept.
- */
-export class AutoResumer {
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
-  #checking: Promise<void> | undefined;
-  #again = false;
-
-  constructor(private readonly deps: AutoResumerDeps) {}
-
-  /** Keeps what is due, then sets the timer for the next appointment. Called at start and whenever an appointment is made. */
-  check(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    // One check at a time; one asked meanwhile runs after it (an appointment made during a check).
-    if (this.#checking) {
-      this.#again = true;
-      return this.#checking;
-    }
-    this.#checking = (async () => {
-      do {
-        this.#again = false;
-        await this.#checkOnce();
-      } while (this.#again && !this.#stopped);
-    })().finally(() => (this.#checking = undefined));
-    return this.#checking;
-  }
-
-  /** Stops the timer; resolves once a check under way has finished (before the engine closes). */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#checking;
-  }
-
-  async #checkOnce(): Promise<void> {
-    const { appointments, logger } = this.deps;
-    const now = this.deps.now ?? Date.now;
-    clearTimeout(this.#timer);
-    let delay = AUTO_RESUME_CHECK_MS;
-    try {
-      for (const { runId, at } of await appointments.dueAutoResumes(new Date(now()).toISOString())) {
-        if (this.#stopped) return;
-        // Another server, or a cancel, got there first: not ours to keep.
-        if (!(await appointments.claimAutoResume(runId, at))) continue;
-        try {
-          await this.deps.resume(runId);
-          logger.info('run.auto_resumed', { runId, at });
-        } catch (error) {
-          logger.warn('run.auto_resume_failed', { runId, at, error: (error as Error).message });
-        }
+export function autoResumeKind(runs: RunStore, engine: RunResumeDoors, logger: Logger): AppointmentKind {
+  return {
+    name: 'auto-resume',
+    statuses: ['failed'],
+    async keep(run) {
+      const at = run.autoResumeAt;
+      if (!at || !(await runs.claimAutoResume(run.id, at))) return;
+      try {
+        await resumeRun(engine, run.id);
+        logger.info('run.auto_resumed', { runId: run.id, at });
+      } catch (error) {
+        logger.warn('run.auto_resume_failed', { runId: run.id, at, error: (error as Error).message });
       }
-      const next = await appointments.nextAutoResume();
-      if (next) delay = Math.min(AUTO_RESUME_CHECK_MS, Math.max(10, Date.parse(next.at) - now()));
-    } catch (error) {
-      logger.warn('run.auto_resume_check_failed', { error: (error as Error).message });
-    }
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.check(), delay);
-    this.#timer.unref();
-  }
+    },
+  };
 }

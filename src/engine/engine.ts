@@ -15,7 +15,7 @@ import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { RunScheduler } from './run-scheduler.js';
 import { assertResumableSpend } from './spend-cap.js';
 import { capPermissions, checkRunPermissions } from './permission-cap.js';
-import { cancelAutoResume } from './auto-resume.js';
+import { autoResumeKind, cancelAutoResume } from './auto-resume.js';
 import { RunStore } from './run-store.js';
 import type { RunEventFilter } from './run-repository.js';
 import type { RunPage } from './run-queries.js';
@@ -107,13 +107,15 @@ export class RunEngine {
   }
 
   /**
-   * The server keeps the runs' appointments (docs/decisions.md, Waits and signals): waits that came
-   * due while no server ran continue now, later ones when their time comes. With a shared database
-   * every `pollMs` too, for the waits other servers' runs reached.
+   * The server keeps the runs' appointments (docs/decisions.md, Waits and signals; Runs,
+   * "Auto-resume"): waits and auto-resumes that came due while no server ran are kept now, later
+   * ones when their time comes. With a shared database every `pollMs` too, for the appointments
+   * other servers' runs made.
    */
   async keepAppointments(pollMs?: number): Promise<void> {
     const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#wake(run) };
-    this.#appointments = new RunAppointments(this.runs, [waits], this.deps.logger, pollMs);
+    const autoResumes = autoResumeKind(this.runs, this, this.deps.logger);
+    this.#appointments = new RunAppointments(this.runs, [waits, autoResumes], this.deps.logger, pollMs);
     await this.#appointments.start();
   }
 
@@ -183,6 +185,7 @@ export class RunEngine {
           errorCode: null,
           resumeAt: null,
           autoResumeAt: null,
+          wakeAt: null,
           finishedAt: null,
           ...resumedVersion(run, resolved),
         },
@@ -297,7 +300,7 @@ export class RunEngine {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
     const finished = await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
-    // A run that ends with an appointment (a wait) arms the timer for it (run-appointments.ts).
+    // A run that ends with an appointment (a wait, an auto-resume) arms the timer for it (run-appointments.ts).
     this.#appointments?.scheduled(finished.wakeAt);
     this.#notifySettled(finished);
     return finished;

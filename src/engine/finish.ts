@@ -87,10 +87,11 @@ export async function finishRun(
         .at(-1) ?? null;
     const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
     // Recorded with the failure itself, so no restart can come between the two; announced first,
-    // so a follower that stops at `run_failed` has seen it.
+    // so a follower that stops at `run_failed` has seen it. `wakeAt` is the same time: what the
+    // server's timer keeps (run-appointments.ts); `autoResumeAt` says what kind of appointment it is.
     const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
     return transition(runs, run, 'fail', {
-      patch: { nodes, costUsd, error, errorCode: code, resumeAt, autoResumeAt, finishedAt: at },
+      patch: { nodes, costUsd, error, errorCode: code, resumeAt, autoResumeAt, wakeAt: autoResumeAt, finishedAt: at },
       events: [
         ...(autoResumeAt ? [{ type: 'auto_resume_scheduled' as const, fields: { at: autoResumeAt } }] : []),
         { type: 'run_failed', fields: { error, ...(code ? { code } : {}), ...(resumeAt ? { resumeAt } : {}) } },

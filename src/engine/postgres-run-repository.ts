@@ -9,7 +9,7 @@
 import { DomainError } from '../shared/errors.js';
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
 import type { RunEvent } from './events.js';
-import type { AutoResumeAppointment, RunEventFilter, RunRepository } from './run-repository.js';
+import type { RunEventFilter, RunRepository } from './run-repository.js';
 import { inStreamSql } from './stream-membership.js';
 import { pickRun, runIdPrefix } from './run-queries.js';
 import type { RunRecord, RunStatus } from './types.js';
@@ -126,29 +126,10 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
         return true;
       }),
 
-    // The partial index runs_auto_resume (migration 7) holds exactly the rows these three read.
-    dueAutoResumes: async (now) =>
-      (
-        await db.query<AutoResumeAppointment>(
-          `SELECT id AS "runId", record->>'autoResumeAt' AS at FROM runs
-           WHERE status = 'failed' AND record->>'autoResumeAt' IS NOT NULL AND record->>'autoResumeAt' <= $1
-           ORDER BY record->>'autoResumeAt', id`,
-          [now],
-        )
-      ).rows,
-    nextAutoResume: async () =>
-      (
-        await db.query<AutoResumeAppointment>(
-          `SELECT id AS "runId", record->>'autoResumeAt' AS at FROM runs
-           WHERE status = 'failed' AND record->>'autoResumeAt' IS NOT NULL
-           ORDER BY record->>'autoResumeAt', id LIMIT 1`,
-          [],
-        )
-      ).rows[0],
     // One statement: of several servers whose timers fire together, only one clears the appointment.
     async claimAutoResume(runId, at) {
       const { rowCount } = await db.query(
-        `UPDATE runs SET record = record || jsonb_build_object('autoResumeAt', NULL, 'updatedAt', $3::text)
+        `UPDATE runs SET record = record || jsonb_build_object('autoResumeAt', NULL, 'wakeAt', NULL, 'updatedAt', $3::text)
          WHERE id = $1 AND status = 'failed' AND record->>'autoResumeAt' = $2`,
         [runId, at, new Date().toISOString()],
       );

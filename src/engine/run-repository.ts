@@ -17,27 +17,16 @@ export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<
 
 export type { RunEventFilter } from './stream-membership.js';
 
-/** One run's auto-resume appointment (auto-resume.ts): when the server resumes it. */
-export interface AutoResumeAppointment {
-  runId: string;
-  /** ISO time. */
-  at: string;
-}
-
-/** The auto-resume appointments on the run records, queried rather than held in memory, so that a restart finds them. */
-export interface AutoResumeAppointments {
-  /** Failed runs' appointments due at `now` (ISO) or earlier, earliest first. */
-  dueAutoResumes(now: string): Promise<AutoResumeAppointment[]>;
-  /** The earliest appointment of a failed run, due or not. */
-  nextAutoResume(): Promise<AutoResumeAppointment | undefined>;
+/** The auto-resume claim on the run records (auto-resume.ts); the appointment itself is the run's `wakeAt`, found by `dueWakeUps`. */
+export interface AutoResumeClaims {
   /**
-   * Clears the run's `autoResumeAt` only while it still holds `at` and the run is failed (a
-   * compare-and-set: of several servers, or a timer and a cancel, one wins); resolves to whether it did.
+   * Clears the run's `autoResumeAt` and `wakeAt` only while it still holds `at` and the run is
+   * failed (a compare-and-set: of several servers, or a timer and a cancel, one wins); resolves to whether it did.
    */
   claimAutoResume(runId: string, at: string): Promise<boolean>;
 }
 
-export interface RunRepository extends AutoResumeAppointments {
+export interface RunRepository extends AutoResumeClaims {
   /**
    * Inserts or replaces the run's record; with `expected`, only while the stored run is in that
    * state (a change of state made by one server at a time: a deleted run is not brought back), or,
@@ -158,7 +147,7 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
       return event;
     },
     events,
-    ...fileAutoResumes(runs),
+    ...fileAutoResumeClaims(runs),
     lastSeq: async (runId) => (await events(runId)).reduce((max, event) => Math.max(max, event.seq), 0),
     async eventsAfter(after, filter) {
       // A run that finished well before `after` (positions are microseconds of wall time) cannot have any.
@@ -174,20 +163,13 @@ export async function openFileRunRepository(store: Store, nextPosition: () => nu
   };
 }
 
-/** Appointments on the file store: one server per home, so a scan of the records in memory and a plain write. */
-function fileAutoResumes(runs: Collection<RunRecord>): AutoResumeAppointments {
-  const appointments = () =>
-    runs
-      .filter((run) => run.status === 'failed' && typeof run.autoResumeAt === 'string')
-      .map((run) => ({ runId: run.id, at: run.autoResumeAt! }))
-      .sort((a, b) => byText(a.at, b.at) || byText(a.runId, b.runId));
+/** The claim on the file store: one server per home, so a plain write after the check. */
+function fileAutoResumeClaims(runs: Collection<RunRecord>): AutoResumeClaims {
   return {
-    dueAutoResumes: async (now) => appointments().filter((appointment) => appointment.at <= now),
-    nextAutoResume: async () => appointments()[0],
     async claimAutoResume(runId, at) {
       const run = runs.get(runId);
       if (run?.status !== 'failed' || run.autoResumeAt !== at) return false;
-      await runs.put({ ...run, autoResumeAt: null, updatedAt: new Date().toISOString() });
+      await runs.put({ ...run, autoResumeAt: null, wakeAt: null, updatedAt: new Date().toISOString() });
       return true;
     },
   };

@@ -4,14 +4,7 @@ import type { EventPublisher } from '../events/bus.js';
 import { inOrderByKey } from '../shared/in-order-by-key.js';
 import type { PutOptions, Store } from '../store/index.js';
 import { isSettlingEvent, type RunEvent, type RunEventFields, type RunEventOf, type RunEventType, type RunStreamEvent } from './events.js';
-import {
-  openFileRunRepository,
-  type AutoResumeAppointment,
-  type NewRunEvent,
-  type RunEventFilter,
-  type RunRepository,
-  type RunStorage,
-} from './run-repository.js';
+import { openFileRunRepository, type NewRunEvent, type RunEventFilter, type RunRepository, type RunStorage } from './run-repository.js';
 import type { RunFilter, RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
 import { freezeRun } from './run-snapshot.js';
@@ -112,16 +105,6 @@ export class RunStore {
   async list(filter: RunFilter): Promise<RunPage> {
     const page = await this.repository.list(filter);
     return { ...page, runs: page.runs.map(freezeRun) };
-  }
-
-  /** Failed runs' auto-resume appointments due at `now` (ISO), earliest first (auto-resume.ts). */
-  dueAutoResumes(now: string): Promise<AutoResumeAppointment[]> {
-    return this.repository.dueAutoResumes(now);
-  }
-
-  /** The earliest auto-resume appointment. */
-  nextAutoResume(): Promise<AutoResumeAppointment | undefined> {
-    return this.repository.nextAutoResume();
   }
 
   /** Clears the run's appointment only while it still holds `at` (compare-and-set); resolves to whether it did. */

@@ -166,7 +166,7 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe(
-      'a waiting run: when the server continues it on its own (the earliest `waitUntil` of its waiting nodes, ISO); null while it waits only for events',
+      'when the server does something to the run on its own (ISO): a waiting run continues (the earliest `waitUntil` of its waiting nodes; null while it waits only for events), a failed run with an auto-resume appointment is resumed (its `autoResumeAt`)',
     ),
   maxCostUsd: z
     .number()

@@ -81,7 +81,7 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
     ]);
     expect(done.events.find((e: Json) => e.type === 'auto_resume_scheduled')).toMatchObject({ at: resumeAt });
     expect(done.events.find((e: Json) => e.type === 'run_failed')).toMatchObject({ code: 'usage_limit', resumeAt });
-    expect(done).toMatchObject({ status: 'completed', autoResumeAt: null, errorCode: null, resumeAt: null });
+    expect(done).toMatchObject({ status: 'completed', autoResumeAt: null, wakeAt: null, errorCode: null, resumeAt: null });
     expect(done.events.find((e: Json) => e.type === 'run_resumed')).toMatchObject({ skipped: ['one'] });
     expect(calls(runId, 'step one')).toHaveLength(1);
     expect(calls('[tag:resume]', 'step two')).toHaveLength(2);
@@ -92,12 +92,13 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
     const { message, resumeAt } = limitedMessage('[tag:cancel]', 6);
     const runId = await startRun(server, 'auto', { message, cwd: project });
     const failed = await waitForRun(server, runId, failedOnLimit);
-    expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt });
+    // The appointment is also the run's wake-up time, which the server's one timer keeps (run-appointments.ts).
+    expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt, wakeAt: resumeAt });
     const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
     expect(shown.stdout).toContain(`resumes:  automatically at ${resumeAt}`);
     const calledOff = await runCli(['cancel', runId], { env: { SVC_URL: server.url } });
     expect(calledOff.stdout).toContain('its auto-resume was called off (it stays failed');
-    expect(await getRun(server, runId)).toMatchObject({ status: 'failed', autoResumeAt: null });
+    expect(await getRun(server, runId)).toMatchObject({ status: 'failed', autoResumeAt: null, wakeAt: null });
     // Called off once: a second cancel finds a failed run without one, as before auto-resume (409).
     expect((await api(server, 'POST', `/api/workflows/runs/${runId}/cancel`)).body).toMatchObject({ error: 'invalid_run_state' });
 

@@ -242,20 +242,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    name: 'auto-resume appointments',
-    sql: `
-      -- Failed runs the server resumes when their usage limit resets (engine/auto-resume.ts): few
-      -- rows, read by every server's timer, earliest first.
-      CREATE INDEX runs_auto_resume ON runs ((record->>'autoResumeAt'), id)
-        WHERE status = 'failed' AND record->>'autoResumeAt' IS NOT NULL;
-    `,
-  },
-  {
-    version: 8,
     name: "a run's wake-up time",
     sql: `
-      -- When a server continues a run on its own (engine/run-appointments.ts): a waiting run's
-      -- next wait ending. Found by the one timer each server keeps, and at start-up.
+      -- When a server does something to a run on its own (engine/run-appointments.ts): a waiting
+      -- run's next wait ending, a failed run's auto-resume. Found by the one timer each server
+      -- keeps, and at start-up.
       ALTER TABLE runs ADD COLUMN wake_at text GENERATED ALWAYS AS (record->>'wakeAt') STORED;
       CREATE INDEX runs_wake_at ON runs (wake_at) WHERE wake_at IS NOT NULL;
     `,

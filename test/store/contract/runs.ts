@@ -215,20 +215,21 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.get(failed.id)).toBeUndefined();
   });
 
-  it('auto-resume appointments: failed runs only, due and next earliest first, claimed once by compare-and-set, across a reopen', async () => {
+  it('auto-resume appointments: failed runs found by their wakeAt, claimed once by compare-and-set (clearing both), across a reopen', async () => {
     let runs = await stores.current().runs();
-    const late = run(1, { status: 'failed', autoResumeAt: at(30) });
-    const early = run(2, { status: 'failed', autoResumeAt: at(10) });
-    const kept = run(3, { status: 'failed', autoResumeAt: null });
+    // An appointment is `autoResumeAt` and `wakeAt` together (finish.ts).
+    const late = run(1, { status: 'failed', autoResumeAt: at(30), wakeAt: at(30) });
+    const early = run(2, { status: 'failed', autoResumeAt: at(10), wakeAt: at(10) });
+    const kept = run(3, { status: 'failed', autoResumeAt: null, wakeAt: null });
     // Continued meanwhile: a run that is not failed has no appointment to keep, whatever its record says.
-    const running = run(4, { status: 'running', autoResumeAt: at(5) });
+    const running = run(4, { status: 'running', autoResumeAt: at(5), wakeAt: at(5) });
     for (const r of [late, early, kept, running]) await runs.save(r);
-    expect(await runs.nextAutoResume()).toEqual({ runId: early.id, at: at(10) });
-    expect(await runs.dueAutoResumes(at(9))).toEqual([]);
-    expect(await runs.dueAutoResumes(at(10))).toEqual([{ runId: early.id, at: at(10) }]);
-    expect(await runs.dueAutoResumes(at(59))).toEqual([
-      { runId: early.id, at: at(10) },
-      { runId: late.id, at: at(30) },
+    expect(await runs.nextWakeUp(['failed'])).toBe(at(10));
+    expect(ids(await runs.dueWakeUps(['failed'], at(9)))).toEqual([]);
+    expect(ids(await runs.dueWakeUps(['failed'], at(10)))).toEqual([2]);
+    expect(await runs.dueWakeUps(['failed'], at(59))).toEqual([
+      expect.objectContaining({ id: early.id, autoResumeAt: at(10) }),
+      expect.objectContaining({ id: late.id, autoResumeAt: at(30) }),
     ]);
 
     // Only while it still holds that time, once: two servers' timers, or a timer and a cancel, race for it.
@@ -237,15 +238,15 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     const claims = await Promise.all([runs.claimAutoResume(early.id, at(10)), runs.claimAutoResume(early.id, at(10))]);
     expect(claims.filter(Boolean)).toHaveLength(1);
     const claimed = await runs.get(early.id);
-    expect(claimed).toMatchObject({ status: 'failed', autoResumeAt: null });
+    expect(claimed).toMatchObject({ status: 'failed', autoResumeAt: null, wakeAt: null });
     expect(claimed!.updatedAt >= early.updatedAt).toBe(true);
     expect(await runs.claimAutoResume('run_nope', at(10))).toBe(false);
 
     runs = await (await stores.reopen()).runs();
-    expect(await runs.nextAutoResume()).toEqual({ runId: late.id, at: at(30) });
-    expect(await runs.dueAutoResumes(at(59))).toEqual([{ runId: late.id, at: at(30) }]);
+    expect(await runs.nextWakeUp(['failed'])).toBe(at(30));
+    expect(ids(await runs.dueWakeUps(['failed'], at(59)))).toEqual([1]);
     await runs.delete(late.id);
-    expect(await runs.nextAutoResume()).toBeUndefined();
+    expect(await runs.nextWakeUp(['failed'])).toBeUndefined();
   });
 
   it('a save expected of a state is a compare-and-set: written only over that state, and a new run only once', async () => {
