@@ -13,6 +13,7 @@ import type { RunRecord } from '../../src/engine/types.js';
 import { EventBus } from '../../src/events/bus.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openFileStore, type Store } from '../../src/store/index.js';
+import { statusOf } from '../../src/shared/error-answer.js';
 
 const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
 
@@ -94,7 +95,8 @@ describe('run snapshots', () => {
     // `created` still says pending: a cancel decided on it lost to the launch.
     const late = transition(runs, created, 'cancel', { patch: { finishedAt: at }, events: [{ type: 'run_cancelled', fields: {} }] });
     await expect(late).rejects.toBeInstanceOf(RunChangedElsewhere);
-    await expect(late).rejects.toMatchObject({ status: 409, code: 'invalid_run_state' });
+    await expect(late).rejects.toMatchObject({ code: 'invalid_run_state' });
+    expect(statusOf('invalid_run_state')).toBe(409);
     expect(await runs.get(created.id)).toEqual(launched);
     expect((await runs.readEvents(created.id)).map((event) => event.type)).toEqual(['run_started']);
   });
