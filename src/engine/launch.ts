@@ -17,7 +17,7 @@ export const RUN_PARALLELISM = 8;
 export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'coordination'>, run: RunRecord): Promise<Partial<RunRecord>> {
   if (!deps.coordination.placesRunsAtLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
-  // A follow-on run's base commit is on its record from the start: the earlier run's head (engine.ts `start`).
+  // A follow-on run's base commit is on its record from the start: the earlier run's head (run-start.ts `start`).
   const from = run.fromRunId && run.baseCommit ? { from: run.baseCommit } : {};
   const place = resumed
     ? await deps.places.resume(run.workspaceId, run.id, { here: true })
