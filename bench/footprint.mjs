@@ -13,16 +13,14 @@
 // to its table (export `benchFootprint()`). `SVC_BENCH_SVC=/other/checkout/bin/svc.mjs` measures
 // another build (A/B).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median } from './measure.mjs';
+import { cleanup, round, startHello, startSvc, stopServer, tempDir, withTimeout } from './processes.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SVC_BIN = process.env.SVC_BENCH_SVC ?? join(ROOT, 'bin', 'svc.mjs');
 const ROUNDS = 3;
 const CHAIN_NODES = 20;
 const LOAD_SECONDS = 3;
@@ -31,64 +29,11 @@ const CONNECTIONS = 20;
 const SETTLE_MS = 2000;
 const RUN_TIMEOUT_MS = 60_000;
 
-const round = (value, digits = 2) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// ---- processes ---------------------------------------------------------------------------------
-
-const children = new Set();
-const tempDirs = new Set();
-
-function cleanup() {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-
-const HELLO_SERVER = `
-import { createServer } from 'node:http';
-const server = createServer((req, res) => {
-  const body = JSON.stringify({ status: 'ok', adapter: {}, concurrency: {}, runningWorkflows: 0 });
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-});
-server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
-process.on('SIGTERM', () => process.exit(0));
-`;
-
-/** Spawns a server and resolves once it prints `listening on <url>`. */
-function startServerProcess(args, env = {}, cwd = undefined) {
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (chunk) => (err += chunk));
-  const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${err.trim()}`)));
-    child.once('error', reject);
-  });
-  return withTimeout(ready, 20_000, `${args.join(' ')} start`).then((url) => ({ child, url, startedAt }));
-}
 
 /** A project directory holding the 20-node chain. */
 function chainProject() {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-foot-project-'));
-  tempDirs.add(dir);
+  const dir = tempDir('svc-foot-project-');
   const lines = ['name: foot-chain', 'description: footprint bench chain', 'nodes:'];
   for (let i = 0; i < CHAIN_NODES; i++) {
     lines.push(`  - id: n${i}`, '    bash: "true"');
@@ -97,20 +42,6 @@ function chainProject() {
   mkdirSync(join(dir, '.svc', 'workflows'), { recursive: true });
   writeFileSync(join(dir, '.svc', 'workflows', 'foot-chain.yaml'), `${lines.join('\n')}\n`);
   return dir;
-}
-
-function startSvc() {
-  const home = mkdtempSync(join(tmpdir(), 'svc-foot-'));
-  tempDirs.add(home);
-  // Started in its home: a directory with no workflows of its own, whatever the bench's cwd holds.
-  return startServerProcess([SVC_BIN, 'serve'], { PORT: '0', SVC_HOME: home, SVC_LOG_LEVEL: 'warn' }, home);
-}
-
-async function stopServer({ child }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await withTimeout(exited, 10_000, 'server stop').catch(() => child.kill('SIGKILL'));
 }
 
 /** One request; resolves with the status and body (status 0 when the connection failed). */
@@ -140,7 +71,7 @@ function vmRssMiB(pid) {
 
 /** (a) VmRSS after 50 health checks and a few API reads, then 2 s idle. */
 async function idleRss() {
-  const server = await startSvc();
+  const server = await startSvc('svc-foot-');
   try {
     for (let i = 0; i < 50; i++) await send(`${server.url}/api/health`);
     for (const path of ['/health', '/api/config', '/api/workflows', '/api/workflows/runs', '/api/workspaces', '/api/conversations'])
@@ -154,7 +85,7 @@ async function idleRss() {
 
 /** (b) Spawn → the first 200 from GET /api/health, polled every 2 ms. */
 async function startToHealth() {
-  const server = await startSvc();
+  const server = await startSvc('svc-foot-');
   try {
     const deadline = performance.now() + 15_000;
     while (performance.now() < deadline) {
@@ -283,7 +214,7 @@ export async function benchFootprint() {
     });
 
     const cwd = chainProject();
-    const server = await startSvc();
+    const server = await startSvc('svc-foot-');
     const watcher = watchRuns(server.url);
     try {
       await withTimeout(watcher.opened, 10_000, 'the dashboard stream');
@@ -306,7 +237,7 @@ export async function benchFootprint() {
       });
 
       const { default: autocannon } = await import('autocannon');
-      const hello = await startServerProcess(['--input-type=module', '-e', HELLO_SERVER]);
+      const hello = await startHello();
       try {
         const targets = { svc: `${server.url}/api/health`, reference: `${hello.url}/` };
         for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS);

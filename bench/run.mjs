@@ -19,15 +19,15 @@
 //
 // Bounded: every wait has a time limit, a watchdog ends the whole run, and every child process is
 // killed on the way out. Flags: --no-modules (core rows only), --json (rows as JSON too).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from './measure.mjs';
 import { fileURLToPath } from 'node:url';
+import { round, startHello, startSvc, stopServer, SVC_BIN, withTimeout } from './processes.mjs';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SVC_BIN = join(ROOT, 'bin', 'svc.mjs');
 const args = new Set(process.argv.slice(2));
 
 const LOAD_SECONDS = 3;
@@ -40,17 +40,6 @@ const WATCHDOG_MS = 9 * 60_000;
 
 // ---- process hygiene ---------------------------------------------------------------------------
 
-const children = new Set();
-const tempDirs = new Set();
-
-function cleanup() {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-process.on('exit', cleanup);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     process.stderr.write(`\nbench: ${signal}, stopping\n`);
@@ -63,74 +52,7 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-function tempDir(prefix) {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const round = (value, digits = 2) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// ---- servers in child processes ----------------------------------------------------------------
-
-const HELLO_SERVER = `
-import { createServer } from 'node:http';
-const body = JSON.stringify({ status: 'ok' });
-const server = createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-});
-server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
-process.on('SIGTERM', () => process.exit(0));
-`;
-
-/** Spawns a server process and resolves with its URL once it prints `listening on <url>`. */
-function startServerProcess(command, commandArgs, env = {}) {
-  const startedAt = performance.now();
-  const child = spawn(command, commandArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (chunk) => (err += chunk));
-  const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${err.trim()}`)));
-    child.once('error', reject);
-  });
-  return withTimeout(ready, 20_000, `${commandArgs.join(' ')} start`).then((url) => ({ child, url, startedAt }));
-}
-
-const startHello = () => startServerProcess(process.execPath, ['--input-type=module', '-e', HELLO_SERVER]);
-
-function startSvc() {
-  const home = tempDir('svc-bench-');
-  return startServerProcess(process.execPath, [SVC_BIN, 'serve'], { PORT: '0', SVC_HOME: home, SVC_LOG_LEVEL: 'warn' });
-}
-
-async function stopServer({ child }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await withTimeout(exited, 10_000, 'server stop').catch(() => child.kill('SIGKILL'));
-}
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 // ---- measurements ------------------------------------------------------------------------------
 
