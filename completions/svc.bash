@@ -6,7 +6,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --url|-p|--port|--host|--database-url|--to|--cached-input|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|-w|-t|--title|--assistant|--permissions|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cached-input|--cwd|--fixture|-c|--conversation|--workspace|--from|--max-cost|--permissions|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
@@ -34,7 +34,7 @@ _svc() {
     "workflow validate") words='--help' ;;
     "workflow save") words='--cwd --help' ;;
     "workflow delete") words='--cwd --help' ;;
-    "workflow run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --dry-run --help' ;;
+    "workflow run") words='-c --conversation --cwd --workspace --from --max-cost --permissions -d --detach -w --wait --verbose --dry-run --help' ;;
     "conversation") words='new list show rename rm send --help' ;;
     "conversation new") words='-w --workspace -t --title --assistant --permissions --help' ;;
     "conversation list") words='-w --workspace -a --all -n --limit --help' ;;
@@ -63,7 +63,7 @@ _svc() {
     "workspace cleanup") words='--older-than --merged --force --workspace --help' ;;
     "mcp") words='--print-config --help' ;;
     "commands") words='--cwd --help' ;;
-    "run") words='-c --conversation --cwd --workspace --from --max-cost -d --detach -w --wait --verbose --dry-run --help' ;;
+    "run") words='-c --conversation --cwd --workspace --from --max-cost --permissions -d --detach -w --wait --verbose --dry-run --help' ;;
     "runs") words='list show diff merge push pr --help' ;;
     "runs list") words='-s --status --workflow --definition-hash --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;

@@ -11,7 +11,7 @@ function __svc_path_is
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cached-input --cwd --fixture -c --conversation --workspace --from --max-cost -w -t --title --assistant --permissions -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cached-input --cwd --fixture -c --conversation --workspace --from --max-cost --permissions -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
@@ -88,6 +88,7 @@ complete -c svc -n '__svc_path_is workflow run' -l cwd -r -d 'working directory 
 complete -c svc -n '__svc_path_is workflow run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is workflow run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
 complete -c svc -n '__svc_path_is workflow run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
+complete -c svc -n '__svc_path_is workflow run' -l permissions -r -d 'what the run'\''s agents may do at most: read, edit or full (lowers the workflow'\''s, never raises it)'
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is workflow run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is workflow run' -l verbose -d 'stream node output and agents'\'' tool calls'
@@ -146,6 +147,7 @@ complete -c svc -n '__svc_path_is run' -l cwd -r -d 'working directory of the ru
 complete -c svc -n '__svc_path_is run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>)'
 complete -c svc -n '__svc_path_is run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
 complete -c svc -n '__svc_path_is run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
+complete -c svc -n '__svc_path_is run' -l permissions -r -d 'what the run'\''s agents may do at most: read, edit or full (lowers the workflow'\''s, never raises it)'
 complete -c svc -n '__svc_path_is run' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is run' -s w -l wait -d 'wait for the end without streaming progress (for scripts)'
 complete -c svc -n '__svc_path_is run' -l verbose -d 'stream node output and agents'\'' tool calls'

@@ -77,6 +77,22 @@ describe('without a server: runs execute in the foreground on the store', () => 
     expect(result.stdout).not.toMatch(/\x1b\[/);
   });
 
+  it('--permissions gives the run its own cap: lower is recorded, higher is refused before any run is made, a bad level is a usage error', async () => {
+    const lowered = await svc(['run', 'ok', 'x', '--permissions', 'read', '--json']);
+    expect(lowered.code).toBe(0);
+    expect(json(lowered.stdout)).toMatchObject({ status: 'completed', permissions: 'read' });
+
+    const before = json((await svc(['runs', '--json'])).stdout).total;
+    const raised = await svc(['run', 'ok', 'x', '--permissions', 'full']);
+    expect(raised.code).not.toBe(0);
+    expect(raised.stderr).toContain('permissions');
+    expect(json((await svc(['runs', '--json'])).stdout).total).toBe(before);
+
+    const bogus = await svc(['run', 'ok', '--permissions', 'root']);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain('--permissions is one of read, edit, full');
+  });
+
   it('a failed run exits 1 and names the failing node', async () => {
     const result = await svc(['run', 'boom']);
     expect(result.code).toBe(1);

@@ -8,6 +8,7 @@ import { followRun, waitsForServe, waitsForServer } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
 import { RunPrinter } from './_printer.js';
 import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
+import { PERMISSIONS, type Permissions } from '../../../client/types.js';
 import { printPlan } from './_plan.js';
 
 export interface FollowOptions {
@@ -49,6 +50,14 @@ function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => str
  * Starts a run and follows it to its end (or pause), mapping the outcome to an exit code. The
  * same steps whether a server carries the run or this process does (no server, docs/decisions.md).
  */
+/** `--permissions edit`: one of the levels, else a usage error before anything is asked of the server. */
+function permissionsOf(value: string | undefined): { permissions?: Permissions } {
+  if (value === undefined) return {};
+  const level = PERMISSIONS.find((p) => p === value);
+  if (!level) throw new CliError(`--permissions is one of ${PERMISSIONS.join(', ')}, got '${value}'.`, EXIT.usage);
+  return { permissions: level };
+}
+
 export async function startAndFollow(cmd: CommandContext, workflow: string, input: StartRunInput, options: FollowOptions, after = 0): Promise<number> {
   const client = cmd.client();
   const host = await client.runHost();
@@ -92,6 +101,7 @@ export default defineCommand({
     workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
     from: ['--from <run>', "a follow-on run: branch from that run's head, with its changes (id or prefix)"],
     maxCost: MAX_COST_OPTION,
+    permissions: ['--permissions <level>', "what the run's agents may do at most: read, edit or full (lowers the workflow's, never raises it)"],
     detach: ['-d, --detach', 'print the run id and return at once'],
     wait: ['-w, --wait', 'wait for the end without streaming progress (for scripts)'],
     verbose: ['--verbose', "stream node output and agents' tool calls"],
@@ -108,6 +118,7 @@ export default defineCommand({
       ...(options.workspace ? { workspaceId: options.workspace } : {}),
       ...(options.from ? { fromRunId: options.from } : {}),
       ...maxCostOf(options.maxCost),
+      ...permissionsOf(options.permissions),
     };
     return startAndFollow(cmd, workflow, input, options);
   },
