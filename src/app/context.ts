@@ -192,7 +192,9 @@ export async function createContext(options: ContextOptions): Promise<AppContext
               title: `${run.workflow} run ${run.id}`,
               run_id: run.id,
             });
-            await conversationRepositories.conversations.insert(record);
+            // Not fsynced: the run's record, written durably next, holds all a run needs of it (its
+            // platformId); a power loss may lose this label, never the run (docs/decisions.md, "Footprint").
+            await conversationRepositories.conversations.insert(record, { sync: false });
             return record.platform_conversation_id;
           },
         },

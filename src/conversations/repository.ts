@@ -10,7 +10,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { AppendLog, Collection, Store } from '../store/index.js';
+import type { AppendLog, Collection, PutOptions, Store } from '../store/index.js';
 import { CONVERSATIONS_COLLECTION, openConversations, type ConversationRecord, type Message, type StoredMessage } from './records.js';
 
 export interface ConversationFilter {
@@ -26,7 +26,12 @@ export interface ConversationFilter {
  * queued for answering in the order their messages were stored.
  */
 export interface ConversationRepository {
-  insert(record: ConversationRecord): Promise<void>;
+  /**
+   * Durable when resolved, unless `{ sync: false }`: then it survives a crash of the server but
+   * maybe not a power loss (a run's worker conversation: docs/decisions.md, "Footprint"). A
+   * database commit is durable either way.
+   */
+  insert(record: ConversationRecord, options?: PutOptions): Promise<void>;
   /** By `id` or by `platform_conversation_id`. */
   get(idOrPlatformId: string): Promise<ConversationRecord | undefined>;
   /** Newest first. */
@@ -86,7 +91,7 @@ function conversationsOn(collection: Collection<ConversationRecord>): Conversati
     return next;
   };
   return {
-    insert: (record) => collection.put(record),
+    insert: (record, options) => collection.put(record, options),
     get: async (id) => collection.get(id) ?? collection.find((c) => c.platform_conversation_id === id),
     async list(filter = {}) {
       const matches = collection

@@ -1,5 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
@@ -280,7 +280,10 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     await Promise.all([log.end(), announced]);
     // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).
     patchNode(node.id, { ...(log.truncated ? { logTruncated: true } : {}), finishedAt: now(), durationMs: Date.now() - startedMs });
-    rmSync(processFile, { force: true });
+    // Its leader has exited: the note goes while the outcome is written rather than before (one
+    // file-system round trip less between two nodes of a chain). A note a crash leaves meanwhile
+    // names a leader that is gone, and recovery checks its start time before it kills anything.
+    const unnoted = unlink(processFile).catch(() => {});
     if (cancelled) {
       setNode(node.id, moveNode(nodeState(node.id), 'stop', { error: 'cancelled', costUsd: nodeCost }));
     } else if (outcome) {
@@ -320,6 +323,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         durationMs: state.durationMs,
       });
     }
+    await unnoted;
     unsaved = true;
   };
 
@@ -391,8 +395,10 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     // One write for the round, before any process starts: on disk a node is `running` before its
     // process exists, and its dependencies are `completed` before it can see their outputs. Not
     // fsynced: it survives a crash of the server, and the run's next lifecycle transition (pause,
-    // end) writes the record durably (docs/decisions.md, "Engine overhead").
-    if (unsaved) {
+    // end) writes the record durably (docs/decisions.md, "Engine overhead"). A round that starts
+    // nothing, with nothing left running, is the last: the executor returns and the run's end
+    // (or pause, or wait) is written next with these nodes, so it is not written twice.
+    if (unsaved && (starting.length > 0 || running.size > 0)) {
       unsaved = false;
       await saveRound();
     }
@@ -415,8 +421,9 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
-    // The last nodes' outcomes (or those of nodes an abort stopped); the run's end writes it durably next.
-    if (unsaved) await saveRound();
+    // The last round's changes (or those of nodes an abort stopped) are not saved here: the caller
+    // writes the run's end next, durably and with these nodes (finish.ts: every way a run ends
+    // writes them), so a round write first would be one record write per run for nothing.
   } catch (error) {
     internal.abort('executor_failed');
     await Promise.allSettled(running.values());
