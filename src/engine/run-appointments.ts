@@ -14,6 +14,9 @@ export interface AppointmentKind {
   keep(run: RunRecord): Promise<void>;
 }
 
+/** An appointment still due after a check is looked at again this much later. */
+const STILL_DUE_RETRY_MS = 1_000;
+
 /** Node.js fires a longer timer at once; a later appointment is looked at again after this long. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -71,8 +74,13 @@ export class RunAppointments {
       } while (this.#again && !this.#closed);
       const next = await this.runs.nextWakeUp(this.#statuses);
       this.#disarm();
-      if (next !== undefined) this.#arm(Date.parse(next));
-      else if (this.pollMs !== undefined) this.#arm(Date.now() + this.pollMs);
+      // Still due right after it was kept: its keep failed or its record is odd (a `wakeAt` no kind
+      // clears), or it was made during the check. Looked at again after a pause (at most this late),
+      // never in a loop that holds the event loop.
+      if (next !== undefined) {
+        const at = Date.parse(next);
+        this.#arm(at > Date.now() ? at : Date.now() + STILL_DUE_RETRY_MS);
+      } else if (this.pollMs !== undefined) this.#arm(Date.now() + this.pollMs);
     })()
       .catch((error: unknown) => {
         // The store failed (a database restart…): asked again later rather than never.
