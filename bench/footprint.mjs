@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median } from './measure.mjs';
-import { cleanup, round, startHello, startSvc, stopServer, tempDir, withTimeout } from './processes.mjs';
+import { cleanup, loadOnce, round, startHello, startSvc, stopServer, tempDir, withTimeout } from './processes.mjs';
 
 const ROUNDS = 3;
 const CHAIN_NODES = 20;
@@ -180,16 +180,6 @@ async function chainRun(server, watcher, cwd) {
   return ms;
 }
 
-function loadOnce(autocannon, url, seconds) {
-  return withTimeout(
-    new Promise((resolve, reject) =>
-      autocannon({ url, connections: CONNECTIONS, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result))),
-    ),
-    (seconds + 15) * 1000,
-    `autocannon ${url}`,
-  );
-}
-
 // ---- the rows ----------------------------------------------------------------------------------
 
 export async function benchFootprint() {
@@ -240,11 +230,11 @@ export async function benchFootprint() {
       const hello = await startHello();
       try {
         const targets = { svc: `${server.url}/api/health`, reference: `${hello.url}/` };
-        for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS);
+        for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS, CONNECTIONS);
         const rates = { svc: [], reference: [] };
         for (let i = 0; i < ROUNDS; i++) {
           for (const [key, url] of Object.entries(targets)) {
-            const result = await loadOnce(autocannon, url, LOAD_SECONDS);
+            const result = await loadOnce(autocannon, url, LOAD_SECONDS, CONNECTIONS);
             if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
             rates[key].push(result.requests.average);
           }

@@ -86,3 +86,12 @@ export async function stopServer({ child }) {
   child.kill('SIGTERM');
   await withTimeout(exited, 10_000, 'server stop').catch(() => child.kill('SIGKILL'));
 }
+
+/** One autocannon load of `url` for `seconds` with `connections` open, bounded in time. */
+export function loadOnce(autocannon, url, seconds, connections) {
+  return withTimeout(
+    new Promise((resolve, reject) => autocannon({ url, connections, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)))),
+    (seconds + 15) * 1000,
+    `autocannon ${url}`,
+  );
+}

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median } from './measure.mjs';
 import { fileURLToPath } from 'node:url';
-import { round, startHello, startSvc, stopServer, SVC_BIN, withTimeout } from './processes.mjs';
+import { loadOnce, round, startHello, startSvc, stopServer, SVC_BIN, withTimeout } from './processes.mjs';
 
 const args = new Set(process.argv.slice(2));
 
@@ -56,16 +56,6 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 // ---- measurements ------------------------------------------------------------------------------
 
-function loadOnce(autocannon, url, seconds) {
-  return withTimeout(
-    new Promise((resolve, reject) =>
-      autocannon({ url, connections: CONNECTIONS, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result))),
-    ),
-    (seconds + 15) * 1000,
-    `autocannon ${url}`,
-  );
-}
-
 /**
  * Requests per second of /health and /api/health against the hello server. Both servers run at
  * once (an idle one costs nothing), are warmed up first (the JIT needs a few seconds of traffic),
@@ -77,11 +67,11 @@ async function measureThroughput() {
   const svc = await startSvc();
   try {
     const targets = { reference: `${hello.url}/`, health: `${svc.url}/health`, apiHealth: `${svc.url}/api/health` };
-    for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS);
+    for (const url of Object.values(targets)) await loadOnce(autocannon, url, WARMUP_SECONDS, CONNECTIONS);
     const rates = { reference: [], health: [], apiHealth: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [key, url] of Object.entries(targets)) {
-        const result = await loadOnce(autocannon, url, LOAD_SECONDS);
+        const result = await loadOnce(autocannon, url, LOAD_SECONDS, CONNECTIONS);
         if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
         rates[key].push(result.requests.average);
       }

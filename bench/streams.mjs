@@ -5,12 +5,12 @@
 // in six runs and stayed there after the clients left. Rows: the peak RSS with no client (the
 // reference) and with the 500, the RSS once they have gone ÷ the same runs' with none, and how
 // many clients the server cut (`stream.slow_client_closed`).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServerProcess } from './processes.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SVC_BIN = join(ROOT, 'bin', 'svc.mjs');
@@ -32,26 +32,8 @@ const WORKFLOW = [
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value, digits = 1) => Number(value.toFixed(digits));
 
-function startSvc(project, home) {
-  const child = spawn(process.execPath, [SVC_BIN, 'serve'], {
-    cwd: project,
-    env: { ...process.env, PORT: '0', SVC_HOME: home, SVC_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('svc serve did not start')), 20_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`svc serve exited ${code} before listening`)));
-  });
-}
+/** `svc serve` in `project` on its own port and home. */
+const startSvc = (project, home) => startServerProcess([SVC_BIN, 'serve'], { cwd: project, env: { PORT: '0', SVC_HOME: home, SVC_LOG_LEVEL: 'warn' } });
 
 function rssMiB(pid) {
   const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

@@ -3,12 +3,12 @@
 // workflow), accepted (a unique key each: a durable dedupe record and a run each) and duplicate
 // (the same delivery again: verify, look up, answer), each ÷ a raw node:http hello-JSON server
 // measured in the same run. Rows: { name, value, unit, reference, ratio, target }.
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServerProcess } from './processes.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SVC_BIN = join(ROOT, 'bin', 'svc.mjs');
@@ -39,23 +39,6 @@ triggers:
     - { event: push, slug: bench, secret_env: BENCH_SECRET, idempotency_key: id }
 `;
 
-function start(args, options) {
-  const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code} before listening`)));
-  });
-}
-
 const sign = (body) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
 function load(autocannon, options) {
@@ -70,10 +53,10 @@ export async function benchWebhooks() {
   const project = join(dir, 'project');
   mkdirSync(join(project, '.svc', 'workflows'), { recursive: true });
   writeFileSync(join(project, '.svc', 'workflows', 'hook.yaml'), WORKFLOW);
-  const hello = await start(['--input-type=module', '-e', HELLO_SERVER], {});
-  const svc = await start([SVC_BIN, 'serve'], {
+  const hello = await startServerProcess(['--input-type=module', '-e', HELLO_SERVER]);
+  const svc = await startServerProcess([SVC_BIN, 'serve'], {
     cwd: project,
-    env: { ...process.env, PORT: '0', SVC_HOME: join(dir, 'home'), SVC_LOG_LEVEL: 'warn', BENCH_SECRET: SECRET },
+    env: { PORT: '0', SVC_HOME: join(dir, 'home'), SVC_LOG_LEVEL: 'warn', BENCH_SECRET: SECRET },
   });
   try {
     const duplicate = JSON.stringify({ event: 'push', id: 'the-same-one' });
