@@ -56,3 +56,10 @@ export function systemIO(options: IOOptions = {}, env: NodeJS.ProcessEnv = proce
     err: (text) => process.stderr.write(text),
   };
 }
+
+/** Everything on the command's stdin, as bytes (`--payload -`, `--body -`, a piped secret). */
+export async function readStdin(io: Pick<IO, 'stdin'>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks);
+}

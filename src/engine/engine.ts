@@ -73,13 +73,14 @@ export class RunEngine {
    * The server keeps the runs' appointments (docs/decisions.md, Waits and signals; Runs,
    * "Auto-resume"): waits and auto-resumes that came due while no server ran are kept now, later
    * ones when their time comes. With a shared database every `pollMs` too, for the appointments
-   * other servers' runs made.
+   * other servers' runs made. Not awaited by start-up: keeping a due auto-resume starts a run, which
+   * the server's first answer need not wait for (the first check runs at once all the same).
    */
-  async keepAppointments(pollMs?: number): Promise<void> {
+  keepAppointments(pollMs?: number): void {
     const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#doors.wake(run) };
     const autoResumes = autoResumeKind(this.runs, this, this.deps.logger);
     this.#appointments = new RunAppointments(this.runs, [waits, autoResumes], this.deps.logger, pollMs);
-    await this.#appointments.start();
+    void this.#appointments.start();
   }
 
   /** A new run, or a failed one of the conversation marked to resume continued (run-start.ts). */

@@ -25,20 +25,21 @@ export class RunDoors {
     private readonly executions: RunExecutions,
   ) {}
 
-  async cancel(runId: string): Promise<RunRecord> {
-    const run = await this.executions.settledRun(runId);
-    const calledOff = await cancelAutoResume(this.runs, run, 'cancel');
-    if (calledOff) return calledOff;
-    assertOperationAllowed('cancel', run.status);
-    return this.executions.stop(run, 'cancel');
+  cancel(runId: string): Promise<RunRecord> {
+    return this.#stop(runId, 'cancel');
   }
 
-  async abandon(runId: string): Promise<RunRecord> {
+  abandon(runId: string): Promise<RunRecord> {
+    return this.#stop(runId, 'abandon');
+  }
+
+  /** Cancel or abandon: of a failed run, its auto-resume is called off; otherwise the run is stopped. */
+  async #stop(runId: string, op: 'cancel' | 'abandon'): Promise<RunRecord> {
     const run = await this.executions.settledRun(runId);
-    const calledOff = await cancelAutoResume(this.runs, run, 'abandon');
+    const calledOff = await cancelAutoResume(this.runs, run, op);
     if (calledOff) return calledOff;
-    assertOperationAllowed('abandon', run.status);
-    return this.executions.stop(run, 'abandon');
+    assertOperationAllowed(op, run.status);
+    return this.executions.stop(run, op);
   }
 
   /** The first waiting gate (definition order) completes with the comment as its output. */

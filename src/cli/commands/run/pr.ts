@@ -1,11 +1,6 @@
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson } from '../../output.js';
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readStdin } from '../../io.js';
 
 /**
  * `svc runs pr <run> [--title t] [--body b|-] [--draft]`: pushes the run's branch and opens a pull
@@ -20,7 +15,7 @@ export default defineCommand({
     draft: ['--draft', 'open it as a draft'],
   },
   run: async (cmd, [id], options) => {
-    const body = options.body === '-' ? await readAll(cmd.io.stdin) : options.body;
+    const body = options.body === '-' ? (await readStdin(cmd.io)).toString('utf8') : options.body;
     const answer = await cmd.client().runs.pr(id, {
       ...(options.title ? { title: options.title } : {}),
       ...(body !== undefined ? { body } : {}),

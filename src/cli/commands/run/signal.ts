@@ -3,12 +3,7 @@ import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
 import { carriedOn } from './_decide.js';
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readStdin } from '../../io.js';
 
 /**
  * `svc signal <run> <event> [--payload file|-]`: delivers the event to the run's node waiting for it
@@ -21,7 +16,7 @@ export default defineCommand({
     let payload: string | undefined;
     if (options.payload !== undefined) {
       try {
-        payload = options.payload === '-' ? await readAll(cmd.io.stdin) : await readFile(options.payload, 'utf8');
+        payload = options.payload === '-' ? (await readStdin(cmd.io)).toString('utf8') : await readFile(options.payload, 'utf8');
       } catch (error) {
         throw new CliError(`Cannot read the payload ${options.payload}: ${(error as Error).message}`, EXIT.failed);
       }

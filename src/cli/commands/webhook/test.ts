@@ -7,17 +7,12 @@ import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import { printJson } from '../../output.js';
+import { readStdin } from '../../io.js';
 
 const SIGNATURE_HEADER = 'x-svc-signature-256';
 
 /** A word for a POSIX shell, single-quoted. */
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  return Buffer.concat(chunks);
-}
 
 /** The trigger as the server knows it; undefined when it has no such slug (the delivery then shows the 404). */
 async function findTrigger(cmd: CommandContext, slug: string): Promise<WebhookTriggerView | undefined> {
@@ -49,7 +44,7 @@ export default defineCommand({
 
     let body: Buffer;
     if (options.payload !== undefined) {
-      body = options.payload === '-' ? await readAll(cmd.io.stdin) : await readFile(options.payload);
+      body = options.payload === '-' ? await readStdin(cmd.io) : await readFile(options.payload);
     } else {
       if (!trigger) throw new CliError(`No webhook trigger has the slug '${slug}' on ${cmd.target.url}; pass --payload to send one anyway.`);
       const payload = { ...trigger.filter, event: options.event ?? trigger.event, [trigger.idempotency_key]: options.key ?? randomUUID() };

@@ -1,8 +1,8 @@
 import { defineCommand } from '../../define-command.js';
 import { UsageError } from '../../exit-codes.js';
-import type { IO } from '../../io.js';
 import { printJson } from '../../output.js';
 import { WORKSPACE_ARG } from './_print.js';
+import { readStdin, type IO } from '../../io.js';
 
 /** A value given as `KEY` alone: from stdin when piped (the whole input, less one trailing newline), else asked for, hidden. */
 async function readValue(io: IO, key: string): Promise<string> {
@@ -13,11 +13,7 @@ async function readValue(io: IO, key: string): Promise<string> {
     if (prompts.isCancel(answer)) throw new UsageError('cancelled');
     return answer;
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-  const value = Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  const value = (await readStdin(io)).toString('utf8').replace(/\r?\n$/, '');
   if (value === '') throw new UsageError(`no value for ${key} on stdin; give ${key}=VALUE, or pipe the value in`);
   return value;
 }
