@@ -29,6 +29,52 @@ if (!existsSync(join(dist, 'cli', 'main.js'))) {
 // Chunk names carry content hashes: drop the previous build's, or they pile up.
 rmSync(chunks, { recursive: true, force: true });
 
+// listhen imports node-forge (~600 KiB of CommonJS that sets itself up as it loads), consola and uqr
+// at its top, for what svc never asks of it: HTTPS certificates, a coloured banner, a QR code. They
+// were ~25 ms and ~10 MiB of every `svc serve` start. listhen gets stand-ins instead, which require
+// the real package — left out of the bundle, installed beside listhen as its dependency — the first
+// time one of its members is used (docs/decisions.md, "Footprint"; test/cli/serve-footprint.test.ts
+// holds that none of them loads). Each lists what listhen imports of it: an object, or a function.
+const LISTHEN_EXTRAS = {
+  'node-forge': { default: 'object' },
+  consola: { default: 'object', consola: 'object' },
+  'consola/utils': { colors: 'object', getColor: 'function' },
+  uqr: { renderUnicodeCompact: 'function' },
+};
+
+function standIn(name, members) {
+  const lines = [
+    "import { createRequire } from 'node:module';",
+    'let real;',
+    // Resolved from listhen, whose dependency it is, wherever npm placed it.
+    `const load = () => (real ??= createRequire(require.resolve('listhen'))(${JSON.stringify(name)}));`,
+    'const member = (key) => (key === "default" ? (load().default ?? load()) : load()[key]);',
+  ];
+  for (const [key, kind] of Object.entries(members)) {
+    const value =
+      kind === 'function'
+        ? `(...args) => member(${JSON.stringify(key)})(...args)`
+        : `new Proxy({}, { get: (_target, inner) => member(${JSON.stringify(key)})[inner], has: (_target, inner) => inner in member(${JSON.stringify(key)}) })`;
+    lines.push(key === 'default' ? `export default ${value};` : `export const ${key} = ${value};`);
+  }
+  return lines.join('\n');
+}
+
+const lazyListhenExtras = {
+  name: 'lazy-listhen-extras',
+  setup(build) {
+    const names = Object.keys(LISTHEN_EXTRAS).map((name) => name.replace(/[/.-]/g, '\\$&'));
+    build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) =>
+      /[\\/]node_modules[\\/]listhen[\\/]/.test(args.importer) ? { path: args.path, namespace: 'listhen-extra' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'listhen-extra' }, (args) => ({
+      contents: standIn(args.path, LISTHEN_EXTRAS[args.path]),
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: { runtime: 'src/runtime.ts' },
@@ -40,10 +86,11 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Nothing is external: every dependency bundles cleanly. An import esbuild cannot resolve is left
+  // Nothing is external (listhen's extras above are required at run time): every dependency bundles cleanly. An import esbuild cannot resolve is left
   // in place only where the dependency guards it (listhen's `import('@parcel/watcher')`, optional
   // and not installed, falls back to the bundled wasm build; neither runs without `--watch`).
   external: [],
+  plugins: [lazyListhenExtras],
   // yaml and node-forge (via listhen) are CommonJS; inside an ES module their `require` of Node
   // built-ins needs a real `require`. Every output file is its own module, so each gets one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },

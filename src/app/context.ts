@@ -330,7 +330,7 @@ function openConversationService(
 
 /** Every schedule of the workflows the server sees (its directory and the registered workspaces). */
 export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string): Promise<ScheduledWorkflow[]> {
-  const discovery = await catalog.discover(cwd);
+  const discovery = await catalog.discover(cwd, { triggersOnly: true });
   const dir = await catalog.resolveCwd(cwd);
   return discovery.workflows.flatMap((w) =>
     (w.workflow.triggers.schedule ?? []).map((schedule, index) => ({

@@ -84,8 +84,8 @@ export class WorkflowCatalog {
    * which any web page can make the user's browser send — registers nothing (docs/decisions.md,
    * Webhooks).
    */
-  async discover(cwd?: string): Promise<Discovery> {
-    return this.#pass(cwd, false);
+  async discover(cwd?: string, options: { triggersOnly?: boolean } = {}): Promise<Discovery> {
+    return this.#pass(cwd, false, options.triggersOnly);
   }
 
   /**
@@ -95,7 +95,7 @@ export class WorkflowCatalog {
    * named by a state-changing call: save, delete, `POST /api/webhooks/register`.
    */
   async registerTriggers(cwd?: string): Promise<TriggerRegistration> {
-    const discovery = await this.#pass(cwd, true);
+    const discovery = await this.#pass(cwd, true, true);
     const files = new Set(discovery.workflows.map((w) => w.filename));
     return { triggers: (await this.triggers()).filter((t) => files.has(t.filename)), errors: discovery.errors };
   }
@@ -121,10 +121,17 @@ export class WorkflowCatalog {
     };
   }
 
-  async #pass(cwd: string | undefined, register: boolean): Promise<Discovery> {
+  /** `triggersOnly`: a pass for the triggers alone, which leaves out the bundled workflows (none declares one). */
+  async #pass(cwd: string | undefined, register: boolean, triggersOnly = false): Promise<Discovery> {
     const dir = await this.resolveCwd(cwd);
     const workspaces = (await this.options.workspaces?.()) ?? [];
-    const discovery = await discoverWorkflows({ cwd: dir, workspaces, cache: this.cache, bundledDir: this.options.bundledWorkflowsDir });
+    const discovery = await discoverWorkflows({
+      cwd: dir,
+      workspaces,
+      cache: this.cache,
+      bundledDir: this.options.bundledWorkflowsDir,
+      bundled: !triggersOnly,
+    });
     let conflicts: DiscoveryError[] = [];
     try {
       const { registry } = this.options;

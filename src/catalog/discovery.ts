@@ -57,6 +57,12 @@ export interface DiscoverOptions {
   /** Reuse one across calls: unchanged files are then not parsed again. */
   readonly cache?: WorkflowFileCache;
   readonly bundledDir?: string;
+  /**
+   * Whether the bundled workflows are read (default yes). A pass that looks only for triggers
+   * leaves them out: no bundled workflow declares one (test/catalog/bundled-workflows.test.ts), and
+   * parsing them was ~15 ms and ~4 MiB of every server start (docs/decisions.md, "Footprint").
+   */
+  readonly bundled?: boolean;
 }
 
 /** Workflow files of one folder, by name; a missing folder has none. */
@@ -113,7 +119,7 @@ export async function discoverWorkflows(options: DiscoverOptions): Promise<Disco
   const errors: DiscoveryError[] = [];
   const roots = await projectRoots(options.cwd, options.workspaces ?? []);
   const [bundled, ...projects] = await Promise.all([
-    readFolder(options.bundledDir ?? BUNDLED_WORKFLOWS_DIR, { source: 'bundled', root: null }, cache, errors),
+    options.bundled === false ? undefined : readFolder(options.bundledDir ?? BUNDLED_WORKFLOWS_DIR, { source: 'bundled', root: null }, cache, errors),
     ...roots.map((root) => readFolder(join(root.dir, PROJECT_WORKFLOWS_DIR), { source: 'project', root }, cache, errors)),
   ]);
 

@@ -69,5 +69,5 @@ const localHomes = (): HomeCoordination => ({
 });
 
 export function localCoordination(): Coordination {
-  return { serverId: undefined, runs: localRuns(), answering: localAnswering(), homes: localHomes(), placesRunsAtLaunch: false };
+  return { serverId: undefined, runs: localRuns(), answering: localAnswering(), homes: localHomes(), placesRunsAtLaunch: false, runsMayBeTakenOver: false };
 }

@@ -50,5 +50,5 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     options.home.id,
     options.sender,
   );
-  return { serverId, runs, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true };
+  return { serverId, runs, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true, runsMayBeTakenOver: true };
 }

@@ -146,4 +146,10 @@ export interface Coordination {
    * Workspaces); else at start, so that its cwd is on record from the start.
    */
   readonly placesRunsAtLaunch: boolean;
+  /**
+   * Whether another process may take over a run this one executes (it missed its lease: docs/scaling.md).
+   * A run's record writes are then its fence: a scheduling round starts its processes only once the
+   * store took the round's write, which it refuses for a run taken over (engine/executor.ts).
+   */
+  readonly runsMayBeTakenOver: boolean;
 }

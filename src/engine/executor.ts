@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../workflows/index.js';
@@ -7,6 +7,7 @@ import { decideNode } from './dag-rules.js';
 import type { RunEventFields } from './events.js';
 import { moveNode } from './lifecycle.js';
 import { openNodeLog } from './node-log.js';
+import { writeOutputFile } from './node-output-file.js';
 import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../agents/index.js';
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from './node-state.js';
 import { runBashNode } from './nodes/bash.js';
@@ -35,6 +36,12 @@ export interface ExecutorDeps {
   worktree?: WorktreeCommits;
   /** `$SVC_PORT`: the free TCP port reserved for this run while it executes (run-ports.ts). */
   port?: number;
+  /**
+   * Start a round's processes only once the store took its record write: another server may take
+   * the run over (coordination `runsMayBeTakenOver`), and a refused write must stop the run before
+   * anything more of it starts. Otherwise the processes start as the write is made.
+   */
+  fenceRounds?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -134,6 +141,15 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   let unsaved = false;
   let stop: RunStop | undefined;
 
+  // What nodes still have in flight (their start and end events, the removal of their process
+  // note): the next round's record write follows it, and so does the executor's return.
+  const landing: Array<Promise<unknown>> = [];
+  const land = (work: Promise<unknown>) => {
+    work.catch(() => {}); // its failure surfaces where it is waited for (`landed`), not as unhandled meanwhile
+    landing.push(work);
+  };
+  const landed = () => Promise.all(landing.splice(0));
+
   /**
    * One agent call's reported cost, counted at once (the run's record is saved with the round):
    * the report that reaches the cap stops every node still running, and no further node starts.
@@ -167,9 +183,8 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
 
   /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
   const runNode = async (node: WorkflowNode) => {
-    // Not awaited before the spawn: its seq is taken now, so it still precedes any node_output.
-    const announced = runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind });
-    announced.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
+    // Not waited for: its seq is taken now, so it precedes any node_output, and appends land in order.
+    land(runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind }));
     const log = openNodeLog(join(artifactsDir, `${node.id}.log`));
     let streamedBytes = 0;
     let streamCut = false;
@@ -277,17 +292,18 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       run = { ...run, headCommit: range.headCommit };
       patchNode(node.id, range.node);
     }
-    await Promise.all([log.end(), announced]);
+    await log.end();
     // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).
     patchNode(node.id, { ...(log.truncated ? { logTruncated: true } : {}), finishedAt: now(), durationMs: Date.now() - startedMs });
     // Its leader has exited: the note goes while the outcome is written rather than before (one
     // file-system round trip less between two nodes of a chain). A note a crash leaves meanwhile
     // names a leader that is gone, and recovery checks its start time before it kills anything.
-    const unnoted = unlink(processFile).catch(() => {});
+    land(unlink(processFile).catch(() => {}));
     if (cancelled) {
       setNode(node.id, moveNode(nodeState(node.id), 'stop', { error: 'cancelled', costUsd: nodeCost }));
     } else if (outcome) {
-      const written = writeFile(join(artifactsDir, `${node.id}.out`), outcome.output);
+      // On disk before anything after it starts: a later node's script may read `$ARTIFACTS_DIR/<node>.out`.
+      await writeOutputFile(join(artifactsDir, `${node.id}.out`), outcome.output);
       outputs[node.id] = outcome.output;
       const capped = capUtf8(outcome.output);
       const state = moveNode(nodeState(node.id), 'complete', {
@@ -298,9 +314,9 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         model: outcome.model ?? null,
       });
       setNode(node.id, state);
-      // Both are on disk before the record says `completed` (next round's save).
-      await Promise.all([
-        written,
+      // On disk before the record says `completed` (the next round's write waits for it), not
+      // before the next node starts: nothing a node runs reads the event log.
+      land(
         runs.emit(run, 'node_completed', {
           nodeId: node.id,
           durationMs: state.durationMs,
@@ -308,22 +324,23 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
           output: capped.text,
           attempts: state.attempts,
         }),
-      ]);
+      );
     } else {
       const error = failure?.message ?? 'failed';
       const resumeAt = failure?.resumeAt ?? undefined;
       const state = moveNode(nodeState(node.id), 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
       setNode(node.id, state);
-      await runs.emit(run, 'node_failed', {
-        nodeId: node.id,
-        error,
-        code: failure?.code,
-        ...(resumeAt ? { resumeAt } : {}),
-        attempts: state.attempts,
-        durationMs: state.durationMs,
-      });
+      land(
+        runs.emit(run, 'node_failed', {
+          nodeId: node.id,
+          error,
+          code: failure?.code,
+          ...(resumeAt ? { resumeAt } : {}),
+          attempts: state.attempts,
+          durationMs: state.durationMs,
+        }),
+      );
     }
-    await unnoted;
     unsaved = true;
   };
 
@@ -343,10 +360,25 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     for (const dependent of dependents.get(node.id) ?? []) candidates.add(dependent);
   };
 
+  // The record writes of the rounds, one after the other: the latest round's settles when every
+  // earlier one has. The processes a round starts do not wait for it (see `schedule`); the
+  // executor's return does, and a failed write stops the run at once.
+  let roundWrite: Promise<void> = Promise.resolve();
   // Written only while the stored run is still running here: with several servers on one database,
-  // one that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md).
-  const saveRound = async () => {
-    if (!(await runs.save(run, ROUND_WRITE, 'running'))) throw new Error('the run was marked interrupted by another server (this one missed its lease)');
+  // one that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md):
+  // what this one started meanwhile is stopped at once.
+  const saveRound = () => {
+    const snapshot = run;
+    const before = landed();
+    // After the round before it (an older snapshot never lands last) and after what its ended nodes had in flight.
+    const write = roundWrite.then(async () => {
+      await before;
+      const saved = await runs.save(snapshot, ROUND_WRITE, 'running');
+      if (!saved) throw new Error('the run was marked interrupted by another server (this one missed its lease)');
+    });
+    write.catch(() => internal.abort('round_write_failed'));
+    roundWrite = write;
+    return write;
   };
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
@@ -392,15 +424,20 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         }
       }
     }
-    // One write for the round, before any process starts: on disk a node is `running` before its
-    // process exists, and its dependencies are `completed` before it can see their outputs. Not
-    // fsynced: it survives a crash of the server, and the run's next lifecycle transition (pause,
-    // end) writes the record durably (docs/decisions.md, "Engine overhead"). A round that starts
-    // nothing, with nothing left running, is the last: the executor returns and the run's end
-    // (or pause, or wait) is written next with these nodes, so it is not written twice.
+    // One record write for the round. The processes it starts do not wait for it (unless it is
+    // their fence: `fenceRounds`): what must be on disk before a node starts is already there — its
+    // dependencies' `.out` (written as each ended) — and what a crash must find of a started
+    // process is its process file, written as it spawns, which recovery goes by whatever the record
+    // says. Waiting for the record cost a chain several ordered thread-pool round trips per node
+    // (docs/decisions.md, "Engine overhead"). Not
+    // fsynced: the run's next lifecycle transition (pause, end) writes the record durably. A
+    // round that starts nothing, with nothing left running, is the last: the run's end (or pause,
+    // or wait) is written next with these nodes, so it is not written twice.
     if (unsaved && (starting.length > 0 || running.size > 0)) {
       unsaved = false;
-      await saveRound();
+      const write = saveRound();
+      if (deps.fenceRounds) await write;
+      else void write.catch(() => {}); // waited for as `roundWrite` when the executor returns
     }
     for (const node of starting) {
       running.set(
@@ -421,12 +458,15 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
+    await roundWrite;
+    await landed();
     // The last round's changes (or those of nodes an abort stopped) are not saved here: the caller
     // writes the run's end next, durably and with these nodes (finish.ts: every way a run ends
     // writes them), so a round write first would be one record write per run for nothing.
   } catch (error) {
     internal.abort('executor_failed');
     await Promise.allSettled(running.values());
+    await Promise.allSettled([roundWrite, landed()]);
     return { run, error: error as Error };
   }
   return { run, ...(stop ? { stop } : {}) };

@@ -50,6 +50,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
     },
     workspaceEnv: run.workspaceId ? await deps.places.env(run.workspaceId) : {},
     envAllow: deps.limits.agentEnvAllow ?? [],
+    fenceRounds: deps.coordination.runsMayBeTakenOver,
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
     ...(run.branch ? { worktree: deps.places.commits } : {}),
   };

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeOutputFile } from './node-output-file.js';
 import { join } from 'node:path';
 import { DomainError } from '../shared/errors.js';
 import { formatDuration, type NodeAction } from '../workflows/index.js';
@@ -62,7 +62,7 @@ async function arrive(artifactsDir: string, run: RunRecord, nodeId: string, by: 
   const at = new Date().toISOString();
   const capped = capUtf8(output);
   // The whole output is on disk before the record says `completed`, as a node's that ran (executor.ts).
-  await writeFile(join(artifactsDir, `${nodeId}.out`), output);
+  await writeOutputFile(join(artifactsDir, `${nodeId}.out`), output);
   const state = moveNode(waiting, 'arrive', { output: capped.text, outputTruncated: capped.truncated, finishedAt: at, durationMs: durationOf(waiting, at) });
   return {
     nodes: { [nodeId]: state },

@@ -63,20 +63,34 @@ export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }
   let buffered: SvcStreamEvent[] = [];
   let bufferedBytes = 0;
 
+  // A budget check waiting for the writer's next turn (see `checkBudget`).
+  let recheck: NodeJS.Immediate | undefined;
+
   const close = () => {
     closed = true;
     buffered = [];
     bufferedBytes = 0;
+    clearImmediate(recheck);
     unsubscribe();
   };
 
-  /** Checked as each live event arrives: that is when what a reader holds grows. */
+  /**
+   * Checked as each live event arrives: that is when what a reader holds grows. Events published in
+   * one go (a group of appends landing at once) are all waiting until the writer's next turn hands
+   * them to the socket, so a burst past the budget is judged then: a reader that keeps up is not cut
+   * for the size of one burst; one that does not read still has it all waiting, and is cut.
+   */
   const checkBudget = () => {
-    if (!budget || closed) return;
-    const bytes = bufferedBytes + budget.waiting();
-    if (bytes <= budget.limit) return;
-    close();
-    budget.onOverflow(bytes);
+    if (!budget || closed || recheck) return;
+    if (bufferedBytes + budget.waiting() <= budget.limit) return;
+    recheck = setImmediate(() => {
+      recheck = undefined;
+      if (closed) return;
+      const bytes = bufferedBytes + budget.waiting();
+      if (bytes <= budget.limit) return;
+      close();
+      budget.onOverflow(bytes);
+    });
   };
 
   const send = (item: SvcStreamEvent) => {

@@ -3,7 +3,8 @@
 // hundreds of small modules. These tests run the built CLI, so they check the bundle itself: that
 // commands go through it, that it finds the package's files from its own depth in dist/, and that
 // its errors (its own copies of our classes) are still reported as such.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +107,60 @@ describe('the runtime bundle', () => {
     expect(workflow.code).toBe(1);
     expect(workflow.stderr).toMatch(/^svc: /);
     expect(workflow.stderr).not.toContain('unexpected error');
+  });
+});
+
+describe("listhen's extras in the bundle", () => {
+  // scripts/bundle.mjs leaves node-forge, consola and uqr out and gives listhen stand-ins that
+  // require them on first use: svc never does, but listhen must still work when it does.
+  it('load when listhen uses them: an HTTPS listener makes its certificate (node-forge) and prints its URL (consola)', async () => {
+    const chunks = join(ROOT, 'dist', 'chunks');
+    const names = await readdir(chunks);
+    const texts = await Promise.all(names.map(async (name) => [name, await readFile(join(chunks, name), 'utf8')] as const));
+    const listhenChunk = texts.find(([name, text]) => name.endsWith('.js') && text.includes('listhen-extra:node-forge'));
+    expect(listhenChunk, 'the chunk holding listhen').toBeDefined();
+    // Nothing of the real packages is bundled.
+    expect(texts.some(([, text]) => /\/\/ node_modules\/(node-forge|consola|uqr)\//.test(text))).toBe(false);
+
+    const { listen } = (await import(join(chunks, listhenChunk![0]))) as {
+      listen(
+        handler: (req: unknown, res: { end(body: string): void }) => void,
+        options: object,
+      ): Promise<{ url: string; close(): Promise<void>; showURL(): Promise<void> }>;
+    };
+    const listener = await listen((_req, res) => res.end('ok'), {
+      port: 0,
+      hostname: '127.0.0.1',
+      https: true,
+      showURL: false,
+      public: false,
+      autoClose: false,
+    });
+    try {
+      expect(listener.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = httpsRequest(listener.url, { rejectUnauthorized: false }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(body).toBe('ok');
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (...args: unknown[]) => void printed.push(args.join(' '));
+      try {
+        await listener.showURL();
+      } finally {
+        console.log = log;
+      }
+      expect(printed.join('\n')).toContain(listener.url.replace(/\/$/, ''));
+    } finally {
+      await listener.close();
+    }
   });
 });
 

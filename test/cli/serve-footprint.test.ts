@@ -30,7 +30,7 @@ async function sourcesOf(urls: string[]): Promise<string[]> {
 }
 
 describe('svc serve on the file store', () => {
-  it('loads no PostgreSQL driver, dashboard code or zod locale before answering /api/health', async () => {
+  it('loads no PostgreSQL driver, dashboard code, zod locale or node-forge before answering /api/health', async () => {
     const serve = await spawnServe({ home, nodeArgs: ['--import', TRACER] });
     expect((await fetch(`${serve.url}/api/health`)).status).toBe(200);
     expect(await serve.stop()).toEqual({ code: 0, signal: null });
@@ -50,7 +50,7 @@ describe('svc serve on the file store', () => {
     const unwanted = new Set(
       sources.filter(
         (source) =>
-          /node_modules\/(pg|pg-[\w-]+|pgpass|postgres-[\w-]+)\/|\/src\/(web|store\/postgres)\//.test(source) ||
+          /node_modules\/(pg|pg-[\w-]+|pgpass|postgres-[\w-]+|node-forge)\/|\/src\/(web|store\/postgres)\//.test(source) ||
           (/node_modules\/zod\/v4\/locales\//.test(source) && !source.endsWith('/en.js')),
       ),
     );
@@ -59,5 +59,14 @@ describe('svc serve on the file store', () => {
     // Nothing but the CLI's own modules and commander outside the bundle.
     const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter(Boolean));
     expect([...packages]).toEqual(['commander']);
+    // listhen's node-forge (HTTPS certificates svc never asks for) is left out of the bundle and
+    // required only on first use: never, by a server on plain HTTP (scripts/bundle.mjs).
+    const required = serve
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('svc-trace-require '));
+    expect(required.length, serve.stderr()).toBeGreaterThan(0);
+    const requiredPackages = new Set(required.map((line) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1]).filter(Boolean));
+    expect([...requiredPackages]).toEqual(['commander']);
   });
 });

@@ -32,6 +32,15 @@ describe('bundled workflows', () => {
     expect(checkWorkflowFile(readFileSync(path, 'utf8'), path)).toMatchObject({ ok: true, raw: { name: file.replace(/\.yaml$/, '') } });
   });
 
+  it('declare no webhook or schedule trigger: the trigger passes of a server leave them out', () => {
+    // Registering triggers at every start (and every few seconds) skips the bundled workflows
+    // (catalog.ts `registerTriggers`, `scheduledWorkflows`): a bundled trigger would never fire.
+    for (const file of files) {
+      const { webhook, schedule } = load(file).triggers;
+      expect([...webhook, ...(schedule ?? [])], file).toEqual([]);
+    }
+  });
+
   it('use only commands that ship too, and at least one', () => {
     const used = files.flatMap((file) => load(file).nodes.flatMap((n) => (n.action.kind === 'command' ? [n.action.command] : [])));
     expect(used.length).toBeGreaterThan(0);
