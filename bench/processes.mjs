@@ -39,12 +39,23 @@ export function withTimeout(promise, ms, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** The reference: a raw node:http server answering the same JSON as `/api/health`. */
+/**
+ * The reference: a raw node:http server answering what `/api/health` answers — the same report,
+ * built and serialized for each request (its uptime changes), with the same content type.
+ */
 const HELLO_SERVER = `
 import { createServer } from 'node:http';
-const body = JSON.stringify({ status: 'ok' });
+const startedAt = Date.now();
 const server = createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  const body = JSON.stringify({
+    status: 'ok',
+    adapter: { name: 'claude', available: false, model: null },
+    concurrency: { max: 4, running: 0, queued: 0 },
+    runningWorkflows: 0,
+    version: '0.1.0',
+    uptimeMs: Date.now() - startedAt,
+  });
+  res.writeHead(200, { 'content-type': 'application/json;charset=UTF-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });
 server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
