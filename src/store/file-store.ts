@@ -32,6 +32,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   await mkdir(dataRoot, { recursive: true });
   const lock = options.lock ? acquireLock(options.home, options.lock) : undefined;
   const collections = new Map<string, Promise<Collection<Identified>>>();
+  const logs = new Set<{ close(): Promise<void> }>();
   const pending = new Set<Promise<unknown>>();
   const track = <T>(promise: Promise<T>): Promise<T> => {
     pending.add(promise);
@@ -79,6 +80,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
       if (!NAME.test(name)) throw new Error(`Invalid log name '${name}'.`);
       // `runs/<id>/events.jsonl`-style logs live beside their record; a key with a slash says so.
       const inner = openJsonlLog<T>((key) => join(dataRoot, name, `${key}.jsonl`), options.logger);
+      logs.add(inner);
       return {
         append: (key, entry) => (lock ? track(inner.append(key, entry)) : Promise.reject(new Error('The store was opened read-only.'))),
         read: (key) => inner.read(key),
@@ -103,6 +105,8 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     flush,
     async close() {
       await flush();
+      // The files the logs keep open for their next appends.
+      await Promise.all([...logs].map((log) => log.close()));
       lock?.release();
     },
   };

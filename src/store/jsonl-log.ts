@@ -1,14 +1,21 @@
-import { appendFile, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../shared/logger.js';
 import type { AppendLog } from './types.js';
+
+/**
+ * Logs whose file stays open for the next append, per log: an append is then one write, not an
+ * open, a write and a close — three thread-pool round trips that ran beside every node start of a
+ * chain (docs/decisions.md, "Footprint"). The least recently written is closed past the limit.
+ */
+const OPEN_FILES = 16;
 
 /**
  * Append-only JSON lines, one file per key: what grows with history (run events, messages)
  * costs one small append per entry instead of a rewrite. Appends of one key are serialized so
  * lines never interleave.
  */
-export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger): AppendLog<T> {
+export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger): AppendLog<T> & { close(): Promise<void> } {
   // Keys whose file was checked for a torn last line in this process.
   const checked = new Set<string>();
 
@@ -36,6 +43,29 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
   // into a few, which is most of an SSE client's delivery latency.
   const pending = new Map<string, { lines: string[]; waiters: Array<{ resolve(): void; reject(error: unknown): void }> }>();
   const writing = new Map<string, Promise<void>>();
+  // Open for appending, most recently written last (see OPEN_FILES).
+  const handles = new Map<string, FileHandle>();
+
+  const closeHandle = async (key: string) => {
+    const handle = handles.get(key);
+    if (!handle) return;
+    handles.delete(key);
+    await handle.close().catch(() => {});
+  };
+
+  /** The key's file, open for appending; the oldest idle one is closed past the limit. */
+  const handleOf = async (key: string, path: string): Promise<FileHandle> => {
+    let handle = handles.get(key);
+    if (handle) handles.delete(key);
+    else handle = await open(path, 'a');
+    handles.set(key, handle);
+    for (const oldest of handles.keys()) {
+      if (handles.size <= OPEN_FILES) break;
+      // One being written is left open: its drain still uses it (it goes once that drain is over).
+      if (oldest !== key && !writing.has(oldest)) void closeHandle(oldest);
+    }
+    return handle;
+  };
 
   const drain = async (key: string): Promise<void> => {
     const path = pathOf(key);
@@ -52,9 +82,11 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
           await repairTail(path);
           checked.add(key);
         }
-        await appendFile(path, batch.lines.join(''));
+        await (await handleOf(key, path)).appendFile(batch.lines.join(''));
         for (const waiter of batch.waiters) waiter.resolve();
       } catch (error) {
+        // A file that failed a write is opened again for the next one.
+        await closeHandle(key);
         for (const waiter of batch.waiters) waiter.reject(error);
       }
     }
@@ -112,7 +144,13 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
     async remove(key) {
       await writing.get(key);
       checked.delete(key);
+      await closeHandle(key);
       await rm(pathOf(key), { force: true });
+    },
+    /** Waits for the appends asked so far, then closes the files kept open. */
+    async close() {
+      await Promise.allSettled([...writing.values()]);
+      await Promise.all([...handles.keys()].map(closeHandle));
     },
   };
 }

@@ -1,0 +1,54 @@
+// A log keeps the files it appends to open for the next append (store/jsonl-log.ts): one write per
+// group of lines instead of an open, a write and a close; never more than a bounded number open;
+// none left open once a key is removed or the log is closed. Counted on /proc/self/fd.
+import { readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { silentLogger } from '../../src/shared/logger.js';
+import { openJsonlLog } from '../../src/store/jsonl-log.js';
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** The files under `root` this process holds open now. */
+function openUnder(root: string): string[] {
+  const open: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(root)) open.push(target);
+    } catch {
+      // closed meanwhile (the listing's own descriptor)
+    }
+  }
+  return open.sort();
+}
+
+it('appends through one open file per key, at most 16 at once, all closed by remove and close', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-jsonl-open-'));
+  const path = (key: string) => join(dir!, `${key}.jsonl`);
+  const log = openJsonlLog<{ n: number }>(path, silentLogger);
+
+  for (let n = 0; n < 5; n++) await log.append('a', { n });
+  expect(openUnder(dir)).toEqual([path('a')]);
+  expect((await readFile(path('a'), 'utf8')).trim().split('\n')).toHaveLength(5);
+
+  for (let key = 0; key < 20; key++) await log.append(`k${key}`, { n: key });
+  const open = openUnder(dir);
+  expect(open.length).toBeLessThanOrEqual(16);
+  // The most recently written are the ones kept.
+  expect(open).toContain(path('k19'));
+  expect(open).not.toContain(path('a'));
+  // A key whose file was closed is written again through a new one, after what it had.
+  await log.append('a', { n: 5 });
+  expect((await log.read('a')).map((entry) => entry.n)).toEqual([0, 1, 2, 3, 4, 5]);
+
+  await log.remove('k19');
+  expect(openUnder(dir)).not.toContain(path('k19'));
+  await log.close();
+  expect(openUnder(dir)).toEqual([]);
+});
