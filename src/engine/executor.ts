@@ -49,6 +49,13 @@ const now = () => new Date().toISOString();
 /** Node progress within a run: atomic, not fsynced (docs/decisions.md, "Engine overhead"). */
 const ROUND_WRITE = { sync: false } as const;
 
+/**
+ * The least time between two round writes of a run not fenced by them: the rounds of a quick chain
+ * (a node every few ms) share one write, the latest, instead of rewriting the whole record for
+ * each (docs/decisions.md, "Engine overhead").
+ */
+const ROUND_WRITE_EVERY_MS = 10;
+
 const abortableDelay = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
@@ -364,6 +371,9 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   // earlier one has. The processes a round starts do not wait for it (see `schedule`); the
   // executor's return does, and a failed write stops the run at once.
   let roundWrite: Promise<void> = Promise.resolve();
+  // When the last round write was asked, and the one put off until ROUND_WRITE_EVERY_MS after it.
+  let lastRoundWriteAt = 0;
+  let putOff: NodeJS.Timeout | undefined;
   // Written only while the stored run is still running here: with several servers on one database,
   // one that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md):
   // what this one started meanwhile is stopped at once.
@@ -379,6 +389,15 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     write.catch(() => internal.abort('round_write_failed'));
     roundWrite = write;
     return write;
+  };
+
+  /** The latest round, written when its time came (`putOff`); waited for as `roundWrite`. */
+  const writeLatestRound = () => {
+    putOff = undefined;
+    if (!unsaved) return;
+    unsaved = false;
+    lastRoundWriteAt = Date.now();
+    void saveRound().catch(() => {}); // waited for as `roundWrite` when the executor returns
   };
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
@@ -424,20 +443,23 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         }
       }
     }
-    // One record write for the round. The processes it starts do not wait for it (unless it is
-    // their fence: `fenceRounds`): what must be on disk before a node starts is already there — its
+    // The round's record write. The processes it starts do not wait for it (unless it is their
+    // fence: `fenceRounds`): what must be on disk before a node starts is already there — its
     // dependencies' `.out` (written as each ended) — and what a crash must find of a started
     // process is its process file, written as it spawns, which recovery goes by whatever the record
-    // says. Waiting for the record cost a chain several ordered thread-pool round trips per node
-    // (docs/decisions.md, "Engine overhead"). Not
+    // says. Waiting for the record cost a chain several ordered thread-pool round trips per node,
+    // and rounds less than ROUND_WRITE_EVERY_MS apart share one write (docs/decisions.md, "Engine
+    // overhead"). Not
     // fsynced: the run's next lifecycle transition (pause, end) writes the record durably. A
     // round that starts nothing, with nothing left running, is the last: the run's end (or pause,
     // or wait) is written next with these nodes, so it is not written twice.
     if (unsaved && (starting.length > 0 || running.size > 0)) {
-      unsaved = false;
-      const write = saveRound();
-      if (deps.fenceRounds) await write;
-      else void write.catch(() => {}); // waited for as `roundWrite` when the executor returns
+      if (deps.fenceRounds) {
+        unsaved = false;
+        await saveRound();
+      } else if (!putOff) {
+        putOff = setTimeout(writeLatestRound, lastRoundWriteAt + ROUND_WRITE_EVERY_MS - Date.now());
+      }
     }
     for (const node of starting) {
       running.set(
@@ -458,6 +480,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
+    clearTimeout(putOff);
     await roundWrite;
     await landed();
     // The last round's changes (or those of nodes an abort stopped) are not saved here: the caller
@@ -465,6 +488,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     // writes them), so a round write first would be one record write per run for nothing.
   } catch (error) {
     internal.abort('executor_failed');
+    clearTimeout(putOff);
     await Promise.allSettled(running.values());
     await Promise.allSettled([roundWrite, landed()]);
     return { run, error: error as Error };
