@@ -19,6 +19,7 @@ import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type Pro
 import type { RunStore } from './run-store.js';
 import { BUDGET_EXCEEDED, budgetStopMessage, recordSpend } from './spend-cap.js';
 import { withNode, without } from './run-snapshot.js';
+import { roundWrites } from './round-writes.js';
 import type { NodeState, RunRecord } from './types.js';
 
 export interface ExecutorDeps {
@@ -45,16 +46,6 @@ export interface ExecutorDeps {
 }
 
 const now = () => new Date().toISOString();
-
-/** Node progress within a run: atomic, not fsynced (docs/decisions.md, "Engine overhead"). */
-const ROUND_WRITE = { sync: false } as const;
-
-/**
- * The least time between two round writes of a run not fenced by them: the rounds of a quick chain
- * (a node every few ms) share one write, the latest, instead of rewriting the whole record for
- * each (docs/decisions.md, "Engine overhead").
- */
-const ROUND_WRITE_EVERY_MS = 10;
 
 const abortableDelay = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -142,20 +133,12 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   const outputs = await restoreOutputs(run, artifactsDir);
   const commits = deps.worktree && nodeCommits(deps.worktree, run, { commit: workflow.commit });
   const running = new Map<string, Promise<void>>();
-  // Node state changed in memory since the record was last written. Each scheduling round writes
-  // it once (see `schedule`) instead of every node writing it on start and again on end: the record
-  // is rewritten whole, and two of those per node dominated the cost of a chain.
-  let unsaved = false;
   let stop: RunStop | undefined;
-
-  // What nodes still have in flight (their start and end events, the removal of their process
-  // note): the next round's record write follows it, and so does the executor's return.
-  const landing: Array<Promise<unknown>> = [];
-  const land = (work: Promise<unknown>) => {
-    work.catch(() => {}); // its failure surfaces where it is waited for (`landed`), not as unhandled meanwhile
-    landing.push(work);
-  };
-  const landed = () => Promise.all(landing.splice(0));
+  // Node progress reaches the record once per scheduling round at most (see `schedule`), not as
+  // every node starts and ends: the record is rewritten whole, and two of those per node dominated
+  // the cost of a chain. A refused write (another server took the run) stops it at once.
+  const rounds = roundWrites({ runs, latest: () => run, fence: deps.fenceRounds ?? false, onFailure: () => internal.abort('round_write_failed') });
+  const land = rounds.land;
 
   /**
    * One agent call's reported cost, counted at once (the run's record is saved with the round):
@@ -165,7 +148,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     const spent = recordSpend(run, nodeId, costUsd);
     const { events, exceeded } = spent;
     run = spent.run;
-    if (costUsd !== undefined) unsaved = true;
+    if (costUsd !== undefined) rounds.changed();
     for (const event of events) await runs.emit(run, event.type, event.fields as never);
     if (exceeded && !stop) {
       stop = { code: BUDGET_EXCEEDED, message: budgetStopMessage(run) };
@@ -181,7 +164,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     setNode(nodeId, waiting ? { ...nodeState(nodeId), waitingFor: 'agent_slot' } : without(nodeState(nodeId), 'waitingFor'));
     const said = async () => {
       await runs.emit(run, 'node_waiting', { nodeId, waitingFor: waiting ? 'agent_slot' : null });
-      await saveRound();
+      await rounds.writeNow();
     };
     said().catch((error: unknown) => {
       deps.logger.error('run.event_write_failed', { runId: run.id, nodeId, error: (error as Error).message });
@@ -348,7 +331,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         }),
       );
     }
-    unsaved = true;
+    rounds.changed();
   };
 
   // The nodes worth deciding on: at first all of them, then the dependents of each node that ends.
@@ -365,39 +348,6 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   const candidates = new Set<WorkflowNode>(workflow.nodes);
   const ended = (node: WorkflowNode) => {
     for (const dependent of dependents.get(node.id) ?? []) candidates.add(dependent);
-  };
-
-  // The record writes of the rounds, one after the other: the latest round's settles when every
-  // earlier one has. The processes a round starts do not wait for it (see `schedule`); the
-  // executor's return does, and a failed write stops the run at once.
-  let roundWrite: Promise<void> = Promise.resolve();
-  // When the last round write was asked, and the one put off until ROUND_WRITE_EVERY_MS after it.
-  let lastRoundWriteAt = 0;
-  let putOff: NodeJS.Timeout | undefined;
-  // Written only while the stored run is still running here: with several servers on one database,
-  // one that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md):
-  // what this one started meanwhile is stopped at once.
-  const saveRound = () => {
-    const snapshot = run;
-    const before = landed();
-    // After the round before it (an older snapshot never lands last) and after what its ended nodes had in flight.
-    const write = roundWrite.then(async () => {
-      await before;
-      const saved = await runs.save(snapshot, ROUND_WRITE, 'running');
-      if (!saved) throw new Error('the run was marked interrupted by another server (this one missed its lease)');
-    });
-    write.catch(() => internal.abort('round_write_failed'));
-    roundWrite = write;
-    return write;
-  };
-
-  /** The latest round, written when its time came (`putOff`); waited for as `roundWrite`. */
-  const writeLatestRound = () => {
-    putOff = undefined;
-    if (!unsaved) return;
-    unsaved = false;
-    lastRoundWriteAt = Date.now();
-    void saveRound().catch(() => {}); // waited for as `roundWrite` when the executor returns
   };
 
   // Start everything that can start; skips can unblock further skips, so repeat until stable.
@@ -420,18 +370,18 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
           candidates.delete(node);
           setNode(node.id, moveNode(state, 'skip', { reason: decision.reason, finishedAt: now() }));
           await runs.emit(run, 'node_skipped', { nodeId: node.id, reason: decision.reason });
-          unsaved = true;
+          rounds.changed();
           ended(node);
           changed = true;
         } else if (node.action.kind === 'approval') {
           candidates.delete(node);
           setNode(node.id, moveNode(state, 'wait', { startedAt: now() }));
-          unsaved = true;
+          rounds.changed();
         } else if (node.action.kind === 'wait') {
           // It runs nothing: the run settles `waiting` once nothing else can run (waits.ts).
           candidates.delete(node);
           setNode(node.id, holdWait(state, node.action, new Date()));
-          unsaved = true;
+          rounds.changed();
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
           // An agent node's permissions go on its record: what the agent was allowed, as it ran.
@@ -439,28 +389,17 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
           // A node run again (resume) starts a new log; what its last one said no longer holds.
           setNode(node.id, without(begun, 'logTruncated'));
           starting.push(node);
-          unsaved = true;
+          rounds.changed();
         }
       }
     }
-    // The round's record write. The processes it starts do not wait for it (unless it is their
-    // fence: `fenceRounds`): what must be on disk before a node starts is already there — its
-    // dependencies' `.out` (written as each ended) — and what a crash must find of a started
-    // process is its process file, written as it spawns, which recovery goes by whatever the record
-    // says. Waiting for the record cost a chain several ordered thread-pool round trips per node,
-    // and rounds less than ROUND_WRITE_EVERY_MS apart share one write (docs/decisions.md, "Engine
-    // overhead"). Not
-    // fsynced: the run's next lifecycle transition (pause, end) writes the record durably. A
-    // round that starts nothing, with nothing left running, is the last: the run's end (or pause,
-    // or wait) is written next with these nodes, so it is not written twice.
-    if (unsaved && (starting.length > 0 || running.size > 0)) {
-      if (deps.fenceRounds) {
-        unsaved = false;
-        await saveRound();
-      } else if (!putOff) {
-        putOff = setTimeout(writeLatestRound, lastRoundWriteAt + ROUND_WRITE_EVERY_MS - Date.now());
-      }
-    }
+    // The round's record write (round-writes.ts). The processes it starts do not wait for it unless
+    // it is their fence: what must be on disk before a node starts is already there — its
+    // dependencies' `.out`, written as each ended — and what a crash must find of a started process
+    // is its process file, written as it spawns (docs/decisions.md, "Engine overhead"). A round that
+    // starts nothing, with nothing left running, is the last: the run's end (or pause, or wait) is
+    // written next, durably, with these nodes, so it is not written twice.
+    await rounds.endRound(starting.length > 0 || running.size > 0);
     for (const node of starting) {
       running.set(
         node.id,
@@ -480,17 +419,14 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       if (running.size > 0) await Promise.race(running.values());
       if (!signal.aborted) await schedule();
     }
-    clearTimeout(putOff);
-    await roundWrite;
-    await landed();
+    await rounds.settled();
     // The last round's changes (or those of nodes an abort stopped) are not saved here: the caller
     // writes the run's end next, durably and with these nodes (finish.ts: every way a run ends
     // writes them), so a round write first would be one record write per run for nothing.
   } catch (error) {
     internal.abort('executor_failed');
-    clearTimeout(putOff);
     await Promise.allSettled(running.values());
-    await Promise.allSettled([roundWrite, landed()]);
+    await rounds.settled().catch(() => {});
     return { run, error: error as Error };
   }
   return { run, ...(stop ? { stop } : {}) };
