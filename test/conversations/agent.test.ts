@@ -81,7 +81,8 @@ describe('a plain message', () => {
   });
 
   it('answers a hanging agent with agent_first_event_timeout', async () => {
-    const own = await startServer({ env: { SVC_AGENT_FIRST_EVENT_TIMEOUT_MS: '400' } });
+    // Long enough for the fake agent of the next message to start and speak on a loaded machine.
+    const own = await startServer({ env: { SVC_AGENT_FIRST_EVENT_TIMEOUT_MS: '1500' } });
     const conversation = await createConversation(own);
     const reply = await waitForReply(own, conversation.id, await send(own, conversation.id, 'wait [fake:hang]'));
     expect(reply.metadata.code).toBe('agent_first_event_timeout');

@@ -33,7 +33,7 @@ beforeAll(async () => {
     { name: 'one-agent', nodes: [{ id: 'ask', prompt: 'ask [fake:slow=300]' }] },
     { name: 'holder', nodes: [{ id: 'hold', prompt: 'hold [fake:hang]' }] },
     { name: 'quick', nodes: [{ id: 'ask', prompt: 'quick' }] },
-    { name: 'short-timeout', nodes: [{ id: 'ask', prompt: 'short', timeout: '500ms' }] },
+    { name: 'short-timeout', nodes: [{ id: 'ask', prompt: 'short', timeout: '2s' }] },
     {
       name: 'two-parallel',
       nodes: [
@@ -155,8 +155,9 @@ describe('a node waiting for a slot', () => {
     );
     const waiter = await startRun(server, 'short-timeout', { message: 'wait', cwd: project });
     await waitForRun(server, waiter, (run) => waitingNode(run) === 'ask');
-    // Waiting longer than its 500 ms timeout does not fail it: the timeout is its agent's.
-    await sleep(1000);
+    // Waiting longer than its 2 s timeout does not fail it: the timeout is its agent's. (Long enough
+    // for the fake agent to start and answer once it has the slot, on a loaded machine too.)
+    await sleep(2500);
     expect((await getRun(server, waiter)).nodes.ask).toMatchObject({ status: 'running', waitingFor: 'agent_slot' });
     expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
     expect((await waitForRun(server, waiter)).status).toBe('completed');

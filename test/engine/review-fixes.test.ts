@@ -79,14 +79,15 @@ describe('streams', () => {
 
   it('replays a long history (3,000 events) in one connection', async () => {
     const id = await startRun(server, 'long', { message: '', cwd });
-    const run = await waitForRun(server, id);
+    // 3,000 lines 2 ms apart take ~10 s alone, and twice that beside the rest of the suite.
+    const run = await waitForRun(server, id, undefined, 60_000);
     // Lines merge into fewer events on a loaded machine; what matters is that the whole history,
     // however long, comes back in one connection, in order (a replay is never cut by the budget).
     expect(run.events.length).toBeGreaterThan(500);
     const client = collect(`/api/stream/__dashboard__?runId=${id}&lastEventId=0`);
     await waitFor(() => (client.events.length >= run.events.length ? true : undefined), 20_000);
     expect(client.events.map((e) => e.seq)).toEqual(run.events.map((e: Json) => e.seq));
-  });
+  }, 90_000);
 });
 
 describe('processes', () => {
