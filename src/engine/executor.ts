@@ -171,7 +171,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     });
   };
 
-  /** Runs a node that `schedule` marked running and saved; its outcome is saved by the next round. */
+  /** Runs a node that `schedule` marked running (its round's record write follows); its outcome goes with a later round's write. */
   const runNode = async (node: WorkflowNode) => {
     // Not waited for: its seq is taken now, so it precedes any node_output, and appends land in order.
     land(runs.emit(run, 'node_started', { nodeId: node.id, kind: node.action.kind }));

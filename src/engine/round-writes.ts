@@ -56,18 +56,34 @@ export function roundWrites(options: RoundWritesOptions): RoundWrites {
   let unsaved = false;
   // The writes, one after the other: the latest settles when every earlier one has.
   let written: Promise<void> = Promise.resolve();
-  let lastWriteAt = 0;
+  // A write asked and not settled yet: an unfenced round waits for it, then the latest is written.
+  let inFlight = false;
+  // When the last write settled (a monotonic clock: a wall-clock step must not put a write off for hours).
+  let lastWriteAt = -Infinity;
   let putOff: NodeJS.Timeout | undefined;
+  // After `settled`: the executor has returned, and the run's end is written by its caller.
+  let over = false;
   const landing: Array<Promise<unknown>> = [];
   const landed = () => Promise.all(landing.splice(0));
+
+  /** The latest round within `everyMs` of the last write, once none is in flight. */
+  const putOffLatest = () => {
+    if (over || inFlight || putOff) return;
+    const wait = Math.min(Math.max(lastWriteAt + everyMs - performance.now(), 0), everyMs);
+    putOff = setTimeout(() => {
+      putOff = undefined;
+      if (unsaved && !over) void write().catch(() => {}); // its failure went to onFailure; `settled` reports it
+    }, wait);
+  };
 
   // Written only while the stored run is still `running`: with several servers on one database, one
   // that missed its lease finds its run marked interrupted by another, and stops it (docs/scaling.md).
   const write = (): Promise<void> => {
     unsaved = false;
-    lastWriteAt = Date.now();
+    inFlight = true;
     const snapshot = options.latest();
     const before = landed();
+    before.catch(() => {}); // waited for below, after the write before this one; a failure must not go unhandled meanwhile
     // After the write before it (an older snapshot never lands last) and after what its nodes had in flight.
     const next = written.then(async () => {
       await before;
@@ -77,12 +93,16 @@ export function roundWrites(options: RoundWritesOptions): RoundWrites {
     });
     next.catch(options.onFailure);
     written = next;
+    void next
+      .finally(() => {
+        if (written !== next) return; // a later write is in flight
+        inFlight = false;
+        lastWriteAt = performance.now();
+        // Rounds that came while it was in flight: their latest, within the interval.
+        if (unsaved && !options.fence) putOffLatest();
+      })
+      .catch(() => {});
     return next;
-  };
-
-  const writeLatest = () => {
-    putOff = undefined;
-    if (unsaved) void write().catch(() => {}); // its failure went to onFailure; `settled` reports it
   };
 
   return {
@@ -94,12 +114,14 @@ export function roundWrites(options: RoundWritesOptions): RoundWrites {
       landing.push(work);
     },
     async endRound(active) {
-      if (!unsaved || !active) return;
+      if (!unsaved || !active || over) return;
       if (options.fence) return write();
-      putOff ??= setTimeout(writeLatest, lastWriteAt + everyMs - Date.now());
+      putOffLatest();
     },
-    writeNow: () => write(),
+    // Once the executor has returned, the run's end is on its way: nothing of a round is written after it.
+    writeNow: () => (over ? Promise.resolve() : write()),
     async settled() {
+      over = true;
       clearTimeout(putOff);
       putOff = undefined;
       await written;

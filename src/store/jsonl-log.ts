@@ -45,6 +45,8 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
   const writing = new Map<string, Promise<void>>();
   // Open for appending, most recently written last (see OPEN_FILES).
   const handles = new Map<string, FileHandle>();
+  // After `close`: a late append still lands, through a file closed again at once.
+  let closed = false;
 
   const closeHandle = async (key: string) => {
     const handle = handles.get(key);
@@ -53,17 +55,20 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
     await handle.close().catch(() => {});
   };
 
-  /** The key's file, open for appending; the oldest idle one is closed past the limit. */
+  /** Past the limit, the least recently written files no drain is using are closed. */
+  const trim = () => {
+    for (const oldest of handles.keys()) {
+      if (handles.size <= OPEN_FILES) break;
+      if (!writing.has(oldest)) void closeHandle(oldest);
+    }
+  };
+
+  /** The key's file, open for appending, kept as the most recently written. */
   const handleOf = async (key: string, path: string): Promise<FileHandle> => {
     let handle = handles.get(key);
     if (handle) handles.delete(key);
     else handle = await open(path, 'a');
     handles.set(key, handle);
-    for (const oldest of handles.keys()) {
-      if (handles.size <= OPEN_FILES) break;
-      // One being written is left open: its drain still uses it (it goes once that drain is over).
-      if (oldest !== key && !writing.has(oldest)) void closeHandle(oldest);
-    }
     return handle;
   };
 
@@ -73,6 +78,8 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
       const batch = pending.get(key);
       if (!batch) {
         writing.delete(key);
+        if (closed) await closeHandle(key);
+        trim();
         return;
       }
       pending.delete(key);
@@ -142,13 +149,23 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
         .sort();
     },
     async remove(key) {
-      await writing.get(key);
-      checked.delete(key);
-      await closeHandle(key);
-      await rm(pathOf(key), { force: true });
+      // In the key's turn, as a drain is: appends asked meanwhile wait, then go to a new file.
+      for (let current = writing.get(key); current; current = writing.get(key)) await current;
+      let removed!: () => void;
+      writing.set(key, new Promise<void>((resolve) => (removed = resolve)));
+      try {
+        checked.delete(key);
+        await closeHandle(key);
+        await rm(pathOf(key), { force: true });
+      } finally {
+        writing.delete(key);
+        removed();
+        if (pending.has(key)) writing.set(key, drain(key));
+      }
     },
     /** Waits for the appends asked so far, then closes the files kept open. */
     async close() {
+      closed = true;
       await Promise.allSettled([...writing.values()]);
       await Promise.all([...handles.keys()].map(closeHandle));
     },

@@ -122,3 +122,56 @@ it('a refused write put off is reported to onFailure, and by settled', async () 
   expect(failures).toHaveLength(1);
   await expect(rounds.settled()).rejects.toThrow(/marked interrupted/);
 });
+
+it('a node event that fails while a write is in flight is reported by the next write, never left unhandled', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const failures: unknown[] = [];
+  const rounds = roundWrites({
+    runs: { save: async (run: RunRecord) => (await gate, run) },
+    latest: () => snapshot('r'),
+    fence: false,
+    onFailure: (error) => failures.push(error),
+    everyMs: 0,
+  });
+  const first = rounds.writeNow(); // in flight until released
+  rounds.land(Promise.reject(new Error('ENOSPC: the event could not be appended')));
+  const second = rounds.writeNow(); // its events failed before it could even start
+  second.catch(() => {}); // looked at below
+  await new Promise((resolve) => setTimeout(resolve, 20)); // past the turn where Node reports an unhandled rejection
+  release();
+  await first;
+  await expect(second).rejects.toThrow(/ENOSPC/);
+  expect(failures).toHaveLength(1);
+  await expect(rounds.settled()).rejects.toThrow(/ENOSPC/);
+});
+
+it('rounds coming faster than a slow store writes wait for the write in flight: the latest follows it, nothing piles up', async () => {
+  let saves = 0;
+  const rounds = roundWrites({
+    runs: {
+      save: async (run: RunRecord) => {
+        saves += 1;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return run;
+      },
+    },
+    latest: () => snapshot('r'),
+    fence: false,
+    onFailure: () => {},
+    everyMs: 10,
+  });
+  const started = performance.now();
+  while (performance.now() - started < 300) {
+    rounds.changed();
+    await rounds.endRound(true);
+    await new Promise((resolve) => setTimeout(resolve, 3));
+  }
+  const asked = performance.now();
+  await rounds.settled();
+  // One write at a time, each 40 ms plus the interval: about six in 300 ms, not one per 10 ms.
+  expect(saves).toBeLessThanOrEqual(10);
+  expect(saves).toBeGreaterThanOrEqual(2);
+  // Nothing queued behind: settling waits for one write at most.
+  expect(performance.now() - asked).toBeLessThan(200);
+});

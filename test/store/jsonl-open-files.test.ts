@@ -51,4 +51,25 @@ it('appends through one open file per key, at most 16 at once, all closed by rem
   expect(openUnder(dir)).not.toContain(path('k19'));
   await log.close();
   expect(openUnder(dir)).toEqual([]);
+  // An append after the close still lands, and leaves nothing open.
+  await log.append('late', { n: 1 });
+  expect((await log.read('late')).map((entry) => entry.n)).toEqual([1]);
+  expect(openUnder(dir)).toEqual([]);
+});
+
+it('an append asked while its key is removed never writes to the removed file: the next one makes a new file', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-jsonl-open-'));
+  const path = (key: string) => join(dir!, `${key}.jsonl`);
+  const log = openJsonlLog<{ n: number }>(path, silentLogger);
+  await log.append('a', { n: 0 });
+  const removed = log.remove('a');
+  const during = log.append('a', { n: 1 }); // lands before or after the removal: either is fine
+  await Promise.all([removed, during]);
+  await log.append('a', { n: 2 });
+  const entries = (await log.read('a')).map((entry) => entry.n);
+  expect(entries.at(-1)).toBe(2);
+  expect(entries).not.toContain(0);
+  // What is open for the key is the file on disk now, not a removed one.
+  expect(openUnder(dir).filter((target) => target.endsWith('(deleted)'))).toEqual([]);
+  await log.close();
 });

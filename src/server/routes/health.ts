@@ -64,15 +64,16 @@ export const healthRoutes = [
   }),
 ];
 
-/**
- * With a database: this server among those sharing it, and the runs executing on all of them. The
- * CLI's offline mode answers with the servers and their runs, but names no server: it is none.
- */
+/** The report with a database: `concurrency.store` says what the servers sharing it do. */
 async function withStoreReport(ctx: AppContext) {
   const [report, store] = await Promise.all([healthReport(ctx, ctx.engine.stats), storeReport(ctx)]);
   return { ...report, concurrency: { ...report.concurrency, store } };
 }
 
+/**
+ * With a database: this server among those sharing it, and the runs executing on all of them. The
+ * CLI's offline mode answers with the servers and their runs, but names no server: it is none.
+ */
 async function storeReport(ctx: AppContext) {
   const share = await ctx.engine.share();
   if (!share) return { kind: 'postgres' as const };
