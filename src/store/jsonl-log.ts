@@ -77,8 +77,12 @@ export function openJsonlLog<T>(pathOf: (key: string) => string, logger: Logger)
     for (;;) {
       const batch = pending.get(key);
       if (!batch) {
+        // After the log's close, the file goes before the drain does (then the queue is looked at again).
+        if (closed && handles.has(key)) {
+          await closeHandle(key);
+          continue;
+        }
         writing.delete(key);
-        if (closed) await closeHandle(key);
         trim();
         return;
       }

@@ -28,6 +28,17 @@ function openUnder(root: string): string[] {
   return open.sort();
 }
 
+/** `openUnder(root)` once `done` holds of it, or as it is after a second. */
+async function settledOpenUnder(root: string, done: (files: string[]) => boolean): Promise<string[]> {
+  const deadline = Date.now() + 1000;
+  let files = openUnder(root);
+  while (!done(files) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    files = openUnder(root);
+  }
+  return files;
+}
+
 it('appends through one open file per key, at most 16 at once, all closed by remove and close', async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-jsonl-open-'));
   const path = (key: string) => join(dir!, `${key}.jsonl`);
@@ -38,7 +49,8 @@ it('appends through one open file per key, at most 16 at once, all closed by rem
   expect((await readFile(path('a'), 'utf8')).trim().split('\n')).toHaveLength(5);
 
   for (let key = 0; key < 20; key++) await log.append(`k${key}`, { n: key });
-  const open = openUnder(dir);
+  // A file past the limit is closed right after its append (the close itself is asynchronous).
+  const open = await settledOpenUnder(dir, (files) => files.length <= 16);
   expect(open.length).toBeLessThanOrEqual(16);
   // The most recently written are the ones kept.
   expect(open).toContain(path('k19'));
