@@ -172,6 +172,6 @@ it('rounds coming faster than a slow store writes wait for the write in flight: 
   // One write at a time, each 40 ms plus the interval: about six in 300 ms, not one per 10 ms.
   expect(saves).toBeLessThanOrEqual(10);
   expect(saves).toBeGreaterThanOrEqual(2);
-  // Nothing queued behind: settling waits for one write at most.
-  expect(performance.now() - asked).toBeLessThan(200);
+  // Nothing queued behind: settling waits for about one write (queued, ~30 writes of 40 ms took ~1.2 s).
+  expect(performance.now() - asked).toBeLessThan(600);
 });
