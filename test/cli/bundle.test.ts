@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPackageRoot, packageRoot, packageVersion } from '../../src/shared/version.js';
 import { runCli } from '../helpers/cli.js';
 import { closedPort, killAllServes, spawnServe } from '../helpers/serve-process.js';
+import { packageOf, packagesOf, TRACER, traced } from '../helpers/trace.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-const TRACER = fileURLToPath(new URL('../fixtures/trace-imports.mjs', import.meta.url));
 
 let dir: string;
 beforeAll(async () => {
@@ -30,19 +30,13 @@ const offlineEnv = async (home: string) => ({ SVC_HOME: home, PORT: String(await
 /** What `svc <args>` loads: packages from node_modules, and our own files under dist/. */
 async function loadedBy(args: string[], env: Record<string, string>) {
   const result = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import ${TRACER}` } });
-  const urls = result.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('svc-trace-import '))
-    .map((line) => line.slice('svc-trace-import '.length));
-  const packages = new Set<string>();
+  const urls = traced(result.stderr, 'import');
   const ours = new Set<string>();
   for (const url of urls) {
-    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-    if (pkg) packages.add(pkg[1]!);
     const own = /\/dist\/(.+)$/.exec(url);
-    if (own && !pkg) ours.add(own[1]!);
+    if (own && packageOf(url) === undefined) ours.add(own[1]!);
   }
-  return { result, packages: [...packages].sort(), ours: [...ours] };
+  return { result, packages: packagesOf(urls), ours: [...ours] };
 }
 
 describe('the runtime bundle', () => {

@@ -4,12 +4,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/serve-process.js';
-
-const TRACER = fileURLToPath(new URL('../fixtures/trace-imports.mjs', import.meta.url));
+import { packagesOf, TRACER, traced } from '../helpers/trace.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -22,17 +20,9 @@ afterAll(async () => {
 /** Packages (from node_modules) that `svc <args>` loads, and every module URL it resolves. */
 async function packagesLoadedBy(args: string[]): Promise<{ code: number | null; packages: string[]; urls: string[] }> {
   const result = await runCli(args, { env: { SVC_HOME: join(dir, 'home'), PORT: String(await closedPort()), NODE_OPTIONS: `--import ${TRACER}` } });
-  const urls = result.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('svc-trace-import '))
-    .map((line) => line.slice('svc-trace-import '.length));
+  const urls = traced(result.stderr, 'import');
   expect(urls.length, result.stderr).toBeGreaterThan(0);
-  const packages = new Set<string>();
-  for (const url of urls) {
-    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-    if (match) packages.add(match[1]!);
-  }
-  return { code: result.code, packages: [...packages].sort(), urls };
+  return { code: result.code, packages: packagesOf(urls), urls };
 }
 
 describe('lazy loading', () => {

@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome } from '../helpers/server.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-
-const TRACER = fileURLToPath(new URL('../fixtures/trace-imports.mjs', import.meta.url));
+import { packagesOf, TRACER, traced } from '../helpers/trace.js';
 
 let home: string;
 beforeAll(async () => {
@@ -35,11 +34,7 @@ describe('svc serve on the file store', () => {
     expect((await fetch(`${serve.url}/api/health`)).status).toBe(200);
     expect(await serve.stop()).toEqual({ code: 0, signal: null });
 
-    const urls = serve
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('svc-trace-import '))
-      .map((line) => line.slice('svc-trace-import '.length));
+    const urls = traced(serve.stderr(), 'import');
     const chunks = urls.filter((url) => /\/dist\/(runtime\.js|chunks\/[^/]+\.js)$/.test(url));
     expect(chunks.length, serve.stderr()).toBeGreaterThan(0);
     const sources = await sourcesOf(chunks);
@@ -57,16 +52,11 @@ describe('svc serve on the file store', () => {
     unwanted.delete('../../src/store/postgres/errors.ts');
     expect([...unwanted]).toEqual([]);
     // Nothing but the CLI's own modules and commander outside the bundle.
-    const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter(Boolean));
-    expect([...packages]).toEqual(['commander']);
+    expect(packagesOf(urls)).toEqual(['commander']);
     // listhen's node-forge (HTTPS certificates svc never asks for) is left out of the bundle and
     // required only on first use: never, by a server on plain HTTP (scripts/bundle.mjs).
-    const required = serve
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('svc-trace-require '));
+    const required = traced(serve.stderr(), 'require');
     expect(required.length, serve.stderr()).toBeGreaterThan(0);
-    const requiredPackages = new Set(required.map((line) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1]).filter(Boolean));
-    expect([...requiredPackages]).toEqual(['commander']);
+    expect(packagesOf(required)).toEqual(['commander']);
   });
 });

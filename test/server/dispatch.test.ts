@@ -3,34 +3,20 @@
 // from either, unknown paths and wrong methods included, and a handler reads the request headers
 // the client sends whichever door it came through.
 import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/app/context.js';
-import type { LocalApi } from '../../src/client/local-transport.js';
 import type { ApiRequest } from '../../src/client/transport.js';
-import { openLocalApi } from '../../src/runtime.js';
 import { createApp } from '../../src/server/app.js';
 import { createRouteTable, invokeRoute } from '../../src/server/dispatch.js';
 import { defineRoute } from '../../src/server/route.js';
 import { loadSettings } from '../../src/shared/settings.js';
-import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
+import { useBothDoors } from '../helpers/doors.js';
+import { makeHome } from '../helpers/server.js';
 
-let server: TestServer;
-let localHome: string;
-let local: LocalApi;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  localHome = await makeHome();
-  local = await openLocalApi(loadSettings({ SVC_HOME: localHome, SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1' }), false);
-});
-afterAll(async () => {
-  await local.close();
-  await rm(localHome, { recursive: true, force: true });
-  await server.stop();
-});
+const doors = useBothDoors();
 
 async function overHttp({ method, path, body }: ApiRequest) {
-  const response = await server.fetch(path, {
+  const response = await doors.server.fetch(path, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
@@ -47,13 +33,13 @@ describe('the same answer over HTTP and in process', () => {
     { method: 'POST', path: '/api/workflows/validate', body: { nothing: true } },
   ])('$method $path', async (request) => {
     const http = await overHttp(request);
-    const inProcess = await local.send(request);
+    const inProcess = await doors.local.send(request);
     expect(http.status).toBeGreaterThanOrEqual(400);
     expect(inProcess).toEqual({ status: http.status, body: http.body });
   });
 
   it('a literal segment beats a parameter, as in h3 (`/runs` is not a workflow named "runs")', async () => {
-    const answer = await local.send({ method: 'GET', path: '/api/workflows/runs' });
+    const answer = await doors.local.send({ method: 'GET', path: '/api/workflows/runs' });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ runs: [], total: 0 });
   });

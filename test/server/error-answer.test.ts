@@ -2,16 +2,13 @@
 // sentence, one table gives each code its status, and one function builds every error body. The
 // statuses the contract documents must not move; every door — the h3 app (its own errors
 // included) and the in-process API the CLI uses — answers with exactly what that builder makes.
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalApi } from '../../src/client/local-transport.js';
-import { openLocalApi } from '../../src/runtime.js';
+import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, errorAnswer, errorBody, statusOf } from '../../src/shared/error-answer.js';
 import { DomainError, ERROR_CODES, isDomainError, type ErrorCode } from '../../src/shared/errors.js';
-import { loadSettings } from '../../src/shared/settings.js';
 import { expectErrorResponse } from '../helpers/error-body.js';
-import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
+import { useBothDoors } from '../helpers/doors.js';
 
 describe('the status table', () => {
   it('has exactly one status, a client or server error, for every code', () => {
@@ -87,20 +84,7 @@ describe('the one body builder', () => {
 });
 
 describe('every door answers with the one builder', () => {
-  let server: TestServer;
-  let localHome: string;
-  let local: LocalApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    localHome = await makeHome();
-    local = await openLocalApi(loadSettings({ SVC_HOME: localHome, SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1' }), false);
-  });
-  afterAll(async () => {
-    await local.close();
-    await rm(localHome, { recursive: true, force: true });
-    await server.stop();
-  });
+  const doors = useBothDoors();
 
   /** The body is exactly what the builder makes of its own code, message and details: no other shape gets through. */
   function expectBuiltBody(status: number, body: Record<string, unknown>, code: ErrorCode): void {
@@ -119,7 +103,7 @@ describe('every door answers with the one builder', () => {
     ['a domain error', '/api/workflows/runs/run_no_such_run', {}, 'run_not_found'],
     ['a webhook refusal', '/webhooks/workflow/no-such-trigger', { method: 'POST', headers: json, body: '{}' }, 'webhook_trigger_not_found'],
   ])('over HTTP: %s', async (_what, path, init, code) => {
-    const response = await server.fetch(path, init);
+    const response = await doors.server.fetch(path, init);
     const status = response.status;
     expectBuiltBody(status, await expectErrorResponse(response, statusOf(code), code), code);
   });
@@ -130,7 +114,7 @@ describe('every door answers with the one builder', () => {
     ['an ill-typed body', 'POST', '/api/workflows/validate', { nothing: true }, 'invalid_request'],
     ['a domain error', 'GET', '/api/workflows/runs/run_no_such_run', undefined, 'run_not_found'],
   ])('in process: %s', async (_what, method, path, body, code) => {
-    const answer = await local.send({ method, path, body });
+    const answer = await doors.local.send({ method, path, body });
     expectBuiltBody(answer.status, answer.body as Record<string, unknown>, code);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openJsonlLog } from '../../src/store/jsonl-log.js';
+import { waitFor } from '../engine/helpers.js';
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -28,17 +29,6 @@ function openUnder(root: string): string[] {
   return open.sort();
 }
 
-/** `openUnder(root)` once `done` holds of it, or as it is after a second. */
-async function settledOpenUnder(root: string, done: (files: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 1000;
-  let files = openUnder(root);
-  while (!done(files) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    files = openUnder(root);
-  }
-  return files;
-}
-
 it('appends through one open file per key, at most 16 at once, all closed by remove and close', async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-jsonl-open-'));
   const path = (key: string) => join(dir!, `${key}.jsonl`);
@@ -50,7 +40,14 @@ it('appends through one open file per key, at most 16 at once, all closed by rem
 
   for (let key = 0; key < 20; key++) await log.append(`k${key}`, { n: key });
   // A file past the limit is closed right after its append (the close itself is asynchronous).
-  const open = await settledOpenUnder(dir, (files) => files.length <= 16);
+  const open = await waitFor(
+    () => {
+      const files = openUnder(dir!);
+      return files.length <= 16 ? files : undefined;
+    },
+    1000,
+    () => `files open under ${dir}: ${openUnder(dir!).length}`,
+  );
   expect(open.length).toBeLessThanOrEqual(16);
   // The most recently written are the ones kept.
   expect(open).toContain(path('k19'));
