@@ -10,7 +10,7 @@
 // types is still two modules that cannot be understood one without the other.
 
 /** The domain: everything that decides, with no knowledge of how it is reached. */
-const DOMAIN = '^src/(engine|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules)/';
+const DOMAIN = '^src/(runs|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces)/';
 const RUNTIME = '^src/runtime\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

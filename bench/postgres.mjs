@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startServer } from '../dist/server/listen.js';
 import { loadSettings } from '../dist/shared/settings.js';
-import { summarizeRun } from '../dist/engine/run-summaries.js';
+import { summarizeRun } from '../dist/runs/storage/run-summaries.js';
 import { benchRunRecord } from './benchmarks.mjs';
 
 const SVC_BIN = fileURLToPath(new URL('../bin/svc.mjs', import.meta.url));

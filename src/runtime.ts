@@ -24,7 +24,7 @@ import { createRouteTable, headersOf, invokeRoute, unmatchedAnswer, type RouteCa
 import type { RunningServer, StartOptions } from './server/listen.js';
 import { openApiDocument as buildOpenApiDocument, routes } from './server/routes/index.js';
 import { sourceFor } from './server/routes/streams.js';
-import { openFeed } from './server/stream-feed.js';
+import { openFeed } from './events/stream-feed.js';
 import { DomainError } from './shared/errors.js';
 import type { Settings } from './shared/settings.js';
 import type { MigrationCounts } from './app/migrate-store.js';

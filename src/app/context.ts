@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/assistants.js';
-import { catalogResolver } from '../catalog/engine-resolver.js';
-import { RunEngine } from '../engine/engine.js';
-import { isSettlingEvent } from '../engine/events.js';
+import { catalogResolver } from '../catalog/workflow-resolver.js';
+import { RunEngine } from '../runs/control/run-engine.js';
+import { isSettlingEvent } from '../runs/model/events.js';
 import {
   ConversationService,
   openConversationEventLog,
@@ -23,7 +23,7 @@ import { openFileStore, type FileStore } from '../store/index.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
 import { WorkflowCatalog } from '../catalog/catalog.js';
-import { isTerminal } from '../engine/types.js';
+import { isTerminal } from '../runs/model/types.js';
 import type { WorkspaceRecord } from '../workspaces/records.js';
 import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
 import { WorkspaceService, type RunPlace } from '../workspaces/service.js';

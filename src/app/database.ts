@@ -49,11 +49,11 @@ export async function openDatabaseRepositories(
     import('../conversations/postgres-events.js'),
     import('../webhooks/postgres-repository.js'),
     import('../schedules/postgres-repository.js'),
-    import('../engine/postgres-run-repository.js'),
-    import('../engine/postgres-run-summaries.js'),
+    import('../runs/storage/postgres-run-repository.js'),
+    import('../runs/storage/postgres-run-summaries.js'),
     import('../coordination/postgres.js'),
     import('../config/postgres-repository.js'),
-    import('../catalog/postgres-trigger-repository.js'),
+    import('../webhooks/postgres-trigger-repository.js'),
   ]);
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
-import { TRIGGERS_COLLECTION, type TriggerRecord } from '../catalog/trigger-registry.js';
+import { TRIGGERS_COLLECTION, type TriggerRecord } from '../webhooks/trigger-registry.js';
 import { openAssistantsConfigRepository } from '../config/repository.js';
 import { openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
 import type { StoredMessage } from '../conversations/records.js';
-import { openFileRunRepository } from '../engine/run-repository.js';
-import { summarizeRun } from '../engine/run-summaries.js';
-import type { RunRecord } from '../engine/types.js';
+import { openFileRunRepository } from '../runs/storage/run-repository.js';
+import { summarizeRun } from '../runs/storage/run-summaries.js';
+import type { RunRecord } from '../runs/model/types.js';
 import { EventBus } from '../events/bus.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';

@@ -14,7 +14,7 @@ import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
-import { TriggerRegistry, type TriggerRecord, type TriggerRepository } from './trigger-registry.js';
+import { TriggerRegistry, type TriggerRecord, type TriggerRepository } from '../webhooks/trigger-registry.js';
 import { fileStem, placeIn } from '../workflows/workflow-file.js';
 import { SECRET_ADVICE } from '../webhooks/secret-strength.js';
 

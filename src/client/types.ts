@@ -9,23 +9,23 @@ import type { CommandEntry } from '../catalog/commands.js';
 import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js';
 import type { ConfigView } from '../config/view.js';
 import type { z } from 'zod';
-import type { RunView } from '../engine/run-view.js';
-import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../engine/benchmark.js';
-import type { StartRunBodySchema } from '../engine/schemas.js';
-import type { WorkflowTestResult } from '../engine/workflow-test.js';
-import type { RunEvent, RunStreamEvent } from '../engine/events.js';
+import type { RunView } from '../runs/model/run-view.js';
+import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/benchmark.js';
+import type { StartRunBodySchema } from '../runs/model/schemas.js';
+import type { WorkflowTestResult } from '../runs/workflow-tests/workflow-test.js';
+import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
 import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
 import type { CleanupResult, KeptEnvironment } from '../workspaces/cleanup.js';
 import type { DiffFile, RunDiff } from '../workspaces/diff.js';
-import type { MergeStrategy } from '../workspaces/landing.js';
+import type { MergeStrategy } from '../landing/merge.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
-export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../engine/types.js';
+export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/types.js';
 export { PERMISSIONS, type Permissions } from '../agents/permissions.js';
-export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../engine/events.js';
+export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
 export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
 
 /** `POST …/merge` (docs/decisions.md, "Landing a run"). */

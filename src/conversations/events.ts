@@ -7,7 +7,7 @@
  */
 
 import type { AgentToolCall } from '../agents/index.js';
-import type { RunStreamEvent } from '../engine/events.js';
+import type { RunStreamEvent } from '../runs/model/events.js';
 import type { EventPublisher } from '../events/bus.js';
 import type { Store } from '../store/index.js';
 import { CONVERSATIONS_COLLECTION, type Message } from './records.js';

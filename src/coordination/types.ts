@@ -149,7 +149,7 @@ export interface Coordination {
   /**
    * Whether another process may take over a run this one executes (it missed its lease: docs/scaling.md).
    * A run's record writes are then its fence: a scheduling round starts its processes only once the
-   * store took the round's write, which it refuses for a run taken over (engine/executor.ts).
+   * store took the round's write, which it refuses for a run taken over (runs/executor/executor.ts).
    */
   readonly runsMayBeTakenOver: boolean;
 }

@@ -32,12 +32,12 @@ export interface EventPublisher<E extends BusEvent> {
   publishWhenStored(stored: Promise<E>): void;
 }
 
-/** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (engine/events.ts). */
+/** Typed by what it carries: the composition root makes it carry `RunStreamEvent` (runs/model/events.ts). */
 export class EventBus<E extends BusEvent = StreamEvent> implements EventPublisher<E> {
   #listeners = new Set<Listener<E>>();
   /**
    * Starts at this process's start: every position below it was handed out by an earlier server,
-   * whose events are all on disk, so a Last-Event-ID replay (server/stream-feed.ts) sends them
+   * whose events are all on disk, so a Last-Event-ID replay (events/stream-feed.ts) sends them
    * even before this server publishes its first event. Starting at 0 made every replay after a
    * restart empty until then: a dashboard left open never learnt how its runs ended.
    */

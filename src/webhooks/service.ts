@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { TriggerRecord } from '../catalog/trigger-registry.js';
+import type { TriggerRecord } from './trigger-registry.js';
 import { statusOf } from '../shared/error-answer.js';
 import { DomainError, isDomainError, type ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';

@@ -1,7 +1,7 @@
 /** What the API shows of webhooks (docs/decisions.md, Webhooks): never a secret, a signature or a payload. */
 
 import * as z from 'zod';
-import type { TriggerRecord } from '../catalog/trigger-registry.js';
+import type { TriggerRecord } from './trigger-registry.js';
 import { DELIVERY_OUTCOMES, type DeliveryRecord } from './records.js';
 import type { SecretStatus } from './service.js';
 

@@ -50,7 +50,7 @@ export type {
   WorkflowNode,
 } from './schema.js';
 
-export { formatDuration, parseDuration } from './duration.js';
+export { formatDuration, parseDuration } from '../shared/duration.js';
 export { cronProblem, isTimeZone, nextFiring } from './cron.js';
 export { evaluateWhen, parseWhen } from './when.js';
 export type { WhenExpr, WhenParseResult } from './when.js';

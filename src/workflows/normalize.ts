@@ -7,7 +7,7 @@
  * programming error.
  */
 
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../shared/duration.js';
 import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_NODE_PERMISSIONS, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
 import type {
   NodeAction,

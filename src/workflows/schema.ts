@@ -56,7 +56,7 @@ import * as z from 'zod';
 import { ENV_NAME_PATTERN } from '../agents/agent-env.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../agents/permissions.js';
 import type { AssistantName } from '../config/assistants.js';
-import { DURATION_HINT, parseDuration } from './duration.js';
+import { DURATION_HINT, parseDuration } from '../shared/duration.js';
 import { describeValue, quoteValue } from './problems.js';
 import type { WhenExpr } from './when.js';
 

@@ -105,7 +105,7 @@ export async function changeCounts(cwd: string, from: string, to: string, git: W
   return { files: count(/(\d+) files? changed/), insertions: count(/(\d+) insertions?\(\+\)/), deletions: count(/(\d+) deletions?\(-\)/) };
 }
 
-/** The worktree git the engine commits nodes with (engine/node-commits.ts `WorktreeCommits`). */
+/** The worktree git the engine commits nodes with (runs/executor/node-commits.ts `WorktreeCommits`). */
 export function worktreeCommits(git: WorktreeGit) {
   return {
     head: (cwd: string) => headOf(cwd, git),

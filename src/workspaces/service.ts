@@ -19,7 +19,7 @@ import { headOf } from './commits.js';
 import { assertCleanupRule, cleanEnvironments, cleanupRuleOf, cleanupRuleToChange, type CleanupResult, type CleanupRule } from './cleanup.js';
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import { worktreesOnDisk } from './disk-usage.js';
-import { RunLanding } from './run-landing.js';
+import { RunLanding } from '../landing/run-landing.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { HomeCoordination, WorkspaceChange } from '../coordination/types.js';

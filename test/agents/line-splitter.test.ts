@@ -2,7 +2,7 @@
 // gave them, but never more of one line held than the limit.
 import { describe, expect, it } from 'vitest';
 import { AGENT_LINE_LIMIT_BYTES, lineSplitter } from '../../src/agents/line-splitter.js';
-import { OUTPUT_LIMIT_BYTES } from '../../src/engine/nodes/output-limit.js';
+import { OUTPUT_LIMIT_BYTES } from '../../src/runs/executor/nodes/output-limit.js';
 
 function split(chunks: Array<string | Buffer>, maxBytes = 1024): { lines: string[]; tooLong: number } {
   const lines: string[] = [];

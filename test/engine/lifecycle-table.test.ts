@@ -1,4 +1,4 @@
-// The lifecycle table (src/engine/lifecycle.ts) walked row by row: every user operation's door
+// The lifecycle table (src/runs/model/lifecycle.ts) walked row by row: every user operation's door
 // answers 409 with {status, allowed} exactly outside its `from`, every state is reachable from
 // `create`, terminal states only lead to deletion, and node changes follow their own table.
 import { describe, expect, it } from 'vitest';
@@ -12,9 +12,9 @@ import {
   RUN_OPERATIONS,
   type NodeChange,
   type RunChange,
-} from '../../src/engine/lifecycle.js';
-import { freshNodeState } from '../../src/engine/node-state.js';
-import { NODE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type NodeStatus, type RunStatus } from '../../src/engine/types.js';
+} from '../../src/runs/model/lifecycle.js';
+import { freshNodeState } from '../../src/runs/model/node-state.js';
+import { NODE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type NodeStatus, type RunStatus } from '../../src/runs/model/types.js';
 import { statusOf } from '../../src/shared/error-answer.js';
 import { DomainError } from '../../src/shared/errors.js';
 

@@ -1,9 +1,9 @@
-// How an executing run's node progress reaches its record (engine/round-writes.ts): at most once
+// How an executing run's node progress reaches its record (runs/executor/round-writes.ts): at most once
 // per round, rounds closer than the interval sharing the latest write, each write after the one
 // before it and after the events of the nodes it records; fenced, every round written and waited for.
 import { afterEach, expect, it, vi } from 'vitest';
-import { roundWrites } from '../../src/engine/round-writes.js';
-import type { RunRecord } from '../../src/engine/types.js';
+import { roundWrites } from '../../src/runs/executor/round-writes.js';
+import type { RunRecord } from '../../src/runs/model/types.js';
 
 afterEach(() => {
   vi.useRealTimers();

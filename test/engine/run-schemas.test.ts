@@ -1,7 +1,7 @@
-// The API's run responses match the domain's run schemas (src/engine/schemas.ts) exactly: every
+// The API's run responses match the domain's run schemas (src/runs/model/schemas.ts) exactly: every
 // member the server sends is in the schema (strict), and every member the schema requires is sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunDetailSchema, RunViewSchema } from '../../src/engine/schemas.js';
+import { RunDetailSchema, RunViewSchema } from '../../src/runs/model/schemas.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, makeProject, startRun, startServer, waitForStatus } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeContext, createContext, scheduledWorkflows, type AppContext } from '../../src/app/context.js';
-import { isTerminal } from '../../src/engine/types.js';
+import { isTerminal } from '../../src/runs/model/types.js';
 import { openScheduleRepository, scheduleId, ScheduleService } from '../../src/schedules/index.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { makeHome } from '../helpers/server.js';

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeContext, createContext, scheduledWorkflows, type AppContext } from '../../src/app/context.js';
-import { isTerminal } from '../../src/engine/types.js';
+import { isTerminal } from '../../src/runs/model/types.js';
 import { ScheduleService } from '../../src/schedules/index.js';
 import { postgresScheduleRepository, postgresScheduleUptime } from '../../src/schedules/postgres-repository.js';
 import { silentLogger } from '../../src/shared/logger.js';

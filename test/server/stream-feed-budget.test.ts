@@ -1,10 +1,10 @@
-// A reader's budget (server/stream-feed.ts, docs/decisions.md "Streams"): events published in one
+// A reader's budget (events/stream-feed.ts, docs/decisions.md "Streams"): events published in one
 // go are judged once the writer has had a turn to hand them to the socket, so a reader that keeps
 // up is not cut for the size of one burst, and one that does not read is cut as before.
 import { expect, it } from 'vitest';
 import type { SvcStreamEvent } from '../../src/conversations/index.js';
 import { EventBus } from '../../src/events/bus.js';
-import { openFeed } from '../../src/server/stream-feed.js';
+import { openFeed } from '../../src/events/stream-feed.js';
 import type { Logger } from '../../src/shared/logger.js';
 
 const logger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import pg from 'pg';
 import { postgresConversationRepositories } from '../../src/conversations/postgres-repository.js';
-import { postgresRunRepository } from '../../src/engine/postgres-run-repository.js';
+import { postgresRunRepository } from '../../src/runs/storage/postgres-run-repository.js';
 import { postgresScheduleRepository } from '../../src/schedules/postgres-repository.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/index.js';

@@ -5,9 +5,9 @@
 import { afterEach, expect, it } from 'vitest';
 import { postgresConversationRepositories } from '../../src/conversations/postgres-repository.js';
 import { newConversationRecord } from '../../src/conversations/records.js';
-import { freshNodeState } from '../../src/engine/node-state.js';
-import { postgresRunRepository } from '../../src/engine/postgres-run-repository.js';
-import type { RunRecord } from '../../src/engine/types.js';
+import { freshNodeState } from '../../src/runs/model/node-state.js';
+import { postgresRunRepository } from '../../src/runs/storage/postgres-run-repository.js';
+import type { RunRecord } from '../../src/runs/model/types.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { MIGRATIONS, openPostgres } from '../../src/store/postgres/index.js';
 import { waitForReply } from '../conversations/helpers.js';

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { mergeMessage, pullRequestBody, runSubject } from '../../engine/landing-text.js';
-import { MERGE_STRATEGIES } from '../../workspaces/landing.js';
+import { mergeMessage, pullRequestBody, runSubject } from '../../landing/landing-text.js';
+import { MERGE_STRATEGIES } from '../../landing/merge.js';
 import { defineRoute } from '../route.js';
 
 /**
  * Landing a run's branch (docs/decisions.md, "Landing a run"): merge, push, pull request. The git
- * is the workspaces' (workspaces/landing.ts); the door and the record are the engine's.
+ * is the workspaces' (landing/merge.ts); the door and the record are the engine's.
  */
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });

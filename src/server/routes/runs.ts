@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
-import { parseTimeBound } from '../../engine/benchmark.js';
-import { changeRange } from '../../engine/change-range.js';
-import { toRunView } from '../../engine/run-view.js';
+import { parseTimeBound } from '../../benchmarks/benchmark.js';
+import { changeRange } from '../../runs/model/change-range.js';
+import { toRunView } from '../../runs/model/run-view.js';
 import { RunDiffSchema } from '../../workspaces/diff.js';
 import {
   ResumeRunBodySchema,
@@ -12,12 +12,12 @@ import {
   RunViewSchema,
   SignalBodySchema,
   StartRunBodySchema,
-} from '../../engine/schemas.js';
+} from '../../runs/model/schemas.js';
 import { defineRoute, reply } from '../route.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
 
-/** The API's run shapes are the domain's (engine/schemas.ts). */
+/** The API's run shapes are the domain's (runs/model/schemas.ts). */
 const RunSchema = RunViewSchema;
 
 const ListQuery = z.object({

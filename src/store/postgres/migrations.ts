@@ -152,7 +152,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'run summaries, conversation events, run claims',
     sql: `
-      -- What benchmarks read of an ended run (engine/run-summaries.ts), newest first per workflow.
+      -- What benchmarks read of an ended run (runs/storage/run-summaries.ts), newest first per workflow.
       CREATE TABLE run_summaries (
         run_id text PRIMARY KEY,
         workflow text NOT NULL,
@@ -244,7 +244,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: "a run's wake-up time",
     sql: `
-      -- When a server does something to a run on its own (engine/run-appointments.ts): a waiting
+      -- When a server does something to a run on its own (runs/wake-ups/wake-ups.ts): a waiting
       -- run's next wait ending, a failed run's auto-resume. Found by the one timer each server
       -- keeps, and at start-up.
       ALTER TABLE runs ADD COLUMN wake_at text GENERATED ALWAYS AS (record->>'wakeAt') STORED;

@@ -1,7 +1,7 @@
-/** The benchmarks' run summaries (src/engine/run-summaries.ts), for every store. */
+/** The benchmarks' run summaries (src/runs/storage/run-summaries.ts), for every store. */
 
 import { expect, it } from 'vitest';
-import type { RunRecord } from '../../../src/engine/types.js';
+import type { RunRecord } from '../../../src/runs/model/types.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
 

@@ -1,9 +1,9 @@
-/** The run repository's contract (src/engine/run-repository.ts), for every store. */
+/** The run repository's contract (src/runs/storage/run-repository.ts), for every store. */
 
 import { expect, it } from 'vitest';
-import type { RunEvent } from '../../../src/engine/events.js';
-import type { NewRunEvent } from '../../../src/engine/run-repository.js';
-import type { RunRecord } from '../../../src/engine/types.js';
+import type { RunEvent } from '../../../src/runs/model/events.js';
+import type { NewRunEvent } from '../../../src/runs/storage/run-repository.js';
+import type { RunRecord } from '../../../src/runs/model/types.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
 

@@ -1,5 +1,5 @@
 /**
- * The webhook trigger registry's contract (src/catalog/trigger-repository.ts), for every store, and
+ * The webhook trigger registry's contract (src/webhooks/trigger-repository.ts), for every store, and
  * the registry on it as several servers use it: concurrent refreshes serialized per slug, first come
  * first served across directories, nothing rewritten back and forth, another machine's records left
  * to that machine.

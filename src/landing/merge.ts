@@ -1,0 +1,204 @@
+/**
+ * Landing a run's branch (docs/decisions.md, "Landing a run"): merging `svc/<runId>` into a branch
+ * of the repository its worktree belongs to, without ever leaving that repository half-merged. The
+ * result is computed from git's objects alone (`merge-tree --write-tree`, `commit-tree`), so a
+ * conflict touches no ref, index or working tree; then the branch moves by compare-and-set
+ * (`update-ref <new> <old>`), or, when it is checked out somewhere, by a fast-forward of that
+ * clean checkout to the computed commit.
+ */
+
+import { DomainError } from '../shared/errors.js';
+import { identityArgs } from '../workspaces/commits.js';
+import { GitError, runGit } from '../workspaces/git.js';
+import type { WorktreeGit } from '../workspaces/worktrees.js';
+
+export const MERGE_STRATEGIES = ['merge', 'squash', 'fast-forward'] as const;
+export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
+
+export interface MergeRequest {
+  /** The repository holding both branches: the user's directory, or svc's clone. */
+  repository: string;
+  /** The run's branch, `svc/<runId>`. */
+  branch: string;
+  into: string;
+  strategy: MergeStrategy;
+  /** The commit message's subject and body (a merge or a squash); `Svc-Run: <runId>` is added. */
+  message: string;
+  runId: string;
+}
+
+export interface MergeResult {
+  into: string;
+  commit: string;
+  strategy: MergeStrategy;
+}
+
+/** svc's own git runs no hook of the repository and signs nothing: nobody is there to answer a passphrase or a hook's question. */
+const QUIET_GIT = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
+
+/** The commit `ref` names, or undefined when there is no such branch. */
+async function commitOf(ref: string, options: WorktreeGit & { cwd: string }): Promise<string | undefined> {
+  const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], options).catch(() => '');
+  return out.trim() || undefined;
+}
+
+async function isAncestor(ancestor: string, of: string, options: WorktreeGit & { cwd: string }): Promise<boolean> {
+  return runGit(['merge-base', '--is-ancestor', ancestor, of], options).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The working tree (main or linked) that has `refs/heads/<branch>` checked out, if any. */
+export async function checkoutOf(branch: string, options: WorktreeGit & { cwd: string }): Promise<string | undefined> {
+  const out = await runGit(['worktree', 'list', '--porcelain', '-z'], options);
+  let path: string | undefined;
+  for (const field of out.split('\0')) {
+    if (field.startsWith('worktree ')) path = field.slice('worktree '.length);
+    else if (field === `branch refs/heads/${branch}`) return path;
+  }
+  return undefined;
+}
+
+/**
+ * The tracked files a checkout has changes of (staged, unstaged, conflicted). Untracked files do
+ * not count: a fast-forward leaves them alone, and refuses when it would write over one.
+ */
+export async function changedFiles(dir: string, git: WorktreeGit): Promise<string[]> {
+  const out = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=no'], { ...git, cwd: dir });
+  const files: string[] = [];
+  const fields = out.split('\0');
+  for (let i = 0; i < fields.length; i += 1) {
+    const entry = fields[i]!;
+    if (entry.length < 4) continue;
+    files.push(entry.slice(3));
+    // A rename or copy is followed by the path it had.
+    if (entry[0] === 'R' || entry[0] === 'C') i += 1;
+  }
+  return files;
+}
+
+/** The tree of merging `theirs` into `ours`, written as objects only; 409 `merge_conflict` with the files when they conflict. */
+async function mergedTree(ours: string, theirs: string, request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
+  try {
+    return (await runGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], options)).split('\0')[0]!;
+  } catch (error) {
+    const exit = error instanceof GitError ? error.exit : undefined;
+    // Exit 1 is a conflict: the tree (with conflict markers, never used), then the conflicted files.
+    if (exit?.code !== 1) {
+      // 129 is git's usage error: `merge-tree --write-tree` came with git 2.38.
+      const why = exit?.code === 129 ? 'merging without a working tree needs git 2.38 or later' : (error as Error).message;
+      throw new DomainError('merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
+    }
+    const fields = exit.stdout.split('\0');
+    const files = [...new Set(fields.slice(1, fields.indexOf('', 1) < 0 ? undefined : fields.indexOf('', 1)))];
+    throw new DomainError(
+      'merge_conflict',
+      `${request.branch} conflicts with ${request.into} in ${files.join(', ')}; nothing was changed. Merge it by hand, or rebase the run's branch.`,
+      { files },
+    );
+  }
+}
+
+async function commitTree(tree: string, parents: string[], request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
+  const identity = await identityArgs(options.cwd, options);
+  const parentArgs = parents.flatMap((parent) => ['-p', parent]);
+  const args = [...identity, ...QUIET_GIT, 'commit-tree', '--no-gpg-sign', tree, ...parentArgs, '-m', request.message, '-m', `Svc-Run: ${request.runId}`];
+  return (await runGit(args, options)).trim();
+}
+
+/** The commit `into` should point at afterwards. */
+async function resultCommit(old: string, head: string, request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
+  if (request.strategy === 'fast-forward') {
+    if (await isAncestor(old, head, options)) return head;
+    throw new DomainError(
+      'not_fast_forward',
+      `${request.into} has commits that ${request.branch} does not have, so it cannot fast-forward; merge or squash instead.`,
+      { into: request.into, branch: request.branch },
+    );
+  }
+  const tree = await mergedTree(old, head, request, options);
+  return commitTree(tree, request.strategy === 'squash' ? [old] : [old, head], request, options);
+}
+
+/**
+ * Merges `request.branch` into `request.into` in `request.repository`. When `into` is checked out
+ * (the user's directory, or one of their worktrees), that checkout must be clean (409
+ * `dirty_checkout` naming its changed files, nothing touched) and is fast-forwarded to the merge;
+ * otherwise only the branch moves, and only if it still points where it pointed when the merge was
+ * computed (409 `into_moved` else).
+ */
+export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Promise<MergeResult> {
+  const options = { ...git, cwd: request.repository };
+  const head = await commitOf(`refs/heads/${request.branch}`, options);
+  if (!head) throw new DomainError('worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
+  const old = await commitOf(`refs/heads/${request.into}`, options);
+  if (!old) throw new DomainError('branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
+  if (await isAncestor(head, old, options)) {
+    throw new DomainError('already_merged', `${request.into} already has every commit of ${request.branch}; there is nothing to merge.`, {
+      into: request.into,
+      commit: old,
+    });
+  }
+  const checkout = await checkoutOf(request.into, options);
+  if (checkout) {
+    const files = await changedFiles(checkout, git);
+    if (files.length) {
+      throw new DomainError(
+        'dirty_checkout',
+        `${request.into} is checked out in ${checkout} with changes not committed (${files.join(', ')}); commit or stash them, then merge again. Nothing was changed.`,
+        { path: checkout, files },
+      );
+    }
+  }
+  const commit = await resultCommit(old, head, request, options);
+  const reflog = `svc: ${request.strategy} ${request.branch} (run ${request.runId})`;
+  if (checkout) {
+    try {
+      // On a clean checkout a fast-forward only adds what the merge brings; a commit made there
+      // meanwhile, or an untracked file in the way, makes it refuse rather than lose anything.
+      await runGit([...QUIET_GIT, 'merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit], {
+        ...git,
+        cwd: checkout,
+        env: { ...git.env, GIT_REFLOG_ACTION: reflog },
+      });
+    } catch (error) {
+      const message = (error as Error).message;
+      // A commit made in the checkout since the merge was computed: the same race as update-ref's.
+      if ((await commitOf(`refs/heads/${request.into}`, options)) !== old) throw intoMoved(request, message);
+      const files = message.split('\n').flatMap((line) => (line.startsWith('\t') ? [line.trim()] : []));
+      throw new DomainError('dirty_checkout', `${request.into}'s checkout in ${checkout} refused the merge; nothing was changed. git said: ${message}`, {
+        path: checkout,
+        files,
+      });
+    }
+  } else {
+    try {
+      await runGit(['update-ref', '-m', reflog, `refs/heads/${request.into}`, commit, old], options);
+    } catch (error) {
+      throw intoMoved(request, (error as Error).message);
+    }
+  }
+  return { into: request.into, commit, strategy: request.strategy };
+}
+
+const intoMoved = (request: MergeRequest, gitSaid: string) =>
+  new DomainError('into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${gitSaid})`);
+
+/** A URL's `user:password@` taken out, wherever it appears in a message. */
+export function withoutCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1');
+}
+
+/** Pushes `branch` to `remote` (a remote's name or a URL); 409 `push_failed` with git's message, credentials taken out. */
+export async function pushBranch(repository: string, remote: string, branch: string, git: WorktreeGit): Promise<{ remote: string; branch: string }> {
+  try {
+    await runGit(['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { ...git, cwd: repository });
+  } catch (error) {
+    throw new DomainError('push_failed', `Pushing ${branch} to ${withoutCredentials(remote)} failed: ${withoutCredentials((error as Error).message)}`, {
+      remote: withoutCredentials(remote),
+      branch,
+    });
+  }
+  return { remote: withoutCredentials(remote), branch };
+}

@@ -1,0 +1,156 @@
+import type { Agent } from '../../agents/index.js';
+import type { Permissions } from '../../agents/permissions.js';
+import type { AssistantName } from '../../config/assistants.js';
+import type { EventPublisher } from '../../events/bus.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Store } from '../../store/index.js';
+import type { RunStreamEvent } from '../model/events.js';
+import type { Coordination } from '../../coordination/types.js';
+import type { RunStorage } from '../storage/run-repository.js';
+
+export type { RunFilter } from '../storage/run-queries.js';
+import type { AssistantChoice } from '../executor/nodes/types.js';
+import type { WorktreeCommits } from '../executor/node-commits.js';
+import type { RunRecord, TriggerKind } from '../model/types.js';
+import type { WorkflowResolver } from '../model/workflow-resolver.js';
+
+/** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */
+
+export interface StartRunRequest {
+  workflow: string;
+  message: string;
+  conversationId?: string | null;
+  cwd?: string;
+  trigger: TriggerKind;
+  /** Extra variables (webhook runs). */
+  variables?: Record<string, string>;
+  workspaceId?: string | null;
+  /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
+  maxCostUsd?: number;
+  /** The run's own permissions: each agent node at most this (permission-cap.ts). */
+  permissions?: Permissions;
+  /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
+  runId?: string;
+  /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
+  fromRunId?: string;
+  /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
+  agents?: Record<AssistantName, Agent>;
+}
+
+/** What links a run to a stream: its id, its conversation and its worker conversation. */
+export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
+
+/** How many runs, and how many nodes of one run, execute at once. */
+export interface EngineLimits {
+  /** `SVC_MAX_CONCURRENT_RUNS`: more runs wait `pending`. */
+  maxConcurrentRuns: number;
+  /** Nodes of one run executing at once (default `RUN_PARALLELISM`). */
+  runParallelism?: number;
+  /** How long an agent may stay silent after it starts (`SVC_AGENT_FIRST_EVENT_TIMEOUT_MS`). */
+  agentFirstEventTimeoutMs: number;
+  /** How long an agent node may go without output when it sets no `idle_timeout` (`SVC_AGENT_IDLE_TIMEOUT_MS`). */
+  agentIdleTimeoutMs: number;
+  /** `SVC_USAGE_LIMIT_RETRY_MS`: a usage limit that names no reset time resets this long after it was hit. */
+  usageLimitRetryMs: number;
+  /** `SVC_AUTO_RESUME_ON_LIMIT`: a run failed on a usage limit gets an auto-resume appointment unless its workflow says `auto_resume: false`. */
+  autoResumeOnLimit?: boolean;
+  /** `SVC_AGENT_ENV_ALLOW`: the server's variables every agent (and bash node that withholds) gets beyond the base set. */
+  agentEnvAllow?: readonly string[];
+  /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
+  runLeaseMs?: number;
+}
+
+/** A run's working directory, and whether it is a worktree in this server's home (which binds the run to that home). */
+export interface RunPlace {
+  cwd: string;
+  worktree?: boolean;
+  /** A worktree's branch (`svc/<runId>`). */
+  branch?: string;
+  /** A worktree made now: the commit it starts from. */
+  baseCommit?: string;
+}
+
+/** What a new worktree got from its `.svc/worktree.yaml`, and the setup script still to run there. */
+export interface WorktreePreparation {
+  script: string | null;
+  copied: string[];
+  /** Listed in `copy:` but not in the workspace's checkout. */
+  missing: string[];
+}
+
+/**
+ * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
+ * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
+ */
+export interface RunPlaces {
+  /**
+   * The run's working directory in the workspace: a worktree of its own, made at start — or, with
+   * `here`, at launch by the server that executes it, from that server's own clone. `from`: the
+   * commit its branch starts at (a follow-on run), instead of the workspace's default branch.
+   */
+  place(workspaceId: string, runId: string, options?: { here?: boolean; from?: string }): Promise<RunPlace>;
+  /**
+   * The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up.
+   * Without `here`, with a shared database, a worktree in another server's home is taken as it is
+   * recorded (only a server of that home can look at it).
+   */
+  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
+  /** The workspace's registered path, on a run's record until a server places it; rejects (404) for an unknown workspace. */
+  pathOf(workspaceId: string): Promise<string>;
+  /** The workspace's env values, for its nodes' processes only. */
+  env(workspaceId: string): Promise<Record<string, string>>;
+  /** Rejects (`env_leak_blocked`) when an agent must not start in the workspace (at `cwd`, its worktree). */
+  assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
+  /**
+   * A new worktree's preparation from its `.svc/worktree.yaml`: the `copy:` files copied in (the
+   * env-leak gate applied to them), and the `setup:` script to run; null without the file. Rejects
+   * with the reason (invalid file with `file:line:col`, a copy refused) for the run's `setup_failed`.
+   */
+  prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null>;
+  /** The run was deleted: its worktree and branch go too. */
+  release(runId: string): Promise<void>;
+  /** The git of a run's worktree: a commit per node (node-commits.ts). */
+  commits: WorktreeCommits;
+}
+
+/**
+ * What the engine asks of conversations: a run's worker conversation, and the workspace a run
+ * started from a conversation takes (docs/decisions.md, Workspaces).
+ */
+export interface RunConversations {
+  /** The conversation's `workspace_id` (either of its ids); null for none or an unknown conversation. */
+  workspaceOf(conversationId: string): Promise<string | null>;
+  /** Creates the run's worker conversation; resolves to its `platform_conversation_id`. */
+  createWorker(run: { id: string; workflow: string; workspaceId: string | null }): Promise<string>;
+}
+
+/** Everything the engine uses, and nothing else: the composition root (app/context.ts) provides it. */
+export interface EngineDeps {
+  store: Store;
+  /** Where runs are kept; the file store's layout when omitted (run-store.ts). */
+  runStorage?: RunStorage;
+  /**
+   * Which process executes which run (coordination/types.ts): this one alone, or one of the
+   * servers sharing a database; also whether a run is placed at start or, by the server that
+   * executes it, in its own home at launch (`here`; its cwd is the workspace's path until then).
+   */
+  coordination: Coordination;
+  bus: EventPublisher<RunStreamEvent>;
+  logger: Logger;
+  limits: EngineLimits;
+  agents: Record<AssistantName, Agent>;
+  assistants: AssistantChoice;
+  resolver: WorkflowResolver;
+  places: RunPlaces;
+  conversations: RunConversations;
+}
+
+export interface RecoveryOptions {
+  /** Only the store's writer recovers interrupted runs and executes; a read-only view never writes. */
+  recover: boolean;
+  /** Queue `pending` runs again (the server); the CLI's foreground mode leaves them for the next server. */
+  requeuePending?: boolean;
+}
+
+/** Why an executing run was stopped from outside. */
+export type StopReason = 'cancel' | 'abandon' | 'shutdown';

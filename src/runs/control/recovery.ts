@@ -1,0 +1,31 @@
+import { killOrphanGroup, readProcessFile } from '../../processes/process-identity.js';
+import type { Logger } from '../../shared/logger.js';
+import { moveNode, transition } from '../model/lifecycle.js';
+import { sumCost } from '../model/node-state.js';
+import type { RunStore } from '../storage/run-store.js';
+import type { RunRecord } from '../model/types.js';
+
+const now = () => new Date().toISOString();
+
+/** A run whose server stopped while it executed ends `failed`/`interrupted` (resumable); resolves to its snapshot so. */
+export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecord): Promise<RunRecord> {
+  const nodes = { ...run.nodes };
+  for (const [nodeId, state] of Object.entries(run.nodes)) {
+    if (state.status === 'completed') continue;
+    // Its processes outlived the server (they lead their own groups): stop them, or a resume would
+    // run the node twice. Any unfinished node with a process file is stopped, whatever the
+    // record says of it: after a power loss the record may be a round behind its processes. Only
+    // this SVC_HOME's files are seen: a server never kills what another machine started.
+    const leader = readProcessFile(runs.processFile(run.id, nodeId));
+    if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
+      logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
+    }
+    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+  }
+  const interrupted = await transition(runs, run, 'interrupt', {
+    patch: { nodes, error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
+    events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+  });
+  logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
+  return interrupted;
+}

@@ -1,0 +1,193 @@
+import type { EngineDeps, RecoveryOptions, RunFilter, StartRunRequest } from './engine-deps.js';
+import type { RunEvent } from '../model/events.js';
+import { DomainError } from '../../shared/errors.js';
+import { definitionChanged } from './definition-version.js';
+import { autoResumeKind } from '../wake-ups/auto-resume.js';
+import { RunStore } from '../storage/run-store.js';
+import type { RunEventFilter } from '../storage/run-repository.js';
+import type { RunPage } from '../storage/run-queries.js';
+import { recordLanding, type Landing } from '../../landing/landing-record.js';
+import type { RunWhereabouts } from '../../coordination/types.js';
+import { RunAppointments } from '../wake-ups/wake-ups.js';
+import { RunExecutions } from './run-execution.js';
+import { RunDoors } from './run-operations.js';
+import { RunStarts } from './run-start.js';
+import type { RunRecord } from '../model/types.js';
+
+export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink, StartRunRequest } from './engine-deps.js';
+
+export { RUN_PARALLELISM } from './launch.js';
+
+/**
+ * The run engine: the one facade the server, the CLI's offline mode, webhooks, schedules and
+ * conversations use. It hands each operation to the module that does it: starting a run
+ * (run-start.ts), executing runs in this process's slots, FIFO behind `SVC_MAX_CONCURRENT_RUNS`
+ * (run-execution.ts), the user's doors on an existing run through the transition table
+ * (run-doors.ts), and the server's timer for runs' appointments (run-appointments.ts).
+ */
+export class RunEngine {
+  readonly #executions: RunExecutions;
+  readonly #starts: RunStarts;
+  readonly #doors: RunDoors;
+  /** The server's timer for runs' wake-up times (run-appointments.ts); undefined outside a server. */
+  #appointments: RunAppointments | undefined;
+
+  private constructor(
+    private readonly deps: EngineDeps,
+    /** The run records and events (benchmarks measure it directly; routes ask the engine). */
+    readonly runs: RunStore,
+    options: RecoveryOptions,
+  ) {
+    this.#executions = new RunExecutions(deps, runs, options, (wakeAt) => this.#appointments?.scheduled(wakeAt));
+    this.#starts = new RunStarts(deps, runs, this.#executions);
+    this.#doors = new RunDoors(deps, runs, this.#executions);
+  }
+
+  /** `options.recover`: this process executes runs, starting with what its predecessor left (recovery.ts); else it never does. */
+  static async open(deps: EngineDeps, options: RecoveryOptions): Promise<RunEngine> {
+    const engine = new RunEngine(deps, await RunStore.open(deps.store, deps.bus, deps.runStorage), options);
+    await engine.#executions.open(options.recover);
+    return engine;
+  }
+
+  get stats() {
+    return this.#executions.stats;
+  }
+
+  /** This server's id among those sharing the database; undefined when this process owns every run. */
+  get serverId(): string | undefined {
+    return this.deps.coordination.serverId;
+  }
+
+  /** Which server holds the run and which home its worktree is in (the run detail); undefined when this process owns every run. */
+  whereabouts(runId: string): Promise<RunWhereabouts> | undefined {
+    return this.deps.coordination.runs.whereabouts(runId);
+  }
+
+  /** The servers sharing the database and the runs each executes (`/api/health`); undefined when this process owns every run. */
+  share(): Promise<{ servers: number; running: Record<string, number> }> | undefined {
+    return this.deps.coordination.runs.share();
+  }
+
+  /**
+   * The server keeps the runs' appointments (docs/decisions.md, Waits and signals; Runs,
+   * "Auto-resume"): waits and auto-resumes that came due while no server ran are kept now, later
+   * ones when their time comes. With a shared database every `pollMs` too, for the appointments
+   * other servers' runs made. Not awaited by start-up: keeping a due auto-resume starts a run, which
+   * the server's first answer need not wait for (the first check runs at once all the same).
+   */
+  keepAppointments(pollMs?: number): void {
+    const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#doors.wake(run) };
+    const autoResumes = autoResumeKind(this.runs, this, this.deps.logger);
+    this.#appointments = new RunAppointments(this.runs, [waits, autoResumes], this.deps.logger, pollMs);
+    void this.#appointments.start();
+  }
+
+  /** A new run, or a failed one of the conversation marked to resume continued (run-start.ts). */
+  start(request: StartRunRequest): Promise<RunRecord> {
+    return this.#starts.start(request);
+  }
+
+  /** Resolves when the run is terminal or paused (the CLI's foreground mode and `--wait`). */
+  waitUntilSettled(runId: string): Promise<RunRecord> {
+    return this.#executions.waitUntilSettled(runId);
+  }
+
+  cancel(runId: string): Promise<RunRecord> {
+    return this.#doors.cancel(runId);
+  }
+
+  abandon(runId: string): Promise<RunRecord> {
+    return this.#doors.abandon(runId);
+  }
+
+  /** The first waiting gate (definition order) completes with the comment as its output. */
+  approve(runId: string, comment?: string): Promise<RunRecord> {
+    return this.#doors.approve(runId, comment);
+  }
+
+  /** `POST …/signal`: the node waiting for `event` completes with the payload as its output and the run goes on. */
+  signal(runId: string, event: string, payload?: unknown): Promise<RunRecord> {
+    return this.#doors.signal(runId, event, payload);
+  }
+
+  reject(runId: string, reason?: string): Promise<RunRecord> {
+    return this.#doors.reject(runId, reason);
+  }
+
+  /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
+  resume(runId: string, options: { maxCostUsd?: number } = {}): Promise<RunRecord> {
+    return this.#doors.resume(runId, options);
+  }
+
+  delete(runId: string): Promise<RunRecord> {
+    return this.#doors.delete(runId);
+  }
+
+  /** A run whose branch may be merged, pushed or proposed (409 `run_active` while it is pending or running). */
+  landable(runId: string): Promise<RunRecord> {
+    return this.#doors.landable(runId);
+  }
+
+  /** Records a merge or pull request of a run's branch (landing-record.ts). */
+  recordLanding(run: RunRecord, landing: Landing): Promise<RunRecord> {
+    return recordLanding(this.runs, run, landing);
+  }
+
+  /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */
+  artifactsDir(runId: string): string {
+    return this.runs.artifactsDir(runId);
+  }
+
+  /** The run with exactly this id, if there is one. */
+  find(runId: string): Promise<RunRecord | undefined> {
+    return this.runs.get(runId);
+  }
+
+  /** An exact id or a unique prefix (400 `ambiguous_run_id`, 404 `run_not_found`). */
+  get(runId: string): Promise<RunRecord> {
+    return this.runs.resolve(runId);
+  }
+
+  /** Whether the run's workflow was edited since the run took its definition (the run detail); undefined when unknown. */
+  definitionChanged(run: RunRecord): Promise<boolean | undefined> {
+    return definitionChanged(this.deps, run);
+  }
+
+  /** A run's persisted events, in order (the run detail). */
+  async events(runId: string): Promise<RunEvent[]> {
+    return this.runs.readEvents((await this.runs.resolve(runId)).id);
+  }
+
+  /** Persisted events after stream position `after` of the runs `filter` names, in position order (Last-Event-ID replay). */
+  replay(after: number, filter: RunEventFilter): Promise<RunEvent[]> {
+    return this.runs.eventsAfter(after, filter);
+  }
+
+  async byWorker(platformId: string): Promise<RunRecord> {
+    const run = await this.runs.byWorker(platformId);
+    if (!run) throw new DomainError('run_not_found', `No run has the worker conversation '${platformId}'.`);
+    return run;
+  }
+
+  /** Runs, newest first (ids grow with time), one page of them. */
+  list(filter: RunFilter = {}): Promise<RunPage> {
+    return this.runs.list(filter);
+  }
+
+  /**
+   * Resolves when nothing executes or waits for a slot: a process that opened the store only for
+   * one command (the CLI without a server) lets the runs that command set going finish first.
+   */
+  whenIdle(): Promise<void> {
+    return this.#executions.whenIdle();
+  }
+
+  /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
+  async close(): Promise<void> {
+    this.#executions.closeSlots();
+    await this.#appointments?.close();
+    await this.#executions.stopAll();
+    await this.deps.coordination.runs.close();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The worktree setup (docs/decisions.md, "Worktree setup and $SVC_PORT"): once in a run's new
+ * worktree, before its first node — the `copy:` files of `.svc/worktree.yaml` brought in and its
+ * `setup:` script run with bash, in its own process group, with what a bash node gets in its
+ * environment (`$SVC_PORT` too). It is a step named `setup` on the run's stream (`setup_started`,
+ * `setup_output`, `setup_finished`) and `setup` on the record; what it left in the worktree is a
+ * commit `<workflow>: setup` of its own (the copied files never are). A failure fails the run with
+ * `setup_failed` and the end of what it printed.
+ */
+
+import { spawnGroup } from '../../processes/process-group.js';
+import type { Logger } from '../../shared/logger.js';
+import type { RunPlaces, WorktreePreparation } from './engine-deps.js';
+import type { RunEventFields } from '../model/events.js';
+import { capUtf8, OUTPUT_CAP_BYTES } from '../model/node-state.js';
+import { processVariables } from '../executor/nodes/process-env.js';
+import type { RunStore } from '../storage/run-store.js';
+import type { RunRecord } from '../model/types.js';
+
+/** A setup running longer is stopped and fails the run: an install that hangs must not hold a run slot for ever. */
+export const SETUP_TIMEOUT_MS = 30 * 60 * 1000;
+
+/** How much of the end of the output `setup_failed` quotes in the run's error. */
+const ERROR_TAIL_BYTES = 2 * 1024;
+
+export interface SetupDeps {
+  runs: RunStore;
+  places: Pick<RunPlaces, 'prepare' | 'commits'>;
+  logger: Logger;
+  /** The environment of the script: the workspace's env values and the run's variables (with `$SVC_PORT`). */
+  env: Record<string, string>;
+  timeoutMs?: number;
+}
+
+type Stream = RunEventFields['setup_output']['stream'];
+
+/** The last `cap` bytes of `text` (about: a cut character at the start is dropped). */
+function tailUtf8(text: string, cap: number): { text: string; truncated: boolean } {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= cap) return { text, truncated: false };
+  return {
+    text: bytes
+      .subarray(bytes.length - cap)
+      .toString('utf8')
+      .replace(/^\uFFFD+/, ''),
+    truncated: true,
+  };
+}
+
+/** Whether a run launching now gets the setup: it has a worktree, new, or whose last setup failed or was cancelled (a resume keeps a set-up worktree as it is). */
+export function needsSetup(run: RunRecord, firstLaunch: boolean): boolean {
+  return run.workspaceId !== null && Boolean(run.branch) && (firstLaunch || (run.setup !== undefined && run.setup.status !== 'completed'));
+}
+
+/**
+ * Runs the setup; resolves to the run's snapshot with its `setup` (and the HEAD after it), and the
+ * run's failure (`setup_failed: …`), or null when the nodes may start.
+ */
+export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: AbortSignal): Promise<{ run: RunRecord; failure: string | null }> {
+  const { runs } = deps;
+  const started = Date.now();
+  let headCommit: string | undefined;
+  let preparation: WorktreePreparation | null;
+  let output = '';
+  let streamed = 0;
+  const say = (stream: Stream, text: string) => {
+    output += text;
+    // Events carry the first 64 KiB, as a node's do; the record keeps the last 64 KiB.
+    if (streamed >= OUTPUT_CAP_BYTES) return;
+    const part = capUtf8(text, OUTPUT_CAP_BYTES - streamed);
+    streamed += Buffer.byteLength(part.text);
+    runs.emit(run, 'setup_output', { stream, text: part.text, ...(part.truncated ? { truncated: true } : {}) }).catch((error: unknown) => {
+      deps.logger.error('run.event_write_failed', { runId: run.id, nodeId: 'setup', error: (error as Error).message });
+    });
+    if (output.length > 4 * OUTPUT_CAP_BYTES) output = tailUtf8(output, OUTPUT_CAP_BYTES).text;
+  };
+  const finish = async (status: 'completed' | 'failed' | 'cancelled', error?: string, copied: string[] = []) => {
+    const kept = tailUtf8(output, OUTPUT_CAP_BYTES);
+    const durationMs = Date.now() - started;
+    const setup = { status, output: kept.text, ...(kept.truncated ? { outputTruncated: true } : {}), durationMs, copied, ...(error ? { error } : {}) };
+    const set: RunRecord = { ...run, setup, ...(headCommit ? { headCommit } : {}) };
+    await runs.emit(set, 'setup_finished', { status, durationMs, ...(error ? { error } : {}) });
+    await runs.save(set, { sync: false }, 'running');
+    if (status !== 'failed') return { run: set, failure: null };
+    const tail = tailUtf8(output.trimEnd(), ERROR_TAIL_BYTES).text;
+    return { run: set, failure: `setup_failed: ${error}${tail ? `\n${tail}` : ''}` };
+  };
+
+  try {
+    preparation = await deps.places.prepare(run.workspaceId!, run.cwd);
+  } catch (error) {
+    await runs.emit(run, 'setup_started', {});
+    return finish('failed', (error as Error).message);
+  }
+  if (!preparation) return { run, failure: null };
+  await runs.emit(run, 'setup_started', {});
+  const { copied } = preparation;
+  for (const path of copied) say('system', `copied ${path}\n`);
+  for (const path of preparation.missing) say('system', `not copied, not in the workspace's checkout: ${path}\n`);
+  if (preparation.script === null) return finish('completed', undefined, copied);
+
+  const outcome = await runScript(deps, run, preparation.script, signal, say);
+  if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
+  // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
+  try {
+    ({ head: headCommit } = await deps.places.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));
+  } catch (error) {
+    return finish('failed', `svc could not commit what the setup changed: ${(error as Error).message}`, copied);
+  }
+  return finish('completed', undefined, copied);
+}
+
+/** The script with bash in the worktree; resolves to `completed`, `cancelled`, or why it failed. */
+async function runScript(deps: SetupDeps, run: RunRecord, script: string, signal: AbortSignal, say: (stream: Stream, text: string) => void): Promise<string> {
+  let proc: ReturnType<typeof spawnGroup>;
+  try {
+    proc = spawnGroup('bash', ['-c', script], { cwd: run.cwd, env: { ...process.env, ...deps.env } });
+  } catch (error) {
+    return `bash could not be started: ${(error as Error).message}`;
+  }
+  let stopped: 'timeout' | 'cancelled' | undefined;
+  proc.child.stdout?.setEncoding('utf8');
+  proc.child.stderr?.setEncoding('utf8');
+  proc.child.stdout?.on('data', (text: string) => say('stdout', text));
+  proc.child.stderr?.on('data', (text: string) => say('stderr', text));
+  const timeoutMs = deps.timeoutMs ?? SETUP_TIMEOUT_MS;
+  const timer = setTimeout(() => {
+    stopped ??= 'timeout';
+    void proc.terminate();
+  }, timeoutMs);
+  const onAbort = () => {
+    stopped ??= 'cancelled';
+    void proc.terminate();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  try {
+    const { code, signal: killedBy } = await proc.done;
+    if (stopped === 'cancelled') return 'cancelled';
+    if (stopped === 'timeout') return `the setup timed out after ${Math.round(timeoutMs / 1000)} s`;
+    if (code !== 0) return killedBy ? `the setup was killed by ${killedBy}` : `the setup exited with code ${code}`;
+    return 'completed';
+  } catch (error) {
+    return `bash could not be started: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The script's environment: the workspace's env values, then the run's variables as a bash node gets them. */
+export const setupEnvironment = (workspaceEnv: Readonly<Record<string, string>>, variables: Readonly<Record<string, string>>) => ({
+  ...workspaceEnv,
+  ...processVariables(variables),
+});

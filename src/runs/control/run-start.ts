@@ -1,0 +1,105 @@
+import type { EngineDeps, StartRunRequest } from './engine-deps.js';
+import { DomainError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { followOnBase } from './follow-on.js';
+import { newRunRecord, resumedNodes, resumedVersion } from './new-run.js';
+import { checkRunPermissions } from '../model/permission-cap.js';
+import type { RunStore } from '../storage/run-store.js';
+import type { RunExecutions } from './run-execution.js';
+import { transition } from '../model/lifecycle.js';
+import type { RunRecord } from '../model/types.js';
+import type { ResolvedWorkflow } from '../model/workflow-resolver.js';
+
+/**
+ * Starting a run: a new one in its place (a workspace's worktree, or its cwd), or — for a start in a
+ * conversation whose last run failed and was marked to resume — that run continued, its completed
+ * nodes kept. Either way the run is then handed to the executions to run or queue.
+ */
+export class RunStarts {
+  /** Failed runs a start is continuing now (a second start of the same conversation meanwhile starts a new run). */
+  #continuing = new Set<string>();
+
+  constructor(
+    private readonly deps: Pick<EngineDeps, 'resolver' | 'conversations' | 'coordination' | 'places'>,
+    private readonly runs: RunStore,
+    private readonly executions: RunExecutions,
+  ) {}
+
+  async start(request: StartRunRequest): Promise<RunRecord> {
+    const cwd = request.cwd ?? process.cwd();
+    const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
+    if (!resolved) throw new DomainError('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
+    checkRunPermissions(resolved.workflow, request.permissions);
+    const conversationId = request.conversationId ?? null;
+    const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
+    // A second start of the same conversation may be continuing it already.
+    if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);
+
+    const id = request.runId ?? newId('run');
+    // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
+    // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
+    // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
+    // shared database, by the server that executes it, at launch (the workspace's path until then).
+    const asked =
+      request.workspaceId ??
+      (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
+      (request.trigger === 'webhook' ? resolved.workspaceId : null);
+    // A follow-on run is on the earlier run's workspace, its branch starting at that run's head
+    // commit — its base commit from the start, also when a server places it only at launch.
+    const follow = request.fromRunId ? await followOnBase(this.runs, request.fromRunId, asked) : undefined;
+    const workspaceId = follow?.workspaceId ?? asked;
+    const place = !workspaceId
+      ? { cwd }
+      : this.deps.coordination.placesRunsAtLaunch
+        ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
+        : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
+    const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
+    const fresh = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
+    const run = await transition(this.runs, fresh, 'create', { events: [{ type: 'run_created', fields: { trigger: fresh.trigger, message: fresh.message } }] });
+    if (request.agents) this.executions.giveAgents(id, request.agents);
+    return this.executions.enqueue(run);
+  }
+
+  /**
+   * Resume: same run id; completed nodes keep their outputs, everything else runs again. The nodes
+   * are those of the definition as it is now (a node removed to fix the workflow is gone).
+   */
+  async #continue(run: RunRecord, resolved: ResolvedWorkflow): Promise<RunRecord> {
+    // Claimed before anything is awaited: a second start of the same conversation meanwhile must
+    // not continue the same run twice.
+    this.#continuing.add(run.id);
+    try {
+      let cwd = run.cwd;
+      if (run.workspaceId) {
+        try {
+          // The run's own worktree, with what its completed nodes did; one cleaned up is not made
+          // again (their changes are gone), nor is one of a workspace deleted meanwhile.
+          cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
+        } catch (error) {
+          await this.runs.save({ ...run, resumePending: false });
+          throw error;
+        }
+      }
+      const nodes = resumedNodes(run, resolved);
+      const skipped = Object.keys(nodes).filter((id) => nodes[id]!.status === 'completed');
+      const continued = await transition(this.runs, run, 'continue', {
+        patch: {
+          nodes,
+          cwd,
+          resumePending: false,
+          error: null,
+          errorCode: null,
+          resumeAt: null,
+          autoResumeAt: null,
+          wakeAt: null,
+          finishedAt: null,
+          ...resumedVersion(run, resolved),
+        },
+        events: [{ type: 'run_resumed', fields: { skipped } }],
+      });
+      return await this.executions.enqueue(continued);
+    } finally {
+      this.#continuing.delete(run.id);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { withheldEnvironment } from '../../../agents/index.js';
+import { processVariables } from './process-env.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { formatDuration, renderBash } from '../../../workflows/index.js';
+import { watchIdle } from '../../../processes/idle-watchdog.js';
+import { spawnGroup } from '../../../processes/process-group.js';
+import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
+import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
+
+/**
+ * Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN), and a script with a large
+ * `$id.output` spliced in passes that easily; such a script is run from a temporary file instead.
+ */
+const MAX_INLINE_SCRIPT_BYTES = 100 * 1024;
+
+async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Promise<void> }> {
+  if (Buffer.byteLength(script) <= MAX_INLINE_SCRIPT_BYTES) return { args: ['-c', script], cleanup: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'svc-script-'));
+  const file = join(dir, 'script.sh');
+  await writeFile(file, script, { mode: 0o600 });
+  return { args: [file], cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
+ * arrive only as environment variables; `$id.output` is spliced as a quoted shell word. With an
+ * `idle_timeout`, a script that prints nothing (stdout or stderr) for that long is stopped: `stalled`.
+ */
+export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess }) => {
+  if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
+  const script = await bashArgs(renderBash(node.action.bash, outputs));
+  if (signal.aborted) {
+    await script.cleanup();
+    throw new NodeCancelled();
+  }
+  const given = { ...env, ...processVariables(variables) };
+  // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/decisions.md, Agents).
+  let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
+  if (node.envInherit === false) {
+    const withheld = withheldEnvironment({ server: process.env, allow: envAllow, given });
+    processEnv = withheld.env;
+    onEnvGiven(withheld.given);
+  }
+  let proc: ReturnType<typeof spawnGroup>;
+  try {
+    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: processEnv });
+    if (proc.child.pid !== undefined) onProcess(proc.child.pid);
+  } catch (error) {
+    // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.
+    await script.cleanup();
+    throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
+  }
+  let stopped: 'timeout' | 'stalled' | 'cancelled' | 'output_too_large' | undefined;
+  const idle = watchIdle(node.idleTimeoutMs, () => {
+    stopped ??= 'stalled';
+    void proc.terminate();
+  });
+  // Counted in bytes as they arrive: past the limit the output is dropped at once and bash is
+  // stopped, so a node printing without end never holds more than the limit here.
+  let stdout = '';
+  let stdoutBytes = 0;
+  const decoder = new StringDecoder('utf8');
+  const takeStdout = (text: string) => {
+    if (stdoutBytes <= OUTPUT_LIMIT_BYTES) stdout += text;
+    else if (stopped === undefined) {
+      stopped = 'output_too_large';
+      stdout = '';
+      void proc.terminate();
+    }
+    // Still logged: `<node>.log` keeps what the node printed, within its own limit.
+    if (text) onOutput('stdout', text);
+  };
+  proc.child.stdout?.on('data', (chunk: Buffer) => {
+    idle.touch();
+    stdoutBytes += chunk.length;
+    takeStdout(decoder.write(chunk));
+  });
+  proc.child.stderr?.setEncoding('utf8');
+  proc.child.stderr?.on('data', (chunk: string) => {
+    idle.touch();
+    onOutput('stderr', chunk);
+  });
+
+  const timer = setTimeout(() => {
+    stopped ??= 'timeout';
+    void proc.terminate();
+  }, node.timeoutMs);
+  const onAbort = () => {
+    stopped ??= 'cancelled';
+    void proc.terminate();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const { code, signal: killedBy } = await proc.done;
+    takeStdout(decoder.end());
+    if (stopped === 'cancelled') throw new NodeCancelled();
+    if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
+    // Whatever bash exited with once stopped (a trap may exit 0), a stalled node never succeeds.
+    if (stopped === 'stalled') throw new NodeFailure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
+    if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
+    if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
+    return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
+  } catch (error) {
+    if (error instanceof NodeFailure || error instanceof NodeCancelled) throw error;
+    throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+    idle.stop();
+    signal.removeEventListener('abort', onAbort);
+    await script.cleanup();
+  }
+};

@@ -1,0 +1,95 @@
+import { AgentError, withheldEnvironment, DEFAULT_NODE_PERMISSIONS } from '../../../agents/index.js';
+import { processVariables } from './process-env.js';
+import { renderPrompt } from '../../../workflows/index.js';
+import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
+import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
+import { remainingBudget } from '../../control/spend-cap.js';
+import { callCost } from '../../../config/token-price.js';
+
+/**
+ * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
+ * variables substituted, sent to the node's agent. Model: node → workflow → configuration;
+ * permissions: node → workflow → `edit`.
+ */
+export const promptRunner =
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
+  async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess, onSlotWait }) => {
+    const { action } = node;
+    // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
+    if (run.workspaceId) {
+      try {
+        await assertAgentAllowed(run.workspaceId, run.cwd);
+      } catch (error) {
+        const { code, message } = error as { code?: string; message: string };
+        throw new NodeFailure(code ?? 'env_leak_blocked', message);
+      }
+    }
+    let text: string;
+    if (action.kind === 'prompt') text = action.prompt;
+    else if (action.kind === 'command') {
+      let loaded: string | undefined;
+      try {
+        loaded = await loadCommand(action.command, run.cwd);
+      } catch (error) {
+        // The project's file is there but refused (a FIFO, a device, too large) or unreadable.
+        throw new NodeFailure('command_unreadable', `command '${action.command}' cannot be read: ${(error as Error).message}`);
+      }
+      if (loaded === undefined)
+        throw new NodeFailure('command_not_found', `command '${action.command}' was not found (bundled or .svc/commands/${action.command}.md)`);
+      text = loaded;
+    } else throw new Error(`runPromptNode got a ${action.kind} node`);
+
+    // Read at each start: with a shared database, another server may have changed the configuration.
+    const assistant = node.assistant ?? (await assistants.defaultAssistant());
+    const model = node.model ?? (await assistants.modelOf(assistant));
+    const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
+    // Least privilege (docs/decisions.md, Agents): the base set, the agent's own, what was allowed and what was given.
+    const withheld = withheldEnvironment({
+      server: process.env,
+      assistant,
+      apiKeyEnv: endpoint?.apiKeyEnv,
+      allow: envAllow,
+      given: { ...env, ...processVariables(variables) },
+    });
+    onEnvGiven(withheld.given);
+    try {
+      const result = await agents[assistant].run({
+        nodeId: node.id,
+        prompt: renderPrompt(text, variables, outputs),
+        cwd: run.cwd,
+        model,
+        permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
+        env: withheld.env,
+        endpoint,
+        ...(run.maxCostUsd != null ? { maxBudgetUsd: remainingBudget(run) } : {}),
+        signal,
+        firstEventTimeoutMs,
+        timeoutMs: node.timeoutMs,
+        idleTimeoutMs: node.idleTimeoutMs ?? idleTimeoutMs,
+        onText: (chunk) => onOutput('assistant', chunk),
+        onTool,
+        onProcess,
+        onSlotWait,
+        logger,
+      });
+      // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.
+      if (Buffer.byteLength(result.text) > OUTPUT_LIMIT_BYTES) throw outputTooLarge(node.id, 'answered');
+      return {
+        output: result.text,
+        costUsd: await callCost(result, assistants.priceOf && (() => assistants.priceOf!(assistant))),
+        tokens: result.tokens,
+        model: result.model,
+      };
+    } catch (error) {
+      if (error instanceof AgentError) {
+        if (error.code === 'agent_cancelled') throw new NodeCancelled();
+        if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
+        if (error.code === 'usage_limit') {
+          const resumeAt = error.resumeAt ?? new Date(Date.now() + usageLimitRetryMs).toISOString();
+          throw new NodeFailure(error.code, error.message, error.costUsd, resumeAt);
+        }
+        throw new NodeFailure(error.code, error.message, error.costUsd);
+      }
+      throw error;
+    }
+  };

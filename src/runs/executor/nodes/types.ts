@@ -1,0 +1,88 @@
+import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
+import type { AssistantName, TokenPrice } from '../../../config/assistants.js';
+import type { Logger } from '../../../shared/logger.js';
+import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
+import type { RunRecord } from '../../model/types.js';
+
+/** What a node runner gets: the node, the run, upstream outputs, and where to stream output. */
+export interface NodeRunContext {
+  run: RunRecord;
+  workflow: WorkflowDefinition;
+  node: WorkflowNode;
+  /** Outputs of completed nodes, full length. */
+  outputs: Readonly<Record<string, string>>;
+  /** The run variables of docs/decisions.md, Workflow files (ARGUMENTS, RUN_ID, …) plus trigger variables. */
+  variables: Readonly<Record<string, string>>;
+  /** The workspace's env values (empty outside a workspace); run variables win over them. */
+  env: Readonly<Record<string, string>>;
+  /** The server's variables allowed beyond the base set: the server's `SVC_AGENT_ENV_ALLOW`, the workflow's and the node's `env.allow`. */
+  envAllow: readonly string[];
+  /** The names a process with a withheld environment got beyond the base set (never called for a bash node that inherits). */
+  onEnvGiven(names: string[]): void;
+  signal: AbortSignal;
+  onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
+  /** An agent's tool call, once resolved (prompt and command nodes). */
+  onTool(call: AgentToolCall): void;
+  /** The node's agent waits for an agent slot (true) or got one (false). */
+  onSlotWait(waiting: boolean): void;
+  /** Called with the leader of each process group the node starts. */
+  onProcess(pid: number): void;
+}
+
+/** Which assistant and model a prompt node uses when it names none (the assistants configuration). */
+export interface AssistantChoice {
+  defaultAssistant(): Promise<AssistantName>;
+  modelOf(name: AssistantName): Promise<string | null>;
+  /** The assistant's model endpoint, if one is configured (docs/decisions.md, Agents). */
+  endpointOf?(name: AssistantName): Promise<AgentEndpoint | null>;
+  /** What the assistant's tokens cost, to price a call that reports no cost (token-cost.ts); null when not configured. */
+  priceOf?(name: AssistantName): Promise<TokenPrice | null>;
+}
+
+/** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */
+export interface PromptDeps {
+  agents: Record<AssistantName, Agent>;
+  assistants: AssistantChoice;
+  loadCommand(name: string, cwd: string): Promise<string | undefined>;
+  /** How long an agent may stay silent after it starts. */
+  firstEventTimeoutMs: number;
+  /** How long an agent may print nothing when its node sets no `idle_timeout`. */
+  idleTimeoutMs: number;
+  /** A usage limit that names no reset time: the node's `resumeAt` is this long after it. */
+  usageLimitRetryMs: number;
+  logger: Logger;
+  /** Rejects when an agent must not start in this workspace (the env-leak gate). */
+  assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
+}
+
+export interface NodeOutcome {
+  output: string;
+  costUsd?: number | null;
+  tokens?: { input: number; output: number } | null;
+  model?: string | null;
+}
+
+/** A node attempt that failed; `code` is a stable reason (`timeout`, `exit_code`, an agent code…). */
+export class NodeFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** What the failed attempt's agent reported spending; null when none or unknown. */
+    readonly costUsd: number | null = null,
+    /** `usage_limit`: when the agent's limit resets (ISO). */
+    readonly resumeAt: string | null = null,
+  ) {
+    super(message);
+    this.name = 'NodeFailure';
+  }
+}
+
+/** The attempt stopped because the run was cancelled, abandoned or the server is stopping. */
+export class NodeCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'NodeCancelled';
+  }
+}
+
+export type NodeRunner = (run: NodeRunContext) => Promise<NodeOutcome>;

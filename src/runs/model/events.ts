@@ -1,0 +1,125 @@
+/**
+ * Run events (docs/decisions.md, "Events and streams"): one discriminated union that the engine
+ * emits, the store persists, SSE streams, and the CLI prints. A consumer switches on `type` and the
+ * compiler knows each event's fields; a new event type is added here and nowhere else.
+ */
+
+import type { AgentToolCall } from '../../agents/index.js';
+import type { NodeActionKind } from '../../workflows/index.js';
+import type { TriggerKind } from './statuses.js';
+
+/** The fields each event type carries beyond the common ones. */
+export interface RunEventFields {
+  run_created: { trigger: TriggerKind; message: string };
+  run_started: Record<never, never>;
+  run_resumed: { skipped: string[] };
+  /** The worktree setup (`.svc/worktree.yaml`), before the first node: a step named `setup`. */
+  setup_started: Record<never, never>;
+  setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
+  setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
+  node_started: { nodeId: string; kind: NodeActionKind };
+  /** A prompt node's agent waits for an agent slot (`agent_slot`), or got one (null); docs/decisions.md, Agents. */
+  node_waiting: { nodeId: string; waitingFor: 'agent_slot' | null };
+  node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
+  /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
+  agent_tool: { nodeId: string } & AgentToolCall;
+  node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
+  node_failed: { nodeId: string; error: string; code?: string; resumeAt?: string; attempts: number; durationMs: number | null };
+  node_skipped: { nodeId: string; reason: string };
+  run_paused: { nodeId: string; message: string };
+  run_approved: { nodeId: string; comment: string };
+  run_rejected: { nodeId: string; reason: string };
+  /**
+   * Only wait nodes remain open: the run holds no slot until one ends (docs/decisions.md, Waits and
+   * signals). `wakeAt`: when the server continues it on its own; null while it waits only for events.
+   */
+  run_waiting: { nodes: Array<{ nodeId: string; until?: string; event?: string }>; wakeAt: string | null };
+  /** A wait node ended: its time came (`time`), its event was signalled (`signal`), or its event wait timed out (`timeout`). */
+  run_woken: { nodeId: string; by: 'time' | 'signal' | 'timeout'; event?: string };
+  run_completed: { costUsd: number | null };
+  run_failed: { error: string; code?: string; resumeAt?: string };
+  /** The server will resume the failed run at `at`, when its usage limit resets (auto-resume.ts). */
+  auto_resume_scheduled: { at: string };
+  /** The appointment was called off (`svc cancel` / `svc abandon` of the failed run); the run stays failed. */
+  auto_resume_cancelled: { at: string; reason: 'cancel' | 'abandon' };
+  /**
+   * The run's spend reached 80% of its cap (`threshold`), or an agent of a capped run reported no
+   * cost, so the cap cannot see its spend (`cost_unknown`, once per run).
+   */
+  budget_warning: { reason: 'threshold' | 'cost_unknown'; spentUsd: number; capUsd: number; nodeId: string };
+  /** A reported cost took the run's spend over its cap: its agents are stopped and it fails `budget_exceeded`. */
+  budget_exceeded: { spentUsd: number; capUsd: number; nodeId: string };
+  run_cancelled: { reason?: string };
+  run_abandoned: Record<never, never>;
+  /** The run's branch was merged (docs/decisions.md, "Landing a run"); the run's status does not change. */
+  run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward' };
+}
+
+export type RunEventType = keyof RunEventFields;
+
+/** What every persisted run event has: `seq` orders one run's events, `pos` orders all streams. */
+// A type alias, not an interface: consumers that take loose `{ [key: string]: unknown }` events accept it.
+export type RunEventBase<T extends RunEventType = RunEventType> = {
+  type: T;
+  at: string;
+  runId: string;
+  seq: number;
+  pos: number;
+  conversationId: string | null;
+  platformId: string;
+  workflow: string;
+};
+
+export type RunEventOf<T extends RunEventType> = RunEventBase<T> & RunEventFields[T];
+
+/** Every persisted run event, discriminated by `type`. */
+export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
+
+/** Published when a run is deleted, never persisted: the log it would go to is removed with the run. */
+export type RunDeletedEvent = {
+  type: 'run_deleted';
+  at: string;
+  runId: string;
+  conversationId: string | null;
+  platformId: string;
+};
+
+/** Anything a run stream carries. */
+export type RunStreamEvent = RunEvent | RunDeletedEvent;
+
+export const RUN_EVENT_TYPES = [
+  'run_created',
+  'run_started',
+  'run_resumed',
+  'setup_started',
+  'setup_output',
+  'setup_finished',
+  'node_started',
+  'node_waiting',
+  'node_output',
+  'agent_tool',
+  'node_completed',
+  'node_failed',
+  'node_skipped',
+  'run_paused',
+  'run_approved',
+  'run_rejected',
+  'run_waiting',
+  'run_woken',
+  'run_completed',
+  'run_failed',
+  'auto_resume_scheduled',
+  'auto_resume_cancelled',
+  'run_cancelled',
+  'run_abandoned',
+  'run_merged',
+  'budget_warning',
+  'budget_exceeded',
+] as const satisfies readonly RunEventType[];
+
+/** Events after which a run is settled (terminal, or paused at a gate), or gone. */
+export const SETTLING_EVENT_TYPES = ['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned', 'run_paused', 'run_deleted'] as const;
+export type SettlingEventType = (typeof SETTLING_EVENT_TYPES)[number];
+
+export const isSettlingEvent = (event: { type: string }): event is Extract<RunStreamEvent, { type: SettlingEventType }> =>
+  (SETTLING_EVENT_TYPES as readonly string[]).includes(event.type);

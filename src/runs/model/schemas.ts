@@ -1,0 +1,312 @@
+import * as z from 'zod';
+import { TOOLS_DENIED_KEPT } from '../../agents/index.js';
+import { PERMISSIONS } from '../../agents/permissions.js';
+import { EventNameSchema } from '../../workflows/schema.js';
+import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
+
+/**
+ * The shapes of runs, once: the TypeScript types (types.ts) are inferred from these schemas, and
+ * the API's response schemas (and so the OpenAPI document) are these schemas.
+ */
+
+/** Run states. Terminal ones never change again, except by deletion. */
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+
+/** A query's comma-separated run states (`failed,cancelled`), checked against the list. */
+export const RunStatusListSchema = z.string().transform((value, issue) => {
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = parts.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
+  if (bad.length) issue.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')}; use ${RUN_STATUSES.join(', ')}` });
+  return parts as RunStatus[];
+});
+
+export const NodeStatusSchema = z.enum(NODE_STATUSES);
+
+export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
+
+/** What a node's range of commits changed (docs/decisions.md, "A commit per node"). */
+export const NodeChangesSchema = z.object({
+  files: z.number().int(),
+  insertions: z.number().int(),
+  deletions: z.number().int(),
+});
+
+export const NodeStateSchema = z.object({
+  status: NodeStatusSchema,
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  output: z
+    .string()
+    .nullable()
+    .describe(
+      "capped at 64 KiB; the whole output (at most 16 MiB: a longer one fails the node with `output_too_large`) is in the run's artifacts (`<node>.out`)",
+    ),
+  outputTruncated: z.boolean().optional().describe('true when `output` holds only the first 64 KiB of the output; `<node>.out` has all of it'),
+  logTruncated: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the node's log (`<node>.log` in the run's artifacts) reached its 32 MiB limit: it ends with a marker line, and what the node printed after it is not kept",
+    ),
+  error: z.string().nullable(),
+  resumeAt: z
+    .string()
+    .optional()
+    .describe("a node failed `usage_limit`: when its agent's limit resets (ISO), as the agent said, else `SVC_USAGE_LIMIT_RETRY_MS` after the hit"),
+  attempts: z.number().int(),
+  tokens: z
+    .object({
+      input: z.number(),
+      output: z.number(),
+      cachedInput: z.number().optional().describe("codex: the part of `input` served from the provider's cache"),
+    })
+    .nullable()
+    .optional(),
+  reason: z.string().optional().describe('why the node was skipped (trigger rule, `when`)'),
+  model: z.string().nullable().optional(),
+  toolCalls: z.number().int().optional().describe("prompt and command nodes: the tool calls its agent made (every attempt's)"),
+  toolsDenied: z
+    .array(z.string())
+    .optional()
+    .describe(`one-line summaries of the tool calls the agent was refused (\`Write src/a.ts\`), the first ${TOOLS_DENIED_KEPT}`),
+  toolsDeniedCount: z.number().int().optional().describe('how many tool calls the agent was refused, all of them'),
+  baseCommit: z.string().nullable().optional().describe("in a run's worktree: HEAD when the node started"),
+  commit: z.string().nullable().optional().describe("in a run's worktree: the node's last commit (svc's, or its agent's own); null when it changed nothing"),
+  changes: NodeChangesSchema.nullable().optional().describe("in a run's worktree: what the node's commits changed (from `baseCommit` to `commit`)"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
+  waitingFor: z
+    .literal('agent_slot')
+    .optional()
+    .describe(
+      "a running prompt or command node whose agent has not started yet: it waits for an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one",
+    ),
+  waitUntil: z
+    .string()
+    .optional()
+    .describe('a wait node: when its `for` ends, or when its event wait times out (ISO); absent for an event wait without a timeout'),
+  waitEvent: z.string().optional().describe('a wait node waiting for an event: the event a signal must name (`POST …/signal`)'),
+  envGiven: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "agent nodes and bash nodes with `env: { inherit: false }`, once started: the names of the environment variables the process got beyond the base set (the run's variables, the workspace's env values, the allowed ones; never values)",
+    ),
+});
+
+/** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run"). */
+export const RunMergedSchema = z.object({
+  into: z.string().describe('the branch merged into'),
+  commit: z.string().describe('the commit `into` points at after the merge'),
+  strategy: z.enum(['merge', 'squash', 'fast-forward']),
+  at: z.string(),
+});
+
+export const RunPullRequestSchema = z.object({
+  url: z.string().describe('the URL gh printed'),
+  base: z.string().describe('the branch it asks to merge into'),
+  at: z.string(),
+});
+
+/** The worktree setup of a run (docs/decisions.md, "Worktree setup and $SVC_PORT"): `.svc/worktree.yaml` done once in its new worktree. */
+export const RunSetupSchema = z.object({
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  output: z.string().describe("what the setup printed (copies, then the script's stdout and stderr), its last 64 KiB"),
+  outputTruncated: z.boolean().optional().describe('true when `output` holds only the last 64 KiB'),
+  durationMs: z.number(),
+  copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
+  error: z.string().optional().describe('why it failed'),
+});
+
+/** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
+export const RunViewSchema = z.object({
+  id: z.string(),
+  workflow: z.string(),
+  status: RunStatusSchema,
+  message: z.string(),
+  conversationId: z.string().nullable(),
+  platformId: z.string().describe('the worker conversation of the run'),
+  workspaceId: z.string().nullable(),
+  cwd: z.string(),
+  trigger: TriggerKindSchema,
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  updatedAt: z.string().describe('last change of any kind'),
+  error: z.string().nullable(),
+  errorCode: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'why a failed run failed, as a stable code where svc stopped it itself (`budget_exceeded`) or an agent hit its usage limit (`usage_limit`, with `resumeAt`); `error` says it in words',
+    ),
+  costUsd: z.number().nullable(),
+  resumeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("a run failed on an agent's usage limit: when the last of its limits resets (ISO), the time a resume can succeed (docs/decisions.md, Runs)"),
+  autoResumeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'the appointment of a run failed on a usage limit with auto-resume on: the server resumes it then (ISO), skipping its completed nodes; null once kept or called off (docs/decisions.md, Runs: "Auto-resume")',
+    ),
+  wakeAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'when the server does something to the run on its own (ISO): a waiting run continues (the earliest `waitUntil` of its waiting nodes; null while it waits only for events), a failed run with an auto-resume appointment is resumed (its `autoResumeAt`)',
+    ),
+  maxCostUsd: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("the run's spend cap in USD: the smaller of the workflow's `max_cost_usd` and the start's `maxCostUsd`, or a resume's (docs/decisions.md, Runs)"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .nullable()
+    .optional()
+    .describe("the run's own permissions, given at its start: the most any of its agents may do (each node at most this); null or absent: the workflow's"),
+  spentUsd: z
+    .number()
+    .optional()
+    .describe(
+      "what the run's agents reported spending, every attempt of every node across resumes (what the cap counts); `costUsd` is its completed nodes' cost",
+    ),
+  costPartial: z
+    .boolean()
+    .optional()
+    .describe('true when an agent of the run reported no cost (codex reports tokens only): `spentUsd` and the cap do not see that spend'),
+  nodes: z.record(z.string(), NodeStateSchema),
+  resumePending: z.boolean().describe('marked by resume: the next start of this workflow in this conversation continues the run'),
+  rejectReason: z.string().nullable().optional(),
+  branch: z.string().nullable().optional().describe("the run's branch `svc/<runId>` in its workspace; null outside a git worktree"),
+  baseCommit: z.string().nullable().optional().describe("the commit the run's worktree started from"),
+  headCommit: z.string().nullable().optional().describe("the branch's commit after the run's latest node"),
+  merged: RunMergedSchema.optional().describe("the run's branch merged (`POST …/merge`): the latest merge"),
+  pullRequest: RunPullRequestSchema.optional().describe('the pull request opened for its branch (`POST …/pr`): the latest one'),
+  fromRunId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("a follow-on run: the run whose head commit this run's worktree branched from (docs/decisions.md, Follow-on runs)"),
+  setup: RunSetupSchema.optional().describe("the worktree setup (`.svc/worktree.yaml`), when the run's new worktree had one"),
+  definitionHash: z
+    .string()
+    .optional()
+    .describe(
+      'the version of the workflow the run executes: sha256 of its definition as parsed (docs/decisions.md, Versions); absent on runs recorded before versions',
+    ),
+  definitionHashes: z
+    .array(z.string())
+    .optional()
+    .describe('every version the run ran under, oldest first: the one it started with, then each a resume picked up'),
+});
+
+/** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */
+const RunVariablesSchema = z.record(z.string(), z.string());
+
+/** A run's detail: with its trigger variables and its events. */
+export const RunDetailSchema = RunViewSchema.extend({
+  variables: RunVariablesSchema,
+  graph: z
+    .array(
+      z.object({
+        id: z.string(),
+        dependsOn: z.array(z.string()),
+        kind: z.string(),
+        conditional: z.boolean(),
+        permissions: z.enum(PERMISSIONS).optional().describe('agent nodes: what the agent may do'),
+      }),
+    )
+    .describe("the DAG of the run's definition snapshot: each node, what it does and what it waits for"),
+  events: z.array(z.looseObject({ type: z.string(), at: z.string(), runId: z.string(), seq: z.number().int(), pos: z.number() })),
+  serverId: z
+    .string()
+    .optional()
+    .describe('with a shared database: the server that claimed the run (executes or executed it; its `/api/health` shows its id); absent while none holds it'),
+  worktreeHome: z
+    .object({
+      id: z.string().describe('the SVC_HOME identity (its `home-id` file)'),
+      host: z.string().nullable(),
+      path: z.string().nullable().describe('the SVC_HOME directory on that host'),
+      liveServers: z.number().int().describe('servers of that home whose lease holds'),
+    })
+    .optional()
+    .describe("with a shared database: the home holding the run's worktree, when it has one; only its servers continue the run"),
+  waitingFor: z.string().optional().describe('why a pending run is not claimed: the home holding its worktree has no server running'),
+  definitionChanged: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the workflow's definition differs now from the one the run executes (an approval continues with the run's own; a resume takes the current one); absent when the workflow is gone or the run has no version",
+    ),
+});
+
+/** The stored run. */
+export const RunRecordSchema = RunViewSchema.extend({
+  variables: RunVariablesSchema,
+  /** The definition as written when the run started (or resumed): a later edit never changes a running run. */
+  definition: z.unknown(),
+});
+
+/** A spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+export const MaxCostUsdSchema = z.number().positive().finite();
+
+/** The message reaches bash nodes as an environment variable, and Linux refuses any single one over 128 KiB. */
+export const MAX_MESSAGE_BYTES = 96 * 1024;
+
+/** `POST /api/workflows/{name}/run`: what starting a run takes (the client's `runs.start` input is this). */
+export const StartRunBodySchema = z.strictObject({
+  message: z
+    .string()
+    .refine(
+      (text) => Buffer.byteLength(text) <= MAX_MESSAGE_BYTES,
+      `message is limited to ${MAX_MESSAGE_BYTES / 1024} KiB (bash nodes get it as an environment variable)`,
+    )
+    .describe('the task; $ARGUMENTS / $USER_MESSAGE in the workflow; at most 96 KiB'),
+  conversationId: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
+  cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
+  workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
+  trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
+  fromRunId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "a follow-on run: its worktree branches from this run's head commit (an id or an unambiguous prefix); that run must have a worktree, on the same workspace (the default workspace)",
+    ),
+  maxCostUsd: MaxCostUsdSchema.optional().describe("the run's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins"),
+  permissions: z
+    .enum(PERMISSIONS)
+    .optional()
+    .describe("what the run's agents may do at most (read, edit, full): lowers the workflow's, never raises it (422 permissions_above_workflow)"),
+});
+
+/** `POST /api/workflows/runs/{runId}/signal` (docs/decisions.md, Waits and signals). */
+export const SignalBodySchema = z.strictObject({
+  event: EventNameSchema.describe('the event a wait node of the run waits for (`wait: { event: … }`)'),
+  payload: z.unknown().optional().describe("becomes the waiting node's output (`$<id>.output`): a string as it is, any other JSON value as JSON; none: ''"),
+});
+
+/** `POST /api/workflows/runs/{runId}/resume`: a new spend cap replaces the run's (it may exceed the workflow's). */
+export const ResumeRunBodySchema = z.strictObject({
+  maxCostUsd: MaxCostUsdSchema.optional().describe("replaces the run's spend cap; a run stopped by its cap resumes only with one above what it spent"),
+});

@@ -1,0 +1,76 @@
+/**
+ * Auto-resume after a usage limit (docs/decisions.md, Runs: "Auto-resume"). A run that fails on an
+ * agent's usage limit, with `auto_resume` on (the workflow's, else `SVC_AUTO_RESUME_ON_LIMIT`), gets
+ * an appointment: `autoResumeAt` on its record, written with the failure itself, so a restart keeps
+ * it. The server keeps each appointment once, by compare-and-set on the record — with several
+ * servers on one database only the one whose claim lands resumes — through the same doors as `svc
+ * resume`: the resume mark, then the start that continues the run and skips its completed nodes.
+ * The appointment is also the run's `wakeAt`: the server's one timer of run-appointments.ts keeps it.
+ */
+
+import type { Logger } from '../../shared/logger.js';
+import { validateWorkflowSource } from '../../workflows/index.js';
+import type { StartRunRequest } from '../control/engine-deps.js';
+import { RunChangedElsewhere } from '../model/lifecycle.js';
+import type { AppointmentKind } from './wake-ups.js';
+import type { RunStore } from '../storage/run-store.js';
+import type { RunRecord } from '../model/types.js';
+
+/**
+ * The appointment of a run failing with `code`: its `resumeAt` when it hit a usage limit and
+ * auto-resume is on for it (the workflow's `auto_resume`, else the server's default); else null.
+ */
+export function autoResumeAppointment(run: RunRecord, code: string | null, resumeAt: string | null, serverDefault: boolean): string | null {
+  if (code !== 'usage_limit' || !resumeAt) return null;
+  const validation = validateWorkflowSource(run.definition);
+  const own = validation.ok ? validation.workflow.autoResume : undefined;
+  return (own ?? serverDefault) ? resumeAt : null;
+}
+
+/**
+ * `cancel` or `abandon` of a failed run with an appointment calls the appointment off; the run stays
+ * failed (a person can still resume it). Resolves to the run so, or undefined when it has none (the operation
+ * then applies as usual); 409 when the appointment was kept or called off meanwhile.
+ */
+export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: 'cancel' | 'abandon'): Promise<RunRecord | undefined> {
+  const at = run.autoResumeAt;
+  if (run.status !== 'failed' || !at) return undefined;
+  if (!(await runs.claimAutoResume(run.id, at))) throw new RunChangedElsewhere(run.id, reason, (await runs.get(run.id))?.status);
+  const calledOff = (await runs.get(run.id)) ?? { ...run, autoResumeAt: null, wakeAt: null };
+  await runs.emit(calledOff, 'auto_resume_cancelled', { at, reason });
+  return calledOff;
+}
+
+/** The engine's doors a resume goes through: `POST …/resume`, then the start that continues the run. */
+interface RunResumeDoors {
+  resume(runId: string): Promise<RunRecord>;
+  start(request: StartRunRequest): Promise<RunRecord>;
+}
+
+/** Resumes a failed run as `svc resume` does: marks it, then starts its workflow again in its conversation and directory. */
+async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
+  const run = await engine.resume(runId);
+  await engine.start({ workflow: run.workflow, message: run.message, cwd: run.cwd, conversationId: run.conversationId, trigger: run.trigger });
+}
+
+/**
+ * The auto-resume kind of timed appointment (run-appointments.ts): a failed run whose `wakeAt` (its
+ * `autoResumeAt`, set together) has come is claimed by compare-and-set — with several servers on
+ * one database, or a timer and a cancel, one wins and the others let it go — and resumed.
+ */
+export function autoResumeKind(runs: RunStore, engine: RunResumeDoors, logger: Logger): AppointmentKind {
+  return {
+    name: 'auto-resume',
+    statuses: ['failed'],
+    async keep(run) {
+      const at = run.autoResumeAt;
+      if (!at || !(await runs.claimAutoResume(run.id, at))) return;
+      try {
+        await resumeRun(engine, run.id);
+        logger.info('run.auto_resumed', { runId: run.id, at });
+      } catch (error) {
+        logger.warn('run.auto_resume_failed', { runId: run.id, at, error: (error as Error).message });
+      }
+    },
+  };
+}
