@@ -17,14 +17,7 @@ export {
   type AgentToolStatus,
   type ToolTally,
 } from './tool-activity.js';
-export {
-  DEFAULT_CONVERSATION_PERMISSIONS,
-  DEFAULT_NODE_PERMISSIONS,
-  PERMISSIONS,
-  claudePermissionArgs,
-  codexPermissionArgs,
-  type Permissions,
-} from './permissions.js';
+export { claudePermissionArgs, codexPermissionArgs } from './permissions.js';
 export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult, type AgentTokens } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */

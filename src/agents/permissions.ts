@@ -13,12 +13,7 @@
  *   `IS_SANDBOX=1` (see `fullRefusal`).
  */
 
-export const PERMISSIONS = ['read', 'edit', 'full'] as const;
-export type Permissions = (typeof PERMISSIONS)[number];
-
-/** Workflow nodes edit unless told otherwise; conversations read (config/assistants.ts). */
-export const DEFAULT_NODE_PERMISSIONS: Permissions = 'edit';
-export const DEFAULT_CONVERSATION_PERMISSIONS: Permissions = 'read';
+import type { Permissions } from '../shared/permissions.js';
 
 const CLAUDE_FLAGS: Record<Permissions, readonly string[]> = {
   read: ['--permission-mode', 'default'],

@@ -1,6 +1,6 @@
 import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
-import type { Permissions } from './permissions.js';
+import type { Permissions } from '../shared/permissions.js';
 
 export interface AgentRequest {
   /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */

@@ -24,7 +24,7 @@ import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/types.js';
-export { PERMISSIONS, type Permissions } from '../agents/permissions.js';
+export { PERMISSIONS, type Permissions } from '../shared/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
 export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
 

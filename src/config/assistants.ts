@@ -1,4 +1,4 @@
-import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../agents/permissions.js';
+import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { DomainError } from '../shared/errors.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { PERMISSIONS } from '../agents/permissions.js';
+import { PERMISSIONS } from '../shared/permissions.js';
 
-/** The agents svc knows how to drive (docs/decisions.md, Agents). */
-export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
-export type AssistantName = (typeof ASSISTANT_NAMES)[number];
+import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
+
+export { ASSISTANT_NAMES, type AssistantName };
 
 /** The name of an environment variable (never its value). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -3,7 +3,8 @@
  * (app/context.ts) wires the engine, the catalog, the workspaces and the assistant configuration in.
  */
 
-import type { Agent, AgentEndpoint, Permissions } from '../agents/index.js';
+import type { Agent, AgentEndpoint } from '../agents/index.js';
+import type { Permissions } from '../shared/permissions.js';
 import type { AssistantName, TokenPrice } from '../config/assistants.js';
 import type { AnsweringCoordination } from '../coordination/types.js';
 import type { Logger } from '../shared/logger.js';

@@ -4,7 +4,7 @@
  * the 202, then answered by the orchestrator.
  */
 
-import type { Permissions } from '../agents/index.js';
+import type { Permissions } from '../shared/permissions.js';
 import type { AssistantName } from '../config/assistants.js';
 import { DomainError } from '../shared/errors.js';
 import type { ConversationEvent } from './events.js';

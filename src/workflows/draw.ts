@@ -18,7 +18,7 @@
  */
 
 // The permissions module, not schema.ts: the dashboard and the CLI draw without loading zod.
-import { DEFAULT_NODE_PERMISSIONS, type Permissions } from '../agents/permissions.js';
+import { DEFAULT_NODE_PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import type { RawNode } from './schema.js';
 
 export interface DrawNode {

@@ -5,7 +5,7 @@
  * free of zod: the CLI draws it from the definition as written.
  */
 
-import { DEFAULT_NODE_PERMISSIONS, type Permissions } from '../agents/permissions.js';
+import { DEFAULT_NODE_PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { layersOf, toDrawNodes } from './draw.js';
 import type { RawNode, RawWorkflow } from './schema.js';
 

@@ -53,9 +53,9 @@
  */
 
 import * as z from 'zod';
-import { ENV_NAME_PATTERN } from '../agents/agent-env.js';
-import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../agents/permissions.js';
-import type { AssistantName } from '../config/assistants.js';
+import { ENV_NAME_PATTERN } from '../shared/settings.js';
+import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
+import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
 import { DURATION_HINT, parseDuration } from '../shared/duration.js';
 import { describeValue, quoteValue } from './problems.js';
 import type { WhenExpr } from './when.js';
@@ -80,7 +80,8 @@ export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
     `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
 });
 
-export const ASSISTANTS = ['claude', 'codex'] as const;
+/** The assistants a node may name: the one list (shared/assistants.ts). */
+export const ASSISTANTS = ASSISTANT_NAMES;
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
 export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command', 'wait'] as const;
@@ -274,15 +275,10 @@ export function knownKeysAt(path: readonly (string | number)[]): readonly string
 // Normalized shape (what svc runs)
 // ---------------------------------------------------------------------------------------------
 
-export type Assistant = (typeof ASSISTANTS)[number];
+export type Assistant = AssistantName;
 export type TriggerRule = (typeof TRIGGER_RULES)[number];
 export type NodeActionKind = (typeof NODE_ACTIONS)[number];
 export type FilterValue = string | number | boolean;
-
-// The assistants here and in the server's configuration must be the same set.
-type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const assistantsMatchConfig: SameSet<Assistant, AssistantName> = true;
-void assistantsMatchConfig;
 
 /** What a node does. `approval` pauses the run until a person approves or rejects. */
 export type NodeAction =

@@ -1,5 +1,5 @@
 import type { Agent } from '../../agents/index.js';
-import type { Permissions } from '../../agents/permissions.js';
+import type { Permissions } from '../../shared/permissions.js';
 import type { AssistantName } from '../../config/assistants.js';
 import type { EventPublisher } from '../../events/bus.js';
 import type { Logger } from '../../shared/logger.js';

@@ -1,4 +1,4 @@
-import { PERMISSIONS, DEFAULT_NODE_PERMISSIONS, type Permissions } from '../../agents/permissions.js';
+import { PERMISSIONS, DEFAULT_NODE_PERMISSIONS, type Permissions } from '../../shared/permissions.js';
 import { DomainError } from '../../shared/errors.js';
 import type { WorkflowDefinition } from '../../workflows/index.js';
 

@@ -1,4 +1,5 @@
-import { AgentError, withheldEnvironment, DEFAULT_NODE_PERMISSIONS } from '../../../agents/index.js';
+import { AgentError, withheldEnvironment } from '../../../agents/index.js';
+import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
