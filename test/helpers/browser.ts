@@ -1,5 +1,6 @@
-// Debian's Chromium driven by playwright-core, for the dashboard's end-to-end tests. CI installs the
-// `chromium` package when it is missing (.ci/run); without it these tests fail, never skip.
+// Debian's Chromium driven by playwright-core, for the dashboard's end-to-end tests. `npm test` and
+// .ci/run install the `chromium` package when it is missing (scripts/setup-test-system.sh); without
+// it these tests fail, never skip.
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'screenshots');
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium), as .ci/run does.`);
+    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium), as npm test does.`);
   }
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -6,8 +6,9 @@
  * Binaries come from Debian's layout (/usr/lib/postgresql/<major>/bin, the newest major), else from
  * PATH. PostgreSQL refuses to run as root, so when we are root (CI, containers) every server
  * command runs as the `postgres` system user the Debian package creates (`runuser -u postgres`),
- * and the temp dir is handed to that user. No test is skipped when PostgreSQL is missing: `.ci/run`
- * installs it, and a missing one fails with a message saying how to install it.
+ * and the temp dir is handed to that user. No test is skipped when PostgreSQL is missing: `npm test`
+ * and `.ci/run` install it (scripts/setup-test-system.sh), and a missing one fails with a message
+ * saying how to install it.
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -42,7 +43,7 @@ export function findPostgresBin(): string {
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   const found = which.stdout.trim();
   if (which.status === 0 && found) return found.slice(0, found.lastIndexOf('/'));
-  throw new Error('PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or on PATH): apt-get install -y postgresql (.ci/run does it).');
+  throw new Error('PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or on PATH): apt-get install -y postgresql (npm test does it).');
 }
 
 const isRoot = () => process.getuid?.() === 0;
