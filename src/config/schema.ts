@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { PERMISSIONS } from '../agents/permissions.js';
 
-/** The agents svc knows how to drive (docs/decisions.md, Agents). */
+/** The agents svc knows how to drive (docs/contract.md, "Agents"). */
 export const ASSISTANT_NAMES = ['claude', 'codex'] as const;
 export type AssistantName = (typeof ASSISTANT_NAMES)[number];
 
@@ -9,7 +9,7 @@ export type AssistantName = (typeof ASSISTANT_NAMES)[number];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * What an assistant's tokens cost, in USD per million (docs/decisions.md, Runs: "Spend cap"): how
+ * What an assistant's tokens cost, in USD per million (docs/decisions.md, "Spend cap"): how
  * svc prices an agent that reports tokens but no cost (codex). `cachedInput` is the price of input
  * tokens served from the provider's cache (part of `input` as codex counts them); without it they
  * cost what other input does.

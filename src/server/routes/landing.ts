@@ -4,7 +4,7 @@ import { MERGE_STRATEGIES } from '../../workspaces/landing.js';
 import { defineRoute } from '../route.js';
 
 /**
- * Landing a run's branch (docs/decisions.md, "Landing a run"): merge, push, pull request. The git
+ * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge, push, pull request. The git
  * is the workspaces' (workspaces/landing.ts); the door and the record are the engine's.
  */
 
