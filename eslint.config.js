@@ -64,7 +64,7 @@ export default tseslint.config(
         {
           // `import { z }` takes zod's whole namespace object into the bundle (its locales, JSON
           // Schema import…: ~750 KiB parsed at every start); `import * as z` lets esbuild keep only
-          // what is used (~200 KiB). docs/decisions.md, "Footprint".
+          // what is used (~200 KiB). docs/decisions.md, "zod as a namespace import".
           selector: "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z']",
           message: "Import zod as `import * as z from 'zod'` (the named `z` bundles all of zod).",
         },

@@ -10,7 +10,7 @@ export default defineConfig({
     // Two cores: more workers than that only adds contention to process-heavy tests.
     maxWorkers: 2,
     // The fake agents are driven by FAKE_* variables in the server's environment, which an agent
-    // no longer inherits (docs/decisions.md, Agents): the servers under test allow them, as an
+    // no longer inherits (docs/decisions.md, "Why agents get a withheld environment"): the servers under test allow them, as an
     // operator allows what their agents need.
     env: { SVC_AGENT_ENV_ALLOW: 'FAKE_CLAUDE_*,FAKE_CODEX_*' },
   },

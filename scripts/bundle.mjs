@@ -33,7 +33,7 @@ rmSync(chunks, { recursive: true, force: true });
 // at its top, for what svc never asks of it: HTTPS certificates, a coloured banner, a QR code. They
 // were ~25 ms and ~10 MiB of every `svc serve` start. listhen gets stand-ins instead, which require
 // the real package — left out of the bundle, installed beside listhen as its dependency — the first
-// time one of its members is used (docs/decisions.md, "Footprint"; test/cli/serve-footprint.test.ts
+// time one of its members is used (docs/decisions.md, "listhen loads lazily"; test/cli/serve-footprint.test.ts
 // holds that none of them loads). Each lists what listhen imports of it: an object, or a function.
 const LISTHEN_EXTRAS = {
   'node-forge': { default: 'object' },

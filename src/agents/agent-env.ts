@@ -18,8 +18,7 @@ export const NESTED_AGENT_MARKERS = [
 ] as const;
 
 /**
- * What every process with a withheld environment gets from the server's (docs/decisions.md,
- * Agents, "Least-privilege environment"): where programs and the user's files are, the locale,
+ * What every process with a withheld environment gets from the server's (docs/contract.md, "Least-privilege environment"): where programs and the user's files are, the locale,
  * the terminal, the time zone, the temporary directory, the proxies and the certificates to
  * trust. A name ending in `*` stands for every name with that prefix.
  */

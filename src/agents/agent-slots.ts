@@ -10,7 +10,7 @@ interface Waiter {
 
 /**
  * How many agent processes this server runs at once: `SVC_MAX_CONCURRENT_AGENTS` in all, and an
- * assistant's `maxConcurrent` for its own (docs/decisions.md, Agents). Slots go first come, first
+ * assistant's `maxConcurrent` for its own (docs/contract.md, "Agent slots"). Slots go first come, first
  * served: a waiter is passed over only while its own assistant is at its limit, so a full claude
  * never holds codex back; an aborted waiter leaves the queue.
  */

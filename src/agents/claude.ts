@@ -7,7 +7,7 @@ import { AgentError, type Agent, type AgentRequest, type AgentResult } from './t
 type Json = Record<string, unknown>;
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
-/** A configured endpoint reaches Claude Code as ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (docs/decisions.md, Agents). */
+/** A configured endpoint reaches Claude Code as ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (docs/contract.md, "Model endpoints"). */
 function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']): NodeJS.ProcessEnv {
   if (!endpoint) return env;
   // The server's own Anthropic credentials must never travel to a configured endpoint: the key
@@ -24,8 +24,7 @@ const usageLimitError = (message: string, resumeAt: Date | null, costUsd: number
 
 /**
  * Claude Code in headless mode: `claude -p --output-format stream-json --verbose [--model M]
- * [--resume S] [--max-budget-usd B]` plus the flags of the request's permissions, prompt on stdin (docs/decisions.md,
- * Agents). `--verbose` is required by stream-json output.
+ * [--resume S] [--max-budget-usd B]` plus the flags of the request's permissions, prompt on stdin (docs/contract.md, "Agent command lines"). `--verbose` is required by stream-json output.
  */
 export function createClaudeAgent(bin: string): Agent {
   return {

@@ -25,7 +25,7 @@ function providerArgs(endpoint: AgentRequest['endpoint']): string[] {
  * OpenAI Codex CLI: `codex exec --json [--model M]` plus the sandbox flag of the request's
  * permissions, then `-`: prompt on stdin. It reports tokens but no cost, so cost stays null rather
  * than a misleading 0; the engine prices the tokens when the assistant has a configured price
- * (docs/decisions.md, Runs: "Spend cap").
+ * (docs/decisions.md, "Spend cap").
  */
 export function createCodexAgent(bin: string): Agent {
   return {

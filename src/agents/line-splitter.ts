@@ -1,6 +1,5 @@
 /**
- * The most svc reads of one line of an agent's stdout, in bytes (docs/decisions.md, Runs, "Node
- * output"). An agent's final answer may be 16 MiB (the output limit, runs/executor/nodes/output-limit.ts)
+ * The most svc reads of one line of an agent's stdout, in bytes (docs/decisions.md, "Node output"). An agent's final answer may be 16 MiB (the output limit, runs/executor/nodes/output-limit.ts)
  * and arrives inside one JSON line, escaped: twice that leaves room for an answer at the limit
  * whose every character is escaped as two (`\n`, `\"`), so a long answer still ends with the
  * output limit's own failure. A longer line stops the agent (`output_too_large`).

@@ -1,5 +1,5 @@
 /**
- * What an agent may do in its working directory (docs/decisions.md, Agents), and the command-line
+ * What an agent may do in its working directory (docs/decisions.md, "Permission flags, measured"), and the command-line
  * flags that say so to each CLI. Measured against Claude Code 2.1.328 and Codex 0.169.0:
  *
  * - `read`: it reads and searches, and changes nothing. Claude Code in its default permission mode

@@ -38,7 +38,7 @@ export interface AgentRequest {
   sessionTokens?: AgentTokens | null;
   /** What is left of the run's spend cap (USD), for agents that can stop themselves at a budget (claude `--max-budget-usd`). */
   maxBudgetUsd?: number;
-  /** A model server to use instead of the agent's default (docs/decisions.md, Agents). */
+  /** A model server to use instead of the agent's default (docs/contract.md, "Model endpoints"). */
   endpoint?: AgentEndpoint | null;
   logger: Logger;
 }

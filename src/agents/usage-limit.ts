@@ -1,6 +1,6 @@
 /**
  * Recognises an agent's "usage limit" / "rate limit" ending and the time it says the limit resets
- * (docs/decisions.md, Runs, "Usage limits"). Pure: the messages are the CLIs' own wording, and the
+ * (docs/decisions.md, "Usage limits"). Pure: the messages are the CLIs' own wording, and the
  * time is read relative to `now` (a clock time like `3pm` is the next such local time).
  */
 

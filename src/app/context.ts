@@ -80,7 +80,7 @@ export interface ContextOptions {
 
 /**
  * How often the server registers the webhook triggers of its own directory and workspaces again
- * (docs/decisions.md, Webhooks): the schedules' tick, so a file edited by hand counts within it.
+ * (docs/decisions.md, "Webhooks"): the schedules' tick, so a file edited by hand counts within it.
  */
 const TRIGGER_REFRESH_MS = 15_000;
 
@@ -144,7 +144,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     await coordination.homes.listen((change) => {
       workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
     });
-    // One pool of agent slots for the server's runs and conversations (docs/decisions.md, Agents).
+    // One pool of agent slots for the server's runs and conversations (docs/contract.md, "Agent slots").
     const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
@@ -193,7 +193,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
               run_id: run.id,
             });
             // Not fsynced: the run's record, written durably next, holds all a run needs of it (its
-            // platformId); a power loss may lose this label, never the run (docs/decisions.md, "Footprint").
+            // platformId); a power loss may lose this label, never the run (docs/decisions.md, "Fewer writes between two nodes").
             await conversationRepositories.conversations.insert(record, { sync: false });
             return record.platform_conversation_id;
           },
@@ -237,7 +237,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     if (policy.keepsClocks) {
       // The server registers the webhook triggers of its own directory and the workspaces before
       // its first request, and keeps them registered: the only triggers registered without an
-      // explicit call (docs/decisions.md, Webhooks).
+      // explicit call (docs/decisions.md, "Webhooks").
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
       ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
       // Only the server keeps runs' appointments (durable waits, auto-resume): a CLI process never continues a run on its own.

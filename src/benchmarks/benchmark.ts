@@ -28,7 +28,7 @@ export const BenchmarkSchema = z.object({
 });
 export type Benchmark = z.infer<typeof BenchmarkSchema>;
 
-/** `group=version`: the same runs per version of the workflow, newest version first (docs/decisions.md, Versions). */
+/** `group=version`: the same runs per version of the workflow, newest version first (docs/decisions.md, "Versions"). */
 export const VersionBenchmarkSchema = z.object({
   versions: z.array(
     z.object({

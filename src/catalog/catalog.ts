@@ -81,8 +81,7 @@ export class WorkflowCatalog {
   /**
    * Every workflow visible from `cwd`, and every problem found (slug conflicts and weak secrets
    * included). Reads only: the trigger registry is checked, never written, so a listing — a GET,
-   * which any web page can make the user's browser send — registers nothing (docs/decisions.md,
-   * Webhooks).
+   * which any web page can make the user's browser send — registers nothing (docs/decisions.md, "Webhooks").
    */
   async discover(cwd?: string, options: { triggersOnly?: boolean } = {}): Promise<Discovery> {
     return this.#pass(cwd, false, options.triggersOnly);

@@ -1,7 +1,7 @@
 /**
  * Discovery: which workflows exist for a working directory. Bundled workflows ship with svc;
  * project workflows are `.svc/workflows/*.yaml|yml` under the cwd and every registered workspace
- * (docs/decisions.md, Workflow files). The rules, in the order they apply:
+ * (docs/contract.md, "Workflow files"). The rules, in the order they apply:
  * - every file is validated on its own; a broken file is reported in `errors` and never hides
  *   the others;
  * - a file's stem must equal its `name` (workflow-file.ts);
@@ -59,8 +59,8 @@ export interface DiscoverOptions {
   readonly bundledDir?: string;
   /**
    * Whether the bundled workflows are read (default yes). A pass that looks only for triggers
-   * leaves them out: no bundled workflow declares one (test/catalog/bundled-workflows.test.ts), and
-   * parsing them was ~15 ms and ~4 MiB of every server start (docs/decisions.md, "Footprint").
+   * leaves them out: no bundled workflow declares one (test/workflows/bundled.test.ts), and
+   * parsing them was ~15 ms and ~4 MiB of every server start (docs/decisions.md, "Only what start-up needs loads at start-up").
    */
   readonly bundled?: boolean;
 }

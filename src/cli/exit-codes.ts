@@ -1,4 +1,4 @@
-/** Exit codes (docs/decisions.md, CLI); `svc help exit-codes` prints this table. */
+/** Exit codes (docs/contract.md, "Exit codes"); `svc help exit-codes` prints this table. */
 export const EXIT = {
   ok: 0,
   failed: 1,
@@ -6,7 +6,7 @@ export const EXIT = {
   cancelled: 3,
   paused: 4,
   unreachable: 5,
-  /** The run completed, but its agent was refused tool calls it asked for (docs/decisions.md, CLI). */
+  /** The run completed, but its agent was refused tool calls it asked for (docs/contract.md, "Exit codes"). */
   toolsDenied: 6,
 } as const;
 

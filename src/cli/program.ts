@@ -227,7 +227,7 @@ export function buildProgram(version: string, io?: IO): Program {
     .option('--no-color', 'no colour (also NO_COLOR=1)')
     .showSuggestionAfterError(true)
     .helpCommand(false)
-    // Usage errors must exit 2 (docs/decisions.md); main() maps commander's errors. Subcommands inherit this.
+    // Usage errors must exit 2 (docs/contract.md, "Exit codes"); main() maps commander's errors. Subcommands inherit this.
     .exitOverride();
   if (io) root.configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
 

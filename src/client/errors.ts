@@ -1,6 +1,6 @@
 /**
  * The client's two failures, the same whichever transport answered: the API said no (a non-2xx
- * answer, carrying the error body of docs/decisions.md "Errors"), or no server could be reached.
+ * answer, carrying the error body of docs/contract.md, "Errors"), or no server could be reached.
  */
 
 /** A non-2xx answer: `{ status, error, message, details }` plus the whole body (e.g. `errors` of a 422). */

@@ -14,7 +14,7 @@ export function allowedOperations(status: RunStatus): RunOperation[] {
 }
 
 /**
- * Resume as `svc resume` does it (docs/decisions.md, CLI): mark the failed run, then start its
+ * Resume as `svc resume` does it (docs/decisions.md, "CLI"): mark the failed run, then start its
  * workflow again in the same conversation and directory, which continues that run and skips the
  * nodes it completed. The API's resume alone only marks the run for some later start, which a
  * person pressing "Resume" would wait for in vain. Answers the id of the run that continues.

@@ -23,7 +23,7 @@ export interface ServerOrLocalOptions {
 }
 
 /**
- * The one place that decides between a server and the store (docs/decisions.md, "One writer"):
+ * The one place that decides between a server and the store (docs/contract.md, "Without a server"):
  * a server reachable at `url` answers everything; otherwise — unless the user named that server,
  * or a live server holds the lock, or the command needs a server — the routes run in this process.
  * Decided on the first request (an unreachable server costs one refused connection), or by

@@ -28,7 +28,7 @@ export { PERMISSIONS, type Permissions } from '../shared/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
 export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
 
-/** `POST …/merge` (docs/decisions.md, "Landing a run"). */
+/** `POST …/merge` (docs/decisions.md, "Landing a run: merge, push, pull request"). */
 export interface MergeInput {
   into?: string;
   strategy?: MergeStrategy;

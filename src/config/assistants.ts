@@ -55,7 +55,7 @@ export class AssistantsConfigService {
     return (await this.get()).assistants[name].model;
   }
 
-  /** What the assistant may do in a conversation that says nothing itself (docs/decisions.md, Agents). */
+  /** What the assistant may do in a conversation that says nothing itself (docs/contract.md, "Permissions"). */
   async permissionsOf(name: AssistantName): Promise<Permissions> {
     return (await this.get()).assistants[name].permissions ?? DEFAULT_CONVERSATION_PERMISSIONS;
   }
@@ -65,12 +65,12 @@ export class AssistantsConfigService {
     return (await this.get()).assistants[name].maxConcurrent ?? null;
   }
 
-  /** What the assistant's tokens cost, for calls that report no cost (docs/decisions.md, Runs: "Spend cap"); null when not configured. */
+  /** What the assistant's tokens cost, for calls that report no cost (docs/decisions.md, "Spend cap"); null when not configured. */
   async priceOf(name: AssistantName): Promise<TokenPrice | null> {
     return (await this.get()).assistants[name].pricePerMillionTokens ?? null;
   }
 
-  /** The assistant's model endpoint (docs/decisions.md, Agents), or null for the agent's own default. */
+  /** The assistant's model endpoint (docs/contract.md, "Model endpoints"), or null for the agent's own default. */
   async endpointOf(name: AssistantName): Promise<{ baseUrl: string; apiKeyEnv: string | null } | null> {
     const { baseUrl, apiKeyEnv } = (await this.get()).assistants[name];
     return baseUrl ? { baseUrl, apiKeyEnv: apiKeyEnv ?? null } : null;

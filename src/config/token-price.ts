@@ -9,7 +9,7 @@ interface ReportedTokens {
 
 /**
  * The cost of an agent call that reported tokens but no cost (codex), at its assistant's configured
- * price per million tokens (docs/decisions.md, Runs: "Spend cap"). Cached input is part of input as
+ * price per million tokens (docs/decisions.md, "Spend cap"). Cached input is part of input as
  * codex counts it; it costs `cachedInput` where that is set, else what other input costs. Rounded
  * to a billionth of a dollar, so that sums of prices read as the prices do.
  */

@@ -1,5 +1,5 @@
 /**
- * Conversation events (docs/decisions.md, Events and streams): `message` (a stored message),
+ * Conversation events (docs/contract.md, "Events and streams"): `message` (a stored message),
  * `assistant_delta` (reply text as it streams), `agent_tool` (a tool call of the replying agent),
  * `assistant_done` and `agent_error`. Like run
  * events they are appended to a log (`conversations/<id>/events/`) with a stream position

@@ -1,5 +1,5 @@
 /**
- * The orchestrator (docs/decisions.md, Conversations): answers the messages of one conversation
+ * The orchestrator (docs/decisions.md, "Conversations"): answers the messages of one conversation
  * one at a time, in order, and different conversations in parallel up to
  * `SVC_MAX_CONCURRENT_CONVERSATIONS`. A message is a slash command (answered here) or goes to the
  * conversation's assistant, whose reply streams as `assistant_delta` events, is stored, then

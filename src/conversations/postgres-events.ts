@@ -1,5 +1,5 @@
 /**
- * Conversation events on PostgreSQL (docs/decisions.md, PostgreSQL store): rows of
+ * Conversation events on PostgreSQL (docs/decisions.md, "PostgreSQL store"): rows of
  * `conversation_events`, positioned by the same sequence as run events, so a conversation's stream
  * (its runs' events and its own) has one order on every server. Replay holds back events of
  * transactions still open, as run events do (runs/storage/postgres-run-repository.ts).

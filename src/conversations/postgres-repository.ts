@@ -1,5 +1,5 @@
 /**
- * Conversations and their messages on PostgreSQL (docs/decisions.md, PostgreSQL store): the same
+ * Conversations and their messages on PostgreSQL (docs/decisions.md, "PostgreSQL store"): the same
  * interfaces as the file store's (repository.ts), answered by indexed queries. Changes to a
  * conversation's pending list are single UPDATE statements, so concurrent sends on any number of
  * servers lose none; a message's place comes from one atomic upsert per conversation

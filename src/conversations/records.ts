@@ -5,7 +5,7 @@ import { ASSISTANT_NAMES, type AssistantName } from '../config/assistants.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
 
-/** A conversation as the API shows it (docs/decisions.md, Conversations). */
+/** A conversation as the API shows it (docs/contract.md, "Conversations"). */
 export const ConversationSchema = z.object({
   id: z.string(),
   platform_conversation_id: z.string().describe('the id streams are named by (`/api/stream/{id}`); paths accept either id'),
@@ -65,7 +65,7 @@ export interface ConversationRecord extends Omit<Conversation, 'permissions'> {
   permissions?: Conversation['permissions'];
   /**
    * The agent session that continues this conversation (claude `--resume`, codex `exec resume`),
-   * kept with the record so a restarted server carries on (docs/decisions.md, Conversations).
+   * kept with the record so a restarted server carries on (docs/decisions.md, "Conversations").
    */
   agent_session?: { assistant: AssistantName; id: string; tokens?: { input: number; output: number } | null } | null;
   /** User messages accepted and not yet answered, oldest first: a restart answers them with an error. */

@@ -38,7 +38,7 @@ export async function replyWithAgent(
     cwd = await deps.workspaces.cwdOf(workspaceId);
     workspaceEnv = await deps.workspaces.env(workspaceId);
   }
-  // Least privilege (docs/decisions.md, Agents): the base set, the agent's own, what the server allows and the workspace's values.
+  // Least privilege (docs/contract.md, "Least-privilege environment"): the base set, the agent's own, what the server allows and the workspace's values.
   const { env } = withheldEnvironment({
     server: deps.env,
     assistant,

@@ -6,7 +6,7 @@
  * Messages grow without bound, so they are never loaded whole: each conversation's messages are
  * JSON lines in chunk files of MESSAGE_CHUNK messages (`conversations/<id>/messages/<n>.jsonl`),
  * and a message's id carries its place in the conversation, so a page `before` a message reads at
- * most the few chunks it spans however long the history is (docs/decisions.md, Conversations).
+ * most the few chunks it spans however long the history is (docs/decisions.md, "Conversations").
  */
 
 import { randomBytes } from 'node:crypto';
@@ -28,7 +28,7 @@ export interface ConversationFilter {
 export interface ConversationRepository {
   /**
    * Durable when resolved, unless `{ sync: false }`: then it survives a crash of the server but
-   * maybe not a power loss (a run's worker conversation: docs/decisions.md, "Footprint"). A
+   * maybe not a power loss (a run's worker conversation: docs/decisions.md, "Fewer writes between two nodes"). A
    * database commit is durable either way.
    */
   insert(record: ConversationRecord, options?: PutOptions): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Conversations (docs/decisions.md, Conversations): create, list, read, rename, soft delete,
+ * Conversations (docs/contract.md, "Conversations"): create, list, read, rename, soft delete,
  * messages paged by cursor, and send — the user message is stored (and marked pending) before
  * the 202, then answered by the orchestrator.
  */

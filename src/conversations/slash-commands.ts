@@ -1,5 +1,5 @@
 /**
- * Slash commands in a conversation, answered without an agent (docs/decisions.md, Conversations):
+ * Slash commands in a conversation, answered without an agent (docs/decisions.md, "Conversations"):
  * `/run <workflow> <text>`, `/workflows`, `/runs`, `/status`, `/help`. Anything else starting with
  * `/` is answered with the help text, never sent to an agent.
  */

@@ -142,8 +142,7 @@ export interface Coordination {
   readonly homes: HomeCoordination;
   /**
    * Whether a run on a workspace is placed (its worktree made) by the process that executes it, at
-   * launch, because that may be another home than the one that starts it (docs/decisions.md,
-   * Workspaces); else at start, so that its cwd is on record from the start.
+   * launch, because that may be another home than the one that starts it (docs/contract.md, "Workspaces"); else at start, so that its cwd is on record from the start.
    */
   readonly placesRunsAtLaunch: boolean;
   /**

@@ -48,7 +48,7 @@ export class EventBus<E extends BusEvent = StreamEvent> implements EventPublishe
   /**
    * The next stream position: a hybrid clock (microseconds of wall time, bumped so positions never
    * repeat or go back), one for every persisted stream (run events and conversation events), so a
-   * stream that carries both can trust that positions only grow (docs/decisions.md, Streams).
+   * stream that carries both can trust that positions only grow (docs/decisions.md, "Streams").
    */
   nextPosition(): number {
     this.#clock = Math.max(this.#clock + 1, Date.now() * 1000);
@@ -58,7 +58,7 @@ export class EventBus<E extends BusEvent = StreamEvent> implements EventPublishe
   /**
    * Publishes the event `stored` resolves to, once every event given earlier has been published:
    * appends of different logs finish in any order, but the store gives positions in the order it
-   * is asked (docs/decisions.md, PostgreSQL store), so an event is published only after every event
+   * is asked (docs/decisions.md, "PostgreSQL store"), so an event is published only after every event
    * with a lower position. Nothing is published for a failed write.
    */
   publishWhenStored(stored: Promise<E>): void {

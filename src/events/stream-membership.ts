@@ -1,5 +1,5 @@
 /**
- * Which runs' events a stream carries (docs/decisions.md, Events and streams), as one rule written
+ * Which runs' events a stream carries (docs/contract.md, "Events and streams"), as one rule written
  * once, as data: the live filter of a stream (server/routes/streams.ts), the file store's replay
  * (run-repository.ts) and PostgreSQL's (the SQL built here) all read it, so they cannot disagree.
  */

@@ -1,5 +1,5 @@
 /**
- * The words svc writes when it lands a run (docs/decisions.md, "Landing a run"): the merge
+ * The words svc writes when it lands a run (docs/decisions.md, "Landing a run: merge, push, pull request"): the merge
  * commit's message and the pull request's title and body, each unless the user gave their own.
  * Link-free: a pull request is read where svc's dashboard is not reachable.
  */

@@ -1,5 +1,5 @@
 /**
- * Landing a run's branch (docs/decisions.md, "Landing a run"): merging `svc/<runId>` into a branch
+ * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merging `svc/<runId>` into a branch
  * of the repository its worktree belongs to, without ever leaving that repository half-merged. The
  * result is computed from git's objects alone (`merge-tree --write-tree`, `commit-tree`), so a
  * conflict touches no ref, index or working tree; then the branch moves by compare-and-set

@@ -1,6 +1,5 @@
 /**
- * A pull request for a run's branch, opened by the GitHub CLI (docs/decisions.md, "Landing a
- * run"): `gh pr create` in the run's worktree, never able to ask anything (no stdin, prompts off),
+ * A pull request for a run's branch, opened by the GitHub CLI (docs/decisions.md, "Landing a run: merge, push, pull request"): `gh pr create` in the run's worktree, never able to ask anything (no stdin, prompts off),
  * stopped after the git time limit. svc keeps no GitHub token of its own: gh's login is the user's.
  */
 

@@ -1,5 +1,5 @@
 /**
- * What can be done with a finished run's branch (docs/decisions.md, "Landing a run"): merge it
+ * What can be done with a finished run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge it
  * into a branch of its workspace's repository (the user's directory for a path workspace, svc's
  * clone for a cloned one), push it, open a pull request for it. The git is landing.ts's and
  * pull-request.ts's; this picks the repository, the defaults and the directory gh runs in.

@@ -1,5 +1,5 @@
 /**
- * The stall watchdog of a node's process (docs/decisions.md, Runs: "Stalls"): `onIdle` is called
+ * The stall watchdog of a node's process (docs/decisions.md, "Stalls"): `onIdle` is called
  * once when nothing called `touch` for `idleMs`. Output arrives in many small chunks, so `touch`
  * only notes the time; the one timer re-arms itself for what is left of the silence instead of
  * being replaced on every chunk.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** Grace between SIGTERM and SIGKILL when stopping a node's processes (docs/decisions.md, Run states). */
+/** Grace between SIGTERM and SIGKILL when stopping a node's processes (docs/contract.md, "Run states"). */
 export const KILL_GRACE_MS = 5000;
 
 export interface GroupProcess {

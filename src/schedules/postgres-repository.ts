@@ -1,5 +1,5 @@
 /**
- * Schedule firing state on PostgreSQL (docs/decisions.md, PostgreSQL store): one row per schedule,
+ * Schedule firing state on PostgreSQL (docs/decisions.md, "PostgreSQL store"): one row per schedule,
  * the same interface as the file store's (repository.ts). `replaceIf` is one conditional UPDATE, so
  * of several servers reserving one firing, one succeeds.
  */

@@ -1,5 +1,5 @@
 /**
- * Where schedules keep their firing state (docs/decisions.md, Schedules), behind an async
+ * Where schedules keep their firing state (docs/decisions.md, "Schedules"), behind an async
  * repository so a database can take the file store's place: one record per schedule.
  */
 

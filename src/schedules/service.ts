@@ -1,5 +1,5 @@
 /**
- * Schedules (docs/decisions.md, Schedules): `triggers.schedule` of the workflows the catalog sees
+ * Schedules (docs/decisions.md, "Schedules"): `triggers.schedule` of the workflows the catalog sees
  * start runs with `trigger: "schedule"` when due. The clock is injected (`now`), and `tick(now)`
  * is the whole decision, so tests drive time by hand.
  *

@@ -3,8 +3,7 @@ import { isLoopbackName } from './loopback.js';
 import type { RequestHeaders } from './route.js';
 
 /**
- * Keeps other web pages from driving the API through the user's browser (docs/decisions.md,
- * "Dashboard safety"). The server is bound to loopback with no authentication, so any page the
+ * Keeps other web pages from driving the API through the user's browser (docs/decisions.md, "Dashboard safety"). The server is bound to loopback with no authentication, so any page the
  * user visits could otherwise post a form to `http://127.0.0.1:3090/api/workflows/runs/x/cancel`.
  *
  * - A state-changing call (POST, PUT, PATCH, DELETE) under `/api/` that names a body type must

@@ -5,7 +5,7 @@ import { DomainError } from '../shared/errors.js';
 
 /**
  * What Node's parser errors become: our code, whose status is the one Node itself would send
- * (431, 408, 400), and the one error body (docs/decisions.md, Errors).
+ * (431, 408, 400), and the one error body (docs/contract.md, "Errors").
  */
 function errorFor(code: string | undefined): DomainError {
   if (code === 'HPE_HEADER_OVERFLOW') return new DomainError('request_header_too_large', 'The request headers are too large.');

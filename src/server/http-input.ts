@@ -5,7 +5,7 @@ import { DomainError, isDomainError } from '../shared/errors.js';
 const tooLarge = (limit: number) => new DomainError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);
 
 /**
- * `read`, or 408 `request_timeout` when it has not settled within `ms` (docs/decisions.md, HTTP).
+ * `read`, or 408 `request_timeout` when it has not settled within `ms` (docs/contract.md, "HTTP").
  * A timer on the read itself: Node's own `requestTimeout` is looked at only every 30 s
  * (`connectionsCheckingInterval`), so a body trickled in a byte at a time held its socket for up
  * to 300 s. The read left behind settles when the connection closes after the answer.

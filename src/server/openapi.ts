@@ -20,7 +20,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
 /**
- * Authentication (docs/decisions.md, Authentication): none on the API (meant for one developer on
+ * Authentication (docs/contract.md, "Authentication"): none on the API (meant for one developer on
  * loopback); the webhook endpoint alone checks a signature.
  */
 const AUTHENTICATION =

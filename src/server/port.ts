@@ -9,7 +9,7 @@ export const WORKTREE_PORT_MIN = 3190;
 export const WORKTREE_PORT_MAX = 4089;
 const WORKTREE_PORT_SPAN = WORKTREE_PORT_MAX - WORKTREE_PORT_MIN + 1;
 
-/** How the listening port is chosen (docs/decisions.md, Port). */
+/** How the listening port is chosen (docs/contract.md, "Port"). */
 export type PortPlan = { kind: 'explicit'; port: number } | { kind: 'worktree'; port: number; fallbacks: number[] } | { kind: 'default'; port: number };
 
 /**

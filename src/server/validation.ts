@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DomainError } from '../shared/errors.js';
 
-/** Bodies of API requests are capped at 1 MiB (docs/decisions.md, "Errors": 413). */
+/** Bodies of API requests are capped at 1 MiB (docs/contract.md, "Errors": 413). */
 export const API_BODY_LIMIT = 1024 * 1024;
 
 /** Turns zod issues into the `details` of a 400 `invalid_request`. */

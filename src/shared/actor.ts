@@ -1,5 +1,5 @@
 /**
- * Who sends an API request, where an audit entry must say so (docs/decisions.md, Log entries): the CLI
+ * Who sends an API request, where an audit entry must say so (docs/contract.md, "Log entries"): the CLI
  * names itself in this header; anything else is `api`.
  */
 export const ACTOR_HEADER = 'x-svc-actor';

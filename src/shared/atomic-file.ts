@@ -28,7 +28,7 @@ export async function writeFileAtomic(path: string, content: string, { sync = tr
 /**
  * Opens `file` for writing, making its folder only when it is missing: the folder nearly always
  * exists (a run's record is rewritten once per node of a chain), and a `mkdir` first on every
- * write was one more file-system round trip each time (docs/decisions.md, "Footprint").
+ * write was one more file-system round trip each time (docs/decisions.md, "Fewer writes between two nodes").
  */
 async function openCreatingFolder(file: string): Promise<FileHandle> {
   try {

@@ -1,5 +1,5 @@
 /**
- * Durations in workflow YAML (docs/decisions.md, Workflow files): a bare number means seconds (`timeout: 30`); a string
+ * Durations in workflow YAML (docs/contract.md, "Workflow files"): a bare number means seconds (`timeout: 30`); a string
  * carries its unit (`500ms`, `30s`, `1.5s`, `10m`, `2h`). Everything inside svc works in
  * milliseconds, so this is the only place that knows the spellings.
  */

@@ -81,7 +81,7 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }
 
-/** The contract's error body: `{ error, message, details?, ...extra }` (docs/decisions.md, Errors). */
+/** The contract's error body: `{ error, message, details?, ...extra }` (docs/contract.md, "Errors"). */
 export interface ErrorBody {
   error: ErrorCode | ClientFailureCode;
   message: string;

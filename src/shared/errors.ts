@@ -1,7 +1,7 @@
 /**
  * Every error code an answer can carry. The domain throws them (as DomainError), the edges answer
  * them; each has its HTTP status in one table (shared/error-answer.ts), which the compiler holds
- * to this list: a code added here without a status does not build (docs/decisions.md, Errors).
+ * to this list: a code added here without a status does not build (docs/decisions.md, "Errors").
  */
 export const ERROR_CODES = [
   // The request as asked: malformed, ill-typed, or refused.
@@ -90,7 +90,7 @@ export type ClientFailureCode = (typeof CLIENT_FAILURE_CODES)[number];
 /**
  * The one error type the domain throws for expected failures: a code and a sentence, no HTTP
  * status. Each front end maps it: the server to the status of its code and the one error body
- * (shared/error-answer.ts), the CLI to a message and an exit code (docs/decisions.md, Errors).
+ * (shared/error-answer.ts), the CLI to a message and an exit code (docs/decisions.md, "Errors").
  */
 export class DomainError extends Error {
   readonly code: ErrorCode;

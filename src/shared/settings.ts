@@ -7,20 +7,20 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Every environment variable svc reads, resolved once. Nothing else reads `process.env`, so this
- * file is the single place that documents them (docs/decisions.md, Environment).
+ * file is the single place that documents them (docs/contract.md, "Environment").
  */
 export interface Settings {
   /** All state: store, clones, worktrees, artifacts, logs. @default `SVC_HOME` || `~/.svc` */
   home: string;
   /** Bind address. The API has no auth, so anything beyond loopback is opt-in. @default `SVC_HOST` || `127.0.0.1` */
   host: string;
-  /** Explicit port; `undefined` means "choose by the rules of docs/decisions.md, Port". @default `PORT` */
+  /** Explicit port; `undefined` means "choose by the rules of docs/contract.md, "Port"". @default `PORT` */
   port: number | undefined;
   /** Runs executing at once; others wait as `pending`. @default `SVC_MAX_CONCURRENT_RUNS` || 4 */
   maxConcurrentRuns: number;
   /**
    * Agent processes running at once on this server, across all runs and conversations; more wait
-   * for a slot, first come, first served (docs/decisions.md, Agents). @default `SVC_MAX_CONCURRENT_AGENTS` || 4
+   * for a slot, first come, first served (docs/contract.md, "Agent slots"). @default `SVC_MAX_CONCURRENT_AGENTS` || 4
    */
   maxConcurrentAgents: number;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
@@ -29,25 +29,25 @@ export interface Settings {
   agentFirstEventTimeoutMs: number;
   /**
    * A prompt or command node whose agent prints nothing for this many ms is stopped and fails
-   * `stalled`, unless the node or its workflow sets `idle_timeout` (docs/decisions.md, Runs).
+   * `stalled`, unless the node or its workflow sets `idle_timeout` (docs/decisions.md, "Stalls").
    * @default `SVC_AGENT_IDLE_TIMEOUT_MS` || 600000
    */
   agentIdleTimeoutMs: number;
   /**
    * When an agent ends on its usage limit without saying when it resets, the node's `resumeAt` is
-   * this many ms later (docs/decisions.md, Runs, "Usage limits").
+   * this many ms later (docs/decisions.md, "Usage limits").
    * @default `SVC_USAGE_LIMIT_RETRY_MS` || 1800000
    */
   usageLimitRetryMs: number;
   /**
    * A run that fails on an agent's usage limit is resumed by the server when the limit resets, for
-   * every workflow that does not say `auto_resume: false` (docs/decisions.md, Runs, "Auto-resume").
+   * every workflow that does not say `auto_resume: false` (docs/decisions.md, "Auto-resume").
    * @default `SVC_AUTO_RESUME_ON_LIMIT` (`1`/`true`) || off
    */
   autoResumeOnLimit: boolean;
   /**
    * The server's variables every agent (and every bash node with `env: { inherit: false }`) gets
-   * beyond the base set, as names or `PREFIX_*` (docs/decisions.md, Agents, "Least-privilege environment").
+   * beyond the base set, as names or `PREFIX_*` (docs/contract.md, "Least-privilege environment").
    * @default `SVC_AGENT_ENV_ALLOW` (comma-separated) || none
    */
   agentEnvAllow: string[];
@@ -66,7 +66,7 @@ export interface Settings {
   /**
    * A request body (API JSON or webhook) not arrived whole within this many ms is answered 408
    * `request_timeout` and its connection closed, so senders trickling bytes cannot hold the
-   * server's sockets (docs/decisions.md, HTTP). @default `SVC_BODY_TIMEOUT_MS` || 30000
+   * server's sockets (docs/decisions.md, "HTTP"). @default `SVC_BODY_TIMEOUT_MS` || 30000
    */
   bodyTimeoutMs: number;
   /**
@@ -77,7 +77,7 @@ export interface Settings {
   validateResponses: boolean;
   /**
    * A PostgreSQL connection URL (`postgres://…` or `postgresql://…`): the store several servers can
-   * share (docs/decisions.md, PostgreSQL store). Unset: the embedded file store under `home`. It may
+   * share (docs/decisions.md, "PostgreSQL store"). Unset: the embedded file store under `home`. It may
    * hold a password, so it is never logged or shown. @default `SVC_DATABASE_URL`, unset
    */
   databaseUrl: string | undefined;
@@ -88,7 +88,7 @@ export interface Settings {
   runLeaseMs: number;
   /**
    * A webhook trigger's secret by the variable name its `secret_env` gives, from the environment
-   * these settings were loaded from (after the workspace's env vars: docs/decisions.md, Webhooks).
+   * these settings were loaded from (after the workspace's env vars: docs/decisions.md, "Webhooks").
    * An unset or empty variable is `undefined`: never an empty key.
    */
   webhookSecret(name: string): string | undefined;

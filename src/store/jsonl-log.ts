@@ -6,7 +6,7 @@ import type { AppendLog } from './types.js';
 /**
  * Logs whose file stays open for the next append, per log: an append is then one write, not an
  * open, a write and a close — three thread-pool round trips that ran beside every node start of a
- * chain (docs/decisions.md, "Footprint"). The least recently written is closed past the limit.
+ * chain (docs/decisions.md, "Fewer writes between two nodes"). The least recently written is closed past the limit.
  */
 const OPEN_FILES = 16;
 

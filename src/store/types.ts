@@ -20,8 +20,7 @@ export interface Collection<T extends Identified> {
   /**
    * Inserts or replaces, atomically. Durable against a power loss when resolved, unless
    * `{ sync: false }`: then only against a crash of this process (the page cache holds it) until
-   * a later synced write of the same record — for progress that is cheap to redo (docs/decisions.md,
-   * "Engine overhead").
+   * a later synced write of the same record — for progress that is cheap to redo (docs/decisions.md, "Engine overhead").
    */
   put(item: T, options?: PutOptions): Promise<void>;
   /** Resolves to whether something was removed. */

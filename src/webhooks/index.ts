@@ -1,5 +1,5 @@
 /**
- * Signed webhook deliveries (docs/decisions.md, Webhooks): the signature, the secret's strength,
+ * Signed webhook deliveries (docs/decisions.md, "Webhooks"): the signature, the secret's strength,
  * what is read from a payload, the dedupe and delivery repositories, and the service the endpoint calls.
  */
 export { SIGNATURE_HEADER, signBody, verifySignature } from './signature.js';

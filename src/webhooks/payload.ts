@@ -1,5 +1,5 @@
 /**
- * What the webhook endpoint reads from a verified payload (docs/decisions.md, Webhooks): the JSON
+ * What the webhook endpoint reads from a verified payload (docs/decisions.md, "Webhooks"): the JSON
  * object itself, its `event`, whether the trigger's filter matches, and the idempotency key. Field
  * names are top-level members of the payload; nothing here trusts the payload's shape.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook repositories on PostgreSQL (docs/decisions.md, PostgreSQL store), the same interfaces
+ * The webhook repositories on PostgreSQL (docs/decisions.md, "PostgreSQL store"), the same interfaces
  * as the file store's (repository.ts). Dedupe is the primary key on (the hash of) slug and key:
  * identical deliveries reaching different servers at once insert one record, and only an expired
  * record is replaced — in the same statement, so no second delivery slips in between.

@@ -1,4 +1,4 @@
-/** The records webhooks keep (docs/decisions.md, Webhooks). */
+/** The records webhooks keep (docs/decisions.md, "Webhooks"). */
 
 /**
  * One accepted idempotency key of one slug, kept until `expiresAt`. `reserved` is written (durably)

@@ -1,6 +1,6 @@
 /**
  * Where webhooks keep their records, behind async repositories so that a database can take the
- * file store's place (docs/decisions.md, Webhooks):
+ * file store's place (docs/decisions.md, "Webhooks"):
  * - dedupe records, with an insert-if-absent on (slug, key) — in a database a unique key; here
  *   checked and set in one synchronous step, then written with fsync before it resolves;
  * - the delivery history, bounded: two alternating JSONL generations of at most

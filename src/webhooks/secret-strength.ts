@@ -1,5 +1,5 @@
 /**
- * Whether a webhook secret can be guessed (docs/decisions.md, Webhooks). `secret_env` names a
+ * Whether a webhook secret can be guessed (docs/decisions.md, "Webhooks"). `secret_env` names a
  * variable; a workflow on disk may name one that every shell has (`COLORTERM=truecolor`,
  * `TERM_PROGRAM=Apple_Terminal`, a bus address, a path): anyone could then sign deliveries. A
  * list of such names would miss the next one, so the VALUE is judged: a secret has at least

@@ -1,5 +1,5 @@
 /**
- * The webhook endpoint's decisions (docs/decisions.md, Webhooks), in the contract's order: trigger
+ * The webhook endpoint's decisions (docs/decisions.md, "Webhooks"), in the contract's order: trigger
  * by slug (404) → secret: set (503 `webhook_secret_missing`) and not guessable (503
  * `webhook_secret_weak`, secret-strength.ts) → signature (401) → JSON object (400) → event (200
  * skipped) → filter (200 skipped) → idempotency key (400) → dedupe (200 duplicate / 409 conflict)
@@ -213,7 +213,7 @@ export class WebhookService {
       );
     }
     note.key = key;
-    // A signalling trigger continues the run the payload names (docs/decisions.md, Waits and signals).
+    // A signalling trigger continues the run the payload names (docs/decisions.md, "Waits and signals").
     let signalled: string | undefined;
     if (trigger.trigger.signal) {
       signalled = idempotencyKeyOf(payload, trigger.trigger.signal.runField);

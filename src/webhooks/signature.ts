@@ -1,5 +1,5 @@
 /**
- * The webhook signature (docs/decisions.md, Webhooks): `x-svc-signature-256: sha256=<hex>`, the
+ * The webhook signature (docs/decisions.md, "Webhooks"): `x-svc-signature-256: sha256=<hex>`, the
  * HMAC-SHA256 of the exact raw body keyed with the trigger's secret — GitHub's format, so its
  * producers and libraries verify unchanged. The hex is compared as bytes in constant time, so
  * uppercase hex verifies too; anything that is not `sha256=` and 64 hex digits is simply invalid.

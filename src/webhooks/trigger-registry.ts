@@ -110,7 +110,7 @@ export class TriggerRegistry {
 
   /**
    * The slug conflicts a refresh with `discovery` would meet, found without writing anything: what
-   * a listing reports (a GET changes no state: docs/decisions.md, Webhooks).
+   * a listing reports (a GET changes no state: docs/decisions.md, "Webhooks").
    */
   check(discovery: Discovery, cwd: string): Promise<DiscoveryError[]> {
     return this.apply(discovery, cwd, false);

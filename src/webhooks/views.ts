@@ -1,4 +1,4 @@
-/** What the API shows of webhooks (docs/decisions.md, Webhooks): never a secret, a signature or a payload. */
+/** What the API shows of webhooks (docs/decisions.md, "Webhooks"): never a secret, a signature or a payload. */
 
 import * as z from 'zod';
 import type { TriggerRecord } from './trigger-registry.js';

@@ -1,5 +1,5 @@
 /**
- * Cron expressions of `triggers.schedule`, read by croner (docs/decisions.md, Schedules): five
+ * Cron expressions of `triggers.schedule`, read by croner (docs/decisions.md, "Schedules"): five
  * fields, or six with seconds first; names (`mon`, `jan`) and the usual nicknames (`@daily`).
  */
 

@@ -1,5 +1,5 @@
 /**
- * `$<id>.output` references and run variables in node text (docs/decisions.md, Workflow files), and the two ways the run
+ * `$<id>.output` references and run variables in node text (docs/contract.md, "Workflow files"), and the two ways the run
  * engine substitutes them:
  * - prompts are text for an agent, so everything is substituted as plain text;
  * - bash scripts are code, so only `$<id>.output` is substituted, as a single-quoted shell word;

@@ -1,5 +1,5 @@
 /**
- * The variables of a run (docs/decisions.md, Workflow files): the names a prompt may use besides
+ * The variables of a run (docs/contract.md, "Workflow files"): the names a prompt may use besides
  * `$<id>.output`, which bash nodes get as environment variables — and where each value comes
  * from. A value from outside (a run message sent through the API, the CLI or a conversation; a
  * webhook's payload and key) is data that anyone who can reach svc chooses: the bash checks

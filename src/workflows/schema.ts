@@ -1,5 +1,5 @@
 /**
- * The workflow YAML of docs/decisions.md, Workflow files, in two shapes kept apart on purpose:
+ * The workflow YAML of docs/contract.md, "Workflow files", in two shapes kept apart on purpose:
  *
  * 1. The RAW shape — zod schemas of exactly what a person writes (snake_case, optional fields,
  *    durations as written). Strict objects: an unknown key is an error, because it is almost
@@ -130,7 +130,7 @@ export const EventNameSchema = z.string().regex(EVENT_NAME_PATTERN, {
 });
 
 /**
- * A durable wait (docs/decisions.md, Waits and signals): `for` a duration, or until a signal of
+ * A durable wait (docs/decisions.md, "Waits and signals"): `for` a duration, or until a signal of
  * `event` arrives (failing `wait_timeout` after `timeout`, when given). Exactly one of `for` and
  * `event` (semantic-checks.ts).
  */
@@ -155,7 +155,7 @@ const envNameSchema = z.string().regex(ENV_NAME_PATTERN, {
 
 /**
  * Which of the server's environment variables a process gets beyond the base set
- * (docs/decisions.md, Agents, "Least-privilege environment"); `inherit` is for bash nodes.
+ * (docs/contract.md, "Least-privilege environment"); `inherit` is for bash nodes.
  */
 export const RawNodeEnvSchema = z.strictObject({
   allow: z.array(envNameSchema).optional(),
@@ -209,14 +209,14 @@ export const RawWebhookTriggerSchema = z.strictObject({
       z.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected a string, number or boolean, got ${describeValue(issue.input)}` }),
     )
     .optional(),
-  /** Signal this event to the run named by the payload's `run_field` instead of starting a run (docs/decisions.md, Waits and signals). */
+  /** Signal this event to the run named by the payload's `run_field` instead of starting a run (docs/decisions.md, "Waits and signals"). */
   signal: EventNameSchema.optional(),
   run_field: nonEmptyText.optional(),
 });
 
 export const SCHEDULE_OVERLAPS = ['skip', 'queue'] as const;
 
-/** A schedule (docs/decisions.md, Schedules); the cron expression and time zone are checked in semantic-checks.ts. */
+/** A schedule (docs/decisions.md, "Schedules"); the cron expression and time zone are checked in semantic-checks.ts. */
 export const RawScheduleTriggerSchema = z.strictObject({
   cron: nonEmptyText,
   timezone: nonEmptyText.optional(),
@@ -238,9 +238,9 @@ export const RawWorkflowSchema = z.strictObject({
   permissions: z.enum(PERMISSIONS).optional(),
   idle_timeout: durationSchema('idle_timeout').optional(),
   env: RawWorkflowEnvSchema.optional(),
-  /** The run's spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+  /** The run's spend cap in USD (docs/decisions.md, "Spend cap"). */
   max_cost_usd: z.number().positive({ error: 'must be more than 0 (USD)' }).optional(),
-  /** Resume its runs by themselves when an agent's usage limit resets (docs/decisions.md, Runs: "Auto-resume"). */
+  /** Resume its runs by themselves when an agent's usage limit resets (docs/decisions.md, "Auto-resume"). */
   auto_resume: z.boolean().optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
@@ -363,7 +363,7 @@ export interface WorkflowDefinition {
   /** Workflow-wide defaults, already applied to each node. */
   readonly assistant: Assistant | undefined;
   readonly model: string | undefined;
-  /** In a run's worktree, svc commits what each node changed (docs/decisions.md, "A commit per node"); `commit: false` turns it off. */
+  /** In a run's worktree, svc commits what each node changed (docs/decisions.md, "A commit per node, and the diff"); `commit: false` turns it off. */
   readonly commit: boolean;
   /** As written; each agent node's own is already resolved. */
   readonly permissions: Permissions | undefined;

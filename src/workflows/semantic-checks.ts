@@ -99,7 +99,7 @@ function checkWait(node: NodeSketch, problems: Problem[]): void {
   }
 }
 
-/** An agent never inherits the server's environment (docs/decisions.md, Agents): `env.inherit: true` there would be a promise svc does not keep. */
+/** An agent never inherits the server's environment (docs/contract.md, "Least-privilege environment"): `env.inherit: true` there would be a promise svc does not keep. */
 function checkEnvInherit(node: NodeSketch, problems: Problem[]): void {
   const env = node.raw.env as { inherit?: unknown } | undefined;
   if (typeof env !== 'object' || env === null || env.inherit !== true) return;
@@ -231,7 +231,7 @@ function checkWebhookSlugs(triggers: unknown, problems: Problem[]): void {
   });
 }
 
-/** Each schedule's cron expression parses and its time zone exists (docs/decisions.md, Schedules). */
+/** Each schedule's cron expression parses and its time zone exists (docs/decisions.md, "Schedules"). */
 function checkSchedules(triggers: unknown, problems: Problem[]): void {
   if (!isDict(triggers) || !Array.isArray(triggers.schedule)) return;
   triggers.schedule.forEach((trigger: unknown, index: number) => {

@@ -1,5 +1,5 @@
 /**
- * The `when` condition of a node (docs/decisions.md, Workflow files): a tiny expression language, parsed here and
+ * The `when` condition of a node (docs/contract.md, "Workflow files"): a tiny expression language, parsed here and
  * evaluated by walking the tree — never `eval`, never a shell — because the operands are outputs
  * of earlier nodes, i.e. text an agent or a webhook sender may control.
  *

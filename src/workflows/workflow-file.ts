@@ -1,6 +1,6 @@
 /**
  * One workflow FILE, as discovery and `svc workflow validate` see it: the definition must be
- * valid AND its file stem must equal its `name` (docs/decisions.md, Workflow files: the file is `<name>.yaml`), so that
+ * valid AND its file stem must equal its `name` (docs/contract.md, "Workflow files": the file is `<name>.yaml`), so that
  * a name always says which file to open, and saving `<name>` can only ever touch that one file.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Whether a run's branch `svc/<runId>` holds anything its workspace's default branch does not
- * (docs/decisions.md, Workspaces: clean-up by outcome). Read from git's refs and objects only:
+ * (docs/decisions.md, "Clean-up by outcome"). Read from git's refs and objects only:
  * nothing is checked out, written or fetched.
  */
 

@@ -1,5 +1,5 @@
 /**
- * What `svc workspace cleanup` removes and what it keeps (docs/decisions.md, Workspaces): by age
+ * What `svc workspace cleanup` removes and what it keeps (docs/decisions.md, "Clean-up by outcome"): by age
  * (`--older-than`), by outcome (`--merged`: the run's branch holds nothing the default branch
  * lacks), or both. The service walks the environments and removes; this decides, one at a time.
  */

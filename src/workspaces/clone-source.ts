@@ -1,5 +1,5 @@
 /**
- * What `POST /api/workspaces` accepts as a repository to clone (docs/decisions.md, Workspaces):
+ * What `POST /api/workspaces` accepts as a repository to clone (docs/decisions.md, "Workspaces"):
  * `https://`, `ssh://`, `git@host:path` and `file://` URLs. Anything else — a bare path, `http://`,
  * `ext::` transports, or a value starting with `-` that git would read as an option — is refused
  * before git ever sees it.

@@ -1,5 +1,5 @@
 /**
- * svc's commits in a run's worktree (docs/decisions.md, "A commit per node"): after a node, what
+ * svc's commits in a run's worktree (docs/decisions.md, "A commit per node, and the diff"): after a node, what
  * it left in the worktree becomes one commit on the run's branch, so the next node and an approval
  * gate start from a clean tree and each node's change can be shown on its own. Only ever called on
  * a worktree svc made (`svc/<runId>`), never in a directory of the user's.

@@ -1,5 +1,5 @@
 /**
- * The diff between two commits of a run's branch (docs/decisions.md, "A commit per node"): read
+ * The diff between two commits of a run's branch (docs/decisions.md, "A commit per node, and the diff"): read
  * from git's objects in the repository the worktree belongs to, never from the work tree, so it is
  * the same while a node is running and after the worktree's directory is gone (its branch kept).
  */

@@ -1,5 +1,5 @@
 /**
- * The env-leak gate's scan (docs/decisions.md, Workspaces): `.env` and `.env.*` files at a
+ * The env-leak gate's scan (docs/contract.md, "Workspaces"): `.env` and `.env.*` files at a
  * workspace's root (at most 1 MiB each) are read for the keys that would hand an agent someone's API
  * credentials. Only key NAMES come out of here: a value is looked at just long enough to see that
  * it is not empty, never kept, never logged.

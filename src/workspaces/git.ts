@@ -2,7 +2,7 @@
  * The real `git` binary, run so that it can never wait for a person: no stdin, no controlling
  * terminal (its own session), credential and SSH prompts turned off, and a time limit after which
  * its whole process group is killed. A clone that needs credentials fails at once instead of
- * hanging the server (docs/decisions.md, Workspaces).
+ * hanging the server (docs/decisions.md, "Workspaces").
  */
 
 import { spawnGroup } from '../processes/process-group.js';

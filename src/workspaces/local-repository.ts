@@ -1,6 +1,5 @@
 /**
- * The repository a run on a workspace executes from on this server (docs/decisions.md,
- * Workspaces). Several servers on one database each keep their own clone of a workspace under
+ * The repository a run on a workspace executes from on this server (docs/contract.md, "Workspaces"). Several servers on one database each keep their own clone of a workspace under
  * their own `SVC_HOME`, made on demand by the first run they execute on it; a directory
  * registered by path is the user's, and must exist at that path on every server that runs it.
  */

@@ -1,5 +1,5 @@
 /**
- * The workspace repositories on PostgreSQL (docs/decisions.md, PostgreSQL store): the same
+ * The workspace repositories on PostgreSQL (docs/decisions.md, "PostgreSQL store"): the same
  * interfaces as the file store's (repository.ts), answered by queries on the tables of
  * src/store/postgres/migrations.ts. Dedupe by clone URL or directory is the unique index on
  * `source_key`, so two servers registering one repository together make one workspace.

@@ -1,6 +1,6 @@
 /**
  * Workspace shapes, once: the zod schemas here give the TypeScript types and the API's response
- * schemas (docs/decisions.md, Workspaces). Field names are snake_case, as the API shows them.
+ * schemas (docs/contract.md, "Workspaces"). Field names are snake_case, as the API shows them.
  */
 
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Registering a workspace (docs/decisions.md, Workspaces): a repository cloned into
+ * Registering a workspace (docs/contract.md, "Workspaces"): a repository cloned into
  * `<home>/workspaces/<id>/source`, or a directory the user names; one workspace per clone URL or
  * real path (insert-if-absent on its source key).
  */

@@ -2,7 +2,7 @@
  * Where workspaces, their environments and their env values are kept: async, query-shaped
  * repositories (insert, get, list with filters and paging, update, delete, insert-if-absent for
  * dedupe), so nothing outside this file scans a collection and a database implementation can
- * take the file store's place (docs/decisions.md, Store).
+ * take the file store's place (docs/decisions.md, "PostgreSQL store").
  */
 
 import type { Collection, Store } from '../store/index.js';

@@ -1,5 +1,5 @@
 /**
- * Workspaces (docs/decisions.md, Workspaces): a repository svc cloned, or a directory the user
+ * Workspaces (docs/contract.md, "Workspaces"): a repository svc cloned, or a directory the user
  * registered, in which runs execute in git worktrees of their own; the workspace's env values; and
  * the env-leak gate with its audit entries. The server and the CLI reach this through the API.
  */
@@ -65,12 +65,12 @@ export interface WorkspaceServiceDeps {
 export interface PlaceOptions {
   existingOnly?: boolean;
   /**
-   * Placed by the server that executes the run (docs/decisions.md, Workspaces): a clone is this
+   * Placed by the server that executes the run (docs/contract.md, "Workspaces"): a clone is this
    * server's own (made now when it has none) and a directory registered by path must exist here
    * (local-repository.ts). A worktree the run already has is reused where it is present.
    */
   here?: boolean;
-  /** A follow-on run (docs/decisions.md, Follow-on runs): the commit a new worktree's branch starts at, not the default branch. */
+  /** A follow-on run (docs/decisions.md, "Follow-on runs"): the commit a new worktree's branch starts at, not the default branch. */
   from?: string | undefined;
 }
 
@@ -184,7 +184,7 @@ export class WorkspaceService {
     return { ...environment, status: ended ? 'ended' : 'active', ended_at: finishedAt ?? null };
   }
 
-  /** The consent bit, with its warn-level audit entry (docs/decisions.md, Log entries). */
+  /** The consent bit, with its warn-level audit entry (docs/contract.md, "Log entries"). */
   setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
     return this.#exclusive(id, () => this.#setConsent(id, allow, actor));
   }
@@ -271,7 +271,7 @@ export class WorkspaceService {
   /**
    * Where a run on a workspace executes: a fresh worktree on branch `svc/<runId>` from the default
    * branch (or `from`, a follow-on run's earlier head), reused when the run resumes. A directory that is no git repository
-   * has no worktrees: the run executes in it (docs/decisions.md, Workspaces).
+   * has no worktrees: the run executes in it (docs/contract.md, "Workspaces").
    */
   placeRun(id: string, runId: string, options: PlaceOptions = {}): Promise<RunPlace> {
     return this.#exclusive(id, () => this.#placeRun(id, runId, options));
@@ -323,7 +323,7 @@ export class WorkspaceService {
 
   /**
    * The diff of a run's commits from `base` to `head`, read from git's objects in the repository
-   * holding its branch (docs/decisions.md, "A commit per node"). 409 `worktree_gone` once clean-up
+   * holding its branch (docs/decisions.md, "A commit per node, and the diff"). 409 `worktree_gone` once clean-up
    * removed the branch; with a shared database, 409 `worktree_elsewhere` on a server of another
    * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
    */

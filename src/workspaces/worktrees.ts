@@ -1,5 +1,5 @@
 /**
- * A run's git worktree on disk (docs/decisions.md, Workspaces): made on branch `svc/<runId>` under
+ * A run's git worktree on disk (docs/contract.md, "Workspaces"): made on branch `svc/<runId>` under
  * `<home>/workspaces/<id>/worktrees/`, and removed with its branch, leaving nothing behind in the
  * repository it belongs to. The records of worktrees are the service's; this is only the git side.
  */

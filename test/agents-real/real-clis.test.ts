@@ -1,5 +1,5 @@
 // The real Claude Code and Codex CLIs (pinned devDependencies) driven by svc, offline, against a
-// local stand-in of each model API that answers with tool calls (docs/decisions.md, Agents): a
+// local stand-in of each model API that answers with tool calls (docs/decisions.md, "Agent tests"): a
 // prompt node on a workspace with `permissions: edit` leaves the agent's files in the run's
 // worktree, committed as the node's commit on svc/<runId> and listed by the run's diff; with
 // `read` it leaves none, and the CLI told the model its calls were refused. Either way each call

@@ -1,4 +1,4 @@
-// How svc reads an agent's stdout (docs/decisions.md, Runs, "Node output"): lines as readline
+// How svc reads an agent's stdout (docs/decisions.md, "Node output"): lines as readline
 // gave them, but never more of one line held than the limit.
 import { describe, expect, it } from 'vitest';
 import { AGENT_LINE_LIMIT_BYTES, lineSplitter } from '../../src/agents/line-splitter.js';

@@ -1,5 +1,5 @@
 // Recorded tool activity of the real CLIs (shapes of Claude Code 2.1.x stream-json and Codex 0.16x
-// `exec --json`, docs/decisions.md "Tool activity"), written to a file that the fake agents print
+// `exec --json`, docs/decisions.md, "Tool activity"), written to a file that the fake agents print
 // with `[fake:lines=FILE]`: end-to-end tests of tool calls without changing how the fakes behave.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

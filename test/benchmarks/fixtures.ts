@@ -20,7 +20,7 @@ export interface RunFixture {
   nodes?: Record<string, NodeFixture>;
   workspaceId?: string | null;
   costUsd?: number | null;
-  /** The version it ran (docs/decisions.md, Versions); none: a run recorded before versions. */
+  /** The version it ran (docs/decisions.md, "Versions"); none: a run recorded before versions. */
   definitionHash?: string;
 }
 

@@ -1,4 +1,4 @@
-// Durable waits through the built CLI (docs/decisions.md, Waits and signals): `waiting` in
+// Durable waits through the built CLI (docs/decisions.md, "Waits and signals"): `waiting` in
 // `svc runs`, `svc runs show` and `svc watch`; `svc signal <run> <event> [--payload file|-]`; and,
 // with no server, `svc run` stops at a wait (exit 4) that the next `svc serve` continues.
 import { spawn } from 'node:child_process';

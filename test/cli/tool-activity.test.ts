@@ -1,4 +1,4 @@
-// What the CLI says of agents' tool calls (docs/decisions.md, "Tool activity" and CLI): `svc run`
+// What the CLI says of agents' tool calls (docs/decisions.md, "Tool activity"; docs/contract.md, "Exit codes"): `svc run`
 // shows refused calls as they happen and every call with --verbose, its last line says the agent
 // was denied tools and it exits 6; `svc runs show` and `svc watch --verbose` say the same.
 import { spawn } from 'node:child_process';

@@ -197,7 +197,7 @@ describe('model endpoints', () => {
       ]),
     );
     expect(JSON.stringify(codexCall.argv)).not.toContain(key);
-    // The key's variable is withheld from no agent that an endpoint names it for (docs/decisions.md, Agents).
+    // The key's variable is withheld from no agent that an endpoint names it for (docs/contract.md, "Model endpoints").
     expect(codexCall.envKeys).toContain('SVC_TEST_MODEL_KEY');
     for (const path of ['/api/config', `/api/conversations/${conversation.id}/messages`, `/api/conversations/${conversation.id}`, '/api/openapi.json']) {
       expect(JSON.stringify((await api(own, 'GET', path)).body), path).not.toContain(key);

@@ -1,4 +1,4 @@
-// What a conversation's agent may do (docs/decisions.md, Agents): `read` out of the box, the
+// What a conversation's agent may do (docs/contract.md, "Permissions"): `read` out of the box, the
 // assistant configuration's default (`PATCH /api/config/assistants`), or the conversation's own
 // (`POST /api/conversations`), against the fake agents, which honour the flags as the real CLIs do.
 import { existsSync, realpathSync } from 'node:fs';

@@ -93,7 +93,7 @@ it('kill -9 of the answering server: another recovers the message within the lea
   const killedAt = Date.now();
   const recovered = await waitForReply(b!, conversation.id, messageId, 15_000);
   expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_MS + 3000);
-  // What a restarted single server does with an answer it did not finish (docs/decisions.md, Conversations).
+  // What a restarted single server does with an answer it did not finish (docs/decisions.md, "Conversations").
   expect(recovered).toMatchObject({ role: 'system', metadata: { code: 'interrupted', replyTo: messageId } });
   // The fake agent of the dead server is not the other server's to kill: stop it here.
   process.kill(pid, 'SIGKILL');

@@ -1,4 +1,4 @@
-// Least-privilege environments (docs/decisions.md, Agents): a canary in the server's environment
+// Least-privilege environments (docs/contract.md, "Least-privilege environment"): a canary in the server's environment
 // never reaches an agent unless the workflow or the node allows it; a bash node keeps the server's
 // environment unless it says `env: { inherit: false }`; the run detail names what was given.
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Agent slots (docs/decisions.md, Agents): SVC_MAX_CONCURRENT_AGENTS and an assistant's
+// Agent slots (docs/contract.md, "Agent slots"): SVC_MAX_CONCURRENT_AGENTS and an assistant's
 // maxConcurrent bound how many agent processes run at once; a node waiting for one says so.
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';

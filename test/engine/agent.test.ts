@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForDeath, waitForRun } from './helpers.js';
 
-// Workflow nodes edit unless they say otherwise (docs/decisions.md, Agents).
+// Workflow nodes edit unless they say otherwise (docs/contract.md, "Agent command lines").
 const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'];
 
 let server: TestServer;

@@ -1,4 +1,4 @@
-// The run API over a real server: start (202, 404 at once, 400s), the run record of docs/decisions.md, Run states,
+// The run API over a real server: start (202, 404 at once, 400s), the run record of docs/contract.md, "Run states",
 // by-worker lookup, and the list's filters and pagination.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
@@ -61,7 +61,7 @@ describe('POST /api/workflows/{name}/run', () => {
 });
 
 describe('the run record', () => {
-  it('carries every field of docs/decisions.md, Run states, and the detail adds events', async () => {
+  it('carries every field of docs/contract.md, "Run states", and the detail adds events', async () => {
     const runId = await startRun(server, 'quick', { message: 'fields', conversationId: 'conv-fields', cwd: project });
     const run = await waitForRun(server, runId);
     for (const field of [

@@ -1,4 +1,4 @@
-// Auto-resume (docs/decisions.md, Runs: "Auto-resume"): a run that fails on an agent's usage limit,
+// Auto-resume (docs/decisions.md, "Auto-resume"): a run that fails on an agent's usage limit,
 // with `auto_resume` on, is resumed by the server when the limit resets — also after a restart in
 // between — skipping the nodes it completed; cancel calls the appointment off; off by default.
 import { join } from 'node:path';

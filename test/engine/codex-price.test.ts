@@ -1,4 +1,4 @@
-// Codex reports tokens, not cost (docs/decisions.md, Runs: "Spend cap"): with a price per million
+// Codex reports tokens, not cost (docs/decisions.md, "Spend cap"): with a price per million
 // tokens configured for the assistant, a codex node's cost is its tokens at that price — known, not
 // partial, and counted by the cap; without one it stays unknown (`costPartial`), never 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

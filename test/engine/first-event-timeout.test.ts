@@ -1,4 +1,4 @@
-// First-event timeout of an agent subprocess (docs/decisions.md, Agents and Log entries): an agent
+// First-event timeout of an agent subprocess (docs/contract.md, "Agent command lines" and "Log entries"): an agent
 // that prints nothing is killed with its whole process group, the node fails with
 // `agent_first_event_timeout`, and svc.log explains the environment without leaking values.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The stall watchdog (docs/decisions.md, Runs: "Stalls"): a node whose process prints nothing for
+// The stall watchdog (docs/decisions.md, "Stalls"): a node whose process prints nothing for
 // its `idle_timeout` is stopped with its whole process group and fails `stalled`, retried as its
 // `retry` says; agent nodes get `SVC_AGENT_IDLE_TIMEOUT_MS` (or their workflow's) when they set
 // none, bash nodes are watched only when they ask to be.

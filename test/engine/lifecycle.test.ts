@@ -1,4 +1,4 @@
-// The run lifecycle of docs/decisions.md, Run states over a real server: approval gates, cancel and abandon killing
+// The run lifecycle of docs/contract.md, "Run states" over a real server: approval gates, cancel and abandon killing
 // whole process trees, every wrong-state 409, 404s, delete, and resume after a failure.
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Node output past the limits (docs/decisions.md, Runs, "Node output"): a node's output is whole
+// Node output past the limits (docs/decisions.md, "Node output"): a node's output is whole
 // or the node fails with `output_too_large`, a cut log ends with a marker line, and every cut is
 // visible in the API, `svc runs show`, `svc run --verbose`. Runs against the built `svc serve`, so
 // the server's own memory can be read from /proc.

@@ -1,4 +1,4 @@
-// Permissions of agent nodes (docs/decisions.md, Agents) through the real server, against the fake
+// Permissions of agent nodes (docs/contract.md, "Permissions") through the real server, against the fake
 // agents, which honour the flags as the real CLIs do: what each node's agent was allowed to do is
 // on the command line, on the node's record and in the run's graph, and decides which files appear.
 import { existsSync } from 'node:fs';

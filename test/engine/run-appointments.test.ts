@@ -1,4 +1,4 @@
-// The one timer of timed appointments (docs/decisions.md, Waits and signals): a run whose `wakeAt`
+// The one timer of timed appointments (docs/decisions.md, "Waits and signals"): a run whose `wakeAt`
 // stays due after its keep — a keep that fails, or a hostile record no kind clears — is looked at
 // again after a pause, never in a loop that holds the server's event loop.
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Short run ids (docs/decisions.md, HTTP): `run_` starts every id, so it tells no run apart.
+// Short run ids (docs/contract.md, "HTTP"): `run_` starts every id, so it tells no run apart.
 // Counted as a 4-character prefix, `DELETE /api/workflows/runs/run_` deleted the only stored run;
 // the characters after `run_` are what count, through the API and through the CLI alike.
 import { rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// A run's own permissions (docs/decisions.md, Agents, "A run's permissions"): a start may lower
+// A run's own permissions (docs/contract.md, "A run's permissions"): a start may lower
 // what the workflow's agents may do, never raise it. Through the real server, against the fake
 // claude, which honours the permission flags as the real CLI does.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What one run costs the file store (issue 22, docs/decisions.md "Footprint"), counted on the real
+// What one run costs the file store (issue 22, docs/decisions.md, "Fewer writes between two nodes"), counted on the real
 // server, never timed: the fsyncs are its lifecycle transitions and nothing else, and the run's
 // record is written at most once per scheduling round (rounds less than 10 ms apart share one)
 // plus its transitions.

@@ -1,5 +1,5 @@
 // A client that stops reading must not slow the engine or pin the server's memory: past its byte
-// budget it is cut at once (docs/decisions.md, Streams), and reconnecting with Last-Event-ID it
+// budget it is cut at once (docs/decisions.md, "Streams"), and reconnecting with Last-Event-ID it
 // gets every event it missed, in order; other clients and the run carry on.
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';

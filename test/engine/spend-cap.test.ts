@@ -1,4 +1,4 @@
-// The spend cap (docs/decisions.md, Runs: "Spend cap"): fake agents report a chosen cost, the run
+// The spend cap (docs/decisions.md, "Spend cap"): fake agents report a chosen cost, the run
 // stops when its spend reaches its cap, and a resume with a higher cap continues it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

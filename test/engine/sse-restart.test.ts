@@ -26,7 +26,7 @@ describe('replay on a restarted server', () => {
     await first.stop({ keepHome: true });
 
     const second = await startServer({ home });
-    // `lastEventId=0` replays the run from its start (docs/decisions.md, Streams)…
+    // `lastEventId=0` replays the run from its start (docs/decisions.md, "Streams")…
     const whole = await connect(second, `/api/stream/__dashboard__?runId=${runId}&lastEventId=0`);
     await whole.until((events) => events.length === stored.length, 5_000);
     expect(whole.events).toEqual(stored);

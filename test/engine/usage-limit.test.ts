@@ -1,4 +1,4 @@
-// Usage limits (docs/decisions.md, Runs: "Usage limits"): an agent that ends on its usage or rate
+// Usage limits (docs/decisions.md, "Usage limits"): an agent that ends on its usage or rate
 // limit fails its node `usage_limit` with the time the limit resets (`resumeAt`), as the agent said
 // it, else SVC_USAGE_LIMIT_RETRY_MS later; the node is not retried, and the run carries the time.
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Durable waits and signals (docs/decisions.md, Waits and signals) over a real server: a waiting run
+// Durable waits and signals (docs/decisions.md, "Waits and signals") over a real server: a waiting run
 // holds no run slot, continues when its time comes without running again what it ran, takes a
 // signal's payload as the waiting node's output, answers 409 `not_waiting` to a signal nobody
 // waits for, and fails `wait_timeout` when its event does not come in time.

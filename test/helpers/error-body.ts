@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 
 /**
- * Asserts the contract's error body (docs/decisions.md, Errors): exactly `{ error, message[, details] }`, a
+ * Asserts the contract's error body (docs/contract.md, "Errors"): exactly `{ error, message[, details] }`, a
  * snake_case code, one sentence for a person, and nothing that looks like a stack trace.
  */
 export function expectErrorBody(body: unknown, code: string): void {

@@ -1,7 +1,7 @@
 // A body trickled in a byte at a time held its socket for Node's 300 s request timeout (checked
 // only every 30 s), so 300 slow webhook senders kept 300 sockets. A body not arrived whole within
 // SVC_BODY_TIMEOUT_MS (30 s by default) is answered 408 `request_timeout` and its connection is
-// closed (docs/decisions.md, HTTP): here the setting is 1 s, and the socket must be seen closed
+// closed (docs/contract.md, "HTTP"): here the setting is 1 s, and the socket must be seen closed
 // long before Node's own check could have come.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Domain errors, mapped at the edge (docs/decisions.md, Errors): the domain throws a code and a
+// Domain errors, mapped at the edge (docs/decisions.md, "Errors"): the domain throws a code and a
 // sentence, one table gives each code its status, and one function builds every error body. The
 // statuses the contract documents must not move; every door — the h3 app (its own errors
 // included) and the in-process API the CLI uses — answers with exactly what that builder makes.
@@ -16,7 +16,7 @@ describe('the status table', () => {
     for (const code of ERROR_CODES) expect(statusOf(code), code).toSatisfy((status: number) => Number.isInteger(status) && status >= 400 && status < 600);
   });
 
-  // Each pair as docs/decisions.md (Errors), CONTRACT.md and the service interface spec state it.
+  // Each pair as docs/contract.md, "Errors"), CONTRACT.md and the service interface spec state it.
   it.each<[ErrorCode, number]>([
     ['invalid_json', 400],
     ['invalid_request', 400],

@@ -1,4 +1,4 @@
-// Error answers of the HTTP edge (docs/decisions.md, Errors): unknown routes, body caps (Content-Length and
+// Error answers of the HTTP edge (docs/contract.md, "Errors"): unknown routes, body caps (Content-Length and
 // chunked), thrown bugs; every body exactly { error, message[, details] } and never a stack.
 import { createServer, request, type Server } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

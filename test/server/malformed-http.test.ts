@@ -1,5 +1,5 @@
 // Requests so malformed that Node's HTTP parser rejects them before any route runs still get the
-// contract's JSON error body (docs/decisions.md, Errors: every non-2xx answer is JSON, never an empty or HTML page).
+// contract's JSON error body (docs/contract.md, "Errors": every non-2xx answer is JSON, never an empty or HTML page).
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';

@@ -1,6 +1,6 @@
 // A path whose percent-encoding does not decode (`%ff%fe` is no UTF-8) is a name like any other
 // that nothing has: h3 refused it with its own 400 before any route ran, where the spec's webhook
-// table says an unknown slug is 404 `webhook_trigger_not_found` (docs/decisions.md, HTTP).
+// table says an unknown slug is 404 `webhook_trigger_not_found` (docs/contract.md, "HTTP").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Port rules of docs/decisions.md, Port: PORT strict, a linked git worktree gets
+// Port rules of docs/contract.md, "Port": PORT strict, a linked git worktree gets
 // 3190 + (md5(realpath(cwd))[0..2] as big-endian uint16 mod 900) with fallbacks in 3190–4089, else 3090.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

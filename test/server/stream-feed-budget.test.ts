@@ -1,4 +1,4 @@
-// A reader's budget (events/stream-feed.ts, docs/decisions.md "Streams"): events published in one
+// A reader's budget (events/stream-feed.ts, docs/decisions.md, "Streams"): events published in one
 // go are judged once the writer has had a turn to hand them to the socket, so a reader that keeps
 // up is not cut for the size of one burst, and one that does not read is cut as before.
 import { expect, it } from 'vitest';

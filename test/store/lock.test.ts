@@ -1,4 +1,4 @@
-// One writer per store: the lock file `$SVC_HOME/svc.lock` (issue 2, docs/decisions.md, CLI).
+// One writer per store: the lock file `$SVC_HOME/svc.lock` (issue 2, docs/contract.md, "Without a server").
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,4 @@
-// Auto-resume with several servers on one PostgreSQL database (docs/decisions.md, Runs:
-// "Auto-resume"): every server's timer sees the appointment, and the compare-and-set on the run
+// Auto-resume with several servers on one PostgreSQL database (docs/decisions.md, "Auto-resume"): every server's timer sees the appointment, and the compare-and-set on the run
 // record lets exactly one of them resume the run.
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';

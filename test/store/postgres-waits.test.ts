@@ -1,5 +1,4 @@
-// Durable waits with several real `svc serve` processes on one PostgreSQL database (docs/decisions.md,
-// Waits and signals): every server keeps a timer for the runs' wake-up times, and a due wait is
+// Durable waits with several real `svc serve` processes on one PostgreSQL database (docs/decisions.md, "Waits and signals"): every server keeps a timer for the runs' wake-up times, and a due wait is
 // claimed by a change of state written only over `waiting`, so each wait ends once and its run goes
 // on on one server; a wait another server's run reached is seen too, and a run waiting on a server
 // killed outright continues on another.

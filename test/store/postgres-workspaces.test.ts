@@ -1,5 +1,5 @@
 // Runs on a workspace with several `svc serve` processes on one PostgreSQL database
-// (docs/scaling.md, docs/decisions.md "Workspaces"): the server that executes a run makes its
+// (docs/scaling.md, docs/contract.md, "Workspaces"): the server that executes a run makes its
 // worktree in its own SVC_HOME, from its own clone of the workspace made on demand; a workspace
 // registered by path must exist at that path on the executing server, else the run fails saying so.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// One store contract (docs/decisions.md, PostgreSQL store): every repository suite of
+// One store contract (docs/decisions.md, "PostgreSQL store"): every repository suite of
 // test/store/contract/ runs against the embedded file store and against a real PostgreSQL.
 import { describe } from 'vitest';
 import { usePostgres } from '../support/postgres.js';

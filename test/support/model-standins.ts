@@ -1,5 +1,5 @@
 /**
- * Local stand-ins of the two model APIs the real agent CLIs talk to (docs/decisions.md, Agents;
+ * Local stand-ins of the two model APIs the real agent CLIs talk to (docs/decisions.md, "Agent tests";
  * test/agents-real/): a node:http server on 127.0.0.1 and an ephemeral port, so Claude Code and
  * Codex run their whole tool loop offline. The first turn of a task answers with tool calls that
  * write a file and run a command; the turn that brings their results answers with a final text.

@@ -1,6 +1,6 @@
 /**
  * What the real agent CLIs (pinned devDependencies: `@anthropic-ai/claude-code`, `@openai/codex`)
- * need to run offline in a test (docs/decisions.md, Agents): a fresh HOME of their own, codex's
+ * need to run offline in a test (docs/decisions.md, "Agent tests"): a fresh HOME of their own, codex's
  * CODEX_HOME with a config.toml that turns off everything it would fetch, Claude Code's switches
  * for the same, and proxy variables pointing at a trap, so that a call to the outside world fails
  * at once and is seen. The model API itself is a local stand-in (model-standins.ts), given to svc

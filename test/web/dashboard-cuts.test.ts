@@ -1,5 +1,4 @@
-// The run detail in a browser says what of a node's output and log was cut (docs/decisions.md,
-// Runs, "Node output"): the stored output past 64 KiB, the streamed output of a failed node, a log
+// The run detail in a browser says what of a node's output and log was cut (docs/decisions.md, "Node output"): the stored output past 64 KiB, the streamed output of a failed node, a log
 // past its 32 MiB limit.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

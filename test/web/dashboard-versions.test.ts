@@ -1,5 +1,4 @@
-// The run page in Debian's Chromium shows the version a run executes (docs/decisions.md,
-// "Versions"): its short hash, whether the workflow changed since, and a link to the runs of the
+// The run page in Debian's Chromium shows the version a run executes (docs/decisions.md, "Versions"): its short hash, whether the workflow changed since, and a link to the runs of the
 // same version, which lists exactly those.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// A waiting run on the dashboard, in Debian's Chromium (docs/decisions.md, Waits and signals): its
+// A waiting run on the dashboard, in Debian's Chromium (docs/decisions.md, "Waits and signals"): its
 // page says it waits and for what — each waiting node's time or event, with the command that
 // signals it — the graph colours the waiting node, and the list filters by the state.
 import type { Browser } from 'playwright-core';

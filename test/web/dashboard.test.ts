@@ -113,7 +113,7 @@ describe('the dashboard in a browser', () => {
     await p.locator('section[data-status="completed"]').waitFor();
     await p.locator('g.dag-node[data-node-id="look"]').click();
     await expect(p.locator('[data-permissions]').textContent()).resolves.toMatch(/^Agent permissions: read — reads and searches/);
-    // The names its environment held beyond the base set (docs/decisions.md, Agents), never values.
+    // The names its environment held beyond the base set (docs/contract.md, "Least-privilege environment"), never values.
     await expect(p.locator('[data-env-given]').textContent()).resolves.toMatch(/^Environment beyond the base set: .*\bRUN_ID\b/);
     expect(problems).toEqual([]);
     // The runs list of the later tests is the one they expect (no agent run with a cost in it).

@@ -135,7 +135,7 @@ describe('errors (the second table)', () => {
     await server.ctx.engine.waitUntilSettled(answer.body.run_id);
   });
 
-  it('uppercase hex verifies (the hex is compared as bytes; docs/decisions.md, Webhooks)', async () => {
+  it('uppercase hex verifies (the hex is compared as bytes; docs/decisions.md, "Webhooks")', async () => {
     const body = push();
     const answer = await post('on-push', body, { signature: `sha256=${sign(body).slice(7).toUpperCase()}` });
     expect(answer.status).toBe(202);

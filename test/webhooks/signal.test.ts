@@ -1,4 +1,4 @@
-// A webhook trigger that signals instead of starting a run (docs/decisions.md, Waits and signals):
+// A webhook trigger that signals instead of starting a run (docs/decisions.md, "Waits and signals"):
 // `signal: <event>` with `run_field: <payload field holding the run id>` — a CI system's "build
 // finished" continues the run that pushed the branch. The signature, dedupe and delivery history
 // apply unchanged.

@@ -1,5 +1,5 @@
 // Command and workflow files are read only when they are regular files of at most 1 MiB
-// (docs/decisions.md, Workflow files). A `.svc/commands/x.md` linked to a FIFO held libuv threads
+// (docs/contract.md, "Workflow files"). A `.svc/commands/x.md` linked to a FIFO held libuv threads
 // until some writer came (every file operation of the server then waited behind them); one linked
 // to /dev/zero was read until memory ran out. Now each is refused unread and reported, hiding
 // nothing else, and a node that names one fails with a clear error.

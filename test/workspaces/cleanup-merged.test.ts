@@ -1,4 +1,4 @@
-// Clean-up by outcome (docs/decisions.md, Workspaces): runs on a real git repository registered by
+// Clean-up by outcome (docs/decisions.md, "Clean-up by outcome"): runs on a real git repository registered by
 // path, whose bash nodes commit to svc/<runId>; some of those branches are merged into main by git
 // here (a merge, a squash), one is not, one has no commits, one run waits at a gate. `POST
 // /api/workspaces/cleanup {merged}` removes exactly the merged ones, says what it kept and why, and

@@ -1,4 +1,4 @@
-// A commit per node, and the diff (docs/decisions.md, "A commit per node"): runs on a workspace
+// A commit per node, and the diff (docs/decisions.md, "A commit per node, and the diff"): runs on a workspace
 // (a real git repository registered by path) whose bash nodes edit, add, rename and delete files;
 // each node's change is a commit on svc/<runId>, and GET …/diff shows the run's or one node's.
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';

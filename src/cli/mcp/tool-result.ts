@@ -9,7 +9,7 @@ export function toolResult(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: { ...value } };
 }
 
-/** svc's error body (docs/decisions.md, Errors) for whatever a tool's call failed with. */
+/** svc's error body (docs/contract.md, "Errors") for whatever a tool's call failed with. */
 export function errorBody(error: unknown): ErrorBody & { status?: number } {
   if (error instanceof ApiResponseError) {
     // A server's answer: its code is one of svc's (or a newer server's), carried through as given.

@@ -79,7 +79,7 @@ export interface WorktreePreparation {
 }
 
 /**
- * Where runs on a workspace execute and what they get there (docs/decisions.md, Workspaces). The
+ * Where runs on a workspace execute and what they get there (docs/contract.md, "Workspaces"). The
  * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
  */
 export interface RunPlaces {
@@ -115,7 +115,7 @@ export interface RunPlaces {
 
 /**
  * What the engine asks of conversations: a run's worker conversation, and the workspace a run
- * started from a conversation takes (docs/decisions.md, Workspaces).
+ * started from a conversation takes (docs/contract.md, "Workspaces").
  */
 export interface RunConversations {
   /** The conversation's `workspace_id` (either of its ids); null for none or an unknown conversation. */

@@ -1,7 +1,7 @@
 import { DomainError } from '../../shared/errors.js';
 import type { RunStore } from '../storage/run-store.js';
 
-/** Where a follow-on run starts (docs/decisions.md, Follow-on runs): the earlier run's workspace and head commit. */
+/** Where a follow-on run starts (docs/decisions.md, "Follow-on runs"): the earlier run's workspace and head commit. */
 export interface FollowOnBase {
   fromRunId: string;
   workspaceId: string;

@@ -8,7 +8,7 @@ export const RUN_PARALLELISM = 8;
 
 /**
  * With a shared database, a run on a workspace executes in a worktree the executing server makes
- * in its own home, from its own clone (docs/decisions.md, Workspaces); a run that has completed
+ * in its own home, from its own clone (docs/contract.md, "Workspaces"); a run that has completed
  * nodes (resumed, approved) keeps the worktree holding their changes, or fails (`worktree_gone`):
  * the run is bound to that home, so only its servers claim it (docs/scaling.md). One server alone
  * placed it at start. Resolves to what changes on the run's record: its cwd, and a new worktree's

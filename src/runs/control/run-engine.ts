@@ -70,7 +70,7 @@ export class RunEngine {
   }
 
   /**
-   * The server keeps the runs' appointments (docs/decisions.md, Waits and signals; Runs,
+   * The server keeps the runs' appointments (docs/decisions.md, "Waits and signals",
    * "Auto-resume"): waits and auto-resumes that came due while no server ran are kept now, later
    * ones when their time comes. With a shared database every `pollMs` too, for the appointments
    * other servers' runs made. Not awaited by start-up: keeping a due auto-resume starts a run, which

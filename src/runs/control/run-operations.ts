@@ -55,7 +55,7 @@ export class RunDoors {
       durationMs: waiting.startedAt ? Date.parse(at) - Date.parse(waiting.startedAt) : null,
     });
     // With a free slot the run carries on at once; with every slot taken it waits `pending` at
-    // the head of the queue (docs/decisions.md, "Runs").
+    // the head of the queue (docs/decisions.md, "Approval gates").
     const events: EventSpec[] = [
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
@@ -70,7 +70,7 @@ export class RunDoors {
 
   /**
    * A paused or waiting run goes on (approve, a wait's end): with a free slot at once, else `pending`
-   * at the head of the queue (docs/decisions.md, "Runs"). The change is written only over the state
+   * at the head of the queue (docs/decisions.md, "Approval gates"). The change is written only over the state
    * it was decided on, so of two servers continuing one run, one wins and the other is told (409).
    */
   async #carryOn(run: RunRecord, change: 'approve' | 'wake', events: EventSpec[], elsewhere: boolean, nodes: Partial<RunRecord>): Promise<RunRecord> {

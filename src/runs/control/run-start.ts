@@ -36,7 +36,7 @@ export class RunStarts {
     if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
-    // A run's workspace (docs/decisions.md, Workspaces): the one asked for; its conversation's; for a webhook run, the
+    // A run's workspace (docs/contract.md, "Workspaces"): the one asked for; its conversation's; for a webhook run, the
     // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
     // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
     // shared database, by the server that executes it, at launch (the workspace's path until then).

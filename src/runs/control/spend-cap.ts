@@ -3,7 +3,7 @@ import type { EventSpec } from '../model/lifecycle.js';
 import type { RunRecord } from '../model/types.js';
 
 /**
- * A run's spend cap (docs/decisions.md, Runs: "Spend cap"): every cost an agent reports is added to
+ * A run's spend cap (docs/decisions.md, "Spend cap"): every cost an agent reports is added to
  * the run's `spentUsd` — every attempt of every node, across resumes — and checked against its
  * `maxCostUsd`. An agent that reports no cost (codex) marks the run `costPartial`: its spend is
  * unknown, never counted as 0.

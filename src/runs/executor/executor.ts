@@ -59,7 +59,7 @@ const abortableDelay = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** The variables of docs/decisions.md, Workflow files that every node sees (as text in prompts, as env in bash). */
+/** The variables of docs/contract.md, "Workflow files" that every node sees (as text in prompts, as env in bash). */
 export function runVariables(run: RunRecord, artifactsDir: string, port?: number): Record<string, string> {
   return {
     ARGUMENTS: run.message,
@@ -283,7 +283,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       patchNode(node.id, range.node);
     }
     await log.end();
-    // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, Runs).
+    // Said on the record, whatever the node's end: its log stops at the limit (docs/decisions.md, "Node output").
     patchNode(node.id, { ...(log.truncated ? { logTruncated: true } : {}), finishedAt: now(), durationMs: Date.now() - startedMs });
     // Its leader has exited: the note goes while the outcome is written rather than before (one
     // file-system round trip less between two nodes of a chain). A note a crash leaves meanwhile

@@ -1,5 +1,5 @@
 /**
- * A commit per node (docs/decisions.md, "A commit per node"): in a run on a workspace, what a node
+ * A commit per node (docs/decisions.md, "A commit per node, and the diff"): in a run on a workspace, what a node
  * left in the run's worktree is committed on `svc/<runId>` as `<workflow>: <node id>` when the node
  * ends, so the next node and an approval gate start from a clean tree; the node records its range
  * (the HEAD it started from → the HEAD after its commit), which holds the commits its agent made

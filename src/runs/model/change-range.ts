@@ -2,7 +2,7 @@ import { DomainError } from '../../shared/errors.js';
 import type { RunRecord } from './types.js';
 
 /**
- * The commits a run's diff spans (docs/decisions.md, "A commit per node"): the whole run, from the
+ * The commits a run's diff spans (docs/decisions.md, "A commit per node, and the diff"): the whole run, from the
  * commit its worktree started from to its branch after the latest node; or one node's range. 409
  * `no_worktree` for a run that had no worktree of its own (no workspace, or one that is no git
  * repository); 404 `node_not_found` for a node the run does not have.

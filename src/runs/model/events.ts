@@ -1,5 +1,5 @@
 /**
- * Run events (docs/decisions.md, "Events and streams"): one discriminated union that the engine
+ * Run events (docs/contract.md, "Events and streams"): one discriminated union that the engine
  * emits, the store persists, SSE streams, and the CLI prints. A consumer switches on `type` and the
  * compiler knows each event's fields; a new event type is added here and nowhere else.
  */
@@ -18,7 +18,7 @@ export interface RunEventFields {
   setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
   setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
   node_started: { nodeId: string; kind: NodeActionKind };
-  /** A prompt node's agent waits for an agent slot (`agent_slot`), or got one (null); docs/decisions.md, Agents. */
+  /** A prompt node's agent waits for an agent slot (`agent_slot`), or got one (null); docs/contract.md, "Agent slots". */
   node_waiting: { nodeId: string; waitingFor: 'agent_slot' | null };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
@@ -30,8 +30,8 @@ export interface RunEventFields {
   run_approved: { nodeId: string; comment: string };
   run_rejected: { nodeId: string; reason: string };
   /**
-   * Only wait nodes remain open: the run holds no slot until one ends (docs/decisions.md, Waits and
-   * signals). `wakeAt`: when the server continues it on its own; null while it waits only for events.
+   * Only wait nodes remain open: the run holds no slot until one ends (docs/decisions.md, "Waits and
+   * signals"). `wakeAt`: when the server continues it on its own; null while it waits only for events.
    */
   run_waiting: { nodes: Array<{ nodeId: string; until?: string; event?: string }>; wakeAt: string | null };
   /** A wait node ended: its time came (`time`), its event was signalled (`signal`), or its event wait timed out (`timeout`). */
@@ -51,7 +51,7 @@ export interface RunEventFields {
   budget_exceeded: { spentUsd: number; capUsd: number; nodeId: string };
   run_cancelled: { reason?: string };
   run_abandoned: Record<never, never>;
-  /** The run's branch was merged (docs/decisions.md, "Landing a run"); the run's status does not change. */
+  /** The run's branch was merged (docs/decisions.md, "Landing a run: merge, push, pull request"); the run's status does not change. */
   run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward' };
 }
 

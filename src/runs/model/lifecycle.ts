@@ -16,7 +16,7 @@ export const RUN_CHANGES = {
   continue: { from: ['failed'], to: ['pending'], events: ['run_resumed'] },
   launch: { from: ['pending'], to: ['running'], events: ['run_started'] },
   pause: { from: ['running'], to: ['paused'], events: ['run_paused'] },
-  /** Only wait nodes remain open (docs/decisions.md, Waits and signals): the run holds no slot until one ends. */
+  /** Only wait nodes remain open (docs/decisions.md, "Waits and signals"): the run holds no slot until one ends. */
   wait: { from: ['running'], to: ['waiting'], events: ['run_waiting'] },
   /** A wait's time came, its event was signalled or it timed out: as approve, `running` with a free slot, else `pending`. */
   wake: { from: ['waiting'], to: ['running', 'pending'], events: ['run_woken', 'node_completed', 'node_failed'] },
@@ -27,7 +27,7 @@ export const RUN_CHANGES = {
   interrupt: { from: ['running'], to: ['failed'], events: ['run_failed'] },
   // User operations.
   cancel: { from: ['pending', 'running', 'waiting'], to: ['cancelled'], events: ['run_cancelled'] },
-  /** To `running` with a free slot, else `pending` at the head of the queue (docs/decisions.md, "Runs"). */
+  /** To `running` with a free slot, else `pending` at the head of the queue (docs/decisions.md, "Approval gates"). */
   approve: { from: ['paused'], to: ['running', 'pending'], events: ['run_approved', 'node_completed'] },
   reject: { from: ['paused'], to: ['cancelled'], events: ['run_rejected', 'run_cancelled'] },
   resume: { from: ['failed'], to: ['failed'], events: [] },
@@ -104,7 +104,7 @@ export class RunChangedElsewhere extends DomainError {
 
 /**
  * Node states, in one table. Node changes are written with their run's record once per scheduling
- * round (docs/decisions.md, "Runs"), so `moveNode` checks and makes the new state; the executor puts it
+ * round (docs/decisions.md, "Run snapshots"), so `moveNode` checks and makes the new state; the executor puts it
  * in the run's next snapshot, saves and emits.
  */
 export const NODE_CHANGES = {

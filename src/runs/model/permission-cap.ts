@@ -3,7 +3,7 @@ import { DomainError } from '../../shared/errors.js';
 import type { WorkflowDefinition } from '../../workflows/index.js';
 
 /**
- * A run's own permissions (docs/decisions.md, Agents, "A run's permissions"): a start may lower
+ * A run's own permissions (docs/contract.md, "A run's permissions"): a start may lower
  * what the workflow's agents may do, never raise it. The cap goes on the run record and is applied
  * to each agent node when the run executes, so the definition snapshot stays as written.
  */

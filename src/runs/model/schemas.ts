@@ -27,7 +27,7 @@ export const NodeStatusSchema = z.enum(NODE_STATUSES);
 
 export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
 
-/** What a node's range of commits changed (docs/decisions.md, "A commit per node"). */
+/** What a node's range of commits changed (docs/decisions.md, "A commit per node, and the diff"). */
 export const NodeChangesSchema = z.object({
   files: z.number().int(),
   insertions: z.number().int(),
@@ -101,7 +101,7 @@ export const NodeStateSchema = z.object({
     ),
 });
 
-/** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run"). */
+/** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run: merge, push, pull request"). */
 export const RunMergedSchema = z.object({
   into: z.string().describe('the branch merged into'),
   commit: z.string().describe('the commit `into` points at after the merge'),
@@ -261,7 +261,7 @@ export const RunRecordSchema = RunViewSchema.extend({
   definition: z.unknown(),
 });
 
-/** A spend cap in USD (docs/decisions.md, Runs: "Spend cap"). */
+/** A spend cap in USD (docs/decisions.md, "Spend cap"). */
 export const MaxCostUsdSchema = z.number().positive().finite();
 
 /** The message reaches bash nodes as an environment variable, and Linux refuses any single one over 128 KiB. */
@@ -300,7 +300,7 @@ export const StartRunBodySchema = z.strictObject({
     .describe("what the run's agents may do at most (read, edit, full): lowers the workflow's, never raises it (422 permissions_above_workflow)"),
 });
 
-/** `POST /api/workflows/runs/{runId}/signal` (docs/decisions.md, Waits and signals). */
+/** `POST /api/workflows/runs/{runId}/signal` (docs/decisions.md, "Waits and signals"). */
 export const SignalBodySchema = z.strictObject({
   event: EventNameSchema.describe('the event a wait node of the run waits for (`wait: { event: … }`)'),
   payload: z.unknown().optional().describe("becomes the waiting node's output (`$<id>.output`): a string as it is, any other JSON value as JSON; none: ''"),

@@ -5,7 +5,7 @@
 
 /**
  * Run states. Terminal ones never change again, except by deletion. `paused` (at an approval gate)
- * and `waiting` (at a durable wait: docs/decisions.md, Waits and signals) hold no slot and no process.
+ * and `waiting` (at a durable wait: docs/decisions.md, "Waits and signals") hold no slot and no process.
  */
 export const RUN_STATUSES = ['pending', 'running', 'paused', 'waiting', 'completed', 'failed', 'cancelled', 'abandoned'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { capUtf8 } from '../model/node-state.js';
 
 /**
- * The most a node's `<node>.log` holds (docs/decisions.md, Runs, "Node output"): twice the output
+ * The most a node's `<node>.log` holds (docs/decisions.md, "Node output"): twice the output
  * limit, so a node at that limit still has room for what it prints on stderr. The log is on disk,
  * not in memory; the limit keeps one endless printer from filling the disk.
  */

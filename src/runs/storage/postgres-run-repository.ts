@@ -1,5 +1,5 @@
 /**
- * Runs and run events on PostgreSQL (docs/decisions.md, PostgreSQL store): the RunRepository of
+ * Runs and run events on PostgreSQL (docs/decisions.md, "PostgreSQL store"): the RunRepository of
  * run-repository.ts answered by indexed queries. Every event takes its stream position from one
  * database sequence, so positions are one order across servers; a reader only returns events of
  * transactions older than every one still open, so an event whose position was taken before

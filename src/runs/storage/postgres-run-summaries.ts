@@ -1,6 +1,6 @@
 /**
- * The benchmarks' run summaries on PostgreSQL (docs/decisions.md, "Benchmarks" and PostgreSQL
- * store): a table kept by the lifecycle's transitions, as the file store's in-memory index is, so
+ * The benchmarks' run summaries on PostgreSQL (docs/decisions.md, "Benchmarks" and "PostgreSQL
+ * store"): a table kept by the lifecycle's transitions, as the file store's in-memory index is, so
  * a query reads at most `limit` rows of one workflow by an index, however many runs exist.
  */
 

@@ -6,9 +6,9 @@ export interface RunFilter {
   workflow?: string;
   conversationId?: string;
   workspaceId?: string;
-  /** Follow-on runs of this run (docs/decisions.md, Follow-on runs). */
+  /** Follow-on runs of this run (docs/decisions.md, "Follow-on runs"). */
   fromRunId?: string;
-  /** Runs that executed this version of their workflow (docs/decisions.md, Versions): the hash they last ran under. */
+  /** Runs that executed this version of their workflow (docs/decisions.md, "Versions"): the hash they last ran under. */
   definitionHash?: string;
   /** Runs created at or after / at or before these times (epoch ms). */
   sinceMs?: number;
@@ -59,7 +59,7 @@ export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): Run
 /** Every run id starts with this (`newId('run')`), so these characters tell no run apart. */
 export const RUN_ID_PREFIX = 'run_';
 
-/** Fewest characters after `run_` a short run id must give (docs/decisions.md, HTTP). */
+/** Fewest characters after `run_` a short run id must give (docs/contract.md, "HTTP"). */
 export const MIN_RUN_PREFIX = 4;
 
 /**

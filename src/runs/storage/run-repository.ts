@@ -2,7 +2,7 @@
  * The run records and run events as an async, query-shaped repository: the shape the PostgreSQL
  * store implements (postgres-run-repository.ts), and the file implementation here reads and writes
  * the layout runs have always had (`runs/<id>/record.json`, `runs/<id>/events.jsonl`). The engine
- * reads and writes runs only through this interface (run-store.ts; docs/decisions.md, PostgreSQL store).
+ * reads and writes runs only through this interface (run-store.ts; docs/decisions.md, "PostgreSQL store").
  */
 
 import type { Collection, PutOptions, Store } from '../../store/index.js';
@@ -81,7 +81,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The embedded implementation, on the collection and logs RunStore writes. Positions come from
- * `nextPosition` (the event bus's clock: docs/decisions.md, Streams), taken when the append is asked.
+ * `nextPosition` (the event bus's clock: docs/decisions.md, "Streams"), taken when the append is asked.
  */
 export async function openFileRunRepository(store: Store, nextPosition: () => number): Promise<RunRepository> {
   const runs = await store.collection<RunRecord>('runs', 'per-record');

@@ -19,8 +19,7 @@ export async function openFileRunStorage(store: Store, nextPosition: () => numbe
 
 /**
  * Runs and their events, for the engine: every read and write goes through the async RunRepository
- * (docs/decisions.md, PostgreSQL store). A run record is an immutable snapshot (docs/decisions.md,
- * "Run snapshots"): `save` writes a new one and resolves to it, every read returns the stored one,
+ * (docs/decisions.md, "PostgreSQL store"). A run record is an immutable snapshot (docs/decisions.md, "Run snapshots"): `save` writes a new one and resolves to it, every read returns the stored one,
  * frozen, and no object is shared for changing. Every event gets the run's next `seq` and a stream
  * position from the repository, is persisted, and only then published — so a client that
  * reconnects with Last-Event-ID finds in the store everything it may have seen live.

@@ -17,7 +17,7 @@ export interface RunSummary {
   runId: string;
   workflow: string;
   status: 'completed' | 'failed';
-  /** The version the run last executed (docs/decisions.md, Versions); absent for runs recorded before versions. */
+  /** The version the run last executed (docs/decisions.md, "Versions"); absent for runs recorded before versions. */
   definitionHash?: string;
   createdAt?: string;
   finishedAt: string;

@@ -1,5 +1,5 @@
 /**
- * Auto-resume after a usage limit (docs/decisions.md, Runs: "Auto-resume"). A run that fails on an
+ * Auto-resume after a usage limit (docs/decisions.md, "Auto-resume"). A run that fails on an
  * agent's usage limit, with `auto_resume` on (the workflow's, else `SVC_AUTO_RESUME_ON_LIMIT`), gets
  * an appointment: `autoResumeAt` on its record, written with the failure itself, so a restart keeps
  * it. The server keeps each appointment once, by compare-and-set on the record — with several

@@ -21,7 +21,7 @@ const STILL_DUE_RETRY_MS = 1_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Timed appointments on runs (docs/decisions.md, Waits and signals): the time is on the run's record
+ * Timed appointments on runs (docs/decisions.md, "Waits and signals"): the time is on the run's record
  * (`wakeAt`, in both stores), so it survives a restart and a `kill -9`. The server keeps one timer,
  * for the earliest appointment of any kind; at start-up and whenever it fires it keeps every
  * appointment due, then arms for the next. Only a server does this (app/context.ts): a CLI process

@@ -5,7 +5,7 @@ import { ASSISTANT_NAMES } from '../../config/assistants.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
- * Conversations (docs/decisions.md, Conversations). `{id}` is either of a conversation's ids. A
+ * Conversations (docs/contract.md, "Conversations"). `{id}` is either of a conversation's ids. A
  * message sent is stored before the 202; the reply comes later, on the conversation's stream
  * (`/api/stream/{id}`) and in its messages.
  */

@@ -4,7 +4,7 @@ import { MERGE_STRATEGIES } from '../../landing/merge.js';
 import { defineRoute } from '../route.js';
 
 /**
- * Landing a run's branch (docs/decisions.md, "Landing a run"): merge, push, pull request. The git
+ * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge, push, pull request. The git
  * is the workspaces' (landing/merge.ts); the door and the record are the engine's.
  */
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../route.js';
 
-/** Schedules (docs/decisions.md, Schedules): each `triggers.schedule` entry and its next firing. */
+/** Schedules (docs/decisions.md, "Schedules"): each `triggers.schedule` entry and its next firing. */
 
 const ScheduleViewSchema = z.object({
   workflow: z.string(),

@@ -9,7 +9,7 @@ import { positionOf, type StreamSource } from '../../events/stream-feed.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
 
-/** What the `data:` of a frame can be (docs/decisions.md, Events and streams), for the OpenAPI document. */
+/** What the `data:` of a frame can be (docs/contract.md, "Events and streams"), for the OpenAPI document. */
 const EVENT_TYPES_DOC =
   `Each \`data:\` is one JSON event \`{type, at, …}\`. Run events (with \`runId\`, \`seq\`): ${RUN_EVENT_TYPES.join(', ')}, run_deleted. ` +
   `Conversation events (with \`conversationId\`, no \`runId\`): ${CONVERSATION_EVENT_TYPES.join(', ')}. ` +

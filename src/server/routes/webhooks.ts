@@ -15,7 +15,7 @@ import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';
 
 /**
- * Webhooks (docs/decisions.md, Webhooks): the signed public endpoint outside `/api/`, the
+ * Webhooks (docs/decisions.md, "Webhooks"): the signed public endpoint outside `/api/`, the
  * registered triggers, registering those of a directory, and the delivery history. Answers never
  * carry a secret or a signature.
  */

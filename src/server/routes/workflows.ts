@@ -5,7 +5,7 @@ import { PROJECT_DIR_DESCRIPTION, toCommandListing, toSavedDocument, toWorkflowD
 import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
- * Workflow definitions (docs/decisions.md, Workflow files). `workflow` in every answer is
+ * Workflow definitions (docs/contract.md, "Workflow files"). `workflow` in every answer is
  * the definition as the user wrote it (snake_case keys, durations as written), not svc's
  * normalized form: it is what they edit and what PUT takes back.
  */

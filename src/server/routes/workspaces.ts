@@ -7,7 +7,7 @@ import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
- * Workspaces (docs/decisions.md, Workspaces). Answers are the workspace record
+ * Workspaces (docs/contract.md, "Workspaces"). Answers are the workspace record
  * (`WorkspaceSchema`); env values go in and never come out — only their names (`env_keys`).
  */
 

@@ -11,7 +11,7 @@ export interface Queryable {
 
 /**
  * The PostgreSQL store's connection: a pool, and the schema brought up to date before anything
- * else uses it (docs/decisions.md, PostgreSQL store).
+ * else uses it (docs/decisions.md, "PostgreSQL store").
  */
 export interface PostgresDatabase extends Queryable {
   /** Runs `work` in one transaction on one connection; rolled back when it throws. */

@@ -1,4 +1,4 @@
-/** The PostgreSQL store (docs/decisions.md, PostgreSQL store): connection, migrations, query helpers. */
+/** The PostgreSQL store (docs/decisions.md, "PostgreSQL store"): connection, migrations, query helpers. */
 export { openPostgres, type PostgresDatabase, type PostgresOptions, type Queryable } from './database.js';
 export { migrate, MIGRATION_LOCK_KEY, type Migration, type MigrationResult } from './migrate.js';
 export { MIGRATIONS } from './migrations.js';

@@ -7,7 +7,7 @@ import type { Migration } from './migrate.js';
  * Each table keeps the record as the domain stores it (`record jsonb`, the same object the file
  * store writes) and derives, as stored generated columns, the fields that queries filter, order,
  * or dedupe by — so the indexed columns can never disagree with the record, and a field the domain
- * adds needs no migration until a query uses it (docs/decisions.md, PostgreSQL store).
+ * adds needs no migration until a query uses it (docs/decisions.md, "PostgreSQL store").
  *
  * Times are the records' ISO-8601 UTC strings (`toISOString()`), kept as text: they order as time,
  * and a cast to timestamptz is not immutable, so it cannot back a generated column.
@@ -213,7 +213,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'the server answering each conversation',
     sql: `
-      -- The server answering a conversation's messages (conversations/postgres-answering-claims.ts):
+      -- The server answering a conversation's messages (coordination/postgres-answering.ts):
       -- a plain column, not in the record, as runs.server_id is; null when nothing is pending.
       ALTER TABLE conversations ADD COLUMN answering_server text;
       CREATE INDEX conversations_answering ON conversations (answering_server) WHERE answering_server IS NOT NULL;

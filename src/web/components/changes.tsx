@@ -32,7 +32,7 @@ function Patch({ text }: { text: string }) {
 }
 
 /**
- * A run's changes (docs/decisions.md, "A commit per node"): the files its commits changed, with
+ * A run's changes (docs/decisions.md, "A commit per node, and the diff"): the files its commits changed, with
  * lines added and removed, and the coloured patch — of the whole run, or of one node. Loaded again
  * whenever the run's branch (or the node's commit) moves.
  */

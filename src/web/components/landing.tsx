@@ -23,7 +23,7 @@ async function land(action: Action, run: RunDetail): Promise<Outcome> {
 }
 
 /**
- * Merge, Push and Create PR for a run's branch (docs/decisions.md, "Landing a run"), beside its
+ * Merge, Push and Create PR for a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"), beside its
  * Changes: each button shows what it did — the merge commit, the pull request's link — or why the
  * server refused (a dirty checkout, a conflict, gh missing). Only once the run stops changing.
  */

@@ -3,7 +3,7 @@ import { formatDuration } from '../format.js';
 import { StatusBadge } from './status.js';
 
 /**
- * The worktree setup of a run (`.svc/worktree.yaml`, docs/decisions.md "Worktree setup and
+ * The worktree setup of a run (`.svc/worktree.yaml`, docs/decisions.md, "Worktree setup and
  * $SVC_PORT"): the step `setup` before the first node — its state, duration, the files copied in
  * and what it printed. Open when it failed: that output is why the run failed.
  */

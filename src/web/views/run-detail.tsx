@@ -41,7 +41,7 @@ function outputCut(run: RunDetail, events: RunEvent[], nodeId: string): 'stored'
   return events.some((event) => event.type === 'node_output' && event.nodeId === nodeId && event.truncated === true) ? 'streamed' : null;
 }
 
-/** What of a node's output and log was cut, and where the rest is (docs/decisions.md, Runs, "Node output"). */
+/** What of a node's output and log was cut, and where the rest is (docs/decisions.md, "Node output"). */
 function CutNotes({ nodeId, output, log }: { nodeId: string; output: 'stored' | 'streamed' | null; log: boolean }) {
   return (
     <>
@@ -63,7 +63,7 @@ function CutNotes({ nodeId, output, log }: { nodeId: string; output: 'stored' | 
 }
 
 /**
- * A waiting run (docs/decisions.md, Waits and signals): each waiting node with what it waits for —
+ * A waiting run (docs/decisions.md, "Waits and signals"): each waiting node with what it waits for —
  * its time, or an event and how to signal it — and when the server continues the run on its own.
  */
 function Waits({ run }: { run: RunDetail }) {
@@ -97,7 +97,7 @@ function Waits({ run }: { run: RunDetail }) {
   );
 }
 
-/** The permission levels in a phrase (docs/decisions.md, Agents). */
+/** The permission levels in a phrase (docs/contract.md, "Permissions"). */
 const PERMISSIONS_MEANING: Record<string, string> = {
   read: 'reads and searches; writes no file, runs no command that changes one',
   edit: "edits files and runs commands in the run's directory",
@@ -238,7 +238,7 @@ export function RunDetailView({ runId }: { runId: string }) {
   const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
   const shownNode = shown ? run.nodes[shown] : undefined;
   const denied = deniedToolsNote(run);
-  // A run in a worktree of its own has a branch to show the changes of (docs/decisions.md, "A commit per node").
+  // A run in a worktree of its own has a branch to show the changes of (docs/decisions.md, "A commit per node, and the diff").
   const hasChanges = Boolean(run.branch && run.baseCommit) && !deleted;
   // What the agent was allowed once the node ran, else what its definition allows.
   const shownPermissions = shownNode?.permissions ?? graph.find((node) => node.id === shown)?.permissions;
@@ -267,7 +267,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         <dd>{formatCost(run.costUsd)}</dd>
         {run.definitionHash ? (
           <>
-            {/* The version it executes (docs/decisions.md, Versions), linked to the runs of the same version. */}
+            {/* The version it executes (docs/decisions.md, "Versions"), linked to the runs of the same version. */}
             <dt>Version</dt>
             <dd data-version>
               <a
@@ -295,7 +295,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         ) : null}
         {typeof run.maxCostUsd === 'number' || run.costPartial ? (
           <>
-            {/* The spend cap (docs/decisions.md, Runs): what the agents reported against it, and whether some spend is unseen. */}
+            {/* The spend cap (docs/decisions.md, "Spend cap"): what the agents reported against it, and whether some spend is unseen. */}
             <dt>Budget</dt>
             <dd data-budget>
               {formatCost(run.spentUsd ?? 0)}
@@ -306,14 +306,14 @@ export function RunDetailView({ runId }: { runId: string }) {
         ) : null}
         {run.resumeAt ? (
           <>
-            {/* An agent's usage limit (docs/decisions.md, Runs, "Usage limits"): when a resume can succeed. */}
+            {/* An agent's usage limit (docs/decisions.md, "Usage limits"): when a resume can succeed. */}
             <dt>Usage limit</dt>
             <dd data-usage-limit>resets {formatTime(run.resumeAt)}</dd>
           </>
         ) : null}
         {run.autoResumeAt ? (
           <>
-            {/* The server's appointment with the run (docs/decisions.md, Runs, "Auto-resume"); Cancel calls it off. */}
+            {/* The server's appointment with the run (docs/decisions.md, "Auto-resume"); Cancel calls it off. */}
             <dt>Auto-resume</dt>
             <dd data-auto-resume>at {formatTime(run.autoResumeAt)}</dd>
           </>

@@ -29,7 +29,7 @@ function hashFor(filters: { status: string[]; workflow: string; version: string;
 export function RunsView({ query }: { query: URLSearchParams }) {
   const status = (query.get('status') ?? '').split(',').filter((s): s is RunStatus => (RUN_STATUSES as readonly string[]).includes(s));
   const workflow = query.get('workflow') ?? '';
-  // A version of the workflow (a run's `definitionHash`): the run detail links here (docs/decisions.md, Versions).
+  // A version of the workflow (a run's `definitionHash`): the run detail links here (docs/decisions.md, "Versions").
   const version = query.get('version') ?? '';
   const since = query.get('since') ?? '';
   const offset = Math.max(0, Number(query.get('offset')) || 0);

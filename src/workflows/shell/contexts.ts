@@ -2,8 +2,7 @@
  * Where in a bash script's quoting a `$<id>.output` reference sits, and which of those places no
  * splice can be made safe in.
  *
- * `$<id>.output` in a bash node is replaced by a single-quoted shell word (docs/decisions.md,
- * Workflow files). That word is inert only where the shell reads it as shell syntax. Spliced as-is
+ * `$<id>.output` in a bash node is replaced by a single-quoted shell word (docs/contract.md, "Workflow files"). That word is inert only where the shell reads it as shell syntax. Spliced as-is
  * into "…", a here-document or ${…}, the quotes become literal characters and a `$(…)` inside the
  * output would run. So the renderer needs the quoting context of each reference: unquoted words
  * take the word as-is; inside "…" or '…' it closes the quotes, inserts the word and reopens them;

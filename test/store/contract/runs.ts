@@ -118,13 +118,13 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     const linked = await runs.list({ conversationId: 'conv_a' });
     expect([ids(linked.runs), linked.counts]).toEqual([[4, 2], { failed: 1, running: 1 }]);
     expect(ids((await runs.list({ workspaceId: 'ws_a', status: ['completed'] })).runs)).toEqual([3]);
-    // Follow-on runs of a run (docs/decisions.md, Follow-on runs).
+    // Follow-on runs of a run (docs/decisions.md, "Follow-on runs").
     await runs.save(run(7, { workspaceId: 'ws_a', fromRunId: run(3).id }));
     const followOns = await runs.list({ fromRunId: run(3).id });
     expect([ids(followOns.runs), followOns.total]).toEqual([[7], 1]);
     expect(await runs.list({ fromRunId: run(7).id })).toEqual({ runs: [], total: 0, counts: {} });
     await runs.delete(run(7).id);
-    // The runs of one version of their workflow (docs/decisions.md, Versions).
+    // The runs of one version of their workflow (docs/decisions.md, "Versions").
     await runs.save(run(8, { definitionHash: 'a'.repeat(64), definitionHashes: ['a'.repeat(64)] }));
     await runs.save(run(9, { definitionHash: 'b'.repeat(64), definitionHashes: ['a'.repeat(64), 'b'.repeat(64)] }));
     expect(ids((await runs.list({ definitionHash: 'a'.repeat(64) })).runs)).toEqual([8]);

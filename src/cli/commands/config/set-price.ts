@@ -8,7 +8,7 @@ const usd = (text: string | undefined) => (text === undefined || text.trim() ===
 /**
  * `svc config set-price <assistant> <input> <output> [--cached-input <usd>]`, or `… none`: what the
  * assistant's tokens cost in USD per million, which prices an agent call that reports no cost
- * (codex; docs/decisions.md, Runs: "Spend cap"). Checked with the route's own schema first, so a
+ * (codex; docs/decisions.md, "Spend cap"). Checked with the route's own schema first, so a
  * malformed price is a usage error (exit 2).
  */
 export default defineCommand({

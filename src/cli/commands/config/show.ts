@@ -16,7 +16,7 @@ export default defineCommand({
         [`${name} permissions`, `${a.permissions ?? 'read'} (conversations)`],
         // The URL and the name of the key's variable; the key itself never reaches the API.
         ...(a.baseUrl ? [[`${name} endpoint`, `${a.baseUrl}${a.apiKeyEnv ? ` (key from $${a.apiKeyEnv})` : ''}`] as [string, string]] : []),
-        // What prices a call that reports tokens but no cost (docs/decisions.md, Runs: "Spend cap").
+        // What prices a call that reports tokens but no cost (docs/decisions.md, "Spend cap").
         ...(a.pricePerMillionTokens ? [[`${name} price`, formatPrice(a.pricePerMillionTokens)] as [string, string]] : []),
       ]),
       ['host', config.host],

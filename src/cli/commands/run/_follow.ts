@@ -20,8 +20,8 @@ export async function followRun(
   onEvent: (event: StreamEvent) => void,
   after = 0,
   /**
-   * Stop at a durable wait too: only a server continues a waiting run (docs/decisions.md, Waits and
-   * signals), so this process, running it without one, would wait for nothing.
+   * Stop at a durable wait too: only a server continues a waiting run (docs/decisions.md, "Waits and
+   * signals"), so this process, running it without one, would wait for nothing.
    */
   options: { untilWaiting?: boolean; signal?: AbortSignal } = {},
 ): Promise<RunView> {

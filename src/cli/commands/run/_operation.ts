@@ -15,7 +15,7 @@ const PAST = {
 export function printOutcome(cmd: CommandContext, op: keyof typeof PAST, result: RunView | { deleted: true; runId: string }): void {
   if (cmd.globals.json) return printJson(cmd.io, result);
   const id = 'id' in result ? result.id : result.runId;
-  // A failed run's auto-resume called off (docs/decisions.md, Runs, "Auto-resume"): the run itself stays failed.
+  // A failed run's auto-resume called off (docs/decisions.md, "Auto-resume"): the run itself stays failed.
   if ((op === 'cancel' || op === 'abandon') && 'status' in result && result.status === 'failed') {
     return void cmd.io.out(`Run ${id}: its auto-resume was called off (it stays failed; svc resume ${id} continues it).\n`);
   }

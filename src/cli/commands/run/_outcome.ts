@@ -2,7 +2,7 @@ import { deniedToolCalls, type RunView } from '../../../client/index.js';
 import { EXIT } from '../../exit-codes.js';
 
 /**
- * The exit code a finished (or paused) run maps to (docs/decisions.md, CLI). A run whose agent was
+ * The exit code a finished (or paused) run maps to (docs/contract.md, "Exit codes"). A run whose agent was
  * refused tools completed without doing what it was asked: never 0, and not 1 either (nothing failed).
  */
 export function exitCodeForRun(run: Pick<RunView, 'status' | 'nodes'>): number {

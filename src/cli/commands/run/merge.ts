@@ -4,7 +4,7 @@ import { printJson } from '../../output.js';
 
 /**
  * `svc runs merge <run> [--into b] [--squash | --ff-only] [-m msg]`: the run's branch merged into
- * a branch of its workspace (docs/decisions.md, "Landing a run"). A refusal (a dirty checkout, a
+ * a branch of its workspace (docs/decisions.md, "Landing a run: merge, push, pull request"). A refusal (a dirty checkout, a
  * conflict, no fast-forward, a run still running) exits 1 with the reason, nothing changed.
  */
 export default defineCommand({

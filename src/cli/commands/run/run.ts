@@ -48,7 +48,7 @@ function cancelOnSignal(cmd: CommandContext, client: SvcClient, runId: () => str
 
 /**
  * Starts a run and follows it to its end (or pause), mapping the outcome to an exit code. The
- * same steps whether a server carries the run or this process does (no server, docs/decisions.md).
+ * same steps whether a server carries the run or this process does (docs/contract.md, "Without a server").
  */
 /** `--permissions edit`: one of the levels, else a usage error before anything is asked of the server. */
 function permissionsOf(value: string | undefined): { permissions?: Permissions } {

@@ -15,7 +15,7 @@ function toolsCell(node: RunView['nodes'][string]): string {
 const SHORT_HASH = 8;
 
 /**
- * The version the run executes (docs/decisions.md, Versions), whether the workflow changed since,
+ * The version the run executes (docs/decisions.md, "Versions"), whether the workflow changed since,
  * every version a resume ran it under, and how to list the runs of the same version.
  */
 function versionLines(run: RunDetail): string[] {
@@ -32,7 +32,7 @@ function versionLines(run: RunDetail): string[] {
 
 const homeLabel = (home: { id: string; host: string | null; path: string | null }) => (home.host ? `${home.host}:${home.path}` : home.id);
 
-/** Why a node ended as it did, and what of it was cut (docs/decisions.md, Runs, "Node output"). */
+/** Why a node ended as it did, and what of it was cut (docs/decisions.md, "Node output"). */
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
@@ -89,14 +89,14 @@ export default defineCommand({
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]
           : []),
         ...(run.waitingFor ? [`  waiting:  ${p.yellow(`for ${run.waitingFor}`)}`] : []),
-        // A durable wait (docs/decisions.md, Waits and signals): when the server continues it, and how to signal it.
+        // A durable wait (docs/decisions.md, "Waits and signals"): when the server continues it, and how to signal it.
         ...(run.status === 'waiting' ? [`  waits:    ${p.yellow(waitsLine(run))}`] : []),
         `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
         ...(formatSpend(run) ? [`  budget:   ${formatSpend(run)}`] : []),
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
-        // An agent's usage limit (docs/decisions.md, Runs, "Usage limits"): when a resume can succeed.
+        // An agent's usage limit (docs/decisions.md, "Usage limits"): when a resume can succeed.
         ...(run.resumeAt ? [`  limit:    ${p.yellow(`usage limit resets at ${run.resumeAt}`)}`] : []),
-        // Auto-resume (docs/decisions.md, Runs, "Auto-resume"): the server's appointment with the run.
+        // Auto-resume (docs/decisions.md, "Auto-resume"): the server's appointment with the run.
         ...(run.autoResumeAt ? [`  resumes:  ${p.yellow(`automatically at ${run.autoResumeAt}`)} (svc cancel ${run.id} calls it off)`] : []),
         ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),
         '',
@@ -115,7 +115,7 @@ export default defineCommand({
         nodeNote(nodeId, s),
       ]),
     );
-    // Names only (docs/decisions.md, Agents, "Least-privilege environment"): what each process got beyond the base set.
+    // Names only (docs/contract.md, "Least-privilege environment"): what each process got beyond the base set.
     const given = Object.entries(run.nodes).filter(([, s]) => s.envGiven !== undefined);
     if (given.length) {
       cmd.io.out(

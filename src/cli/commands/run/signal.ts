@@ -7,7 +7,7 @@ import { readStdin } from '../../io.js';
 
 /**
  * `svc signal <run> <event> [--payload file|-]`: delivers the event to the run's node waiting for it
- * (docs/decisions.md, Waits and signals); the payload's text becomes that node's output.
+ * (docs/decisions.md, "Waits and signals"); the payload's text becomes that node's output.
  */
 export default defineCommand({
   args: [RUN_ARG, ['<event>', 'the event a wait node of the run waits for']],

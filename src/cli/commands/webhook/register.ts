@@ -5,7 +5,7 @@ import { printTriggers } from './_shared.js';
 
 /**
  * `svc webhook register [--cwd dir]`: registers the webhook triggers of the workflows in this
- * directory (and the workspaces), which a listing never does (docs/decisions.md, Webhooks); the
+ * directory (and the workspaces), which a listing never does (docs/decisions.md, "Webhooks"); the
  * server's own directory and its workspaces are registered without it. Prints the triggers now
  * registered for them; problems (a slug claimed elsewhere, a weak secret) go to stderr as
  * `file:line:col: message` lines, and the exit code stays 0, as for `svc workflow list`.

@@ -7,7 +7,7 @@ import { printEnvironments } from './_print.js';
 /**
  * `svc workspace cleanup [--older-than 7d] [--merged [--force]]`: removes the worktrees and
  * branches of finished runs that ended before then, or whose branch is merged into the default
- * branch, and says which it kept and why (docs/decisions.md, Workspaces).
+ * branch, and says which it kept and why (docs/decisions.md, "Clean-up by outcome").
  */
 export default defineCommand({
   options: {

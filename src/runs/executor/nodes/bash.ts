@@ -37,7 +37,7 @@ export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, e
     throw new NodeCancelled();
   }
   const given = { ...env, ...processVariables(variables) };
-  // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/decisions.md, Agents).
+  // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/contract.md, "Least-privilege environment").
   let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
   if (node.envInherit === false) {
     const withheld = withheldEnvironment({ server: process.env, allow: envAllow, given });

@@ -1,7 +1,7 @@
 /**
  * Run variables as a process's environment. Linux caps one environment string at 128 KiB, and a
  * webhook payload may be 256 KiB: a value over `ENV_VALUE_LIMIT` is passed empty, so the process
- * still starts (docs/decisions.md, Webhooks). Prompts get the whole text; a webhook run's exact
+ * still starts (docs/decisions.md, "Webhooks"). Prompts get the whole text; a webhook run's exact
  * payload is also in `$TRIGGER_PAYLOAD_FILE`.
  */
 

@@ -44,7 +44,7 @@ export const promptRunner =
     const assistant = node.assistant ?? (await assistants.defaultAssistant());
     const model = node.model ?? (await assistants.modelOf(assistant));
     const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
-    // Least privilege (docs/decisions.md, Agents): the base set, the agent's own, what was allowed and what was given.
+    // Least privilege (docs/contract.md, "Least-privilege environment"): the base set, the agent's own, what was allowed and what was given.
     const withheld = withheldEnvironment({
       server: process.env,
       assistant,

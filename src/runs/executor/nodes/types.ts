@@ -11,7 +11,7 @@ export interface NodeRunContext {
   node: WorkflowNode;
   /** Outputs of completed nodes, full length. */
   outputs: Readonly<Record<string, string>>;
-  /** The run variables of docs/decisions.md, Workflow files (ARGUMENTS, RUN_ID, …) plus trigger variables. */
+  /** The run variables of docs/contract.md, "Workflow files" (ARGUMENTS, RUN_ID, …) plus trigger variables. */
   variables: Readonly<Record<string, string>>;
   /** The workspace's env values (empty outside a workspace); run variables win over them. */
   env: Readonly<Record<string, string>>;
@@ -33,9 +33,9 @@ export interface NodeRunContext {
 export interface AssistantChoice {
   defaultAssistant(): Promise<AssistantName>;
   modelOf(name: AssistantName): Promise<string | null>;
-  /** The assistant's model endpoint, if one is configured (docs/decisions.md, Agents). */
+  /** The assistant's model endpoint, if one is configured (docs/contract.md, "Model endpoints"). */
   endpointOf?(name: AssistantName): Promise<AgentEndpoint | null>;
-  /** What the assistant's tokens cost, to price a call that reports no cost (token-cost.ts); null when not configured. */
+  /** What the assistant's tokens cost, to price a call that reports no cost (config/token-price.ts); null when not configured. */
   priceOf?(name: AssistantName): Promise<TokenPrice | null>;
 }
 
