@@ -92,7 +92,7 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
     const { message, resumeAt } = limitedMessage('[tag:cancel]', 6);
     const runId = await startRun(server, 'auto', { message, cwd: project });
     const failed = await waitForRun(server, runId, failedOnLimit);
-    // The appointment is also the run's wake-up time, which the server's one timer keeps (run-appointments.ts).
+    // The appointment is also the run's wake-up time, which the server's one timer keeps (wake-ups.ts).
     expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt, wakeAt: resumeAt });
     const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
     expect(shown.stdout).toContain(`resumes:  automatically at ${resumeAt}`);

@@ -88,7 +88,7 @@ export async function finishRun(
     const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
     // Recorded with the failure itself, so no restart can come between the two; announced first,
     // so a follower that stops at `run_failed` has seen it. `wakeAt` is the same time: what the
-    // server's timer keeps (run-appointments.ts); `autoResumeAt` says what kind of appointment it is.
+    // server's timer keeps (wake-ups.ts); `autoResumeAt` says what kind of appointment it is.
     const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
     return transition(runs, run, 'fail', {
       patch: { nodes, costUsd, error, errorCode: code, resumeAt, autoResumeAt, wakeAt: autoResumeAt, finishedAt: at },

@@ -23,13 +23,13 @@ export { RUN_PARALLELISM } from './launch.js';
  * conversations use. It hands each operation to the module that does it: starting a run
  * (run-start.ts), executing runs in this process's slots, FIFO behind `SVC_MAX_CONCURRENT_RUNS`
  * (run-execution.ts), the user's doors on an existing run through the transition table
- * (run-doors.ts), and the server's timer for runs' appointments (run-appointments.ts).
+ * (run-operations.ts), and the server's timer for runs' appointments (wake-ups.ts).
  */
 export class RunEngine {
   readonly #executions: RunExecutions;
   readonly #starts: RunStarts;
   readonly #doors: RunDoors;
-  /** The server's timer for runs' wake-up times (run-appointments.ts); undefined outside a server. */
+  /** The server's timer for runs' wake-up times (wake-ups.ts); undefined outside a server. */
   #appointments: RunAppointments | undefined;
 
   private constructor(

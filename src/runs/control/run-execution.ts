@@ -40,7 +40,7 @@ export class RunExecutions {
     private readonly deps: EngineDeps,
     private readonly runs: RunStore,
     options: RecoveryOptions,
-    /** A run ended with an appointment (a wait, an auto-resume): the server's timer is armed for it (run-appointments.ts). */
+    /** A run ended with an appointment (a wait, an auto-resume): the server's timer is armed for it (wake-ups.ts). */
     private readonly appointed: (wakeAt: RunRecord['wakeAt']) => void,
   ) {
     const { limits, logger } = deps;
@@ -125,7 +125,7 @@ export class RunExecutions {
       try {
         const validation = validateWorkflowSource(run.definition);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
-        // An approved run with a free slot is already `running` (see `approve` in run-doors.ts).
+        // An approved run with a free slot is already `running` (see `approve` in run-operations.ts).
         const firstLaunch = run.status === 'pending' && run.startedAt === null;
         if (run.status === 'pending') {
           const placed = await placeAtLaunch(this.deps, run);
@@ -185,7 +185,7 @@ export class RunExecutions {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
     const finished = await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
-    // A run that ends with an appointment (a wait, an auto-resume) arms the timer for it (run-appointments.ts).
+    // A run that ends with an appointment (a wait, an auto-resume) arms the timer for it (wake-ups.ts).
     this.appointed(finished.wakeAt);
     this.notifySettled(finished);
     return finished;

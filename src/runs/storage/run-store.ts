@@ -48,7 +48,7 @@ export class RunStore {
     return (await this.repository.withStatus(statuses)).map(freezeRun);
   }
 
-  /** Runs in these states whose wake-up time has come by `at`, earliest first (run-appointments.ts). */
+  /** Runs in these states whose wake-up time has come by `at`, earliest first (wake-ups.ts). */
   async dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]> {
     return (await this.repository.dueWakeUps(statuses, at)).map(freezeRun);
   }

@@ -5,7 +5,7 @@
  * it. The server keeps each appointment once, by compare-and-set on the record — with several
  * servers on one database only the one whose claim lands resumes — through the same doors as `svc
  * resume`: the resume mark, then the start that continues the run and skips its completed nodes.
- * The appointment is also the run's `wakeAt`: the server's one timer of run-appointments.ts keeps it.
+ * The appointment is also the run's `wakeAt`: the server's one timer of wake-ups.ts keeps it.
  */
 
 import type { Logger } from '../../shared/logger.js';
@@ -54,7 +54,7 @@ async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
 }
 
 /**
- * The auto-resume kind of timed appointment (run-appointments.ts): a failed run whose `wakeAt` (its
+ * The auto-resume kind of timed appointment (wake-ups.ts): a failed run whose `wakeAt` (its
  * `autoResumeAt`, set together) has come is claimed by compare-and-set — with several servers on
  * one database, or a timer and a cancel, one wins and the others let it go — and resumed.
  */

@@ -10,7 +10,7 @@ import type { NodeState, RunRecord } from '../model/types.js';
 /**
  * Durable waits (docs/decisions.md, "Waits and signals"): what a wait node records when it starts
  * waiting, when its run is due, and how a wait ends — by its time, by a signal of its event, or by
- * its event's timeout. The timer and the claim are run-appointments.ts's; continuing the run is the
+ * its event's timeout. The timer and the claim are wake-ups.ts's; continuing the run is the
  * engine's, by the path an approval takes.
  */
 
