@@ -1,41 +1,42 @@
-import type { SvcStreamEvent } from '../conversations/index.js';
-import type { EventBus } from './bus.js';
+import type { BusEvent, EventBus } from './bus.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
  * The ordering of an event stream, whoever reads it: the SSE writer (stream-hub.ts) and the CLI's
  * in-process follower (src/runtime.ts). No h3 here, so following a run in process loads none.
+ * Typed by what the stream carries (`E`, conversations/events.ts, in the composition
+ * root and the front ends), so it knows no domain.
  */
 
-export interface StreamSource {
+export interface StreamSource<E extends BusEvent> {
   /** Which live events this stream carries. */
-  matches(event: SvcStreamEvent): boolean;
+  matches(event: E): boolean;
   /** Events after position `after` (from the store), in position order, for Last-Event-ID replay. */
-  replay(after: number): Promise<SvcStreamEvent[]>;
+  replay(after: number): Promise<E[]>;
 }
 
 /** `run_deleted` is never persisted and has no position: it is always sent, never replayed. */
-export const positionOf = (event: SvcStreamEvent) => ('pos' in event ? event.pos : 0);
+export const positionOf = (event: BusEvent): number => event.pos ?? 0;
 
-export interface FeedOptions {
-  source: StreamSource;
+export interface FeedOptions<E extends BusEvent> {
+  source: StreamSource<E>;
   /** Replay what came after this position first (Last-Event-ID); `undefined`: live events only. */
   after: number | undefined;
   /**
    * Delivers one event. Replayed events are awaited one by one (the promise settles when the reader
    * has taken the event), so a long history is paced by the reader and is no "slow reader".
    */
-  write(event: SvcStreamEvent): Promise<void> | void;
+  write(event: E): Promise<void> | void;
   /** How much a reader may leave untaken before it is dropped; none: a reader that is never behind. */
-  budget?: ReaderBudget;
+  budget?: ReaderBudget<E>;
 }
 
 /** A bound on what one reader pins in memory (docs/decisions.md, "Streams"). */
-export interface ReaderBudget {
+export interface ReaderBudget<E extends BusEvent> {
   /** The most bytes a reader may have waiting: the live events the feed holds during its replay plus `waiting()`. */
   limit: number;
   /** The bytes an event takes once written. */
-  sizeOf(event: SvcStreamEvent): number;
+  sizeOf(event: E): number;
   /** Bytes written for the reader that it has not taken yet (the writer's queue and the socket's buffer). */
   waiting(): number;
   /** The reader had `bytes` waiting, over the limit: the feed has stopped; the writer cuts the connection. */
@@ -55,12 +56,12 @@ export interface Feed {
  * everything after reaches the buffer. A slow reader never slows the engine, and never pins more
  * than its budget: past it, the feed stops and the reader is dropped.
  */
-export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }, options: FeedOptions): Feed {
+export function openFeed<E extends BusEvent>(deps: { bus: EventBus<E>; logger: Logger }, options: FeedOptions<E>): Feed {
   const { source, budget } = options;
   let closed = false;
   let replaying = true;
   let lastSent = options.after ?? -1;
-  let buffered: SvcStreamEvent[] = [];
+  let buffered: E[] = [];
   let bufferedBytes = 0;
 
   // A budget check waiting for the writer's next turn (see `checkBudget`).
@@ -93,7 +94,7 @@ export function openFeed(deps: { bus: EventBus<SvcStreamEvent>; logger: Logger }
     });
   };
 
-  const send = (item: SvcStreamEvent) => {
+  const send = (item: E) => {
     if (closed) return;
     const pos = positionOf(item);
     if (pos !== 0 && pos <= lastSent) return;

@@ -4,7 +4,6 @@
  * (run-repository.ts) and PostgreSQL's (the SQL built here) all read it, so they cannot disagree.
  */
 
-import type { RunRecord } from '../runs/model/types.js';
 
 /** Which runs' events a stream carries: one run, runs linked to these conversation ids (as conversation or worker), or all. */
 export interface RunEventFilter {
@@ -14,7 +13,12 @@ export interface RunEventFilter {
 }
 
 /** What of a run (or of one of its events, which carry the same ids) the rule reads. */
-export type RunLinks = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;
+export interface RunLinks {
+  id: string;
+  conversationId: string | null;
+  /** The run's worker conversation (docs/ARCHITECTURE.md, "Glossary"). */
+  platformId: string | null;
+}
 
 /**
  * Each condition a filter may set: a run matches it when one of `fields` holds one of the values

@@ -68,7 +68,7 @@ export interface StreamLabel {
  * CLIENT_BUFFER_BUDGET unread is cut at once — its socket destroyed, its queue dropped, never
  * flushed — with `stream.slow_client_closed` logged; it reconnects with Last-Event-ID.
  */
-export function openEventStream(ctx: AppContext, event: H3Event, source: StreamSource, label: StreamLabel): HTTPResponse {
+export function openEventStream(ctx: AppContext, event: H3Event, source: StreamSource<SvcStreamEvent>, label: StreamLabel): HTTPResponse {
   const body = openSseBody();
   const response = nodeResponseOf(event);
   // The response's writableLength counts what its socket has not yet handed to the kernel.

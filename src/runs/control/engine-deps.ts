@@ -16,26 +16,7 @@ import type { WorkflowResolver } from '../model/workflow-resolver.js';
 
 /** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */
 
-export interface StartRunRequest {
-  workflow: string;
-  message: string;
-  conversationId?: string | null;
-  cwd?: string;
-  trigger: TriggerKind;
-  /** Extra variables (webhook runs). */
-  variables?: Record<string, string>;
-  workspaceId?: string | null;
-  /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
-  maxCostUsd?: number;
-  /** The run's own permissions: each agent node at most this (permission-cap.ts). */
-  permissions?: Permissions;
-  /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
-  runId?: string;
-  /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
-  fromRunId?: string;
-  /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
-  agents?: Record<AssistantName, Agent>;
-}
+export type { StartRunRequest } from '../model/start-request.js';
 
 /** What links a run to a stream: its id, its conversation and its worker conversation. */
 export type RunLink = Pick<RunRecord, 'id' | 'conversationId' | 'platformId'>;

@@ -1,8 +1,8 @@
-import type { StartRunRequest } from './engine-deps.js';
+import type { StartRunRequest } from '../model/start-request.js';
 import { hashDefinition } from '../model/definition-hash.js';
 import { moveNode } from '../model/lifecycle.js';
 import { freshNodeState } from '../model/node-state.js';
-import { startingCap } from './spend-cap.js';
+import { startingCap } from '../executor/spend-cap.js';
 import type { NodeState, RunRecord } from '../model/types.js';
 import type { ResolvedWorkflow } from '../model/workflow-resolver.js';
 

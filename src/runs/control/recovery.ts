@@ -1,6 +1,7 @@
 import { killOrphanGroup, readProcessFile } from '../../processes/process-identity.js';
 import type { Logger } from '../../shared/logger.js';
-import { moveNode, transition } from '../model/lifecycle.js';
+import { moveNode } from '../model/lifecycle.js';
+import { transition } from '../storage/transition.js';
 import { sumCost } from '../model/node-state.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';

@@ -1,4 +1,5 @@
-import type { EngineDeps, RecoveryOptions, RunFilter, StartRunRequest } from './engine-deps.js';
+import type { EngineDeps, RecoveryOptions, RunFilter } from './engine-deps.js';
+import type { StartRunRequest } from '../model/start-request.js';
 import type { RunEvent } from '../model/events.js';
 import { DomainError } from '../../shared/errors.js';
 import { definitionChanged } from './definition-version.js';
@@ -14,7 +15,8 @@ import { RunDoors } from './run-operations.js';
 import { RunStarts } from './run-start.js';
 import type { RunRecord } from '../model/types.js';
 
-export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink, StartRunRequest } from './engine-deps.js';
+export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink } from './engine-deps.js';
+export type { StartRunRequest } from '../model/start-request.js';
 
 export { RUN_PARALLELISM } from './launch.js';
 

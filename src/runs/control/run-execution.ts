@@ -8,7 +8,8 @@ import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
 import { RunScheduler } from './run-scheduler.js';
 import { capPermissions } from '../model/permission-cap.js';
 import type { RunStore } from '../storage/run-store.js';
-import { assertOperationAllowed, RunChangedElsewhere, transition } from '../model/lifecycle.js';
+import { assertOperationAllowed } from '../model/lifecycle.js';
+import { RunChangedElsewhere, transition } from '../storage/transition.js';
 import { isTerminal, type RunRecord, type RunStatus } from '../model/types.js';
 
 const now = () => new Date().toISOString();

@@ -2,12 +2,13 @@ import type { EngineDeps } from './engine-deps.js';
 import { waitingGate } from './finish.js';
 import { DomainError } from '../../shared/errors.js';
 import { sumCost } from '../model/node-state.js';
-import { assertResumableSpend } from './spend-cap.js';
+import { assertResumableSpend } from '../executor/spend-cap.js';
 import { cancelAutoResume } from '../wake-ups/auto-resume.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunExecutions } from './run-execution.js';
 import { assertLandable } from '../../landing/landing-record.js';
-import { assertOperationAllowed, moveNode, RunChangedElsewhere, transition, type EventSpec } from '../model/lifecycle.js';
+import { assertOperationAllowed, moveNode, type EventSpec } from '../model/lifecycle.js';
+import { RunChangedElsewhere, transition } from '../storage/transition.js';
 import { deliverSignal, endDueWaits } from '../wake-ups/waits.js';
 import { isNodeDone, type RunRecord } from '../model/types.js';
 

@@ -1,4 +1,5 @@
-import type { EngineDeps, StartRunRequest } from './engine-deps.js';
+import type { EngineDeps } from './engine-deps.js';
+import type { StartRunRequest } from '../model/start-request.js';
 import { DomainError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { followOnBase } from './follow-on.js';
@@ -6,7 +7,7 @@ import { newRunRecord, resumedNodes, resumedVersion } from './new-run.js';
 import { checkRunPermissions } from '../model/permission-cap.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunExecutions } from './run-execution.js';
-import { transition } from '../model/lifecycle.js';
+import { transition } from '../storage/transition.js';
 import type { RunRecord } from '../model/types.js';
 import type { ResolvedWorkflow } from '../model/workflow-resolver.js';
 

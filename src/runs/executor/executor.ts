@@ -17,7 +17,7 @@ import { promptRunner } from './nodes/prompt.js';
 import { NODE_RANGE_FIELDS, nodeCommits, type WorktreeCommits } from './node-commits.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';
 import type { RunStore } from '../storage/run-store.js';
-import { BUDGET_EXCEEDED, budgetStopMessage, recordSpend } from '../control/spend-cap.js';
+import { BUDGET_EXCEEDED, budgetStopMessage, recordSpend } from './spend-cap.js';
 import { withNode, without } from '../model/run-snapshot.js';
 import { roundWrites } from './round-writes.js';
 import type { NodeState, RunRecord } from '../model/types.js';

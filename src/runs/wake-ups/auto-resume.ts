@@ -10,8 +10,8 @@
 
 import type { Logger } from '../../shared/logger.js';
 import { validateWorkflowSource } from '../../workflows/index.js';
-import type { StartRunRequest } from '../control/engine-deps.js';
-import { RunChangedElsewhere } from '../model/lifecycle.js';
+import type { StartRunRequest } from '../model/start-request.js';
+import { RunChangedElsewhere } from '../storage/transition.js';
 import type { AppointmentKind } from './wake-ups.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';

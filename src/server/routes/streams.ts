@@ -23,7 +23,7 @@ const EVENT_TYPES_DOC =
  * narrows either to one run's events (what `svc watch <run>` uses). The CLI's in-process
  * follower uses it too.
  */
-export async function sourceFor(ctx: AppContext, streamId: string, runId: string | undefined): Promise<StreamSource> {
+export async function sourceFor(ctx: AppContext, streamId: string, runId: string | undefined): Promise<StreamSource<SvcStreamEvent>> {
   const dashboard = streamId === DASHBOARD_STREAM;
   const { conversationId, ids } = dashboard ? { conversationId: null, ids: [] } : await ctx.conversations.streamIds(streamId);
   // One rule for the live events and the replayed ones (stream-membership.ts).

@@ -4,7 +4,7 @@ import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
-import { remainingBudget } from '../../control/spend-cap.js';
+import { remainingBudget } from '../spend-cap.js';
 import { callCost } from '../../../config/token-price.js';
 
 /**

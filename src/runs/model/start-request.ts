@@ -1,0 +1,27 @@
+import type { Agent } from '../../agents/index.js';
+import type { AssistantName } from '../../shared/assistants.js';
+import type { Permissions } from '../../shared/permissions.js';
+import type { TriggerKind } from './types.js';
+
+/** What starting a run asks for: from the API, the CLI, a webhook, a schedule, a resume or a workflow test. */
+export interface StartRunRequest {
+  workflow: string;
+  message: string;
+  conversationId?: string | null;
+  cwd?: string;
+  trigger: TriggerKind;
+  /** Extra variables (webhook runs). */
+  variables?: Record<string, string>;
+  workspaceId?: string | null;
+  /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
+  maxCostUsd?: number;
+  /** The run's own permissions: each agent node at most this (permission-cap.ts). */
+  permissions?: Permissions;
+  /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
+  runId?: string;
+  /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
+  fromRunId?: string;
+  /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
+  agents?: Record<AssistantName, Agent>;
+}
+
