@@ -28,7 +28,7 @@ import type { WorkspaceRecord } from '../workspaces/records.js';
 import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
 import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
 import { worktreeCommits } from '../workspaces/commits.js';
-import { openWebhookRepositories, WebhookService } from '../webhooks/index.js';
+import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
@@ -56,7 +56,7 @@ export interface AppContext {
   listening?: { host: string; port: number; url: string };
   assistants: AssistantsConfigService;
   /** Workflow discovery, project-file CRUD, commands and the webhook trigger registry. */
-  workflows: WorkflowCatalog;
+  workflows: WorkflowCatalog<TriggerRecord>;
   /** Run in reverse order on shutdown (end SSE streams, stop the scheduler, …). */
   closers: Set<() => unknown>;
   engine: RunEngine;
@@ -109,12 +109,14 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       assistants: shared ? new AssistantsConfigService(shared.config) : await AssistantsConfigService.open(store),
       // A read-only store (CLI reads) still discovers; it just does not save the trigger registry.
       // With a shared database the registry is there, its records naming this machine (docs/scaling.md).
-      workflows: await WorkflowCatalog.open(store, {
-        writable: policy.writes,
+      workflows: WorkflowCatalog.open(store, {
         logger,
+        registry: shared
+          ? new TriggerRegistry(shared.triggers, { writable: policy.writes, host: hostname() })
+          : await TriggerRegistry.open(store, policy.writes),
         // Asked only after the webhook service below exists.
         secretWeakness: (trigger, workspaceId) => ctx.webhooks.secretWeakness({ trigger, workspaceId }),
-        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces), triggers: shared.triggers, triggerHost: hostname() } : {}),
+        ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
       }),
       closers: new Set(),
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;

@@ -1,6 +1,7 @@
 /**
- * The workflow catalog: discovery, the project-file CRUD and the trigger registry behind one
- * object, wired once in the AppContext. The server's routes and the CLI's offline mode both call
+ * The workflow catalog: discovery and the project-file CRUD behind one object, wired once in the
+ * AppContext, with the webhook trigger registry (webhooks/trigger-registry.ts) checked and kept
+ * through a port: the registry is webhook state, a folder above this one. The server's routes and the CLI's offline mode both call
  * it, so they cannot disagree about which workflows exist.
  */
 
@@ -14,29 +15,49 @@ import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
-import { TriggerRegistry, type TriggerRecord, type TriggerRepository } from '../webhooks/trigger-registry.js';
 import { fileStem, placeIn } from '../workflows/workflow-file.js';
-import { SECRET_ADVICE } from '../webhooks/secret-strength.js';
 
-export interface CatalogOptions {
+/** What the catalog reads of a registered trigger. */
+export interface RegisteredTrigger {
+  readonly filename: string;
+}
+
+/**
+ * What a discovery pass asks of the webhook trigger registry: check the triggers found (a read) or
+ * register them (a state-changing call), each answering the conflicts as problems; and read it.
+ */
+export interface TriggerRegistryPort<T extends RegisteredTrigger> {
+  check(discovery: Discovery, dir: string): Promise<DiscoveryError[]>;
+  refresh(discovery: Discovery, dir: string): Promise<DiscoveryError[]>;
+  find(slug: string): Promise<T | undefined>;
+  all(): Promise<T[]>;
+}
+
+/** Why a webhook trigger's secret is too weak, and what to do about it (the webhook service's judgement). */
+export interface SecretWeakness {
+  readonly weakness: string;
+  readonly advice: string;
+}
+
+export interface CatalogOptions<T extends RegisteredTrigger = RegisteredTrigger> {
   /** Used when a request names no cwd: the server's working directory. */
   readonly defaultCwd?: string;
   readonly bundledWorkflowsDir?: string;
   readonly bundledCommandsDir?: string;
   readonly workspaces?: () => Promise<readonly WorkspaceRef[]>;
-  readonly registry?: TriggerRegistry;
+  readonly registry?: TriggerRegistryPort<T>;
   readonly logger?: Logger;
   /**
    * Why the secret a webhook trigger of a workflow found in `workspaceId` (or not in one) would be
    * signed with is too weak to be one, if it is: the webhook service's judgement of the value the
    * endpoint would use. Each pass reports it in `errors`; absent, secrets are not looked at.
    */
-  readonly secretWeakness?: (trigger: WebhookTrigger, workspaceId: string | null) => Promise<string | undefined>;
+  readonly secretWeakness?: (trigger: WebhookTrigger, workspaceId: string | null) => Promise<SecretWeakness | undefined>;
 }
 
 /** What an explicit registration answers: the triggers now registered for the workflows it found, and every problem. */
-export interface TriggerRegistration {
-  readonly triggers: TriggerRecord[];
+export interface TriggerRegistration<T extends RegisteredTrigger = RegisteredTrigger> {
+  readonly triggers: T[];
   readonly errors: DiscoveryError[];
 }
 
@@ -51,27 +72,17 @@ export interface SavedWorkflow {
   readonly errors: string[];
 }
 
-export class WorkflowCatalog {
+export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   readonly cache = new WorkflowFileCache();
   readonly defaultCwd: string;
 
-  constructor(private readonly options: CatalogOptions = {}) {
+  constructor(private readonly options: CatalogOptions<T> = {}) {
     this.defaultCwd = options.defaultCwd ?? process.cwd();
   }
 
-  /**
-   * The catalog of an app: the trigger registry and the workspaces come from `store`, unless
-   * `options.triggers` keeps the registry and `options.workspaces` lists the workspaces (a
-   * PostgreSQL store keeps both in the database; `triggerHost` then names this machine).
-   */
-  static async open(
-    store: Store,
-    options: CatalogOptions & { writable: boolean; triggers?: TriggerRepository; triggerHost?: string },
-  ): Promise<WorkflowCatalog> {
-    const registry = options.triggers
-      ? new TriggerRegistry(options.triggers, { writable: options.writable, host: options.triggerHost })
-      : await TriggerRegistry.open(store, options.writable);
-    return new WorkflowCatalog({ ...options, registry, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
+  /** The catalog of an app: the workspaces come from `store` unless `options.workspaces` lists them (a PostgreSQL store keeps them in the database). */
+  static open<T extends RegisteredTrigger>(store: Store, options: CatalogOptions<T>): WorkflowCatalog<T> {
+    return new WorkflowCatalog<T>({ ...options, workspaces: options.workspaces ?? (() => readWorkspaces(store)) });
   }
 
   async resolveCwd(cwd: string | undefined): Promise<string> {
@@ -93,7 +104,7 @@ export class WorkflowCatalog {
    * workspaces at start and every few seconds (`keepTriggersRegistered`), and for a directory
    * named by a state-changing call: save, delete, `POST /api/webhooks/register`.
    */
-  async registerTriggers(cwd?: string): Promise<TriggerRegistration> {
+  async registerTriggers(cwd?: string): Promise<TriggerRegistration<T>> {
     const discovery = await this.#pass(cwd, true, true);
     const files = new Set(discovery.workflows.map((w) => w.filename));
     return { triggers: (await this.triggers()).filter((t) => files.has(t.filename)), errors: discovery.errors };
@@ -148,12 +159,13 @@ export class WorkflowCatalog {
     if (!judge) return [];
     const problems = discovery.workflows.flatMap((w) =>
       w.workflow.triggers.webhook.map(async (trigger, index): Promise<DiscoveryError | undefined> => {
-        const weakness = await judge(trigger, w.workspaceId);
-        if (weakness === undefined) return undefined;
+        const judged = await judge(trigger, w.workspaceId);
+        if (judged === undefined) return undefined;
+        const { weakness, advice } = judged;
         const place = placeIn(w.text, w.filename, ['triggers', 'webhook', index, 'secret_env']);
         return {
           filename: w.filename,
-          error: `${place}triggers.webhook[${index}].secret_env: ${trigger.secretEnv} holds no secret: ${weakness}; deliveries to '${trigger.slug}' are refused (503 webhook_secret_weak) until it does: ${SECRET_ADVICE}`,
+          error: `${place}triggers.webhook[${index}].secret_env: ${trigger.secretEnv} holds no secret: ${weakness}; deliveries to '${trigger.slug}' are refused (503 webhook_secret_weak) until it does: ${advice}`,
         };
       }),
     );
@@ -213,12 +225,12 @@ export class WorkflowCatalog {
   }
 
   /** The registered webhook trigger for `slug` (for the webhook endpoint). */
-  async findTrigger(slug: string): Promise<TriggerRecord | undefined> {
+  async findTrigger(slug: string): Promise<T | undefined> {
     return this.options.registry?.find(slug);
   }
 
   /** The live registered webhook triggers, by slug. */
-  async triggers(): Promise<TriggerRecord[]> {
+  async triggers(): Promise<T[]> {
     return (await this.options.registry?.all()) ?? [];
   }
 }

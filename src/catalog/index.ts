@@ -1,20 +1,17 @@
 /**
  * The workflow catalog: finding workflow and command files (bundled, the project under `cwd`,
- * registered workspaces), their parse cache, saving and deleting project files, the webhook
- * trigger registry, and the views the API and CLI show of them.
+ * registered workspaces), their parse cache, saving and deleting project files, the port through
+ * which discovery checks the webhook trigger registry, and the views the API and CLI show of them.
  */
 
 export { WorkflowCatalog } from './catalog.js';
-export type { CatalogOptions, SavedWorkflow } from './catalog.js';
+export type { CatalogOptions, RegisteredTrigger, SavedWorkflow, SecretWeakness, TriggerRegistration, TriggerRegistryPort } from './catalog.js';
 export { discoverWorkflows } from './discovery.js';
 export type { DiscoveredWorkflow, Discovery, DiscoveryError, DiscoverOptions, WorkflowSource } from './discovery.js';
 export { WorkflowFileCache } from './file-cache.js';
 export { catalogResolver } from './workflow-resolver.js';
 export { listCommands, parseCommandFile, readCommand } from './commands.js';
 export type { CommandEntry, CommandList } from './commands.js';
-export { findTrigger, TRIGGERS_COLLECTION, TriggerRegistry } from '../webhooks/trigger-registry.js';
-export type { TriggerRecord, TriggerRegistryOptions, TriggerRepository } from '../webhooks/trigger-registry.js';
-export { openTriggerRepository } from '../webhooks/trigger-repository.js';
 export { WORKSPACES_COLLECTION } from './project-roots.js';
 export type { WorkspaceRef } from './project-roots.js';
 export { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from './bundled.js';

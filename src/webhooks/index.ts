@@ -6,6 +6,8 @@ export { SIGNATURE_HEADER, signBody, verifySignature } from './signature.js';
 export { DELIVERY_OUTCOMES, type DedupeRecord, type DeliveryOutcome, type DeliveryRecord } from './records.js';
 export { DELIVERY_HISTORY, openWebhookRepositories, type DeliveryFilter, type WebhookRepositories } from './repository.js';
 export { PAYLOAD_FILE, WEBHOOK_BODY_LIMIT, WebhookService, type SecretSource, type SecretStatus, type WebhookAnswer, type WebhookDeps } from './service.js';
+export { findTrigger, TriggerRegistry, type TriggerRegistryOptions } from './trigger-registry.js';
+export { openTriggerRepository, TRIGGERS_COLLECTION, type TriggerRecord, type TriggerRepository } from './trigger-repository.js';
 export { estimateSecretBits, MIN_SECRET_BITS, MIN_SECRET_LENGTH, SECRET_ADVICE, secretWeakness } from './secret-strength.js';
 export {
   DeliveryViewSchema,

@@ -7,6 +7,7 @@
  * the body is read. Every delivery is logged and kept in the bounded history.
  */
 
+import type { SecretWeakness } from '../catalog/index.js';
 import { createHash } from 'node:crypto';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -111,10 +112,10 @@ export class WebhookService {
     return weakness === undefined ? { state: 'set', secret } : { state: 'weak', weakness };
   }
 
-  /** Why the secret a trigger would be signed with is too weak, if it is (what discovery reports). */
-  async secretWeakness(source: SecretSource): Promise<string | undefined> {
+  /** Why the secret a trigger would be signed with is too weak, if it is, and the advice (what discovery reports). */
+  async secretWeakness(source: SecretSource): Promise<SecretWeakness | undefined> {
     const status = await this.secretStatus(source);
-    return status.state === 'weak' ? status.weakness : undefined;
+    return status.state === 'weak' ? { weakness: status.weakness, advice: SECRET_ADVICE } : undefined;
   }
 
   /** The value of a trigger's secret variable, or undefined when it is unset or empty. */

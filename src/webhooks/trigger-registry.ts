@@ -17,7 +17,7 @@
 import { access } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { Store } from '../store/index.js';
-import type { Discovery, DiscoveryError } from '../catalog/discovery.js';
+import type { Discovery, DiscoveryError, TriggerRegistryPort } from '../catalog/index.js';
 import { placeIn } from '../workflows/workflow-file.js';
 import { openTriggerRepository, TRIGGERS_COLLECTION, type TriggerRecord, type TriggerRepository } from './trigger-repository.js';
 
@@ -77,7 +77,7 @@ export interface TriggerRegistryOptions {
   readonly host?: string;
 }
 
-export class TriggerRegistry {
+export class TriggerRegistry implements TriggerRegistryPort<TriggerRecord> {
   /** Passes are serialized: two concurrent listings must not interleave their writes. */
   private queue: Promise<unknown> = Promise.resolve();
 

@@ -3,7 +3,7 @@
 // listing (a GET) reports the same problems and registers nothing (issue 19).
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTrigger } from '../../src/catalog/index.js';
+import { findTrigger } from '../../src/webhooks/index.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, webhookTriggers, withCwd, workflowYaml, type Project } from '../helpers/workflow-project.js';
 

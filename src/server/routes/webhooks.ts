@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROJECT_DIR_DESCRIPTION, type TriggerRecord } from '../../catalog/index.js';
+import { PROJECT_DIR_DESCRIPTION } from '../../catalog/index.js';
 import type { AppContext } from '../../app/context.js';
 import {
   DELIVERY_OUTCOMES,
@@ -10,6 +10,7 @@ import {
   TriggerRegistrationViewSchema,
   WEBHOOK_BODY_LIMIT,
   WebhookTriggerViewSchema,
+  type TriggerRecord,
 } from '../../webhooks/index.js';
 import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';

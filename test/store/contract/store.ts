@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTriggerRepository, type TriggerRepository } from '../../../src/catalog/index.js';
+import { openTriggerRepository, type TriggerRepository } from '../../../src/webhooks/index.js';
 import { postgresTriggerRepository } from '../../../src/webhooks/postgres-trigger-repository.js';
 import { openAssistantsConfigRepository, type AssistantsConfigRepository } from '../../../src/config/repository.js';
 import { postgresAssistantsConfigRepository } from '../../../src/config/postgres-repository.js';

@@ -8,7 +8,8 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { discoverWorkflows, TriggerRegistry, type TriggerRecord } from '../../../src/catalog/index.js';
+import { discoverWorkflows } from '../../../src/catalog/index.js';
+import { TriggerRegistry, type TriggerRecord } from '../../../src/webhooks/index.js';
 import { makeProject, webhookTriggers, workflowYaml, type Project } from '../../helpers/workflow-project.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
