@@ -30,6 +30,7 @@ import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
 import { worktreeCommits } from '../workspaces/commits.js';
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
+import { LandingService } from '../landing/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
 
@@ -68,6 +69,8 @@ export interface AppContext {
   webhooks: WebhookService;
   /** Cron triggers of workflows; ticking only in the server. */
   schedules: ScheduleService;
+  /** Merging, pushing and proposing a run's branch, recorded on the run. */
+  landing: LandingService;
 }
 
 export interface ContextOptions {
@@ -119,7 +122,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
       }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
@@ -206,6 +209,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
+    ctx.landing = new LandingService({ engine: ctx.engine, workspaces });
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering);
     if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;

@@ -18,7 +18,7 @@ import type { healthReport, updateCheck } from '../system/health.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
 import type { CleanupResult, KeptEnvironment } from '../workspaces/cleanup.js';
 import type { DiffFile, RunDiff } from '../workspaces/diff.js';
-import type { MergeStrategy } from '../landing/merge.js';
+import type { MergeStrategy } from '../landing/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';

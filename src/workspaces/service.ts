@@ -14,17 +14,29 @@ import { registerWorkspace, stripScan } from './registration.js';
 import { scanEnvFiles } from './env-scan.js';
 import { prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
 import { isDirectory, localRepository } from './local-repository.js';
-import { addWorktree, isInside, removeWorktree } from './worktrees.js';
+import { addWorktree, isInside, removeWorktree, type WorktreeGit } from './worktrees.js';
 import { headOf } from './commits.js';
 import { assertCleanupRule, cleanEnvironments, cleanupRuleOf, cleanupRuleToChange, type CleanupResult, type CleanupRule } from './cleanup.js';
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import { worktreesOnDisk } from './disk-usage.js';
-import { RunLanding } from '../landing/run-landing.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
 import type { HomeCoordination, WorkspaceChange } from '../coordination/types.js';
 
 /** Names a workspace env var may have (what a shell accepts, upper case by convention). */
+/** A run's branch as landing finds it: its worktree's record, its workspace, git, and the workspace's lock. */
+export interface LandingSite {
+  readonly environment: Environment;
+  readonly workspace: Pick<WorkspaceRecord, 'id' | 'default_branch'>;
+  readonly git: WorktreeGit & { /** `SVC_GH_BIN`. */ ghBin: string };
+  /**
+   * Runs work with the workspace's lock held: two merges into one checkout at once would both
+   * update its index and working tree, and the loser of the ref's compare-and-set would leave its
+   * files staged there.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
 /** Who changed the consent bit, as the audit entry records it. */
@@ -331,11 +343,11 @@ export class WorkspaceService {
     return environmentDiff(await this.#runEnvironment(runId), range, this.#git);
   }
 
-  /** Merging, pushing and opening a pull request for a run's branch (run-landing.ts); 409 as `runDiff` when the branch is not here. */
-  async landing(runId: string): Promise<RunLanding> {
+  /** Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is not here. */
+  async landingSite(runId: string): Promise<LandingSite> {
     const environment = await this.#runEnvironment(runId);
     const workspace = await this.#record(environment.workspace_id);
-    return new RunLanding(environment, workspace, { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' }, (work) => this.#exclusive(workspace.id, work));
+    return { environment, workspace, git: { ...this.#git, ghBin: this.#deps.ghBin ?? 'gh' }, exclusive: (work) => this.#exclusive(workspace.id, work) };
   }
 
   /** The environment holding a run's branch in this server's home. */

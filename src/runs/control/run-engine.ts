@@ -7,7 +7,6 @@ import { autoResumeKind } from '../wake-ups/auto-resume.js';
 import { RunStore } from '../storage/run-store.js';
 import type { RunEventFilter } from '../storage/run-repository.js';
 import type { RunPage } from '../storage/run-queries.js';
-import { recordLanding, type Landing } from '../../landing/landing-record.js';
 import type { RunWhereabouts } from '../../coordination/types.js';
 import { RunAppointments } from '../wake-ups/wake-ups.js';
 import { RunExecutions } from './run-execution.js';
@@ -126,14 +125,12 @@ export class RunEngine {
     return this.#doors.delete(runId);
   }
 
-  /** A run whose branch may be merged, pushed or proposed (409 `run_active` while it is pending or running). */
-  landable(runId: string): Promise<RunRecord> {
-    return this.#doors.landable(runId);
-  }
-
-  /** Records a merge or pull request of a run's branch (landing-record.ts). */
-  recordLanding(run: RunRecord, landing: Landing): Promise<RunRecord> {
-    return recordLanding(this.runs, run, landing);
+  /**
+   * A run as it settles: one whose status turned `paused` or `waiting` a moment ago is read once its
+   * executor has finished, so what follows (landing its branch) sees its worktree at rest.
+   */
+  settled(runId: string): Promise<RunRecord> {
+    return this.#executions.settledRun(runId);
   }
 
   /** Where a run's artifacts live (a trigger puts its payload file there before the run starts). */

@@ -6,7 +6,6 @@ import { assertResumableSpend } from '../executor/spend-cap.js';
 import { cancelAutoResume } from '../wake-ups/auto-resume.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunExecutions } from './run-execution.js';
-import { assertLandable } from '../../landing/landing-record.js';
 import { assertOperationAllowed, moveNode, type EventSpec } from '../model/lifecycle.js';
 import { RunChangedElsewhere, transition } from '../storage/transition.js';
 import { deliverSignal, endDueWaits } from '../wake-ups/waits.js';
@@ -152,10 +151,4 @@ export class RunDoors {
     return run;
   }
 
-  /** A run whose branch may be merged, pushed or proposed (409 `run_active` while it is pending or running). */
-  async landable(runId: string): Promise<RunRecord> {
-    const run = await this.executions.settledRun(runId);
-    assertLandable(run);
-    return run;
-  }
 }

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { mergeMessage, pullRequestBody, runSubject } from '../../landing/landing-text.js';
-import { MERGE_STRATEGIES } from '../../landing/merge.js';
+import { MERGE_STRATEGIES } from '../../landing/index.js';
 import { defineRoute } from '../route.js';
 
 /**
@@ -60,15 +59,7 @@ export const landingRoutes = [
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'Merged', schema: MergedSchema } },
-    handle: async ({ ctx, params, body }) => {
-      const run = await ctx.engine.landable(params.runId);
-      const landing = await ctx.workspaces.landing(run.id);
-      const into = body?.into ?? landing.defaultBranch;
-      const strategy = body?.strategy ?? 'merge';
-      const merged = await landing.merge({ into, strategy, message: body?.message ?? mergeMessage(run, into, strategy) });
-      await ctx.engine.recordLanding(run, { merged });
-      return { merged: true as const, ...merged };
-    },
+    handle: ({ ctx, params, body }) => ctx.landing.merge(params.runId, body ?? {}),
   }),
   defineRoute({
     method: 'POST',
@@ -80,10 +71,7 @@ export const landingRoutes = [
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'Pushed', schema: z.object({ remote: z.string(), branch: z.string() }) } },
-    handle: async ({ ctx, params, body }) => {
-      const run = await ctx.engine.landable(params.runId);
-      return (await ctx.workspaces.landing(run.id)).push(body?.remote ?? 'origin');
-    },
+    handle: ({ ctx, params, body }) => ctx.landing.push(params.runId, body?.remote),
   }),
   defineRoute({
     method: 'POST',
@@ -95,17 +83,6 @@ export const landingRoutes = [
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'The pull request gh opened', schema: z.object({ url: z.string() }) } },
-    handle: async ({ ctx, params, body }) => {
-      const run = await ctx.engine.landable(params.runId);
-      const landing = await ctx.workspaces.landing(run.id);
-      const { url, base } = await landing.pullRequest({
-        title: body?.title ?? runSubject(run),
-        body: body?.body ?? pullRequestBody(run),
-        base: body?.base,
-        draft: body?.draft ?? false,
-      });
-      await ctx.engine.recordLanding(run, { pullRequest: { url, base } });
-      return { url };
-    },
+    handle: ({ ctx, params, body }) => ctx.landing.pullRequest(params.runId, body ?? {}),
   }),
 ];
