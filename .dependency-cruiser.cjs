@@ -9,13 +9,52 @@
 // run time, so a front end may name a domain type, but they still count for cycles, since a cycle of
 // types is still two modules that cannot be understood one without the other.
 
-/** The domain: everything that decides, with no knowledge of how it is reached. */
-const DOMAIN = '^src/(runs|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces)/';
+/** The domain's folders: everything that decides, with no knowledge of how it is reached. Each is a room with one front door, its index.ts. */
+const DOMAIN_FOLDERS =
+  'runs|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces';
+const DOMAIN = `^src/(${DOMAIN_FOLDERS})/`;
+/**
+ * Modules the client takes values from past their folder's front door. The CLI loads the client
+ * unbundled on every command, and a front door loads all its folder (zod, the engine, …), which
+ * `svc status` must not (test/cli/lazy-load.test.ts): these are the few small, dependency-free
+ * modules the client needs at run time — run states, the lifecycle table the dashboard's buttons
+ * follow, which events settle a run, the DAG drawing, the execution plan and the patch lines.
+ */
+const CLIENT_LIGHT_MODULES = ['^src/runs/model/(statuses|lifecycle|events)\\.ts$', '^src/workflows/(draw|plan)\\.ts$', '^src/workspaces/patch-lines\\.ts$'];
 const RUNTIME = '^src/runtime\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'through-the-front-door',
+      severity: 'error',
+      comment:
+        'From outside a domain folder, import only its index.ts (docs/ARCHITECTURE.md, "Rooms and front doors"): what a folder offers is said in one file, and its other files can change without breaking anyone. A module loaded on first use is reached through a loader the index exports.',
+      from: { path: '^src/([^/]+)', pathNot: '^src/client/' },
+      to: { path: DOMAIN, pathNot: ['^src/$1/', `^src/(${DOMAIN_FOLDERS})/index\\.ts$`] },
+    },
+    {
+      name: 'client-light-modules-only',
+      severity: 'error',
+      comment: 'The one exception to the front door: the client may take values from the light modules above, and nothing else past a front door.',
+      from: { path: '^src/client/' },
+      to: { path: DOMAIN, pathNot: [...CLIENT_LIGHT_MODULES, `^src/(${DOMAIN_FOLDERS})/index\\.ts$`] },
+    },
+    {
+      name: 'client-names-domain-types-only',
+      severity: 'error',
+      comment: 'Through a front door the client names types only: a value would load the whole folder into every CLI command.',
+      from: { path: '^src/client/' },
+      to: { path: `^src/(${DOMAIN_FOLDERS})/index\\.ts$`, dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
+      name: 'workflows-imports-only-shared',
+      severity: 'error',
+      comment: 'workflows/ is the definition language, pure: every other folder may read a workflow, so it reads none of them.',
+      from: { path: '^src/workflows/' },
+      to: { path: '^src/', pathNot: '^src/(workflows|shared)/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

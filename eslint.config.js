@@ -3,6 +3,30 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Small modules with one job each (docs/ARCHITECTURE.md, "Conventions"): a source file over 400
+ * lines fails, unless it is data (a table, a catalog of texts) and says so on its first line with
+ * the comment `/* data *\/`.
+ */
+const MAX_LINES = 400;
+const fileSize = {
+  meta: {
+    type: 'suggestion',
+    schema: [],
+    messages: { tooLong: 'This file has {{lines}} lines; split it below {{max}} (or, for data, begin it with /* data */).' },
+  },
+  create(context) {
+    return {
+      Program(node) {
+        const lines = context.sourceCode.lines;
+        const count = lines.at(-1) === '' ? lines.length - 1 : lines.length;
+        if (count <= MAX_LINES || lines[0]?.trim() === '/* data */') return;
+        context.report({ node, loc: { line: 1, column: 0 }, messageId: 'tooLong', data: { lines: String(count), max: String(MAX_LINES) } });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'completions/**', 'bundled/**', 'test/fixtures/**/*.cjs'] },
   js.configs.recommended,
@@ -48,6 +72,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-control-regex': 'off',
     },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { svc: { rules: { 'file-size': fileSize } } },
+    rules: { 'svc/file-size': 'error' },
   },
   {
     // Every environment variable is read in src/shared/settings.ts, which documents each one. Passing the

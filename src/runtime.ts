@@ -24,17 +24,17 @@ import { createRouteTable, headersOf, invokeRoute, unmatchedAnswer, type RouteCa
 import type { RunningServer, StartOptions } from './server/listen.js';
 import { openApiDocument as buildOpenApiDocument, routes } from './server/routes/index.js';
 import { sourceFor } from './server/routes/streams.js';
-import { openFeed } from './events/stream-feed.js';
+import { openFeed } from './events/index.js';
 import { DomainError } from './shared/errors.js';
 import type { Settings } from './shared/settings.js';
 import type { MigrationCounts } from './app/migrate-store.js';
 
-export { AssistantsPatchSchema } from './config/assistants.js';
+export { AssistantsPatchSchema } from './config/index.js';
 export { StoreLockedError } from './store/lock.js';
 export { DatabaseUnavailableError } from './store/postgres/errors.js';
-export { toYamlText } from './catalog/project-files.js';
-export { validateWorkflowSource } from './workflows/validate.js';
-export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/workflow-file.js';
+export { toYamlText } from './catalog/index.js';
+export { validateWorkflowSource } from './workflows/index.js';
+export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/index.js';
 export { parse as parseYaml } from 'yaml';
 export { ListenError } from './server/listen-error.js';
 

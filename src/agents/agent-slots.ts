@@ -1,4 +1,4 @@
-import type { AssistantName } from '../config/assistants.js';
+import type { AssistantName } from '../config/index.js';
 import { AgentError, type Agent } from './types.js';
 
 interface Waiter {

@@ -1,4 +1,4 @@
-import type { AssistantName } from '../config/assistants.js';
+import type { AssistantName } from '../config/index.js';
 import type { Settings } from '../shared/settings.js';
 import { createClaudeAgent } from './claude.js';
 import { createCodexAgent } from './codex.js';

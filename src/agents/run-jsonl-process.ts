@@ -1,5 +1,4 @@
-import { watchIdle } from '../processes/idle-watchdog.js';
-import { spawnGroup } from '../processes/process-group.js';
+import { watchIdle, spawnGroup } from '../processes/index.js';
 import { formatDuration } from '../shared/duration.js';
 import { AGENT_LINE_LIMIT_BYTES, lineSplitter } from './line-splitter.js';
 import { AgentError, type AgentRequest } from './types.js';

@@ -1,33 +1,33 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
-import { AssistantsConfigService } from '../config/assistants.js';
-import { catalogResolver } from '../catalog/workflow-resolver.js';
-import { RunEngine } from '../runs/control/run-engine.js';
-import { isSettlingEvent } from '../runs/model/events.js';
+import { AssistantsConfigService } from '../config/index.js';
+import { catalogResolver, WorkflowCatalog } from '../catalog/index.js';
+import { RunEngine, isSettlingEvent, isTerminal } from '../runs/index.js';
 import {
   ConversationService,
   openConversationEventLog,
   openConversationRepositories,
   type ConversationEventLog,
   type SvcStreamEvent,
+  newConversationRecord,
 } from '../conversations/index.js';
-import { newConversationRecord } from '../conversations/records.js';
-import { localCoordination } from '../coordination/local.js';
-import type { AnsweringCoordination } from '../coordination/types.js';
-import { EventBus } from '../events/bus.js';
+import { localCoordination, type AnsweringCoordination } from '../coordination/index.js';
+import { EventBus } from '../events/index.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
-import { WorkflowCatalog } from '../catalog/catalog.js';
-import { isTerminal } from '../runs/model/types.js';
-import type { WorkspaceRecord } from '../workspaces/records.js';
-import { openWorkspaceRepositories, type WorkspaceRepository } from '../workspaces/repository.js';
-import { WorkspaceService, type RunPlace } from '../workspaces/service.js';
-import { worktreeCommits } from '../workspaces/commits.js';
+import {
+  type WorkspaceRecord,
+  openWorkspaceRepositories,
+  type WorkspaceRepository,
+  WorkspaceService,
+  type RunPlace,
+  worktreeCommits,
+} from '../workspaces/index.js';
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
 import { LandingService } from '../landing/index.js';

@@ -1,5 +1,11 @@
-import type { SvcStreamEvent } from '../conversations/index.js';
-import type { EventBus, EventPublisher } from '../events/bus.js';
+import { type SvcStreamEvent, loadPostgresConversations, loadPostgresConversationEvents } from '../conversations/index.js';
+import { loadPostgresConfig } from '../config/index.js';
+import { loadPostgresCoordination } from '../coordination/index.js';
+import { loadPostgresRuns, loadPostgresRunSummaries } from '../runs/index.js';
+import { loadPostgresSchedules } from '../schedules/index.js';
+import { loadPostgresWebhooks, loadPostgresTriggers } from '../webhooks/index.js';
+import { loadPostgresWorkspaces } from '../workspaces/index.js';
+import type { EventBus, EventPublisher } from '../events/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { EventFeed, Notifier, PostgresDatabase } from '../store/postgres/index.js';
 import { newId } from '../shared/ids.js';
@@ -44,16 +50,16 @@ export async function openDatabaseRepositories(
     triggers,
   ] = await Promise.all([
     import('../store/postgres/index.js'),
-    import('../workspaces/postgres-repository.js'),
-    import('../conversations/postgres-repository.js'),
-    import('../conversations/postgres-events.js'),
-    import('../webhooks/postgres-repository.js'),
-    import('../schedules/postgres-repository.js'),
-    import('../runs/storage/postgres-run-repository.js'),
-    import('../runs/storage/postgres-run-summaries.js'),
-    import('../coordination/postgres.js'),
-    import('../config/postgres-repository.js'),
-    import('../webhooks/postgres-trigger-repository.js'),
+    loadPostgresWorkspaces(),
+    loadPostgresConversations(),
+    loadPostgresConversationEvents(),
+    loadPostgresWebhooks(),
+    loadPostgresSchedules(),
+    loadPostgresRuns(),
+    loadPostgresRunSummaries(),
+    loadPostgresCoordination(),
+    loadPostgresConfig(),
+    loadPostgresTriggers(),
   ]);
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);

@@ -1,20 +1,15 @@
 import { hostname } from 'node:os';
-import { TRIGGERS_COLLECTION, type TriggerRecord } from '../webhooks/trigger-registry.js';
-import { openAssistantsConfigRepository } from '../config/repository.js';
-import { openConversationEventLog, openConversationRepositories, type SvcStreamEvent } from '../conversations/index.js';
-import type { StoredMessage } from '../conversations/records.js';
-import { openFileRunRepository } from '../runs/storage/run-repository.js';
-import { summarizeRun } from '../runs/storage/run-summaries.js';
-import type { RunRecord } from '../runs/model/types.js';
-import { EventBus } from '../events/bus.js';
+import { TRIGGERS_COLLECTION, type TriggerRecord, type DedupeRecord, DEDUPE_COLLECTION, DELIVERY_HISTORY, openWebhookRepositories } from '../webhooks/index.js';
+import { openAssistantsConfigRepository } from '../config/index.js';
+import { openConversationEventLog, openConversationRepositories, type SvcStreamEvent, type StoredMessage } from '../conversations/index.js';
+import { openFileRunRepository, summarizeRun, type RunRecord } from '../runs/index.js';
+import { EventBus } from '../events/index.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { homeIdentity, openFileStore } from '../store/index.js';
 import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
-import { openWorkspaceRepositories } from '../workspaces/repository.js';
-import { SCHEDULE_STATE_COLLECTION, type ScheduleState } from '../schedules/repository.js';
-import type { DedupeRecord } from '../webhooks/records.js';
-import { DEDUPE_COLLECTION, DELIVERY_HISTORY, openWebhookRepositories } from '../webhooks/repository.js';
+import { openWorkspaceRepositories } from '../workspaces/index.js';
+import { SCHEDULE_STATE_COLLECTION, type ScheduleState } from '../schedules/index.js';
 
 /** What was copied, per kind; each equals the rows the database then holds (checked). */
 export interface MigrationCounts {

@@ -1,9 +1,6 @@
 import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
-import type { RunStore } from '../runs/storage/run-store.js';
-import type { RunSummary } from '../runs/storage/run-summaries.js';
-import { RunViewSchema } from '../runs/model/schemas.js';
-import { RUN_STATUSES, type RunRecord, type RunStatus } from '../runs/model/types.js';
+import { type RunStore, type RunSummary, RunViewSchema, RUN_STATUSES, type RunRecord, type RunStatus } from '../runs/index.js';
 
 /**
  * Benchmarks and the dashboard's run query (docs/decisions.md, "Benchmarks" and "Dashboard"):

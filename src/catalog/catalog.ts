@@ -7,7 +7,7 @@
 
 import type { Logger } from '../shared/logger.js';
 import { DomainError } from '../shared/errors.js';
-import type { RawWorkflow, WebhookTrigger } from '../workflows/schema.js';
+import { type RawWorkflow, type WebhookTrigger, fileStem, placeIn } from '../workflows/index.js';
 import type { Store } from '../store/index.js';
 import { listCommands, readCommand, type CommandList } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
@@ -15,7 +15,6 @@ import { WorkflowFileCache } from './file-cache.js';
 import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
-import { fileStem, placeIn } from '../workflows/workflow-file.js';
 
 /** What the catalog reads of a registered trigger. */
 export interface RegisteredTrigger {

@@ -13,7 +13,7 @@ import { extname, join } from 'node:path';
 import { readRegularFile, RefusedFileError } from '../shared/regular-file.js';
 import { BUNDLED_COMMANDS_DIR, PROJECT_COMMANDS_DIR } from './bundled.js';
 import type { DiscoveryError, WorkflowSource } from './discovery.js';
-import { COMMAND_NAME_PATTERN } from '../workflows/schema.js';
+import { COMMAND_NAME_PATTERN } from '../workflows/index.js';
 
 /** A command is a prompt, a page of text: larger files are refused unread, as workflow files are. */
 export const MAX_COMMAND_FILE_BYTES = 1024 * 1024;

@@ -16,8 +16,7 @@ import { join } from 'node:path';
 import { BUNDLED_WORKFLOWS_DIR, PROJECT_WORKFLOWS_DIR } from './bundled.js';
 import { WorkflowFileCache } from './file-cache.js';
 import { projectRoots, type ProjectRoot, type WorkspaceRef } from './project-roots.js';
-import type { RawWorkflow, WorkflowDefinition } from '../workflows/schema.js';
-import { fileStem, isWorkflowFileName, placeIn } from '../workflows/workflow-file.js';
+import { type RawWorkflow, type WorkflowDefinition, fileStem, isWorkflowFileName, placeIn } from '../workflows/index.js';
 
 export type WorkflowSource = 'bundled' | 'project';
 

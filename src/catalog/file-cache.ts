@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { readRegularFile, RefusedFileError } from '../shared/regular-file.js';
-import { checkWorkflowFile, type WorkflowFileCheck } from '../workflows/workflow-file.js';
+import { checkWorkflowFile, type WorkflowFileCheck } from '../workflows/index.js';
 
 /** Larger files are refused unread: a workflow is a page of YAML, and the API caps bodies at 1 MiB. */
 export const MAX_WORKFLOW_FILE_BYTES = 1024 * 1024;

@@ -11,9 +11,7 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { DomainError } from '../shared/errors.js';
 import { PROJECT_WORKFLOWS_DIR } from './bundled.js';
-import { WorkflowNameSchema, type RawWorkflow } from '../workflows/schema.js';
-import { validateWorkflowSource } from '../workflows/validate.js';
-import { WORKFLOW_FILE_EXTENSIONS } from '../workflows/workflow-file.js';
+import { WorkflowNameSchema, type RawWorkflow, validateWorkflowSource, WORKFLOW_FILE_EXTENSIONS } from '../workflows/index.js';
 
 const isDirectory = (path: string) =>
   stat(path).then(

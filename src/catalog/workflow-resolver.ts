@@ -1,5 +1,5 @@
 import type { WorkflowCatalog } from './catalog.js';
-import type { WorkflowResolver } from '../runs/model/workflow-resolver.js';
+import type { WorkflowResolver } from '../runs/index.js';
 
 /**
  * Runs find their workflow through the same catalog the API lists (one parse cache, the same

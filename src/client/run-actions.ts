@@ -1,5 +1,5 @@
 import { canChange, RUN_OPERATIONS, type RunOperation } from '../runs/model/lifecycle.js';
-import type { RunStatus } from '../runs/model/statuses.js';
+import type { RunStatus } from '../runs/index.js';
 import type { SvcClient } from './client.js';
 import type { RunView, StartRunInput } from './types.js';
 

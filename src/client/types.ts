@@ -4,26 +4,20 @@
  * a front end switches on (run states, which events settle a run).
  */
 
-import type { CommandListing, WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary } from '../catalog/views.js';
-import type { CommandEntry } from '../catalog/commands.js';
-import type { AssistantsConfig, AssistantsPatch } from '../config/assistants.js';
-import type { ConfigView } from '../config/view.js';
+import type { CommandListing, WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary, CommandEntry } from '../catalog/index.js';
+import type { AssistantsConfig, AssistantsPatch, ConfigView } from '../config/index.js';
 import type { z } from 'zod';
-import type { RunView } from '../runs/model/run-view.js';
-import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/benchmark.js';
-import type { StartRunBodySchema } from '../runs/model/schemas.js';
-import type { WorkflowTestResult } from '../runs/workflow-tests/workflow-test.js';
+import type { RunView, StartRunBodySchema, WorkflowTestResult } from '../runs/index.js';
+import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/index.js';
 import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
-import type { healthReport, updateCheck } from '../system/health.js';
-import type { EnvironmentView, Workspace, WorkspaceDetail } from '../workspaces/records.js';
-import type { CleanupResult, KeptEnvironment } from '../workspaces/cleanup.js';
-import type { DiffFile, RunDiff } from '../workspaces/diff.js';
+import type { healthReport, updateCheck } from '../system/index.js';
+import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff } from '../workspaces/index.js';
 import type { MergeStrategy } from '../landing/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
-export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/types.js';
+export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/statuses.js';
 export { PERMISSIONS, type Permissions } from '../shared/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
 export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };

@@ -7,8 +7,8 @@
  */
 
 import type { AgentToolCall } from '../agents/index.js';
-import type { RunStreamEvent } from '../runs/model/events.js';
-import type { EventPublisher } from '../events/bus.js';
+import type { RunStreamEvent } from '../runs/index.js';
+import type { EventPublisher } from '../events/index.js';
 import type { Store } from '../store/index.js';
 import { CONVERSATIONS_COLLECTION, type Message } from './records.js';
 

@@ -12,7 +12,7 @@
  */
 
 import { AgentError } from '../agents/index.js';
-import type { TakenConversation } from '../coordination/types.js';
+import type { TakenConversation } from '../coordination/index.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 import { messageView, type ConversationRecord, type Message, type MessageMetadata, type StoredMessage } from './records.js';
 import { replyWithAgent } from './reply.js';

@@ -5,8 +5,8 @@
 
 import type { Agent, AgentEndpoint } from '../agents/index.js';
 import type { Permissions } from '../shared/permissions.js';
-import type { AssistantName, TokenPrice } from '../config/assistants.js';
-import type { AnsweringCoordination } from '../coordination/types.js';
+import type { AssistantName, TokenPrice } from '../config/index.js';
+import type { AnsweringCoordination } from '../coordination/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { ConversationEventLog } from './events.js';
 import type { ConversationRepositories } from './repository.js';

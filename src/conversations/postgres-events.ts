@@ -5,7 +5,7 @@
  * transactions still open, as run events do (runs/storage/postgres-run-repository.ts).
  */
 
-import type { EventPublisher } from '../events/bus.js';
+import type { EventPublisher } from '../events/index.js';
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
 import type { ConversationEvent, ConversationEventLog, ConversationEventOf } from './events.js';
 

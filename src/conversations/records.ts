@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { PERMISSIONS } from '../shared/permissions.js';
-import { ASSISTANT_NAMES, type AssistantName } from '../config/assistants.js';
+import { ASSISTANT_NAMES, type AssistantName } from '../config/index.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
 

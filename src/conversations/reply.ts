@@ -1,5 +1,5 @@
 import { AgentError, emptyToolTally, withheldEnvironment, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
-import { callCost } from '../config/token-price.js';
+import { callCost } from '../config/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
 

@@ -5,7 +5,7 @@
  */
 
 import type { Permissions } from '../shared/permissions.js';
-import type { AssistantName } from '../config/assistants.js';
+import type { AssistantName } from '../config/index.js';
 import { DomainError } from '../shared/errors.js';
 import type { ConversationEvent } from './events.js';
 import { Orchestrator } from './orchestrator.js';

@@ -4,7 +4,6 @@
  * (run-repository.ts) and PostgreSQL's (the SQL built here) all read it, so they cannot disagree.
  */
 
-
 /** Which runs' events a stream carries: one run, runs linked to these conversation ids (as conversation or worker), or all. */
 export interface RunEventFilter {
   runId?: string;

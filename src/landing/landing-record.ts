@@ -6,8 +6,7 @@
  */
 
 import { DomainError } from '../shared/errors.js';
-import type { RunStore } from '../runs/storage/run-store.js';
-import { TERMINAL_STATUSES, type RunRecord, type RunStatus } from '../runs/model/types.js';
+import { type RunStore, TERMINAL_STATUSES, type RunRecord, type RunStatus } from '../runs/index.js';
 
 /** A run whose branch may be merged, pushed or proposed: anything but pending or running (its worktree still changing). */
 export const LANDABLE_STATUSES: readonly RunStatus[] = ['paused', ...TERMINAL_STATUSES];

@@ -8,9 +8,7 @@
  */
 
 import { DomainError } from '../shared/errors.js';
-import { identityArgs } from '../workspaces/commits.js';
-import { GitError, runGit } from '../workspaces/git.js';
-import type { WorktreeGit } from '../workspaces/worktrees.js';
+import { identityArgs, GitError, runGit, type WorktreeGit } from '../workspaces/index.js';
 
 export const MERGE_STRATEGIES = ['merge', 'squash', 'fast-forward'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];

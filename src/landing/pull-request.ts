@@ -3,10 +3,10 @@
  * stopped after the git time limit. svc keeps no GitHub token of its own: gh's login is the user's.
  */
 
-import { spawnGroup } from '../processes/process-group.js';
+import { spawnGroup } from '../processes/index.js';
 import { DomainError } from '../shared/errors.js';
 import { withoutCredentials } from './merge.js';
-import type { WorktreeGit } from '../workspaces/worktrees.js';
+import type { WorktreeGit } from '../workspaces/index.js';
 
 export interface PullRequestRequest {
   /** `SVC_GH_BIN`. */

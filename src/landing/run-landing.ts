@@ -46,7 +46,10 @@ export class RunLanding {
     const { environment, git } = this.site;
     const cwd = (await isDirectory(environment.path)) ? environment.path : environment.repository;
     const base = input.base ?? this.defaultBranch;
-    const { url } = await createPullRequest({ ghBin: git.ghBin, cwd, head: environment.branch, base, title: input.title, body: input.body, draft: input.draft }, git);
+    const { url } = await createPullRequest(
+      { ghBin: git.ghBin, cwd, head: environment.branch, base, title: input.title, body: input.body, draft: input.draft },
+      git,
+    );
     return { url, base };
   }
 }

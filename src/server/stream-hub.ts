@@ -3,9 +3,9 @@ import { HTTPResponse, type H3Event } from 'h3';
 import type { AppContext } from '../app/context.js';
 import type { SvcStreamEvent } from '../conversations/index.js';
 import { openSseBody } from './sse-body.js';
-import { openFeed, positionOf, type StreamSource } from '../events/stream-feed.js';
+import { openFeed, positionOf, type StreamSource } from '../events/index.js';
 
-export { type StreamSource } from '../events/stream-feed.js';
+export type { StreamSource } from '../events/index.js';
 export const HEARTBEAT_MS = 15_000;
 /**
  * The most bytes one SSE client may leave unread on the server — our queue plus the socket's

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import type { AssistantsConfigService } from '../config/assistants.js';
+import type { AssistantsConfigService } from '../config/index.js';
 import type { Settings } from '../shared/settings.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/index.js';

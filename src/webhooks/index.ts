@@ -19,3 +19,8 @@ export {
   type TriggerRegistrationView,
   type WebhookTriggerView,
 } from './views.js';
+export { DEDUPE_COLLECTION } from './repository.js';
+
+// Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
+export const loadPostgresWebhooks = () => import('./postgres-repository.js');
+export const loadPostgresTriggers = () => import('./postgres-trigger-repository.js');

@@ -4,7 +4,7 @@
  * names are top-level members of the payload; nothing here trusts the payload's shape.
  */
 
-import type { FilterValue } from '../workflows/schema.js';
+import type { FilterValue } from '../workflows/index.js';
 
 export type Payload = Record<string, unknown>;
 

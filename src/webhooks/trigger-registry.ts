@@ -18,7 +18,7 @@ import { access } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { Store } from '../store/index.js';
 import type { Discovery, DiscoveryError, TriggerRegistryPort } from '../catalog/index.js';
-import { placeIn } from '../workflows/workflow-file.js';
+import { placeIn } from '../workflows/index.js';
 import { openTriggerRepository, TRIGGERS_COLLECTION, type TriggerRecord, type TriggerRepository } from './trigger-repository.js';
 
 export { TRIGGERS_COLLECTION, type TriggerRecord, type TriggerRepository } from './trigger-repository.js';

@@ -7,7 +7,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Store } from '../store/index.js';
-import type { WebhookTrigger } from '../workflows/schema.js';
+import type { WebhookTrigger } from '../workflows/index.js';
 
 export interface TriggerRecord {
   /** The slug (the collection's key). */

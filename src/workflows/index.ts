@@ -68,3 +68,5 @@ export { drawDag, toMermaid, toDrawNodes } from './draw.js';
 export type { DrawNode, DrawOptions } from './draw.js';
 export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflow-file.js';
 export type { WorkflowFileCheck } from './workflow-file.js';
+export type { Permissions } from './schema.js';
+export { WORKFLOW_FILE_EXTENSIONS, placeIn } from './workflow-file.js';

@@ -5,7 +5,7 @@
  * hanging the server (docs/decisions.md, "Workspaces").
  */
 
-import { spawnGroup } from '../processes/process-group.js';
+import { spawnGroup } from '../processes/index.js';
 
 export const DEFAULT_GIT_TIMEOUT_MS = 5 * 60_000;
 

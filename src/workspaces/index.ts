@@ -4,3 +4,23 @@
  */
 export { WorkspaceService, type LandingSite } from './service.js';
 export { isDirectory } from './local-repository.js';
+export { AGE_HINT, parseAge } from './age.js';
+export { type CleanupResult, CleanupResultSchema, type KeptEnvironment } from './cleanup.js';
+export { identityArgs, worktreeCommits } from './commits.js';
+export { type DiffFile, type RunDiff, RunDiffSchema } from './diff.js';
+export { GitError, runGit } from './git.js';
+export {
+  type EnvironmentView,
+  EnvironmentViewSchema,
+  type Workspace,
+  type WorkspaceDetail,
+  WorkspaceDetailSchema,
+  type WorkspaceRecord,
+  WorkspaceSchema,
+} from './records.js';
+export { type WorkspaceRepository, openWorkspaceRepositories } from './repository.js';
+export { ENV_KEY_PATTERN, type RunPlace } from './service.js';
+export type { WorktreeGit } from './worktrees.js';
+
+// Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
+export const loadPostgresWorkspaces = () => import('./postgres-repository.js');

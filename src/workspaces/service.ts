@@ -21,7 +21,7 @@ import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import { worktreesOnDisk } from './disk-usage.js';
 import { toWorkspaceView, type Environment, type EnvironmentView, type Workspace, type WorkspaceDetail, type WorkspaceRecord } from './records.js';
 import type { Paging, WorkspaceRepositories } from './repository.js';
-import type { HomeCoordination, WorkspaceChange } from '../coordination/types.js';
+import type { HomeCoordination, WorkspaceChange } from '../coordination/index.js';
 
 /** Names a workspace env var may have (what a shell accepts, upper case by convention). */
 /** A run's branch as landing finds it: its worktree's record, its workspace, git, and the workspace's lock. */

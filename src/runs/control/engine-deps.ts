@@ -1,17 +1,16 @@
 import type { Agent } from '../../agents/index.js';
-import type { Permissions } from '../../shared/permissions.js';
-import type { AssistantName } from '../../config/assistants.js';
-import type { EventPublisher } from '../../events/bus.js';
+import type { AssistantName } from '../../config/index.js';
+import type { EventPublisher } from '../../events/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Store } from '../../store/index.js';
 import type { RunStreamEvent } from '../model/events.js';
-import type { Coordination } from '../../coordination/types.js';
+import type { Coordination } from '../../coordination/index.js';
 import type { RunStorage } from '../storage/run-repository.js';
 
 export type { RunFilter } from '../storage/run-queries.js';
 import type { AssistantChoice } from '../executor/nodes/types.js';
 import type { WorktreeCommits } from '../executor/node-commits.js';
-import type { RunRecord, TriggerKind } from '../model/types.js';
+import type { RunRecord } from '../model/types.js';
 import type { WorkflowResolver } from '../model/workflow-resolver.js';
 
 /** What `RunEngine` is opened with and asked: its dependencies, limits and request shapes. */

@@ -1,4 +1,4 @@
-import { killOrphanGroup, readProcessFile } from '../../processes/process-identity.js';
+import { killOrphanGroup, readProcessFile } from '../../processes/index.js';
 import type { Logger } from '../../shared/logger.js';
 import { moveNode } from '../model/lifecycle.js';
 import { transition } from '../storage/transition.js';

@@ -7,7 +7,7 @@ import { autoResumeKind } from '../wake-ups/auto-resume.js';
 import { RunStore } from '../storage/run-store.js';
 import type { RunEventFilter } from '../storage/run-repository.js';
 import type { RunPage } from '../storage/run-queries.js';
-import type { RunWhereabouts } from '../../coordination/types.js';
+import type { RunWhereabouts } from '../../coordination/index.js';
 import { RunAppointments } from '../wake-ups/wake-ups.js';
 import { RunExecutions } from './run-execution.js';
 import { RunDoors } from './run-operations.js';

@@ -150,5 +150,4 @@ export class RunDoors {
     if (run.workspaceId) await this.deps.places.release(run.id);
     return run;
   }
-
 }

@@ -1,4 +1,4 @@
-import type { ForwardedStop, RunAnnouncements, RunCoordination } from '../../coordination/types.js';
+import type { ForwardedStop, RunAnnouncements, RunCoordination } from '../../coordination/index.js';
 import { DomainError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { assertOperationAllowed } from '../model/lifecycle.js';

@@ -8,7 +8,7 @@
  * `setup_failed` and the end of what it printed.
  */
 
-import { spawnGroup } from '../../processes/process-group.js';
+import { spawnGroup } from '../../processes/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { RunPlaces, WorktreePreparation } from './engine-deps.js';
 import type { RunEventFields } from '../model/events.js';

@@ -12,7 +12,7 @@ import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../../agents/
 import { capUtf8, freshNodeState, OUTPUT_CAP_BYTES } from '../model/node-state.js';
 import { runBashNode } from './nodes/bash.js';
 import { holdWait } from '../wake-ups/waits.js';
-import { processStartTime } from '../../processes/process-identity.js';
+import { processStartTime } from '../../processes/index.js';
 import { promptRunner } from './nodes/prompt.js';
 import { NODE_RANGE_FIELDS, nodeCommits, type WorktreeCommits } from './node-commits.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunner, type PromptDeps } from './nodes/types.js';

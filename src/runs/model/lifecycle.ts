@@ -1,6 +1,6 @@
 import { DomainError } from '../../shared/errors.js';
 import type { RunEventFields, RunEventType } from './events.js';
-import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunRecord, type RunStatus } from './types.js';
+import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunStatus } from './types.js';
 
 /**
  * Every change of a run's state, in one table: the engine's own (create, launch, finish,

@@ -1,11 +1,10 @@
 import type { z } from 'zod';
 import type { RunEvent } from './events.js';
-import type { RunWhereabouts } from '../../coordination/types.js';
+import type { RunWhereabouts } from '../../coordination/index.js';
 import type { RunViewSchema } from './schemas.js';
 import type { RunRecord } from './types.js';
-import { toDrawNodes, type DrawNode } from '../../workflows/draw.js';
+import { toDrawNodes, type DrawNode, type Permissions, type RawNode } from '../../workflows/index.js';
 import { capNode } from './permission-cap.js';
-import type { Permissions, RawNode } from '../../workflows/schema.js';
 
 /** A run as shown (schemas.ts `RunViewSchema`), with variables and events in the detail view. */
 export type RunView = z.infer<typeof RunViewSchema> & {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { TOOLS_DENIED_KEPT } from '../../agents/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { EventNameSchema } from '../../workflows/schema.js';
+import { EventNameSchema } from '../../workflows/index.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
 /**

@@ -24,4 +24,3 @@ export interface StartRunRequest {
   /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
   agents?: Record<AssistantName, Agent>;
 }
-

@@ -10,7 +10,7 @@ import { DomainError } from '../../shared/errors.js';
 import { asJson, type PostgresDatabase } from '../../store/postgres/index.js';
 import type { RunEvent } from '../model/events.js';
 import type { RunEventFilter, RunRepository } from './run-repository.js';
-import { inStreamSql } from '../../events/stream-membership.js';
+import { inStreamSql } from '../../events/index.js';
 import { pickRun, runIdPrefix } from './run-queries.js';
 import type { RunRecord, RunStatus } from '../model/types.js';
 

@@ -9,13 +9,13 @@ import type { Collection, PutOptions, Store } from '../../store/index.js';
 import type { RunEvent } from '../model/events.js';
 import { newestFirst, pageOfRuns, pickRun, runIdPrefix, type RunFilter, type RunPage } from './run-queries.js';
 import type { RunSummaryIndex } from './run-summaries.js';
-import { inStream, type RunEventFilter } from '../../events/stream-membership.js';
+import { inStream, type RunEventFilter } from '../../events/index.js';
 import type { RunRecord, RunStatus } from '../model/types.js';
 
 /** An event as emitted, before the store gives it its stream position. */
 export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'pos'> : never) : never;
 
-export type { RunEventFilter } from '../../events/stream-membership.js';
+export type { RunEventFilter } from '../../events/index.js';
 
 /** The auto-resume claim on the run records (auto-resume.ts); the appointment itself is the run's `wakeAt`, found by `dueWakeUps`. */
 export interface AutoResumeClaims {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventPublisher } from '../../events/bus.js';
+import type { EventPublisher } from '../../events/index.js';
 import { inOrderByKey } from '../../shared/in-order-by-key.js';
 import type { PutOptions, Store } from '../../store/index.js';
 import { isSettlingEvent, type RunEvent, type RunEventFields, type RunEventOf, type RunEventType, type RunStreamEvent } from '../model/events.js';

@@ -55,4 +55,3 @@ export class RunChangedElsewhere extends DomainError {
     });
   }
 }
-

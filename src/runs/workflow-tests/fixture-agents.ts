@@ -1,5 +1,5 @@
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from '../../agents/index.js';
-import type { AssistantName } from '../../config/assistants.js';
+import type { AssistantName } from '../../config/index.js';
 import type { NodeAnswer } from './test-fixture.js';
 
 /**

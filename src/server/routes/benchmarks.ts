@@ -8,8 +8,8 @@ import {
   DashboardRunsSchema,
   versionBenchmark,
   VersionBenchmarkSchema,
-} from '../../benchmarks/benchmark.js';
-import { RunStatusListSchema } from '../../runs/model/schemas.js';
+} from '../../benchmarks/index.js';
+import { RunStatusListSchema } from '../../runs/index.js';
 import { defineRoute } from '../route.js';
 
 /** `since` and `limit` stay strings here: the domain checks them, with their own error codes. */

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { AssistantsConfigSchema, AssistantsPatchSchema } from '../../config/assistants.js';
-import { configView } from '../../config/view.js';
+import { AssistantsConfigSchema, AssistantsPatchSchema, configView } from '../../config/index.js';
 import { defineRoute } from '../route.js';
 
 const ConfigSchema = AssistantsConfigSchema.extend({

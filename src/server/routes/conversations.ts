@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ConversationSchema, MESSAGE_MAX_BYTES, MessageSchema, TITLE_MAX } from '../../conversations/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { ASSISTANT_NAMES } from '../../config/assistants.js';
+import { ASSISTANT_NAMES } from '../../config/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**

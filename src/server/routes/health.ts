@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { AppContext } from '../../app/context.js';
-import { databaseReport, healthReport } from '../../system/health.js';
+import { databaseReport, healthReport } from '../../system/index.js';
 import { defineRoute, reply } from '../route.js';
 
 const HealthSchema = z.object({

@@ -1,10 +1,9 @@
 import * as z from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
-import { parseTimeBound } from '../../benchmarks/benchmark.js';
-import { changeRange } from '../../runs/model/change-range.js';
-import { toRunView } from '../../runs/model/run-view.js';
-import { RunDiffSchema } from '../../workspaces/diff.js';
+import { parseTimeBound } from '../../benchmarks/index.js';
 import {
+  changeRange,
+  toRunView,
   ResumeRunBodySchema,
   RunDetailSchema,
   RunStatusListSchema,
@@ -12,7 +11,8 @@ import {
   RunViewSchema,
   SignalBodySchema,
   StartRunBodySchema,
-} from '../../runs/model/schemas.js';
+} from '../../runs/index.js';
+import { RunDiffSchema } from '../../workspaces/index.js';
 import { defineRoute, reply } from '../route.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });

@@ -2,10 +2,9 @@ import * as z from 'zod';
 import type { AppContext } from '../../app/context.js';
 import { TOOL_SUMMARY_MAX } from '../../agents/index.js';
 import { CONVERSATION_EVENT_TYPES, type SvcStreamEvent } from '../../conversations/index.js';
-import { RUN_EVENT_TYPES } from '../../runs/model/events.js';
-import { inStream, type RunEventFilter } from '../../events/stream-membership.js';
+import { RUN_EVENT_TYPES } from '../../runs/index.js';
+import { inStream, type RunEventFilter, positionOf, type StreamSource } from '../../events/index.js';
 import { defineRoute } from '../route.js';
-import { positionOf, type StreamSource } from '../../events/stream-feed.js';
 
 export const DASHBOARD_STREAM = '__dashboard__';
 

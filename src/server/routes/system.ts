@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { updateCheck } from '../../system/health.js';
+import { updateCheck } from '../../system/index.js';
 import { defineRoute } from '../route.js';
 
 export const systemRoutes = [

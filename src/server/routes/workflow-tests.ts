@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { checkProjectDir } from '../../catalog/index.js';
-import { runWorkflowTest, WorkflowTestResultSchema } from '../../runs/workflow-tests/workflow-test.js';
+import { runWorkflowTest, WorkflowTestResultSchema } from '../../runs/index.js';
 import { WorkflowNameSchema } from '../../workflows/index.js';
 import { defineRoute } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';

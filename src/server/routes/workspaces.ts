@@ -1,9 +1,14 @@
 import * as z from 'zod';
 import { actorOf } from '../../shared/actor.js';
-import { EnvironmentViewSchema, WorkspaceDetailSchema, WorkspaceSchema } from '../../workspaces/records.js';
-import { CleanupResultSchema } from '../../workspaces/cleanup.js';
-import { AGE_HINT, parseAge } from '../../workspaces/age.js';
-import { ENV_KEY_PATTERN } from '../../workspaces/service.js';
+import {
+  EnvironmentViewSchema,
+  WorkspaceDetailSchema,
+  WorkspaceSchema,
+  CleanupResultSchema,
+  AGE_HINT,
+  parseAge,
+  ENV_KEY_PATTERN,
+} from '../../workspaces/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { formatDuration, renderBash } from '../../../workflows/index.js';
-import { watchIdle } from '../../../processes/idle-watchdog.js';
-import { spawnGroup } from '../../../processes/process-group.js';
+import { watchIdle, spawnGroup } from '../../../processes/index.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
 

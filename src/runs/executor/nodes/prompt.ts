@@ -5,7 +5,7 @@ import { renderPrompt } from '../../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 import { remainingBudget } from '../spend-cap.js';
-import { callCost } from '../../../config/token-price.js';
+import { callCost } from '../../../config/index.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's

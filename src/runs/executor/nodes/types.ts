@@ -1,5 +1,5 @@
 import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
-import type { AssistantName, TokenPrice } from '../../../config/assistants.js';
+import type { AssistantName, TokenPrice } from '../../../config/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
 import type { RunRecord } from '../../model/types.js';

@@ -1,0 +1,17 @@
+/** The config folder's front door: what the rest of svc may use of it. */
+export {
+  ASSISTANT_NAMES,
+  type AssistantName,
+  type AssistantsConfig,
+  AssistantsConfigSchema,
+  AssistantsConfigService,
+  type AssistantsPatch,
+  AssistantsPatchSchema,
+  type TokenPrice,
+} from './assistants.js';
+export { openAssistantsConfigRepository } from './repository.js';
+export { callCost } from './token-price.js';
+export { type ConfigView, configView } from './view.js';
+
+// Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
+export const loadPostgresConfig = () => import('./postgres-repository.js');
