@@ -7,7 +7,7 @@
 import type { SavedWorkflow } from './catalog.js';
 import type { CommandEntry, CommandList } from './commands.js';
 import type { DiscoveredWorkflow, Discovery, DiscoveryError, WorkflowSource } from './discovery.js';
-import type { RawWorkflow } from '../workflows/schema.js';
+import type { RawWorkflow } from '../workflows/index.js';
 
 export interface WorkflowSummary {
   readonly name: string;

@@ -4,7 +4,7 @@
  * Link-free: a pull request is read where svc's dashboard is not reachable.
  */
 
-import type { RunRecord } from '../runs/model/types.js';
+import type { RunRecord } from '../runs/index.js';
 
 const SUBJECT_MAX = 72;
 

@@ -1,14 +1,5 @@
 import * as z from 'zod';
-import {
-  benchmark,
-  BenchmarkSchema,
-  compareRuns,
-  ComparisonSchema,
-  dashboardRuns,
-  DashboardRunsSchema,
-  versionBenchmark,
-  VersionBenchmarkSchema,
-} from '../../benchmarks/index.js';
+import { BenchmarkSchema, ComparisonSchema, DashboardRunsSchema, VersionBenchmarkSchema } from '../../benchmarks/index.js';
 import { RunStatusListSchema } from '../../runs/index.js';
 import { defineRoute } from '../route.js';
 
@@ -47,7 +38,7 @@ export const benchmarkRoutes = [
     responses: {
       200: { description: 'The benchmark; with `group=version`, one entry per version', schema: z.union([BenchmarkSchema, VersionBenchmarkSchema]) },
     },
-    handle: ({ ctx, query: { group, ...query } }) => (group === 'version' ? versionBenchmark(ctx.engine.runs, query) : benchmark(ctx.engine.runs, query)),
+    handle: ({ ctx, query: { group, ...query } }) => (group === 'version' ? ctx.benchmarks.byVersion(query) : ctx.benchmarks.benchmark(query)),
   }),
   defineRoute({
     method: 'GET',
@@ -57,7 +48,7 @@ export const benchmarkRoutes = [
     query: CompareQuery,
     errors: [400, 404],
     responses: { 200: { description: 'The comparison', schema: ComparisonSchema } },
-    handle: ({ ctx, query }) => compareRuns(ctx.engine.runs, query.runA, query.runB),
+    handle: ({ ctx, query }) => ctx.benchmarks.compare(query.runA, query.runB),
   }),
   defineRoute({
     method: 'GET',
@@ -65,7 +56,7 @@ export const benchmarkRoutes = [
     summary: 'Every workflow with at least one run record',
     tag: 'benchmarks',
     responses: { 200: { description: 'Workflow names, sorted', schema: z.object({ workflows: z.array(z.string()) }) } },
-    handle: async ({ ctx }) => ({ workflows: await ctx.engine.runs.workflows() }),
+    handle: async ({ ctx }) => ({ workflows: await ctx.benchmarks.workflows() }),
   }),
   defineRoute({
     method: 'GET',
@@ -75,6 +66,6 @@ export const benchmarkRoutes = [
     query: DashboardQuery,
     errors: [400],
     responses: { 200: { description: 'A page of runs', schema: DashboardRunsSchema } },
-    handle: ({ ctx, query }) => dashboardRuns(ctx.engine.runs, query),
+    handle: ({ ctx, query }) => ctx.benchmarks.dashboardRuns(query),
   }),
 ];
