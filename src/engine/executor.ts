@@ -318,7 +318,14 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     } else {
       const error = failure?.message ?? 'failed';
       const resumeAt = failure?.resumeAt ?? undefined;
-      const state = moveNode(nodeState(node.id), 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
+      // The code goes on the node as well as on its event: a reader of the record (the run detail,
+      // a script polling it) tells a stall from a usage limit without parsing the sentence.
+      const state = moveNode(nodeState(node.id), 'fail', {
+        error,
+        ...(failure ? { errorCode: failure.code } : {}),
+        costUsd: nodeCost,
+        ...(resumeAt ? { resumeAt } : {}),
+      });
       setNode(node.id, state);
       land(
         runs.emit(run, 'node_failed', {

@@ -20,11 +20,11 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
     if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
       logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
     }
-    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: now() });
   }
   const interrupted = await transition(runs, run, 'interrupt', {
-    patch: { nodes, error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
-    events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+    patch: { nodes, error: 'interrupted', errorCode: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
+    events: [{ type: 'run_failed', fields: { error: 'interrupted', code: 'interrupted' } }],
   });
   logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
   return interrupted;
