@@ -2,6 +2,7 @@ import { killOrphanGroup, readProcessFile } from '../processes/process-identity.
 import type { Logger } from '../shared/logger.js';
 import { moveNode, transition } from './lifecycle.js';
 import { sumCost } from './node-state.js';
+import { without } from './run-snapshot.js';
 import type { RunStore } from './run-store.js';
 import type { RunRecord } from './types.js';
 
@@ -20,7 +21,9 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
     if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
       logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
     }
-    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: now() });
+    // A node waiting for its agent slot was executing too (a wait node waiting is not: it keeps its place).
+    const executing = state.status === 'running' || (state.status === 'waiting' && state.waitingFor === 'agent_slot');
+    if (executing) nodes[nodeId] = without(moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: now() }), 'waitingFor');
   }
   const interrupted = await transition(runs, run, 'interrupt', {
     patch: { nodes, error: 'interrupted', errorCode: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },

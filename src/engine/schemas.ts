@@ -92,7 +92,7 @@ export const NodeStateSchema = z.object({
     .literal('agent_slot')
     .optional()
     .describe(
-      "a running prompt or command node whose agent has not started yet: it waits for an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one",
+      "a prompt or command node whose agent has not started yet, `waiting` until it has an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one (and is `running` again)",
     ),
   waitUntil: z
     .string()
