@@ -112,3 +112,31 @@ export function withheldEnvironment(request: WithheldEnvRequest): { env: NodeJS.
   }
   return { env, given: [...given].sort() };
 }
+
+// Codex's own wording when its provider's `env_key` variable is not in its environment (0.169.0:
+// "Missing environment variable: `AZURE_OPENAI_API_KEY`."), and the like from other CLIs.
+const MISSING_VARIABLE = /missing (?:environment )?variable:?\s*[`'"]?([A-Za-z_][A-Za-z0-9_]*)/i;
+
+/**
+ * What to add to an agent's failure that names a variable it was not given (issue 29): how to
+ * allow it, in the settings' own spelling, or — a variable the agent asked for that the server
+ * has not either — that it must be set where svc runs. Names are only those the message spells
+ * out; a value is never shown. Null when the message names none.
+ */
+export function withheldVariableHint(message: string, server: NodeJS.ProcessEnv, given: NodeJS.ProcessEnv): string | null {
+  const named = new Set(message.match(/\b[A-Z][A-Z0-9_]*[A-Z0-9]\b/g) ?? []);
+  const missing = MISSING_VARIABLE.exec(message)?.[1];
+  if (missing) named.add(missing);
+  const withheld = [...named].filter((name) => server[name] !== undefined && given[name] === undefined).sort();
+  if (withheld.length > 0) {
+    const list = withheld.join(',');
+    return (
+      `${withheld.join(', ')} ${withheld.length === 1 ? 'is' : 'are'} withheld from agents (least-privilege environment): allow ` +
+      `${withheld.length === 1 ? 'it' : 'them'} with SVC_AGENT_ENV_ALLOW=${list} in the server's environment, or env: { allow: [${withheld.join(', ')}] } in the workflow or the node`
+    );
+  }
+  if (missing && server[missing] === undefined && given[missing] === undefined) {
+    return `${missing} is not set in the server's environment either: set it where svc runs (agents get only what the server has and allows)`;
+  }
+  return null;
+}

@@ -1,7 +1,7 @@
 import { claudeToolTracker } from './claude-tools.js';
 import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
-import { detectUsageLimit, isUsageLimitNotice } from './usage-limit.js';
+import { detectUsageLimit, isUsageLimitNotice, readRateLimitEvent } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -42,6 +42,9 @@ export function createClaudeAgent(bin: string): Agent {
       let model: string | null = request.model;
       let streamed = '';
       let result: Json | undefined;
+      // The last `rate_limit_event` that refused the account (an `allowed` one after it lifts it):
+      // when the call then fails, it is the limit, and its `resetsAt` the reset, whatever the text says.
+      let refused = null as { resetsAt: Date | null } | null;
       const trackTools = claudeToolTracker(request.cwd, (call) => request.onTool?.(call));
       const outcome = await runJsonlProcess({
         agent: 'claude',
@@ -65,6 +68,8 @@ export function createClaudeAgent(bin: string): Agent {
             }
           }
           trackTools(line);
+          const rateLimit = readRateLimitEvent(line);
+          if (rateLimit) refused = rateLimit.rejected ? { resetsAt: rateLimit.resetsAt } : null;
           if (line.type === 'result') result = line;
         },
       });
@@ -84,14 +89,17 @@ export function createClaudeAgent(bin: string): Agent {
         const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
         // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
         const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
-        const limit = detectUsageLimit(text) ?? (result.api_error_status === 429 ? { resumeAt: null } : null);
+        // Structured first: the event's time is exact (unix seconds); the text's wording and clock
+        // time (`resets 3pm`, in a zone not read) are what is left when no event said it.
+        const worded = detectUsageLimit(text) ?? (result.api_error_status === 429 ? { resumeAt: null } : null);
+        const limit = refused ? { resumeAt: refused.resetsAt ?? worded?.resumeAt ?? null } : worded;
         if (limit) throw usageLimitError(`claude stopped at its usage limit (${why}): ${text}`, limit.resumeAt, num(result.total_cost_usd));
         throw new AgentError(lost ? 'agent_session_lost' : 'agent_failed', `claude failed (${why}): ${text}`, num(result.total_cost_usd));
       }
       if (typeof result.result === 'string' && isUsageLimitNotice(result.result)) {
         throw usageLimitError(
           `claude stopped at its usage limit: ${result.result}`,
-          detectUsageLimit(result.result)?.resumeAt ?? null,
+          refused?.resetsAt ?? detectUsageLimit(result.result)?.resumeAt ?? null,
           num(result.total_cost_usd),
         );
       }

@@ -5,7 +5,8 @@ import { createCodexAgent } from './codex.js';
 import type { Agent } from './types.js';
 
 export { AgentSlots, withAgentSlots } from './agent-slots.js';
-export { AGENT_AUTH_ENV, BASE_ENV, ENV_NAME_PATTERN, NESTED_AGENT_MARKERS, withheldEnvironment } from './agent-env.js';
+export { AGENT_AUTH_ENV, BASE_ENV, ENV_NAME_PATTERN, NESTED_AGENT_MARKERS, withheldEnvironment, withheldVariableHint } from './agent-env.js';
+export { readCodexProviderKeyEnv } from './codex-config.js';
 export {
   AGENT_TOOL_STATUSES,
   emptyToolTally,

@@ -45,6 +45,24 @@ export function parseResetTime(text: string, now: Date): Date | null {
   return null;
 }
 
+/**
+ * What Claude Code's `rate_limit_event` line says (stream-json, 2.x: `{"type":"rate_limit_event",
+ * "rate_limit_info":{"status":"allowed"|"allowed_warning"|"rejected","resetsAt":<unix seconds>,
+ * "rateLimitType":"five_hour",…},…}`, the shape read from the pinned 2.1.328's own schema): whether
+ * the account's limit now refuses requests, and when that limit resets. Null for any other line or
+ * a status it does not know. Structured, so it is read before the wording of the error that follows.
+ */
+export function readRateLimitEvent(line: Record<string, unknown>): { rejected: boolean; resetsAt: Date | null } | null {
+  if (line.type !== 'rate_limit_event') return null;
+  const info = line.rate_limit_info as Record<string, unknown> | undefined;
+  const status = info?.status;
+  if (status !== 'allowed' && status !== 'allowed_warning' && status !== 'rejected') return null;
+  const seconds = info!.resetsAt;
+  const resetsAt = typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : null;
+  // A rejection the account's overage (extra usage) serves anyway refuses nothing.
+  return { rejected: status === 'rejected' && info!.isUsingOverage !== true, resetsAt };
+}
+
 /** Whether an agent's failure text is a usage or rate limit, and when it resets; null when it is another failure. */
 export function detectUsageLimit(text: string, now: Date = new Date()): UsageLimit | null {
   if (!LIMIT.test(text) || CONTEXT.test(text)) return null;

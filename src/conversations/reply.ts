@@ -1,4 +1,12 @@
-import { AgentError, emptyToolTally, withheldEnvironment, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
+import {
+  AgentError,
+  emptyToolTally,
+  readCodexProviderKeyEnv,
+  withheldEnvironment,
+  tallyToolCall,
+  type AgentToolCall,
+  type ToolTally,
+} from '../agents/index.js';
 import { callCost } from '../config/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
@@ -42,7 +50,8 @@ export async function replyWithAgent(
   const { env } = withheldEnvironment({
     server: deps.env,
     assistant,
-    apiKeyEnv: endpoint?.apiKeyEnv,
+    // As a node's: the endpoint's key, else the one codex's config.toml names for its provider.
+    apiKeyEnv: endpoint ? endpoint.apiKeyEnv : assistant === 'codex' ? await readCodexProviderKeyEnv(deps.env) : null,
     allow: deps.limits.agentEnvAllow,
     given: workspaceEnv,
   });

@@ -1,6 +1,6 @@
 // The usage-limit notices of Claude Code and Codex, as they print them, and the reset times they name.
 import { describe, expect, it } from 'vitest';
-import { detectUsageLimit, isUsageLimitNotice, parseResetTime } from '../../src/agents/usage-limit.js';
+import { detectUsageLimit, isUsageLimitNotice, parseResetTime, readRateLimitEvent } from '../../src/agents/usage-limit.js';
 
 // A fixed local time: 10:30 on 26 Nov 2026 (the machine's zone, as `resets 3pm` means).
 const NOW = new Date(2026, 10, 26, 10, 30, 0);
@@ -51,5 +51,30 @@ describe('isUsageLimitNotice', () => {
     expect(isUsageLimitNotice('5-hour limit reached ∙ resets 3pm')).toBe(true);
     expect(isUsageLimitNotice('Context limit reached · /compact or /clear to continue')).toBe(false);
     expect(isUsageLimitNotice('I added a check: when the usage limit reached its maximum, the queue waits.')).toBe(false);
+  });
+});
+
+describe('readRateLimitEvent', () => {
+  // The shape of Claude Code 2.1.328's stream-json `rate_limit_event`, as its own schema in the pinned
+  // binary declares it (status, resetsAt in unix seconds, rateLimitType, isUsingOverage, …).
+  const event = (info: Record<string, unknown>) => ({ type: 'rate_limit_event', rate_limit_info: info, uuid: 'u-1', session_id: 's-1' });
+
+  it('a rejection, with its reset in unix seconds', () => {
+    const line = event({ status: 'rejected', resetsAt: 1767225600, rateLimitType: 'five_hour', isUsingOverage: false });
+    expect(readRateLimitEvent(line)).toEqual({ rejected: true, resetsAt: new Date('2026-01-01T00:00:00Z') });
+    expect(readRateLimitEvent(event({ status: 'rejected' }))).toEqual({ rejected: true, resetsAt: null });
+  });
+
+  it('allowed and allowed_warning refuse nothing; nor does a rejection the overage serves', () => {
+    expect(readRateLimitEvent(event({ status: 'allowed', resetsAt: 1767225600 }))).toMatchObject({ rejected: false });
+    expect(readRateLimitEvent(event({ status: 'allowed_warning', resetsAt: 1767225600, utilization: 0.9 }))).toMatchObject({ rejected: false });
+    expect(readRateLimitEvent(event({ status: 'rejected', resetsAt: 1767225600, isUsingOverage: true }))).toMatchObject({ rejected: false });
+  });
+
+  it('other lines, unknown statuses and unusable times', () => {
+    expect(readRateLimitEvent({ type: 'result', is_error: true, result: 'Claude AI usage limit reached|1767225600' })).toBeNull();
+    expect(readRateLimitEvent(event({ status: 'throttled' }))).toBeNull();
+    expect(readRateLimitEvent({ type: 'rate_limit_event' })).toBeNull();
+    expect(readRateLimitEvent(event({ status: 'rejected', resetsAt: '1767225600' }))).toEqual({ rejected: true, resetsAt: null });
   });
 });

@@ -41,10 +41,11 @@ describe('svc workflow validate', () => {
       [
         ".svc/workflows/broken.yaml:6:18: nodes[0].depends_on: unknown node 'tset' (did you mean 'test'?)",
         '.svc/workflows/broken.yaml:9:28: nodes[1].retry.max_attempts: must be from 1 to 10 (the total number of attempts)',
+        '1 of 2 workflow files invalid (2 errors)',
         '',
       ].join('\n'),
     );
-    expect(result.stderr).toBe('1 of 2 workflow files invalid (2 errors)\n');
+    expect(result.stderr).toBe('');
   });
 
   it('reports YAML syntax errors and unreadable files, and still checks the rest', async () => {
@@ -55,9 +56,10 @@ describe('svc workflow validate', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^${syntax}:\\d+:\\d+: invalid YAML: `));
-    expect(lines.at(-1)).toBe(`${missing}: cannot read: ENOENT`);
+    expect(lines.at(-2)).toBe(`${missing}: cannot read: ENOENT`);
+    expect(lines.at(-1)).toBe('2 of 3 workflow files invalid (2 errors)');
     expect(result.stdout).not.toContain('fine.yaml');
-    expect(result.stderr).toBe('2 of 3 workflow files invalid (2 errors)\n');
+    expect(result.stderr).toBe('');
   });
 
   it('checks the file-name rule inside .svc/workflows/ only', async () => {
@@ -67,8 +69,25 @@ describe('svc workflow validate', () => {
     const result = await runCli(['workflow', 'validate', inside, draft], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
-      `${inside}:1:7: name: 'right-name' does not match the file name 'wrong-stem.yaml' (rename the file to right-name.yaml, or set name: wrong-stem)\n`,
+      `${inside}:1:7: name: 'right-name' does not match the file name 'wrong-stem.yaml' (rename the file to right-name.yaml, or set name: wrong-stem)\n` +
+        '1 of 2 workflow files invalid (1 error)\n',
     );
+  });
+
+  it('prints the count on a line of its own after the last error, on the same stream (issue 29)', async () => {
+    // The error of the report, which ends without a full stop: the count was glued to it
+    // (`…perl's %ENV)1 of 1 workflow file invalid`) wherever stdout and stderr were joined.
+    const sed = await project.write(
+      'sed.yaml',
+      'name: sed\ndescription: x\nnodes:\n  - id: a\n    bash: echo hi\n  - id: b\n    bash: \'sed -e "s/x/$ARGUMENTS/e" <<< "$a.output"\'\n    depends_on: [a]\n',
+    );
+    const result = await runCli(['workflow', 'validate', sed], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(`^${sed}:7:\\d+: .*perl's %ENV\\)$`));
+    expect(lines.slice(1)).toEqual(['1 of 1 workflow file invalid (1 error)', '']);
   });
 
   it('takes a directory as its workflow files, and validates the bundled ones', async () => {

@@ -1,6 +1,6 @@
 // Agent slots (docs/contract.md, "Agent slots"): SVC_MAX_CONCURRENT_AGENTS and an assistant's
 // maxConcurrent bound how many agent processes run at once; a node waiting for one says so.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -81,15 +81,18 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     );
     const second = await startRun(server, 'one-agent', { message: 'second', cwd: project });
 
-    // While the first agent runs, the second run's node is running but waiting for a slot.
+    // While the first agent runs, the second run's node waits for a slot: `waiting`, not `running`
+    // (issue 29: no process of it runs), in a run that is running.
     const waiting = await waitForRun(server, second, (run) => waitingNode(run) === 'ask');
     expect(waiting.status).toBe('running');
-    expect(waiting.nodes.ask.status).toBe('running');
+    expect(waiting.nodes.ask).toMatchObject({ status: 'waiting', waitingFor: 'agent_slot' });
+    expect(waiting.nodes.ask.startedAt).toEqual(expect.any(String));
 
     const [a, b] = await Promise.all([waitForRun(server, first), waitForRun(server, second)]);
     expect(a.status).toBe('completed');
     expect(b.status).toBe('completed');
     expect(b.nodes.ask.waitingFor).toBeUndefined();
+    expect(b.nodes.ask.status).toBe('completed');
     const said = (b.events as Json[]).filter((e) => e.type === 'node_waiting').map((e) => e.waitingFor);
     expect(said).toEqual(['agent_slot', null]);
     expect(a.events.some((e: Json) => e.type === 'node_waiting')).toBe(false);
@@ -114,12 +117,15 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     expect((await api(server, 'POST', `/api/workflows/runs/${cancelled}/cancel`)).status).toBe(200);
     const gone = await waitForRun(server, cancelled);
     expect(gone.status).toBe('cancelled');
+    expect(gone.nodes.ask).toMatchObject({ status: 'cancelled', error: 'cancelled' });
     expect(gone.nodes.ask.waitingFor).toBeUndefined();
     // Still behind the holder: only the cancelled waiter left.
-    expect((await getRun(server, behind)).nodes.ask.waitingFor).toBe('agent_slot');
+    expect((await getRun(server, behind)).nodes.ask).toMatchObject({ status: 'waiting', waitingFor: 'agent_slot' });
     const shown = await runCli(['runs', 'show', behind], { env: { SVC_URL: server.url } });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/ask\s+running.*waiting for agent_slot/);
+    expect(shown.stdout).toMatch(/ask\s+waiting.*waiting for agent_slot/);
+    // The note is the slot's, not a wait node's (`waits …`).
+    expect(shown.stdout).not.toMatch(/ask\s+waiting.*waits /);
 
     // `svc watch` of the waiting run says so, then follows it to its end.
     const watch = spawn(process.execPath, [SVC_BIN, 'watch', behind], { env: { ...process.env, SVC_URL: server.url }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -158,9 +164,46 @@ describe('a node waiting for a slot', () => {
     // Waiting longer than its 2 s timeout does not fail it: the timeout is its agent's. (Long enough
     // for the fake agent to start and answer once it has the slot, on a loaded machine too.)
     await sleep(2500);
-    expect((await getRun(server, waiter)).nodes.ask).toMatchObject({ status: 'running', waitingFor: 'agent_slot' });
+    expect((await getRun(server, waiter)).nodes.ask).toMatchObject({ status: 'waiting', waitingFor: 'agent_slot' });
     expect((await api(server, 'POST', `/api/workflows/runs/${holder}/cancel`)).status).toBe(200);
     expect((await waitForRun(server, waiter)).status).toBe('completed');
+  });
+});
+
+describe('a server stopping while a node waits for its slot', () => {
+  it('interrupts the node as a running one, never leaving it waiting; so does recovery after a crash', async () => {
+    const home = await tempDir('svc-slots-home-');
+    const first = await startServer({ home, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const holds = startsOf('hold').length;
+    await startRun(first, 'holder', { message: 'hold', cwd: project });
+    await waitFor(
+      () => startsOf('hold').length === holds + 1,
+      20_000,
+      () => 'for the holding agent',
+    );
+    const quickBefore = startsOf('quick').length;
+    const waiter = await startRun(first, 'quick', { message: 'stopped', cwd: project });
+    await waitForRun(first, waiter, (run) => waitingNode(run) === 'ask');
+    await first.stop();
+    const file = join(home, 'data', 'runs', waiter, 'record.json');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    expect(record).toMatchObject({ status: 'failed', error: 'interrupted' });
+    expect(record.nodes.ask).toMatchObject({ status: 'failed', error: 'interrupted' });
+    expect(record.nodes.ask.waitingFor).toBeUndefined();
+
+    // A crash leaves the record as it was last saved: the run running, its node waiting for a slot.
+    record.status = 'running';
+    record.error = null;
+    record.finishedAt = null;
+    record.nodes.ask = { ...record.nodes.ask, status: 'waiting', waitingFor: 'agent_slot', error: null, finishedAt: null };
+    writeFileSync(file, JSON.stringify(record));
+    const second = await startServer({ home });
+    const recovered = await getRun(second, waiter);
+    expect(recovered).toMatchObject({ status: 'failed', error: 'interrupted' });
+    expect(recovered.nodes.ask).toMatchObject({ status: 'failed', error: 'interrupted', errorCode: 'interrupted' });
+    expect(recovered.nodes.ask.waitingFor).toBeUndefined();
+    // Its agent never started, before or after.
+    expect(startsOf('quick')).toHaveLength(quickBefore);
   });
 });
 

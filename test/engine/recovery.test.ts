@@ -98,8 +98,9 @@ describe('kill -9 of the server mid-run', () => {
     expect(run.status).toBe('failed');
     expect(run.error).toBe('interrupted');
     expect(run.nodes.once.status).toBe('completed');
-    expect(run.nodes.sleeper).toMatchObject({ status: 'failed', error: 'interrupted' });
-    expect(run.events.at(-1)).toMatchObject({ type: 'run_failed', error: 'interrupted' });
+    expect(run.nodes.sleeper).toMatchObject({ status: 'failed', error: 'interrupted', errorCode: 'interrupted' });
+    expect(run.errorCode).toBe('interrupted');
+    expect(run.events.at(-1)).toMatchObject({ type: 'run_failed', error: 'interrupted', code: 'interrupted' });
     expect(run.events.map((e: Json) => e.seq)).toEqual(run.events.map((_: Json, i: number) => i + 1));
     // The run was started without a cwd: it ran in the server's working directory.
     expect(run.cwd).toBe(project);

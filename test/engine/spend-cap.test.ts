@@ -74,8 +74,8 @@ describe('spend cap', () => {
     expect(stopped.error).toMatch(/budget exceeded/);
     expect(stopped).toMatchObject({ maxCostUsd: 1, spentUsd: 1.5 });
     // The two busy agents were stopped, their processes gone.
-    expect(stopped.nodes.a).toMatchObject({ status: 'cancelled', error: 'budget_exceeded' });
-    expect(stopped.nodes.b).toMatchObject({ status: 'cancelled', error: 'budget_exceeded' });
+    expect(stopped.nodes.a).toMatchObject({ status: 'cancelled', error: 'budget_exceeded', errorCode: 'budget_exceeded' });
+    expect(stopped.nodes.b).toMatchObject({ status: 'cancelled', error: 'budget_exceeded', errorCode: 'budget_exceeded' });
     for (const call of [...callOf('wait'), ...callOf('spend')]) await waitForDeath(call.pid);
     expect(callOf('wait')).toHaveLength(2);
     // The spender completed; the node after it never started.

@@ -30,6 +30,7 @@ beforeAll(async () => {
       ],
     },
     { name: 'limit-codex', nodes: [{ id: 'chit', assistant: 'codex', prompt: 'codex step $ARGUMENTS' }] },
+    { name: 'limit-event', nodes: [{ id: 'step', prompt: 'event step $ARGUMENTS' }] },
     {
       name: 'limit-429',
       nodes: [{ id: 'throttled', prompt: 'throttled [fake:usage-limit=API Error: 429 rate_limit_error: This request would exceed your rate limit]' }],
@@ -79,6 +80,46 @@ describe('a claude node that ends on its usage limit', () => {
     expect(at).toBeGreaterThanOrEqual(before + RETRY_MS);
     expect(at).toBeLessThanOrEqual(after + RETRY_MS);
     expect(run.resumeAt).toBe(run.nodes.throttled.resumeAt);
+  });
+});
+
+describe("claude's rate_limit_event (issue 29)", () => {
+  // The event's time and the text's differ: which one the node records says which was read.
+  const EVENT_RESET = 1_893_456_000; // 2030-01-01T00:00:00Z
+  const eventReset = new Date(EVENT_RESET * 1000).toISOString();
+  const stepOf = (message: string) => startRun(server, 'limit-event', { message, cwd: project });
+
+  it("a rejected event: its resetsAt is the node's resumeAt, before the clock time in the text", async () => {
+    const message = `[fake:rate-limit=rejected][fake:rate-limit-resets=${EVENT_RESET}][fake:usage-limit=5-hour limit reached ∙ resets 3pm]`;
+    const run = await waitForRun(server, await stepOf(message));
+    expect(run.nodes.step).toMatchObject({ status: 'failed', resumeAt: eventReset });
+    expect(failedEvent(run, 'step')).toMatchObject({ code: 'usage_limit', resumeAt: eventReset });
+    expect(run).toMatchObject({ errorCode: 'usage_limit', resumeAt: eventReset });
+  });
+
+  it('a rejected event makes the failure a usage limit even when the text names none', async () => {
+    const message = `[fake:rate-limit=rejected][fake:rate-limit-resets=${EVENT_RESET}][fake:usage-limit=API Error: request refused]`;
+    const run = await waitForRun(server, await stepOf(message));
+    expect(failedEvent(run, 'step')).toMatchObject({ code: 'usage_limit', resumeAt: eventReset });
+    expect(run.nodes.step.error).toContain('claude stopped at its usage limit');
+  });
+
+  it('a rejected event without resetsAt leaves the time to the text', async () => {
+    const textReset = 1_895_000_000;
+    const message = `[fake:rate-limit=rejected][fake:usage-limit=Claude AI usage limit reached|${textReset}]`;
+    const run = await waitForRun(server, await stepOf(message));
+    expect(run.nodes.step.resumeAt).toBe(new Date(textReset * 1000).toISOString());
+  });
+
+  it('an allowed event is no limit: the call answers, and its resetsAt is never a resume time', async () => {
+    const ok = await waitForRun(server, await stepOf(`[fake:rate-limit=allowed_warning][fake:rate-limit-resets=${EVENT_RESET}]`));
+    expect(ok.status).toBe('completed');
+    const textReset = 1_895_000_000;
+    const hit = await waitForRun(
+      server,
+      await stepOf(`[fake:rate-limit=allowed][fake:rate-limit-resets=${EVENT_RESET}][fake:usage-limit=Claude AI usage limit reached|${textReset}]`),
+    );
+    expect(hit.nodes.step).toMatchObject({ status: 'failed', resumeAt: new Date(textReset * 1000).toISOString() });
   });
 });
 

@@ -30,16 +30,16 @@ export async function finishRun(
   const change = (when: (state: NodeState) => boolean, to: (state: NodeState) => NodeState) => {
     for (const [id, state] of Object.entries(nodes)) if (when(state)) nodes[id] = to(state);
   };
-  const closeOpenNodes = (error: string) =>
+  const closeOpenNodes = (error: string, code?: string) =>
     change(
       (state) => !isNodeDone(state.status),
-      (state) => moveNode(state, 'close', { error, finishedAt: state.startedAt ? at : null }),
+      (state) => moveNode(state, 'close', { error, ...(code ? { errorCode: code } : {}), finishedAt: state.startedAt ? at : null }),
     );
-  /** Nodes the executor stopped say `cancelled`; `why` names what stopped them. */
-  const nameStopped = (why: string) =>
+  /** Nodes the executor stopped say `cancelled`; `why` names what stopped them, `code` the same as a code (the spend cap's). */
+  const nameStopped = (why: string, code?: string) =>
     change(
       (state) => state.status === 'cancelled' && state.error === 'cancelled',
-      (state) => ({ ...state, error: why }),
+      (state) => ({ ...state, error: why, ...(code ? { errorCode: code } : {}) }),
     );
   const costUsd = sumCost(Object.values(run.nodes));
   if (reason === 'cancel' || reason === 'abandon') {
@@ -57,11 +57,11 @@ export async function finishRun(
     // have done that, and those nodes were interrupted like the run (as after a crash).
     change(
       (state) => state.status === 'running' || state.status === 'cancelled',
-      (state) => moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: state.finishedAt ?? at }),
+      (state) => moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: state.finishedAt ?? at }),
     );
     return transition(runs, run, 'interrupt', {
-      patch: { nodes, costUsd, error: 'interrupted', finishedAt: at },
-      events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+      patch: { nodes, costUsd, error: 'interrupted', errorCode: 'interrupted', finishedAt: at },
+      events: [{ type: 'run_failed', fields: { error: 'interrupted', code: 'interrupted' } }],
     });
   }
   const status = failure ? 'failed' : settledStatus(run.nodes);
@@ -77,8 +77,8 @@ export async function finishRun(
     const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
     const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
     // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
-    if (failureCode) nameStopped(failureCode);
-    closeOpenNodes(failureCode ?? 'not run');
+    if (failureCode) nameStopped(failureCode, failureCode);
+    closeOpenNodes(failureCode ?? 'not run', failureCode ?? undefined);
     // The run can go on once every limit its nodes hit has reset: the latest of their times.
     const resumeAt =
       failed
@@ -86,7 +86,9 @@ export async function finishRun(
         .filter((t): t is string => !!t)
         .sort()
         .at(-1) ?? null;
-    const code = failureCode ?? (resumeAt ? 'usage_limit' : null);
+    // The run's code: svc's own stop, else a usage limit (what a resume waits for), else the code of
+    // its first failed node (a stall, a timeout…), so a script reads why without parsing `error`.
+    const code = failureCode ?? (resumeAt ? 'usage_limit' : (failed.find(([, s]) => s.errorCode)?.[1].errorCode ?? null));
     // Recorded with the failure itself, so no restart can come between the two; announced first,
     // so a follower that stops at `run_failed` has seen it. `wakeAt` is the same time: what the
     // server's timer keeps (wake-ups.ts); `autoResumeAt` says what kind of appointment it is.

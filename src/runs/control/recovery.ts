@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import { moveNode } from '../model/lifecycle.js';
 import { transition } from '../storage/transition.js';
 import { sumCost } from '../model/node-state.js';
+import { without } from '../model/run-snapshot.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
 
@@ -21,11 +22,13 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
     if (leader && killOrphanGroup(leader.pid, leader.startTime)) {
       logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
     }
-    if (state.status === 'running') nodes[nodeId] = moveNode(state, 'interrupt', { error: 'interrupted', finishedAt: now() });
+    // A node waiting for its agent slot was executing too (a wait node waiting is not: it keeps its place).
+    const executing = state.status === 'running' || (state.status === 'waiting' && state.waitingFor === 'agent_slot');
+    if (executing) nodes[nodeId] = without(moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: now() }), 'waitingFor');
   }
   const interrupted = await transition(runs, run, 'interrupt', {
-    patch: { nodes, error: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
-    events: [{ type: 'run_failed', fields: { error: 'interrupted' } }],
+    patch: { nodes, error: 'interrupted', errorCode: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
+    events: [{ type: 'run_failed', fields: { error: 'interrupted', code: 'interrupted' } }],
   });
   logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
   return interrupted;

@@ -157,11 +157,14 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   };
 
   /**
-   * A node's agent waits for an agent slot, or got one: said on the node (saved now, so the run's
-   * detail shows it while it lasts) and as a `node_waiting` event.
+   * A node's agent waits for an agent slot, or got one: the node is `waiting` meanwhile, then
+   * `running` again (issue 29: it ran nothing while it waited), said on the node (saved now, so the
+   * run's detail shows it while it lasts) and as a `node_waiting` event.
    */
   const slotWait = (nodeId: string, waiting: boolean) => {
-    setNode(nodeId, waiting ? { ...nodeState(nodeId), waitingFor: 'agent_slot' } : without(nodeState(nodeId), 'waitingFor'));
+    const state = nodeState(nodeId);
+    if (waiting) setNode(nodeId, moveNode(state, 'queue', { waitingFor: 'agent_slot' }));
+    else if (state.status === 'waiting') setNode(nodeId, without(moveNode(state, 'dequeue'), 'waitingFor'));
     const said = async () => {
       await runs.emit(run, 'node_waiting', { nodeId, waitingFor: waiting ? 'agent_slot' : null });
       await rounds.writeNow();
@@ -271,7 +274,9 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         }
       }
     }
-    // Cancelled (or stopped by the cap) while it waited for a slot: it waits no more.
+    // Cancelled (or stopped by the cap) while it waited for a slot: it waits no more, and ends as a
+    // running node does.
+    if (nodeState(node.id).status === 'waiting') setNode(node.id, moveNode(nodeState(node.id), 'dequeue'));
     setNode(node.id, without(nodeState(node.id), 'waitingFor'));
     // What the node left in the worktree is committed before anything after it starts (a failed node's too).
     const range = commits && !cancelled ? await commits.finish(node.id, base) : undefined;
@@ -318,7 +323,14 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     } else {
       const error = failure?.message ?? 'failed';
       const resumeAt = failure?.resumeAt ?? undefined;
-      const state = moveNode(nodeState(node.id), 'fail', { error, costUsd: nodeCost, ...(resumeAt ? { resumeAt } : {}) });
+      // The code goes on the node as well as on its event: a reader of the record (the run detail,
+      // a script polling it) tells a stall from a usage limit without parsing the sentence.
+      const state = moveNode(nodeState(node.id), 'fail', {
+        error,
+        ...(failure ? { errorCode: failure.code } : {}),
+        costUsd: nodeCost,
+        ...(resumeAt ? { resumeAt } : {}),
+      });
       setNode(node.id, state);
       land(
         runs.emit(run, 'node_failed', {

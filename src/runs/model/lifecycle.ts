@@ -70,6 +70,13 @@ export const NODE_CHANGES = {
   stop: { from: ['running'], to: 'cancelled' },
   /** The gate an approval completes. */
   approve: { from: ['waiting_approval'], to: 'completed' },
+  /**
+   * A prompt or command node whose agent has to wait for an agent slot (docs/decisions.md, Agents):
+   * `waiting` (with `waitingFor: "agent_slot"`) until it holds one, since no process of it runs.
+   */
+  queue: { from: ['running'], to: 'waiting' },
+  /** It got its slot (its agent starts now), or stopped waiting for one (cancelled). */
+  dequeue: { from: ['waiting'], to: 'running' },
   /** A wait node starts waiting (it runs nothing). */
   hold: { from: ['pending'], to: 'waiting' },
   /** Its time came, or its event was signalled. */
@@ -78,8 +85,8 @@ export const NODE_CHANGES = {
   expire: { from: ['waiting'], to: 'failed' },
   /** Cancel, abandon, reject, or nodes left unrun when a run fails. */
   close: { from: ['pending', 'running', 'waiting_approval', 'waiting'], to: 'cancelled' },
-  /** Recovery and shutdown: a node that was executing (or stopped by the shutdown itself). */
-  interrupt: { from: ['running', 'cancelled'], to: 'failed' },
+  /** Recovery and shutdown: a node that was executing, or waiting for its agent slot (or stopped by the shutdown itself). */
+  interrupt: { from: ['running', 'waiting', 'cancelled'], to: 'failed' },
   /** Resume: everything but completed nodes runs again from scratch. */
   reset: { from: ['running', 'failed', 'skipped', 'waiting_approval', 'waiting', 'cancelled', 'pending'], to: 'pending' },
 } as const satisfies Record<string, { from: readonly NodeStatus[]; to: NodeStatus }>;

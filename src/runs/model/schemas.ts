@@ -54,6 +54,12 @@ export const NodeStateSchema = z.object({
       "true when the node's log (`<node>.log` in the run's artifacts) reached its 32 MiB limit: it ends with a marker line, and what the node printed after it is not kept",
     ),
   error: z.string().nullable(),
+  errorCode: z
+    .string()
+    .optional()
+    .describe(
+      'a failed node (or one the run stopped for a code, `budget_exceeded`): why, as a stable code — `stalled`, `timeout`, `exit_code`, `usage_limit`, `output_too_large`, `wait_timeout`, `agent_failed`, `interrupted`, …; `error` says it in words',
+    ),
   resumeAt: z
     .string()
     .optional()
@@ -86,7 +92,7 @@ export const NodeStateSchema = z.object({
     .literal('agent_slot')
     .optional()
     .describe(
-      "a running prompt or command node whose agent has not started yet: it waits for an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one",
+      "a prompt or command node whose agent has not started yet, `waiting` until it has an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one (and is `running` again)",
     ),
   waitUntil: z
     .string()
@@ -146,7 +152,7 @@ export const RunViewSchema = z.object({
     .nullable()
     .optional()
     .describe(
-      'why a failed run failed, as a stable code where svc stopped it itself (`budget_exceeded`) or an agent hit its usage limit (`usage_limit`, with `resumeAt`); `error` says it in words',
+      "why a failed run failed, as a stable code: where svc stopped it itself (`budget_exceeded`, `interrupted`), an agent hit its usage limit (`usage_limit`, with `resumeAt`), else its first failed node's `errorCode` (`stalled`, `exit_code`, …); null when no code is known (a worktree setup that failed); `error` says it in words",
     ),
   costUsd: z.number().nullable(),
   resumeAt: z

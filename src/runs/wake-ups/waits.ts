@@ -88,7 +88,7 @@ export async function endDueWaits(artifactsDir: string, run: RunRecord, at: stri
     // The timeout as written (its end less its start), not the time measured until the timer fired.
     const timeout = state.startedAt ? Date.parse(state.waitUntil) - Date.parse(state.startedAt) : null;
     const error = `wait_timeout: no '${state.waitEvent}' signal${timeout === null ? '' : ` within ${formatDuration(timeout)}`}`;
-    ended.nodes[nodeId] = moveNode(state, 'expire', { error, finishedAt: at, durationMs: waited });
+    ended.nodes[nodeId] = moveNode(state, 'expire', { error, errorCode: 'wait_timeout', finishedAt: at, durationMs: waited });
     ended.events.push(
       { type: 'run_woken', fields: { nodeId, by: 'timeout', event: state.waitEvent } },
       { type: 'node_failed', fields: { nodeId, error, code: 'wait_timeout', attempts: 0, durationMs: waited } },

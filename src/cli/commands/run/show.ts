@@ -36,7 +36,7 @@ const homeLabel = (home: { id: string; host: string | null; path: string | null 
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
-    state.status === 'waiting' ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
+    state.status === 'waiting' && !state.waitingFor ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
     state.outputTruncated ? `output truncated in the run detail (whole in ${nodeId}.out)` : undefined,
     state.logTruncated ? `${nodeId}.log truncated (see its last line)` : undefined,

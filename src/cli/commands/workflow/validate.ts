@@ -39,7 +39,8 @@ async function check(tools: Tools, file: string): Promise<FileReport> {
 /**
  * `svc workflow validate <file|dir...>`: offline — no server, no store — so it runs in CI and
  * pre-commit hooks. Prints each problem as `file:line:col: message` (the form editors and CI
- * annotators parse); exit 1 when any file is invalid, else 0 with one OK line.
+ * annotators parse), then a count on a line of its own; exit 1 when any file is invalid, else 0
+ * with one OK line. Everything goes to stdout.
  */
 export default defineCommand({
   args: [['<file...>', 'workflow files, or directories of them']],
@@ -55,8 +56,12 @@ export default defineCommand({
       const count = (n: number) => `${n} workflow file${n === 1 ? '' : 's'}`;
       if (invalid.length === 0) cmd.io.out(`ok: ${count(reports.length)} valid\n`);
       else {
+        // On stdout after the errors, as tsc and eslint print their count: in one stream the count
+        // always follows the last error on a line of its own, however a terminal, a pipe (`2>&1`)
+        // or a tool that joins stdout and stderr puts the two together (issue 29 saw it glued to
+        // the last error), and `> report.txt` keeps it.
         const errors = invalid.reduce((n, r) => n + r.errors.length, 0);
-        cmd.io.err(`${invalid.length} of ${count(reports.length)} invalid (${errors} error${errors === 1 ? '' : 's'})\n`);
+        cmd.io.out(`${invalid.length} of ${count(reports.length)} invalid (${errors} error${errors === 1 ? '' : 's'})\n`);
       }
     }
     return invalid.length === 0 ? 0 : 1;

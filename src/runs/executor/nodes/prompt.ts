@@ -1,4 +1,4 @@
-import { AgentError, withheldEnvironment } from '../../../agents/index.js';
+import { AgentError, withheldEnvironment, withheldVariableHint, readCodexProviderKeyEnv } from '../../../agents/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../../workflows/index.js';
@@ -45,10 +45,13 @@ export const promptRunner =
     const model = node.model ?? (await assistants.modelOf(assistant));
     const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
     // Least privilege (docs/contract.md, "Least-privilege environment"): the base set, the agent's own, what was allowed and what was given.
+    // The agent's own key: the endpoint's `apiKeyEnv`, else the one codex's own config.toml names
+    // for its provider (`env_key`: Azure, a local gateway), which codex cannot start without.
+    const ownKeyEnv = endpoint ? endpoint.apiKeyEnv : assistant === 'codex' ? await readCodexProviderKeyEnv(process.env) : null;
     const withheld = withheldEnvironment({
       server: process.env,
       assistant,
-      apiKeyEnv: endpoint?.apiKeyEnv,
+      apiKeyEnv: ownKeyEnv,
       allow: envAllow,
       given: { ...env, ...processVariables(variables) },
     });
@@ -89,7 +92,9 @@ export const promptRunner =
           const resumeAt = error.resumeAt ?? new Date(Date.now() + usageLimitRetryMs).toISOString();
           throw new NodeFailure(error.code, error.message, error.costUsd, resumeAt);
         }
-        throw new NodeFailure(error.code, error.message, error.costUsd);
+        // A failure naming a variable the agent was not given says how to give it.
+        const hint = withheldVariableHint(error.message, process.env, withheld.env);
+        throw new NodeFailure(error.code, hint ? `${error.message}; ${hint}` : error.message, error.costUsd);
       }
       throw error;
     }
