@@ -1,0 +1,52 @@
+import type { Permissions, RunDetail, RunEvent } from '../../client/types.js';
+import { outputCut, outputOf } from '../run-events.js';
+import { CutNotes } from './cut-notes.js';
+import { NodeOutput } from './output.js';
+import { StatusBadge } from './status.js';
+import { ToolCalls } from './tool-calls.js';
+
+/** The permission levels in a phrase (docs/contract.md, "Permissions"). */
+const PERMISSIONS_MEANING: Record<string, string> = {
+  read: 'reads and searches; writes no file, runs no command that changes one',
+  edit: "edits files and runs commands in the run's directory",
+  full: 'no checks at all',
+};
+
+/**
+ * The node chosen in the graph or the table. `permissions` comes from the page: it falls back to
+ * the node's definition, which only the run's graph holds.
+ */
+export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail; events: RunEvent[]; nodeId: string; permissions: Permissions | undefined }) {
+  const node = run.nodes[nodeId];
+  return (
+    <div class="output-panel">
+      <h2>
+        Output of <span class="mono">{nodeId}</span> {node ? <StatusBadge status={node.status} /> : null}
+      </h2>
+      {node?.error ? (
+        <p class="note error" role="alert">
+          {node.error}
+        </p>
+      ) : null}
+      {node?.waitingFor ? (
+        <p class="note" data-waiting-for={node.waitingFor}>
+          Waiting for an agent slot (SVC_MAX_CONCURRENT_AGENTS or the assistant's maxConcurrent); its timeout starts when it gets one.
+        </p>
+      ) : null}
+      {permissions ? (
+        <p class="muted" data-permissions={permissions}>
+          Agent permissions: <strong>{permissions}</strong> — {PERMISSIONS_MEANING[permissions]}
+        </p>
+      ) : null}
+      {node?.envGiven ? (
+        <p class="muted" data-env-given={node.envGiven.join(',')}>
+          Environment beyond the base set: {node.envGiven.length ? node.envGiven.join(', ') : 'none'}
+        </p>
+      ) : null}
+      {node?.reason ? <p class="note">Skipped: {node.reason}</p> : null}
+      <ToolCalls nodeId={nodeId} events={events} />
+      <NodeOutput nodeId={nodeId} text={outputOf(run, events, nodeId) || (node?.status === 'running' ? '…' : '(no output)')} />
+      <CutNotes nodeId={nodeId} output={outputCut(run, events, nodeId)} log={Boolean(node?.logTruncated)} />
+    </div>
+  );
+}
