@@ -2,7 +2,7 @@ import { renderPrompt, validateWorkflowSource } from '../../workflows/index.js';
 import { autoResumeAppointment } from '../wake-ups/auto-resume.js';
 import { settledStatus } from '../model/dag-rules.js';
 import type { StopReason } from './engine-deps.js';
-import { runVariables } from '../executor/executor.js';
+import { runVariables } from '../executor/run-variables.js';
 import { moveNode } from '../model/lifecycle.js';
 import { transition } from '../storage/transition.js';
 import { sumCost } from '../model/node-state.js';

@@ -1,7 +1,8 @@
 import type { EngineDeps, RecoveryOptions, StopReason } from './engine-deps.js';
 import { finishRun } from './finish.js';
 import { validateWorkflowSource } from '../../workflows/index.js';
-import { executeRun, runVariables, type ExecutorDeps } from '../executor/executor.js';
+import { executeRun, type ExecutorDeps } from '../executor/executor.js';
+import { runVariables } from '../executor/run-variables.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
 import { reservePort, type PortReservation } from './run-ports.js';
 import { needsSetup, setupEnvironment, setUpWorktree } from './run-setup.js';
