@@ -22,6 +22,15 @@ function providerArgs(endpoint: AgentRequest['endpoint']): string[] {
 }
 
 /**
+ * Codex's own words (on stderr, at start) when it could not put its helper aliases on PATH, which it
+ * refuses to do under a CODEX_HOME inside the temporary directory. Its Linux sandbox may need the
+ * `codex-linux-sandbox` alias (with a system bubblewrap older than 0.9, every sandboxed command
+ * then fails "bwrap: execvp codex-linux-sandbox"), so svc says why in its log (docs/decisions.md,
+ * "Codex's sandbox helper").
+ */
+const PATH_ALIASES_REFUSED = /could not create PATH aliases: ([^\n]*)/;
+
+/**
  * OpenAI Codex CLI: `codex exec --json [--model M]` plus the sandbox flag of the request's
  * permissions, then `-`: prompt on stdin. It reports tokens but no cost, so cost stays null rather
  * than a misleading 0; the engine prices the tokens when the assistant has a configured price
@@ -75,6 +84,12 @@ export function createCodexAgent(bin: string): Agent {
           if (line.type === 'error') lastError = message;
         },
       });
+      const refused = PATH_ALIASES_REFUSED.exec(outcome.stderrTail);
+      if (refused && process.platform === 'linux' && request.permissions !== 'full')
+        request.logger.warn('agent.codex_helpers_unavailable', {
+          reason: refused[1],
+          advice: 'set CODEX_HOME (or HOME) to a directory outside the temporary directory, or install bubblewrap 0.9 or later',
+        });
       if (failure || outcome.code !== 0) {
         const why = failure ?? lastError ?? (outcome.stderrTail || `exit code ${outcome.code ?? outcome.signal}`);
         const limit = detectUsageLimit(why);

@@ -8,7 +8,7 @@
 // variables pointing at a trap that no request may reach.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -24,7 +24,7 @@ import {
   type NetworkTrap,
   type StandIn,
 } from '../support/model-standins.js';
-import { offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
+import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
@@ -74,7 +74,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanupAll);
 
-// A fresh HOME per test, with the agents' offline switches; svc's agents inherit its environment.
+// A fresh HOME per test, outside the temporary directory as a real user's is (agentHome), with the
+// agents' offline switches; svc's agents inherit its environment.
 const restoreEnv: Array<() => void> = [];
 beforeEach(async () => {
   const saved = { ...process.env };
@@ -82,7 +83,9 @@ beforeEach(async () => {
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   });
-  Object.assign(process.env, await offlineAgentEnv(await tempDir('svc-real-home-'), trap));
+  const home = await agentHome();
+  onCleanup(() => rm(home, { recursive: true, force: true }));
+  Object.assign(process.env, await offlineAgentEnv(home, trap));
   claude.requests.length = 0;
   codex.requests.length = 0;
 });
@@ -228,6 +231,20 @@ describe('the real Codex', { timeout: 90_000 }, () => {
     expect(live).toEqual(calls);
     expect(run.nodes.change).toMatchObject({ toolCalls: 1, toolsDenied: [], toolsDeniedCount: 0 });
     await expectNothingCommitted(run);
+  });
+
+  it('read with CODEX_HOME inside the temporary directory: svc logs why codex has no sandbox helper', async () => {
+    // codex refuses its helper aliases there whatever the machine; whether its sandbox then fails
+    // the command depends on the system bubblewrap (docs/decisions.md, "Codex's sandbox helper").
+    const home = await tempDir('svc-real-tmp-home-');
+    Object.assign(process.env, await offlineAgentEnv(home, trap));
+    const { run } = await runOnWorkspace('codex-read');
+    expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'read' });
+    const warnings = readFileSync(join(server.home, 'logs', 'svc.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('agent.codex_helpers_unavailable'))
+      .map((line) => JSON.parse(line) as Json);
+    expect(warnings.at(-1)).toMatchObject({ level: 'warn', reason: expect.stringContaining(join(home, '.codex')) });
   });
 
   it('full: no sandbox, and its command writes', async () => {

@@ -7,13 +7,35 @@
  * as the assistant's endpoint, as a user would.
  */
 
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NetworkTrap } from './model-standins.js';
 
 export const REAL_CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
 export const REAL_CODEX = fileURLToPath(new URL('../../node_modules/.bin/codex', import.meta.url));
+
+/** Whether `path` is `dir` or lies below it (path components, as codex compares them). */
+export const isUnder = (path: string, dir: string): boolean => {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * A fresh HOME for one test, outside the temporary directory, as a real user's is: codex 0.169
+ * refuses to create its helper aliases (`codex-linux-sandbox` on PATH) under a CODEX_HOME inside
+ * the temporary directory, and with a system bubblewrap older than 0.9 (no `--argv0`: Debian 12's
+ * 0.8.0) its sandbox then fails every command (docs/decisions.md, "Codex's sandbox helper"). Under
+ * `node_modules/.cache`, else `~/.cache`; the caller removes it.
+ */
+export async function agentHome(prefix = 'svc-real-home-'): Promise<string> {
+  const roots = [fileURLToPath(new URL('../../node_modules/.cache/svc-agent-homes', import.meta.url)), join(homedir(), '.cache', 'svc-agent-homes')];
+  const root = roots.find((dir) => !isUnder(dir, tmpdir()));
+  if (!root) throw new Error(`no place for an agent HOME outside the temporary directory ${tmpdir()}: tried ${roots.join(', ')}`);
+  await mkdir(root, { recursive: true });
+  return mkdtemp(join(root, prefix));
+}
 
 /**
  * Measured with codex 0.169.0 behind a trap: without these it reaches github.com, api.github.com
