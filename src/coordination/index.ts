@@ -7,7 +7,7 @@ export type {
   HomeCoordination,
   RunAnnouncements,
   RunCoordination,
-  RunWhereabouts,
+  RunLocation,
   TakenConversation,
   WorkspaceChange,
 } from './types.js';

@@ -41,7 +41,7 @@ function localRuns(): RunCoordination {
     forwardStop: async () => {},
     bindHome: async () => {},
     boundElsewhere: async () => false,
-    whereabouts: () => undefined,
+    location: () => undefined,
     share: () => undefined,
     close: async () => {
       queue = [];

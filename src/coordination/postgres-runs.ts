@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
-import type { ForwardedStop, RunAnnouncements, RunCoordination, RunWhereabouts } from './types.js';
+import type { ForwardedStop, RunAnnouncements, RunCoordination, RunLocation } from './types.js';
 
 const PENDING = 'svc_runs_pending';
 const STOPS = 'svc_run_stops';
@@ -139,7 +139,7 @@ export function postgresRunCoordination(options: PostgresRunClaimsOptions): RunC
       const home = rows[0]?.home_id ?? null;
       return home !== null && home !== homeId;
     },
-    async whereabouts(runId): Promise<RunWhereabouts> {
+    async location(runId): Promise<RunLocation> {
       const { rows } = await db.query<{ server_id: string | null; home_id: string | null; host: string | null; path: string | null; servers: number }>(
         `SELECT r.server_id, r.home_id, h.host, h.path,
            (SELECT count(*)::int FROM svc_servers s WHERE s.home_id = r.home_id AND s.lease_until >= now()) AS servers

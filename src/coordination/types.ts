@@ -15,7 +15,7 @@
  * It speaks in ids only, so the domain modules above it (engine, conversations, workspaces) can all
  * use it, and it knows none of them.
  *
- * Timed appointments (a due scheduled resume, issue 23) need no part of their own: every server may
+ * Timed wake-ups (a due scheduled resume, issue 23) need no part of their own: every server may
  * fire a due one, since the lifecycle transition it makes is compare-and-set, so one wins; the run
  * it makes pending is then `offer`ed here like any other, and the coordination decides which server
  * executes it (docs/decisions.md, "Coordination seam").
@@ -25,7 +25,7 @@
 export type ForwardedStop = 'cancel' | 'abandon';
 
 /** Where a run is, among the servers sharing the database (the run detail; docs/scaling.md). */
-export interface RunWhereabouts {
+export interface RunLocation {
   /** The server that claimed (executes, or executed) the run; null while none holds it. */
   serverId: string | null;
   /** The home holding the run's worktree, when it has one: only servers of that home claim the run. */
@@ -72,7 +72,7 @@ export interface RunCoordination {
   /** Whether a process of another home must continue the run (its worktree is there). */
   boundElsewhere(runId: string): Promise<boolean>;
   /** Which server holds the run and which home its worktree is in; undefined when one process holds every run. */
-  whereabouts(runId: string): Promise<RunWhereabouts> | undefined;
+  location(runId: string): Promise<RunLocation> | undefined;
   /** The servers alive and the runs each executes (`/api/health`); undefined when one process holds every run. */
   share(): Promise<{ servers: number; running: Record<string, number> }> | undefined;
   /** Stops taking part: claimed runs not started are let go, the lease ends. */

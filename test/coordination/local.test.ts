@@ -34,13 +34,13 @@ describe('localCoordination', () => {
     expect(await runs.claim(5)).toEqual(['run_a']);
   });
 
-  it('owns every run: none executes elsewhere, none is bound to another home, there are no whereabouts or share to report', async () => {
+  it('owns every run: none executes elsewhere, none is bound to another home, there are no location or share to report', async () => {
     const coordination = localCoordination();
     expect(coordination.serverId).toBeUndefined();
     expect(coordination.placesRunsAtLaunch).toBe(false);
     expect(coordination.runs.executesElsewhere('run_a')).toBe(false);
     expect(await coordination.runs.boundElsewhere('run_a')).toBe(false);
-    expect(coordination.runs.whereabouts('run_a')).toBeUndefined();
+    expect(coordination.runs.location('run_a')).toBeUndefined();
     expect(coordination.runs.share()).toBeUndefined();
   });
 

@@ -1,4 +1,4 @@
-// The one timer of timed appointments (docs/decisions.md, "Waits and signals"): a run whose `wakeAt`
+// The one timer of timed wake-ups (docs/decisions.md, "Waits and signals"): a run whose `wakeAt`
 // stays due after its keep — a keep that fails, or a hostile record no kind clears — is looked at
 // again after a pause, never in a loop that holds the server's event loop.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunStreamEvent } from '../../src/runs/model/events.js';
 import { freshNodeState } from '../../src/runs/model/node-state.js';
-import { RunAppointments } from '../../src/runs/wake-ups/wake-ups.js';
+import { RunWakeUps } from '../../src/runs/wake-ups/wake-ups.js';
 import { RunStore } from '../../src/runs/storage/run-store.js';
 import type { RunRecord } from '../../src/runs/model/types.js';
 import { EventBus } from '../../src/events/bus.js';
@@ -41,20 +41,20 @@ const stuck = (): RunRecord => ({
   wakeAt: past,
 });
 
-describe('run appointments', () => {
+describe('run wake-ups', () => {
   let home: string;
   let store: Store;
   let runs: RunStore;
-  let appointments: RunAppointments | undefined;
+  let wakeUps: RunWakeUps | undefined;
 
   beforeEach(async () => {
-    home = await mkdtemp(join(tmpdir(), 'svc-appointments-'));
+    home = await mkdtemp(join(tmpdir(), 'svc-wake-ups-'));
     store = await openFileStore({ home, logger: silentLogger, lock: 'cli' });
     runs = await RunStore.open(store, new EventBus<RunStreamEvent>());
   });
 
   afterEach(async () => {
-    await appointments?.close();
+    await wakeUps?.close();
     await store.close();
     await rm(home, { recursive: true, force: true });
   });
@@ -63,8 +63,8 @@ describe('run appointments', () => {
     await runs.save(stuck());
     let keeps = 0;
     // A keep that never clears the appointment, as a kind whose claim keeps failing.
-    appointments = new RunAppointments(runs, [{ name: 'stuck', statuses: ['failed'], keep: async () => void keeps++ }], silentLogger);
-    await appointments.start();
+    wakeUps = new RunWakeUps(runs, [{ name: 'stuck', statuses: ['failed'], keep: async () => void keeps++ }], silentLogger);
+    await wakeUps.start();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // At start-up, then once a second at most: without the pause it fired hundreds of times.
     expect(keeps).toBeGreaterThanOrEqual(1);

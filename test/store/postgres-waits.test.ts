@@ -39,7 +39,7 @@ it('3 servers: 6 runs waiting 2s each wake once and complete once; the server th
   const [first, ...others] = await servers(url, 3, project);
   const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => startRun(first!, 'nap', { message: `nap ${i}` })));
   for (const id of ids) await waitForRun(first!, id, isWaiting, 10_000);
-  // The server the runs executed on is gone: the others keep the appointments they never made.
+  // The server the runs executed on is gone: the others keep the wake-ups they never made.
   await first!.stop('SIGKILL');
   for (const id of ids) {
     const run = await waitForStatus(others[0]!, id, 'completed', 20_000);

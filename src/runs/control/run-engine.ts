@@ -7,10 +7,10 @@ import { autoResumeKind } from '../wake-ups/auto-resume.js';
 import { RunStore } from '../storage/run-store.js';
 import type { RunEventFilter } from '../storage/run-repository.js';
 import type { RunPage } from '../storage/run-queries.js';
-import type { RunWhereabouts } from '../../coordination/index.js';
-import { RunAppointments } from '../wake-ups/wake-ups.js';
+import type { RunLocation } from '../../coordination/index.js';
+import { RunWakeUps } from '../wake-ups/wake-ups.js';
 import { RunExecutions } from './run-execution.js';
-import { RunDoors } from './run-operations.js';
+import { RunOperations } from './run-operations.js';
 import { RunStarts } from './run-start.js';
 import type { RunRecord } from '../model/types.js';
 
@@ -29,9 +29,9 @@ export { RUN_PARALLELISM } from './launch.js';
 export class RunEngine {
   readonly #executions: RunExecutions;
   readonly #starts: RunStarts;
-  readonly #doors: RunDoors;
+  readonly #operations: RunOperations;
   /** The server's timer for runs' wake-up times (wake-ups.ts); undefined outside a server. */
-  #appointments: RunAppointments | undefined;
+  #wakeUps: RunWakeUps | undefined;
 
   private constructor(
     private readonly deps: EngineDeps,
@@ -39,9 +39,9 @@ export class RunEngine {
     readonly runs: RunStore,
     options: RecoveryOptions,
   ) {
-    this.#executions = new RunExecutions(deps, runs, options, (wakeAt) => this.#appointments?.scheduled(wakeAt));
+    this.#executions = new RunExecutions(deps, runs, options, (wakeAt) => this.#wakeUps?.scheduled(wakeAt));
     this.#starts = new RunStarts(deps, runs, this.#executions);
-    this.#doors = new RunDoors(deps, runs, this.#executions);
+    this.#operations = new RunOperations(deps, runs, this.#executions);
   }
 
   /** `options.recover`: this process executes runs, starting with what its predecessor left (recovery.ts); else it never does. */
@@ -61,8 +61,8 @@ export class RunEngine {
   }
 
   /** Which server holds the run and which home its worktree is in (the run detail); undefined when this process owns every run. */
-  whereabouts(runId: string): Promise<RunWhereabouts> | undefined {
-    return this.deps.coordination.runs.whereabouts(runId);
+  location(runId: string): Promise<RunLocation> | undefined {
+    return this.deps.coordination.runs.location(runId);
   }
 
   /** The servers sharing the database and the runs each executes (`/api/health`); undefined when this process owns every run. */
@@ -71,17 +71,17 @@ export class RunEngine {
   }
 
   /**
-   * The server keeps the runs' appointments (docs/decisions.md, "Waits and signals",
+   * The server keeps the runs' wake-ups (docs/decisions.md, "Waits and signals",
    * "Auto-resume"): waits and auto-resumes that came due while no server ran are kept now, later
-   * ones when their time comes. With a shared database every `pollMs` too, for the appointments
+   * ones when their time comes. With a shared database every `pollMs` too, for the wake-ups
    * other servers' runs made. Not awaited by start-up: keeping a due auto-resume starts a run, which
    * the server's first answer need not wait for (the first check runs at once all the same).
    */
   keepAppointments(pollMs?: number): void {
-    const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#doors.wake(run) };
+    const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#operations.wake(run) };
     const autoResumes = autoResumeKind(this.runs, this, this.deps.logger);
-    this.#appointments = new RunAppointments(this.runs, [waits, autoResumes], this.deps.logger, pollMs);
-    void this.#appointments.start();
+    this.#wakeUps = new RunWakeUps(this.runs, [waits, autoResumes], this.deps.logger, pollMs);
+    void this.#wakeUps.start();
   }
 
   /** A new run, or a failed one of the conversation marked to resume continued (run-start.ts). */
@@ -95,34 +95,34 @@ export class RunEngine {
   }
 
   cancel(runId: string): Promise<RunRecord> {
-    return this.#doors.cancel(runId);
+    return this.#operations.cancel(runId);
   }
 
   abandon(runId: string): Promise<RunRecord> {
-    return this.#doors.abandon(runId);
+    return this.#operations.abandon(runId);
   }
 
   /** The first waiting gate (definition order) completes with the comment as its output. */
   approve(runId: string, comment?: string): Promise<RunRecord> {
-    return this.#doors.approve(runId, comment);
+    return this.#operations.approve(runId, comment);
   }
 
   /** `POST …/signal`: the node waiting for `event` completes with the payload as its output and the run goes on. */
   signal(runId: string, event: string, payload?: unknown): Promise<RunRecord> {
-    return this.#doors.signal(runId, event, payload);
+    return this.#operations.signal(runId, event, payload);
   }
 
   reject(runId: string, reason?: string): Promise<RunRecord> {
-    return this.#doors.reject(runId, reason);
+    return this.#operations.reject(runId, reason);
   }
 
   /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
   resume(runId: string, options: { maxCostUsd?: number } = {}): Promise<RunRecord> {
-    return this.#doors.resume(runId, options);
+    return this.#operations.resume(runId, options);
   }
 
   delete(runId: string): Promise<RunRecord> {
-    return this.#doors.delete(runId);
+    return this.#operations.delete(runId);
   }
 
   /**
@@ -185,7 +185,7 @@ export class RunEngine {
   /** Shutdown: executing runs stop as `failed`/`interrupted` (resumable); queued ones stay `pending`. */
   async close(): Promise<void> {
     this.#executions.closeSlots();
-    await this.#appointments?.close();
+    await this.#wakeUps?.close();
     await this.#executions.stopAll();
     await this.deps.coordination.runs.close();
   }

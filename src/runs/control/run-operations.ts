@@ -18,7 +18,7 @@ const now = () => new Date().toISOString();
  * (cancel, abandon), continuing a paused or waiting one (approve, signal, a wait's end), rejecting
  * it, marking a failed one to be resumed, deleting it, and checking that its branch may be landed.
  */
-export class RunDoors {
+export class RunOperations {
   constructor(
     private readonly deps: Pick<EngineDeps, 'coordination' | 'bus' | 'places'>,
     private readonly runs: RunStore,

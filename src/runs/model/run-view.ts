@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RunEvent } from './events.js';
-import type { RunWhereabouts } from '../../coordination/index.js';
+import type { RunLocation } from '../../coordination/index.js';
 import type { RunViewSchema } from './schemas.js';
 import type { RunRecord } from './types.js';
 import { toDrawNodes, type DrawNode, type Permissions, type RawNode } from '../../workflows/index.js';
@@ -36,7 +36,7 @@ function graphOf(definition: unknown, cap: Permissions | null | undefined): Draw
  */
 export function toRunView(
   run: RunRecord,
-  options: { detail?: boolean; events?: RunEvent[]; whereabouts?: RunWhereabouts; definitionChanged?: boolean | undefined } = {},
+  options: { detail?: boolean; events?: RunEvent[]; location?: RunLocation; definitionChanged?: boolean | undefined } = {},
 ): RunView {
   const { definition, variables, ...rest } = run;
   return {
@@ -44,12 +44,12 @@ export function toRunView(
     ...(options.detail ? { variables, graph: graphOf(definition, run.permissions) } : {}),
     ...(options.definitionChanged !== undefined ? { definitionChanged: options.definitionChanged } : {}),
     ...(options.events ? { events: options.events } : {}),
-    ...(options.whereabouts ? whereaboutsView(run, options.whereabouts) : {}),
+    ...(options.location ? locationView(run, options.location) : {}),
   };
 }
 
 /** Which server holds the run and where its worktree is (a shared database, docs/scaling.md); why a pending run waits. */
-function whereaboutsView(run: RunRecord, { serverId, home }: RunWhereabouts) {
+function locationView(run: RunRecord, { serverId, home }: RunLocation) {
   const worktreeHome = home && { id: home.id, host: home.host, path: home.path, liveServers: home.servers };
   const stranded = run.status === 'pending' && home !== null && home.servers === 0;
   const where = home && `${home.id}${home.host ? ` (host ${home.host}, SVC_HOME ${home.path})` : ''}`;

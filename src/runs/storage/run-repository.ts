@@ -44,7 +44,7 @@ export interface RunRepository extends AutoResumeClaims {
   withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]>;
   /**
    * Runs in these states whose `wakeAt` is at or before `at` (ISO), earliest wake-up first: the
-   * appointments now due (wake-ups.ts). The states say which kinds of appointment are asked
+   * wake-ups now due (wake-ups.ts). The states say which kinds of appointment are asked
    * for, so a `wakeAt` left on a run in another state is never due.
    */
   dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]>;

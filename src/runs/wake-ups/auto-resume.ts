@@ -12,7 +12,7 @@ import type { Logger } from '../../shared/logger.js';
 import { validateWorkflowSource } from '../../workflows/index.js';
 import type { StartRunRequest } from '../model/start-request.js';
 import { RunChangedElsewhere } from '../storage/transition.js';
-import type { AppointmentKind } from './wake-ups.js';
+import type { WakeUpKind } from './wake-ups.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
 
@@ -58,7 +58,7 @@ async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
  * `autoResumeAt`, set together) has come is claimed by compare-and-set — with several servers on
  * one database, or a timer and a cancel, one wins and the others let it go — and resumed.
  */
-export function autoResumeKind(runs: RunStore, engine: RunResumeDoors, logger: Logger): AppointmentKind {
+export function autoResumeKind(runs: RunStore, engine: RunResumeDoors, logger: Logger): WakeUpKind {
   return {
     name: 'auto-resume',
     statuses: ['failed'],

@@ -8,7 +8,7 @@ import type { RunRecord, RunStatus } from '../model/types.js';
  * lifecycle's compare-and-set: with several servers on one database, one of them wins, the others
  * are told and let it go) and clears or moves its `wakeAt`.
  */
-export interface AppointmentKind {
+export interface WakeUpKind {
   readonly name: string;
   readonly statuses: readonly RunStatus[];
   keep(run: RunRecord): Promise<void>;
@@ -21,13 +21,13 @@ const STILL_DUE_RETRY_MS = 1_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Timed appointments on runs (docs/decisions.md, "Waits and signals"): the time is on the run's record
+ * Timed wake-ups on runs (docs/decisions.md, "Waits and signals"): the time is on the run's record
  * (`wakeAt`, in both stores), so it survives a restart and a `kill -9`. The server keeps one timer,
  * for the earliest appointment of any kind; at start-up and whenever it fires it keeps every
  * appointment due, then arms for the next. Only a server does this (app/context.ts): a CLI process
  * that opened the store for one command never continues a run on its own.
  */
-export class RunAppointments {
+export class RunWakeUps {
   #timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires (ms since the epoch). */
   #armedFor = Infinity;
@@ -38,7 +38,7 @@ export class RunAppointments {
 
   constructor(
     private readonly runs: RunStore,
-    private readonly kinds: readonly AppointmentKind[],
+    private readonly kinds: readonly WakeUpKind[],
     private readonly logger: Logger,
     /**
      * With a database shared by several servers, an appointment another server made is seen only

@@ -110,9 +110,9 @@ export const runRoutes = [
     responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
     handle: async ({ ctx, params }) => {
       const run = await ctx.engine.get(params.runId);
-      const whereabouts = await ctx.engine.whereabouts(run.id);
+      const location = await ctx.engine.location(run.id);
       const definitionChanged = await ctx.engine.definitionChanged(run);
-      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), definitionChanged, ...(whereabouts ? { whereabouts } : {}) });
+      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), definitionChanged, ...(location ? { location } : {}) });
     },
   }),
   defineRoute({

@@ -215,7 +215,7 @@ export function runRepositoryContract(factory: ContractStoreFactory): void {
     expect(await runs.get(failed.id)).toBeUndefined();
   });
 
-  it('auto-resume appointments: failed runs found by their wakeAt, claimed once by compare-and-set (clearing both), across a reopen', async () => {
+  it('auto-resume wake-ups: failed runs found by their wakeAt, claimed once by compare-and-set (clearing both), across a reopen', async () => {
     let runs = await stores.current().runs();
     // An appointment is `autoResumeAt` and `wakeAt` together (finish.ts).
     const late = run(1, { status: 'failed', autoResumeAt: at(30), wakeAt: at(30) });
