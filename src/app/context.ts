@@ -21,10 +21,13 @@ import { openFileStore, type FileStore } from '../store/index.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
 import { allWorkspaces, openWorkspaceRepositories, WorkspaceService } from '../workspaces/index.js';
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
-import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
+import { openScheduleRepository, ScheduleService, scheduledWorkflows } from '../schedules/index.js';
 import { LandingService } from '../landing/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
+
+/** The schedules the server fires (schedules/scheduled-workflows.ts), exported here too for the tests that open a context. */
+export { scheduledWorkflows };
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -271,22 +274,6 @@ function openConversationService(
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => service.runEvent(event));
   return service;
-}
-
-/** Every schedule of the workflows the server sees (its directory and the registered workspaces). */
-export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string): Promise<ScheduledWorkflow[]> {
-  const discovery = await catalog.discover(cwd, { triggersOnly: true });
-  const dir = await catalog.resolveCwd(cwd);
-  return discovery.workflows.flatMap((w) =>
-    (w.workflow.triggers.schedule ?? []).map((schedule, index) => ({
-      workflow: w.name,
-      filename: w.filename,
-      cwd: w.root ?? dir,
-      workspaceId: w.workspaceId,
-      index,
-      schedule,
-    })),
-  );
 }
 
 export async function closeContext(context: AppContext): Promise<void> {
