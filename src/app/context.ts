@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/index.js';
 import { catalogResolver, WorkflowCatalog } from '../catalog/index.js';
-import { RunEngine, isSettlingEvent, isTerminal } from '../runs/index.js';
+import { RunEngine, isTerminal } from '../runs/index.js';
 import {
   ConversationService,
+  EngineConversations,
   openConversationEventLog,
   openConversationRepositories,
   type ConversationEventLog,
   type SvcStreamEvent,
-  newConversationRecord,
 } from '../conversations/index.js';
 import { localCoordination, type AnsweringCoordination } from '../coordination/index.js';
 import { EventBus } from '../events/index.js';
@@ -19,21 +19,16 @@ import type { Settings } from '../shared/settings.js';
 import { packageVersion } from '../shared/version.js';
 import { openFileStore, type FileStore } from '../store/index.js';
 import type { PostgresDatabase } from '../store/postgres/index.js';
-import { newId } from '../shared/ids.js';
-import {
-  type WorkspaceRecord,
-  openWorkspaceRepositories,
-  type WorkspaceRepository,
-  WorkspaceService,
-  type RunPlace,
-  worktreeCommits,
-} from '../workspaces/index.js';
+import { allWorkspaces, openWorkspaceRepositories, WorkspaceService } from '../workspaces/index.js';
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
-import { openScheduleRepository, ScheduleService, type ScheduledWorkflow } from '../schedules/index.js';
+import { openScheduleRepository, ScheduleService, scheduledWorkflows } from '../schedules/index.js';
 import { LandingService } from '../landing/index.js';
 import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
+
+/** The schedules the server fires (schedules/scheduled-workflows.ts), exported here too for the tests that open a context. */
+export { scheduledWorkflows };
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -172,40 +167,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           runLeaseMs: settings.runLeaseMs,
         },
         agents,
-        assistants: {
-          defaultAssistant: async () => (await assistants.get()).defaultAssistant,
-          modelOf: (name) => assistants.modelOf(name),
-          endpointOf: (name) => assistants.endpointOf(name),
-          priceOf: (name) => assistants.priceOf(name),
-        },
+        assistants,
         resolver: catalogResolver(ctx.workflows),
-        places: {
-          place: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, options)),
-          resume: async (workspaceId, runId, options) => toRunPlace(await workspaces.placeRun(workspaceId, runId, { ...options, existingOnly: true })),
-          pathOf: (workspaceId) => workspaces.pathOf(workspaceId),
-          env: (workspaceId) => workspaces.envValues(workspaceId),
-          assertAgentAllowed: (workspaceId, cwd) => workspaces.assertAgentAllowed(workspaceId, cwd),
-          prepare: (workspaceId, cwd) => workspaces.prepareWorktree(workspaceId, cwd),
-          release: (runId) => workspaces.removeRunEnvironment(runId),
-          commits: worktreeCommits({ env: process.env, timeoutMs: settings.gitTimeoutMs }),
-        },
-        // Asked only after the conversations below exist.
-        conversations: {
-          workspaceOf: async (id) => (await conversationRepositories.conversations.get(id))?.workspace_id ?? null,
-          // Through the repository, so the worker conversation is kept where every other one is.
-          createWorker: async (run) => {
-            const record = newConversationRecord({
-              platform_conversation_id: newId('wkr'),
-              workspace_id: run.workspaceId,
-              title: `${run.workflow} run ${run.id}`,
-              run_id: run.id,
-            });
-            // Not fsynced: the run's record, written durably next, holds all a run needs of it (its
-            // platformId); a power loss may lose this label, never the run (docs/decisions.md, "Fewer writes between two nodes").
-            await conversationRepositories.conversations.insert(record, { sync: false });
-            return record.platform_conversation_id;
-          },
-        },
+        worktrees: workspaces.runWorktrees,
+        conversations: new EngineConversations(conversationRepositories),
       },
       { recover: policy.executes, requeuePending: policy.requeuesPending },
     );
@@ -264,21 +229,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   }
 }
 
-/** A run's place as the engine sees it: its cwd, and whether that is a worktree this server made in its own home. */
-function toRunPlace(place: RunPlace) {
-  return { cwd: place.cwd, worktree: place.environment !== null, branch: place.environment?.branch, baseCommit: place.baseCommit };
-}
-
-/** Every registered workspace, page by page (discovery reads each one's `.svc/` folder). */
-async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
-  const all: WorkspaceRecord[] = [];
-  for (;;) {
-    const page = await repository.list({ limit: 500, offset: all.length });
-    all.push(...page.items);
-    if (page.items.length === 0 || all.length >= page.total) return all;
-  }
-}
-
 /** The conversations domain, given what it asks of the engine, the catalog, the workspaces and the configuration. */
 function openConversationService(
   ctx: AppContext,
@@ -294,13 +244,7 @@ function openConversationService(
     events,
     logger: ctx.logger,
     agents,
-    assistants: {
-      defaultAssistant: async () => (await assistants.get()).defaultAssistant,
-      modelOf: (name) => assistants.modelOf(name),
-      endpointOf: (name) => assistants.endpointOf(name),
-      permissionsOf: (name) => assistants.permissionsOf(name),
-      priceOf: (name) => assistants.priceOf(name),
-    },
+    assistants,
     workspaces: {
       assertExists: async (id) => void (await workspaces.get(id)),
       cwdOf: async (id) => (await workspaces.get(id)).path,
@@ -332,26 +276,8 @@ function openConversationService(
     answering,
   });
   // A run linked to a conversation posts its outcome there.
-  ownEvents((event) => {
-    if ('runId' in event && event.type !== 'run_deleted' && isSettlingEvent(event)) service.runSettled(event);
-  });
+  ownEvents((event) => service.runEvent(event));
   return service;
-}
-
-/** Every schedule of the workflows the server sees (its directory and the registered workspaces). */
-export async function scheduledWorkflows(catalog: WorkflowCatalog, cwd?: string): Promise<ScheduledWorkflow[]> {
-  const discovery = await catalog.discover(cwd, { triggersOnly: true });
-  const dir = await catalog.resolveCwd(cwd);
-  return discovery.workflows.flatMap((w) =>
-    (w.workflow.triggers.schedule ?? []).map((schedule, index) => ({
-      workflow: w.name,
-      filename: w.filename,
-      cwd: w.root ?? dir,
-      workspaceId: w.workspaceId,
-      index,
-      schedule,
-    })),
-  );
 }
 
 export async function closeContext(context: AppContext): Promise<void> {

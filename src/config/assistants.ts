@@ -51,6 +51,15 @@ export class AssistantsConfigService {
     return withDefaults(await this.repository.get());
   }
 
+  /**
+   * The assistant a node or conversation that names none uses. With the methods below, what the run
+   * engine (`AssistantChoice`) and the conversations (`ConversationAssistants`) ask of the
+   * configuration: the service is given to them as it is.
+   */
+  async defaultAssistant(): Promise<AssistantName> {
+    return (await this.get()).defaultAssistant;
+  }
+
   async modelOf(name: AssistantName): Promise<string | null> {
     return (await this.get()).assistants[name].model;
   }

@@ -9,10 +9,11 @@ export {
   type ConversationEventType,
   type SvcStreamEvent,
 } from './events.js';
-export { ConversationSchema, createWorkerConversation, MessageSchema, MESSAGE_ROLES, type Conversation, type Message } from './records.js';
+export { ConversationSchema, MessageSchema, MESSAGE_ROLES, type Conversation, type Message } from './records.js';
 export type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 export { HELP_TEXT } from './slash-commands.js';
-export { type StoredMessage, newConversationRecord } from './records.js';
+export type { StoredMessage } from './records.js';
+export { EngineConversations } from './run-conversations.js';
 
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
 export const loadPostgresConversations = () => import('./postgres-repository.js');

@@ -111,9 +111,3 @@ export function newConversationRecord(fields: Partial<ConversationRecord> = {}):
     ...fields,
   };
 }
-
-export async function createWorkerConversation(store: Store, runId: string, workflow: string, workspaceId: string | null): Promise<ConversationRecord> {
-  const record = newConversationRecord({ platform_conversation_id: newId('wkr'), workspace_id: workspaceId, title: `${workflow} run ${runId}`, run_id: runId });
-  await (await openConversations(store)).put(record);
-  return record;
-}

@@ -7,7 +7,8 @@
 import type { Permissions } from '../shared/permissions.js';
 import type { AssistantName } from '../config/index.js';
 import { DomainError } from '../shared/errors.js';
-import type { ConversationEvent } from './events.js';
+import { isSettlingEvent } from '../runs/index.js';
+import type { ConversationEvent, SvcStreamEvent } from './events.js';
 import { Orchestrator } from './orchestrator.js';
 import type { ConversationDeps, RunOutcomeEvent } from './ports.js';
 import { conversationView, messageView, newConversationRecord, type Conversation, type ConversationRecord, type Message } from './records.js';
@@ -108,7 +109,12 @@ export class ConversationService {
     return this.deps.events.replay(conversationId, after);
   }
 
-  /** Called for every settling run event (the composition root subscribes it to the bus). */
+  /** Called for every event of this server's own runs (the composition root subscribes it): a run linked to a conversation posts its outcome there. */
+  runEvent(event: SvcStreamEvent): void {
+    if ('runId' in event && event.type !== 'run_deleted' && isSettlingEvent(event)) this.runSettled(event);
+  }
+
+  /** Called for every settling run event. */
   runSettled(event: RunOutcomeEvent): void {
     void this.orchestrator
       .postRunOutcome(event)

@@ -5,6 +5,8 @@
  * this file (docs/ARCHITECTURE.md, "Rooms and front doors").
  */
 export { RunEngine } from './control/run-engine.js';
+// The ports the engine is opened with, for the domains that implement them (workspaces, conversations).
+export type { RunConversations, RunWorktree, WorktreePreparation, WorktreeProvider } from './control/engine-deps.js';
 export type { RunRecord } from './model/types.js';
 export { changeRange } from './model/change-range.js';
 export { RUN_EVENT_TYPES, type RunStreamEvent, isSettlingEvent } from './model/events.js';

@@ -3,10 +3,11 @@
  * a commit per node and the diff of a run, clean-up, and where a run's branch is landed from.
  */
 export { WorkspaceService, type LandingSite } from './service.js';
+export type { RunWorktrees } from './run-worktrees.js';
 export { isDirectory } from './local-repository.js';
 export { AGE_HINT, parseAge } from './age.js';
 export { type CleanupResult, CleanupResultSchema, type KeptEnvironment } from './cleanup.js';
-export { identityArgs, worktreeCommits } from './commits.js';
+export { identityArgs } from './commits.js';
 export { type DiffFile, type RunDiff, RunDiffSchema } from './diff.js';
 export { GitError, runGit } from './git.js';
 export {
@@ -18,8 +19,8 @@ export {
   type WorkspaceRecord,
   WorkspaceSchema,
 } from './records.js';
-export { type WorkspaceRepository, openWorkspaceRepositories } from './repository.js';
-export { ENV_KEY_PATTERN, type RunPlace } from './service.js';
+export { allWorkspaces, type WorkspaceRepository, openWorkspaceRepositories } from './repository.js';
+export { ENV_KEY_PATTERN } from './service.js';
 export type { WorktreeGit } from './worktrees.js';
 
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").

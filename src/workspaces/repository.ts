@@ -145,3 +145,13 @@ export async function openWorkspaceRepositories(store: Store): Promise<Workspace
     secrets: secretsOn(await store.collection<{ id: string; values: Record<string, string> }>(SECRETS_COLLECTION, 'single')),
   };
 }
+
+/** Every registered workspace, page by page (the catalog's discovery reads each one's `.svc/` folder). */
+export async function allWorkspaces(repository: WorkspaceRepository): Promise<WorkspaceRecord[]> {
+  const all: WorkspaceRecord[] = [];
+  for (;;) {
+    const page = await repository.list({ limit: 500, offset: all.length });
+    all.push(...page.items);
+    if (page.items.length === 0 || all.length >= page.total) return all;
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * A run's git worktree on disk (docs/contract.md, "Workspaces"): made on branch `svc/<runId>` under
  * `<home>/workspaces/<id>/worktrees/`, and removed with its branch, leaving nothing behind in the
- * repository it belongs to. The records of worktrees are the service's; this is only the git side.
+ * repository it belongs to. The records of worktrees are run-worktrees.ts's; this is only the git side.
  */
 
 import { mkdir, rm } from 'node:fs/promises';

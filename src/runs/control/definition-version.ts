@@ -8,10 +8,10 @@ import type { RunRecord } from '../model/types.js';
  * else the directory it started in. Undefined when that cannot be told: a run recorded before
  * versions, or a workflow that is gone or no longer parses.
  */
-export async function definitionChanged(deps: Pick<EngineDeps, 'resolver' | 'places'>, run: RunRecord): Promise<boolean | undefined> {
+export async function definitionChanged(deps: Pick<EngineDeps, 'resolver' | 'worktrees'>, run: RunRecord): Promise<boolean | undefined> {
   if (!run.definitionHash) return undefined;
   try {
-    const cwd = run.workspaceId ? await deps.places.pathOf(run.workspaceId) : run.cwd;
+    const cwd = run.workspaceId ? await deps.worktrees.pathOf(run.workspaceId) : run.cwd;
     const resolved = await deps.resolver.resolve(run.workflow, cwd);
     return resolved === undefined ? undefined : hashDefinition(resolved.definition) !== run.definitionHash;
   } catch {

@@ -41,7 +41,7 @@ export interface EngineLimits {
 }
 
 /** A run's working directory, and whether it is a worktree in this server's home (which binds the run to that home). */
-export interface RunPlace {
+export interface RunWorktree {
   cwd: string;
   worktree?: boolean;
   /** A worktree's branch (`svc/<runId>`). */
@@ -59,22 +59,23 @@ export interface WorktreePreparation {
 }
 
 /**
- * Where runs on a workspace execute and what they get there (docs/contract.md, "Workspaces"). The
- * composition root wires the workspaces service in; the engine knows no more of workspaces than this.
+ * Where runs on a workspace execute and what they get there (docs/contract.md, "Workspaces"): a
+ * worktree of their own. The workspaces implement it (workspaces/run-worktrees.ts); the engine knows
+ * no more of workspaces than this.
  */
-export interface RunPlaces {
+export interface WorktreeProvider {
   /**
    * The run's working directory in the workspace: a worktree of its own, made at start — or, with
    * `here`, at launch by the server that executes it, from that server's own clone. `from`: the
    * commit its branch starts at (a follow-on run), instead of the workspace's default branch.
    */
-  place(workspaceId: string, runId: string, options?: { here?: boolean; from?: string }): Promise<RunPlace>;
+  place(workspaceId: string, runId: string, options?: { here?: boolean; from?: string }): Promise<RunWorktree>;
   /**
    * The worktree a resumed run continues in; rejects (409 `worktree_gone`) when it was cleaned up.
    * Without `here`, with a shared database, a worktree in another server's home is taken as it is
    * recorded (only a server of that home can look at it).
    */
-  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunPlace>;
+  resume(workspaceId: string, runId: string, options?: { here?: boolean }): Promise<RunWorktree>;
   /** The workspace's registered path, on a run's record until a server places it; rejects (404) for an unknown workspace. */
   pathOf(workspaceId: string): Promise<string>;
   /** The workspace's env values, for its nodes' processes only. */
@@ -121,7 +122,7 @@ export interface EngineDeps {
   agents: Record<AssistantName, Agent>;
   assistants: AssistantChoice;
   resolver: WorkflowResolver;
-  places: RunPlaces;
+  worktrees: WorktreeProvider;
   conversations: RunConversations;
 }
 

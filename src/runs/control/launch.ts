@@ -14,14 +14,14 @@ export const RUN_PARALLELISM = 8;
  * placed it at start. Resolves to what changes on the run's record: its cwd, and a new worktree's
  * branch and base commit.
  */
-export async function placeAtLaunch(deps: Pick<EngineDeps, 'places' | 'coordination'>, run: RunRecord): Promise<Partial<RunRecord>> {
+export async function placeAtLaunch(deps: Pick<EngineDeps, 'worktrees' | 'coordination'>, run: RunRecord): Promise<Partial<RunRecord>> {
   if (!deps.coordination.placesRunsAtLaunch || !run.workspaceId) return {};
   const resumed = Object.values(run.nodes).some((state) => state.status === 'completed');
   // A follow-on run's base commit is on its record from the start: the earlier run's head (run-start.ts `start`).
   const from = run.fromRunId && run.baseCommit ? { from: run.baseCommit } : {};
   const place = resumed
-    ? await deps.places.resume(run.workspaceId, run.id, { here: true })
-    : await deps.places.place(run.workspaceId, run.id, { here: true, ...from });
+    ? await deps.worktrees.resume(run.workspaceId, run.id, { here: true })
+    : await deps.worktrees.place(run.workspaceId, run.id, { here: true, ...from });
   // Its worktree is in this home now: an approval or a resume continues it here, on a server of this home.
   if (place.worktree) await deps.coordination.runs.bindHome(run.id);
   return {
@@ -46,12 +46,12 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       idleTimeoutMs: deps.limits.agentIdleTimeoutMs,
       usageLimitRetryMs: deps.limits.usageLimitRetryMs,
       logger: deps.logger,
-      assertAgentAllowed: (workspaceId, cwd) => deps.places.assertAgentAllowed(workspaceId, cwd),
+      assertAgentAllowed: (workspaceId, cwd) => deps.worktrees.assertAgentAllowed(workspaceId, cwd),
     },
-    workspaceEnv: run.workspaceId ? await deps.places.env(run.workspaceId) : {},
+    workspaceEnv: run.workspaceId ? await deps.worktrees.env(run.workspaceId) : {},
     envAllow: deps.limits.agentEnvAllow ?? [],
     fenceRounds: deps.coordination.runsMayBeTakenOver,
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
-    ...(run.branch ? { worktree: deps.places.commits } : {}),
+    ...(run.branch ? { worktree: deps.worktrees.commits } : {}),
   };
 }

@@ -181,7 +181,7 @@ export class RunExecutions {
   /** The worktree setup with what a bash node of the run gets in its environment; the run with it, and its failure or null. */
   #setUp(run: RunRecord, deps: ExecutorDeps, signal: AbortSignal): Promise<{ run: RunRecord; failure: string | null }> {
     const env = setupEnvironment(deps.workspaceEnv, runVariables(run, this.runs.artifactsDir(run.id), deps.port));
-    return setUpWorktree({ runs: this.runs, places: this.deps.places, logger: this.deps.logger, env }, run, signal);
+    return setUpWorktree({ runs: this.runs, worktrees: this.deps.worktrees, logger: this.deps.logger, env }, run, signal);
   }
 
   /** The one place a run reaches its resulting state after execution or an outside stop. */

@@ -20,7 +20,7 @@ const now = () => new Date().toISOString();
  */
 export class RunOperations {
   constructor(
-    private readonly deps: Pick<EngineDeps, 'coordination' | 'bus' | 'places'>,
+    private readonly deps: Pick<EngineDeps, 'coordination' | 'bus' | 'worktrees'>,
     private readonly runs: RunStore,
     private readonly executions: RunExecutions,
   ) {}
@@ -147,7 +147,7 @@ export class RunOperations {
     }
     // Published, not persisted: the log it would go to was removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
-    if (run.workspaceId) await this.deps.places.release(run.id);
+    if (run.workspaceId) await this.deps.worktrees.release(run.id);
     return run;
   }
 }

@@ -10,7 +10,7 @@
 
 import { spawnGroup } from '../../processes/index.js';
 import type { Logger } from '../../shared/logger.js';
-import type { RunPlaces, WorktreePreparation } from './engine-deps.js';
+import type { WorktreeProvider, WorktreePreparation } from './engine-deps.js';
 import type { RunEventFields } from '../model/events.js';
 import { capUtf8, OUTPUT_CAP_BYTES } from '../model/node-state.js';
 import { processVariables } from '../executor/nodes/process-env.js';
@@ -25,7 +25,7 @@ const ERROR_TAIL_BYTES = 2 * 1024;
 
 export interface SetupDeps {
   runs: RunStore;
-  places: Pick<RunPlaces, 'prepare' | 'commits'>;
+  worktrees: Pick<WorktreeProvider, 'prepare' | 'commits'>;
   logger: Logger;
   /** The environment of the script: the workspace's env values and the run's variables (with `$SVC_PORT`). */
   env: Record<string, string>;
@@ -87,7 +87,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   };
 
   try {
-    preparation = await deps.places.prepare(run.workspaceId!, run.cwd);
+    preparation = await deps.worktrees.prepare(run.workspaceId!, run.cwd);
   } catch (error) {
     await runs.emit(run, 'setup_started', {});
     return finish('failed', (error as Error).message);
@@ -103,7 +103,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
   // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
   try {
-    ({ head: headCommit } = await deps.places.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));
+    ({ head: headCommit } = await deps.worktrees.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));
   } catch (error) {
     return finish('failed', `svc could not commit what the setup changed: ${(error as Error).message}`, copied);
   }

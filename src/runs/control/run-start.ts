@@ -21,7 +21,7 @@ export class RunStarts {
   #continuing = new Set<string>();
 
   constructor(
-    private readonly deps: Pick<EngineDeps, 'resolver' | 'conversations' | 'coordination' | 'places'>,
+    private readonly deps: Pick<EngineDeps, 'resolver' | 'conversations' | 'coordination' | 'worktrees'>,
     private readonly runs: RunStore,
     private readonly executions: RunExecutions,
   ) {}
@@ -52,8 +52,8 @@ export class RunStarts {
     const place = !workspaceId
       ? { cwd }
       : this.deps.coordination.placesRunsAtLaunch
-        ? { cwd: await this.deps.places.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
-        : await this.deps.places.place(workspaceId, id, follow ? { from: follow.commit } : {});
+        ? { cwd: await this.deps.worktrees.pathOf(workspaceId), ...(follow ? { baseCommit: follow.commit } : {}) }
+        : await this.deps.worktrees.place(workspaceId, id, follow ? { from: follow.commit } : {});
     const platformId = await this.deps.conversations.createWorker({ id, workflow: request.workflow, workspaceId });
     const fresh = newRunRecord(request, resolved, { ...place, id, conversationId, platformId, workspaceId, fromRunId: follow?.fromRunId });
     const run = await transition(this.runs, fresh, 'create', { events: [{ type: 'run_created', fields: { trigger: fresh.trigger, message: fresh.message } }] });
@@ -75,7 +75,7 @@ export class RunStarts {
         try {
           // The run's own worktree, with what its completed nodes did; one cleaned up is not made
           // again (their changes are gone), nor is one of a workspace deleted meanwhile.
-          cwd = (await this.deps.places.resume(run.workspaceId, run.id)).cwd;
+          cwd = (await this.deps.worktrees.resume(run.workspaceId, run.id)).cwd;
         } catch (error) {
           await this.runs.save({ ...run, resumePending: false });
           throw error;

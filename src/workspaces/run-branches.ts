@@ -1,0 +1,60 @@
+/**
+ * A run's branch after its nodes (docs/decisions.md, "A commit per node, and the diff"): the diff
+ * of its commits, and the site landing merges, pushes or proposes it from (landing/). Both read the
+ * repository holding the branch in this server's home.
+ */
+
+import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
+import type { Environment, WorkspaceRecord } from './records.js';
+import { DomainError } from '../shared/errors.js';
+import type { WorkspaceCore } from './workspace-core.js';
+import type { WorktreeGit } from './worktrees.js';
+
+/** A run's branch as landing finds it: its worktree's record, its workspace, git, and the workspace's lock. */
+export interface LandingSite {
+  readonly environment: Environment;
+  readonly workspace: Pick<WorkspaceRecord, 'id' | 'default_branch'>;
+  readonly git: WorktreeGit & { /** `SVC_GH_BIN`. */ ghBin: string };
+  /**
+   * Runs work with the workspace's lock held: two merges into one checkout at once would both
+   * update its index and working tree, and the loser of the ref's compare-and-set would leave its
+   * files staged there.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export class RunBranches {
+  constructor(private readonly core: WorkspaceCore) {}
+
+  /**
+   * The diff of a run's commits from `base` to `head`, read from git's objects in the repository
+   * holding its branch (docs/decisions.md, "A commit per node, and the diff"). 409 `worktree_gone` once clean-up
+   * removed the branch; with a shared database, 409 `worktree_elsewhere` on a server of another
+   * home: the branch is in that home's repository, and only its servers read it (docs/scaling.md).
+   */
+  async runDiff(runId: string, range: DiffRange): Promise<RunDiff> {
+    return environmentDiff(await this.#runEnvironment(runId), range, this.core.git);
+  }
+
+  /** Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is not here. */
+  async landingSite(runId: string): Promise<LandingSite> {
+    const { core } = this;
+    const environment = await this.#runEnvironment(runId);
+    const workspace = await core.record(environment.workspace_id);
+    return { environment, workspace, git: { ...core.git, ghBin: core.deps.ghBin ?? 'gh' }, exclusive: (work) => core.exclusive(workspace.id, work) };
+  }
+
+  /** The environment holding a run's branch in this server's home. */
+  async #runEnvironment(runId: string): Promise<Environment> {
+    const { items } = await this.core.repos.environments.list({ runId });
+    const environment = items.find((e) => this.core.isOwn(e)) ?? items[0];
+    if (!environment) {
+      throw new DomainError('worktree_gone', `Run ${runId}'s worktree and its branch svc/${runId} were cleaned up; its changes are no longer kept.`);
+    }
+    if (!this.core.isOwn(environment)) {
+      const message = `Run ${runId}'s branch is in the repository of another server's home (${environment.home_id}); ask a server of that home.`;
+      throw new DomainError('worktree_elsewhere', message, { homeId: environment.home_id });
+    }
+    return environment;
+  }
+}
