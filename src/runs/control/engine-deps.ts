@@ -32,7 +32,7 @@ export interface EngineLimits {
   agentIdleTimeoutMs: number;
   /** `SVC_USAGE_LIMIT_RETRY_MS`: a usage limit that names no reset time resets this long after it was hit. */
   usageLimitRetryMs: number;
-  /** `SVC_AUTO_RESUME_ON_LIMIT`: a run failed on a usage limit gets an auto-resume appointment unless its workflow says `auto_resume: false`. */
+  /** `SVC_AUTO_RESUME_ON_LIMIT`: a run failed on a usage limit gets an auto-resume wake-up unless its workflow says `auto_resume: false`. */
   autoResumeOnLimit?: boolean;
   /** `SVC_AGENT_ENV_ALLOW`: the server's variables every agent (and bash node that withholds) gets beyond the base set. */
   agentEnvAllow?: readonly string[];

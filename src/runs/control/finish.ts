@@ -47,7 +47,7 @@ export async function finishRun(
     nameStopped(why);
     closeOpenNodes(why);
     return transition(runs, run, reason, {
-      // A waiting run stopped keeps no appointment.
+      // A waiting run stopped keeps no wake-up.
       patch: { nodes, costUsd, finishedAt: at, wakeAt: null },
       events: [reason === 'cancel' ? { type: 'run_cancelled', fields: {} } : { type: 'run_abandoned', fields: {} }],
     });
@@ -91,7 +91,7 @@ export async function finishRun(
     const code = failureCode ?? (resumeAt ? 'usage_limit' : (failed.find(([, s]) => s.errorCode)?.[1].errorCode ?? null));
     // Recorded with the failure itself, so no restart can come between the two; announced first,
     // so a follower that stops at `run_failed` has seen it. `wakeAt` is the same time: what the
-    // server's timer keeps (wake-ups.ts); `autoResumeAt` says what kind of appointment it is.
+    // server's timer keeps (wake-ups.ts); `autoResumeAt` says what kind of wake-up it is.
     const autoResumeAt = autoResumeAppointment(run, code, resumeAt, autoResumeByDefault);
     return transition(runs, run, 'fail', {
       patch: { nodes, costUsd, error, errorCode: code, resumeAt, autoResumeAt, wakeAt: autoResumeAt, finishedAt: at },

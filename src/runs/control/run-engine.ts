@@ -23,8 +23,8 @@ export { RUN_PARALLELISM } from './launch.js';
  * The run engine: the one facade the server, the CLI's offline mode, webhooks, schedules and
  * conversations use. It hands each operation to the module that does it: starting a run
  * (run-start.ts), executing runs in this process's slots, FIFO behind `SVC_MAX_CONCURRENT_RUNS`
- * (run-execution.ts), the user's doors on an existing run through the transition table
- * (run-operations.ts), and the server's timer for runs' appointments (wake-ups.ts).
+ * (run-execution.ts), the user's operations on an existing run through the transition table
+ * (run-operations.ts), and the server's timer for runs' wake-ups (wake-ups.ts).
  */
 export class RunEngine {
   readonly #executions: RunExecutions;

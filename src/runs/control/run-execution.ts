@@ -42,7 +42,7 @@ export class RunExecutions {
     private readonly deps: EngineDeps,
     private readonly runs: RunStore,
     options: RecoveryOptions,
-    /** A run ended with an appointment (a wait, an auto-resume): the server's timer is armed for it (wake-ups.ts). */
+    /** A run ended with a wake-up (a wait, an auto-resume): the server's timer is armed for it (wake-ups.ts). */
     private readonly appointed: (wakeAt: RunRecord['wakeAt']) => void,
   ) {
     const { limits, logger } = deps;
@@ -187,7 +187,7 @@ export class RunExecutions {
   /** The one place a run reaches its resulting state after execution or an outside stop. */
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
     const finished = await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
-    // A run that ends with an appointment (a wait, an auto-resume) arms the timer for it (wake-ups.ts).
+    // A run that ends with a wake-up (a wait, an auto-resume) arms the timer for it (wake-ups.ts).
     this.appointed(finished.wakeAt);
     this.notifySettled(finished);
     return finished;

@@ -93,7 +93,7 @@ export class RunOperations {
     return this.#carryOn(run, 'wake', events, elsewhere, { nodes: { ...run.nodes, ...nodes } });
   }
 
-  /** The appointment of a waiting run came (wake-ups.ts): its due waits end, and it goes on. */
+  /** The wake-up of a waiting run came (wake-ups.ts): its due waits end, and it goes on. */
   async wake(found: RunRecord): Promise<void> {
     const run = await this.executions.settledRun(found.id);
     if (run.status !== 'waiting') return;

@@ -40,7 +40,7 @@ export interface RunEventFields {
   run_failed: { error: string; code?: string; resumeAt?: string };
   /** The server will resume the failed run at `at`, when its usage limit resets (auto-resume.ts). */
   auto_resume_scheduled: { at: string };
-  /** The appointment was called off (`svc cancel` / `svc abandon` of the failed run); the run stays failed. */
+  /** The wake-up was called off (`svc cancel` / `svc abandon` of the failed run); the run stays failed. */
   auto_resume_cancelled: { at: string; reason: 'cancel' | 'abandon' };
   /**
    * The run's spend reached 80% of its cap (`threshold`), or an agent of a capped run reported no

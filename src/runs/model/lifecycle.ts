@@ -4,7 +4,7 @@ import { TERMINAL_STATUSES, type NodeState, type NodeStatus, type RunStatus } fr
 
 /**
  * Every change of a run's state, in one table: the engine's own (create, launch, finish,
- * interrupt) and the doors users open (cancel, approve, …). `from` is where a change applies,
+ * interrupt) and the operations users ask for (cancel, approve, …). `from` is where a change applies,
  * `to` what it may lead to, `events` what it may emit. `transition()` is the only code that sets
  * a run's status; the 409 of a user operation in the wrong state comes from the same rows.
  */
@@ -42,7 +42,7 @@ export type RunOperation = (typeof RUN_OPERATIONS)[number];
 
 export const canChange = (change: RunChange, status: RunStatus): boolean => (RUN_CHANGES[change].from as readonly RunStatus[]).includes(status);
 
-/** The door of a user operation: 409 `invalid_run_state` naming the current state and the allowed ones. */
+/** The check of a user operation: 409 `invalid_run_state` naming the current state and the allowed ones. */
 export function assertOperationAllowed(operation: RunOperation, status: RunStatus): void {
   if (canChange(operation, status)) return;
   const allowed: readonly RunStatus[] = RUN_CHANGES[operation].from;

@@ -126,7 +126,7 @@ export function postgresRunRepository(db: PostgresDatabase, serverId: string | n
         return true;
       }),
 
-    // One statement: of several servers whose timers fire together, only one clears the appointment.
+    // One statement: of several servers whose timers fire together, only one clears the wake-up.
     async claimAutoResume(runId, at) {
       const { rowCount } = await db.query(
         `UPDATE runs SET record = record || jsonb_build_object('autoResumeAt', NULL, 'wakeAt', NULL, 'updatedAt', $3::text)

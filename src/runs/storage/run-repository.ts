@@ -17,7 +17,7 @@ export type NewRunEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<
 
 export type { RunEventFilter } from '../../events/index.js';
 
-/** The auto-resume claim on the run records (auto-resume.ts); the appointment itself is the run's `wakeAt`, found by `dueWakeUps`. */
+/** The auto-resume claim on the run records (auto-resume.ts); the wake-up itself is the run's `wakeAt`, found by `dueWakeUps`. */
 export interface AutoResumeClaims {
   /**
    * Clears the run's `autoResumeAt` and `wakeAt` only while it still holds `at` and the run is
@@ -44,7 +44,7 @@ export interface RunRepository extends AutoResumeClaims {
   withStatus(statuses: readonly RunStatus[]): Promise<RunRecord[]>;
   /**
    * Runs in these states whose `wakeAt` is at or before `at` (ISO), earliest wake-up first: the
-   * wake-ups now due (wake-ups.ts). The states say which kinds of appointment are asked
+   * wake-ups now due (wake-ups.ts). The states say which kinds of wake-up are asked
    * for, so a `wakeAt` left on a run in another state is never due.
    */
   dueWakeUps(statuses: readonly RunStatus[], at: string): Promise<RunRecord[]>;

@@ -106,7 +106,7 @@ export class RunStore {
     return { ...page, runs: page.runs.map(freezeRun) };
   }
 
-  /** Clears the run's appointment only while it still holds `at` (compare-and-set); resolves to whether it did. */
+  /** Clears the run's wake-up only while it still holds `at` (compare-and-set); resolves to whether it did. */
   claimAutoResume(runId: string, at: string): Promise<boolean> {
     return this.repository.claimAutoResume(runId, at);
   }

@@ -23,7 +23,7 @@ export interface TransitionOptions {
  * Checks a change against the table, makes the run's next snapshot, saves it, then emits its events
  * — so a client that sees an event finds the record already saying so — and resolves to the saved
  * snapshot (`run` itself is left as it was: docs/decisions.md, "Run snapshots"). A change the table
- * does not allow is a bug in the engine (the user-facing doors check first), reported as such.
+ * does not allow is a bug in the engine (the user-facing operations check first), reported as such.
  */
 export async function transition(runs: RunStore, run: RunRecord, change: RunChange, options: TransitionOptions = {}): Promise<RunRecord> {
   const row = RUN_CHANGES[change];

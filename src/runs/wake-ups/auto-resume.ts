@@ -1,11 +1,11 @@
 /**
  * Auto-resume after a usage limit (docs/decisions.md, "Auto-resume"). A run that fails on an
  * agent's usage limit, with `auto_resume` on (the workflow's, else `SVC_AUTO_RESUME_ON_LIMIT`), gets
- * an appointment: `autoResumeAt` on its record, written with the failure itself, so a restart keeps
- * it. The server keeps each appointment once, by compare-and-set on the record — with several
- * servers on one database only the one whose claim lands resumes — through the same doors as `svc
+ * a wake-up: `autoResumeAt` on its record, written with the failure itself, so a restart keeps
+ * it. The server keeps each wake-up once, by compare-and-set on the record — with several
+ * servers on one database only the one whose claim lands resumes — through the same operations as `svc
  * resume`: the resume mark, then the start that continues the run and skips its completed nodes.
- * The appointment is also the run's `wakeAt`: the server's one timer of wake-ups.ts keeps it.
+ * The wake-up is also the run's `wakeAt`: the server's one timer of wake-ups.ts keeps it.
  */
 
 import type { Logger } from '../../shared/logger.js';
@@ -17,7 +17,7 @@ import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
 
 /**
- * The appointment of a run failing with `code`: its `resumeAt` when it hit a usage limit and
+ * The wake-up of a run failing with `code`: its `resumeAt` when it hit a usage limit and
  * auto-resume is on for it (the workflow's `auto_resume`, else the server's default); else null.
  */
 export function autoResumeAppointment(run: RunRecord, code: string | null, resumeAt: string | null, serverDefault: boolean): string | null {
@@ -28,9 +28,9 @@ export function autoResumeAppointment(run: RunRecord, code: string | null, resum
 }
 
 /**
- * `cancel` or `abandon` of a failed run with an appointment calls the appointment off; the run stays
+ * `cancel` or `abandon` of a failed run with a wake-up calls the wake-up off; the run stays
  * failed (a person can still resume it). Resolves to the run so, or undefined when it has none (the operation
- * then applies as usual); 409 when the appointment was kept or called off meanwhile.
+ * then applies as usual); 409 when the wake-up was kept or called off meanwhile.
  */
 export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: 'cancel' | 'abandon'): Promise<RunRecord | undefined> {
   const at = run.autoResumeAt;
@@ -41,7 +41,7 @@ export async function cancelAutoResume(runs: RunStore, run: RunRecord, reason: '
   return calledOff;
 }
 
-/** The engine's doors a resume goes through: `POST …/resume`, then the start that continues the run. */
+/** The engine's operations a resume goes through: `POST …/resume`, then the start that continues the run. */
 interface RunResumeDoors {
   resume(runId: string): Promise<RunRecord>;
   start(request: StartRunRequest): Promise<RunRecord>;
@@ -54,7 +54,7 @@ async function resumeRun(engine: RunResumeDoors, runId: string): Promise<void> {
 }
 
 /**
- * The auto-resume kind of timed appointment (wake-ups.ts): a failed run whose `wakeAt` (its
+ * The auto-resume kind of timed wake-up (wake-ups.ts): a failed run whose `wakeAt` (its
  * `autoResumeAt`, set together) has come is claimed by compare-and-set — with several servers on
  * one database, or a timer and a cancel, one wins and the others let it go — and resumed.
  */

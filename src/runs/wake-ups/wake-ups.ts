@@ -3,7 +3,7 @@ import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord, RunStatus } from '../model/types.js';
 
 /**
- * One kind of timed appointment on a run: the runs in `statuses` whose `wakeAt` has come are handed
+ * One kind of timed wake-up on a run: the runs in `statuses` whose `wakeAt` has come are handed
  * to `keep`, which claims each by a change of state written only over the state it read (the
  * lifecycle's compare-and-set: with several servers on one database, one of them wins, the others
  * are told and let it go) and clears or moves its `wakeAt`.
@@ -14,17 +14,17 @@ export interface WakeUpKind {
   keep(run: RunRecord): Promise<void>;
 }
 
-/** An appointment still due after a check is looked at again this much later. */
+/** A wake-up still due after a check is looked at again this much later. */
 const STILL_DUE_RETRY_MS = 1_000;
 
-/** Node.js fires a longer timer at once; a later appointment is looked at again after this long. */
+/** Node.js fires a longer timer at once; a later wake-up is looked at again after this long. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Timed wake-ups on runs (docs/decisions.md, "Waits and signals"): the time is on the run's record
  * (`wakeAt`, in both stores), so it survives a restart and a `kill -9`. The server keeps one timer,
- * for the earliest appointment of any kind; at start-up and whenever it fires it keeps every
- * appointment due, then arms for the next. Only a server does this (app/context.ts): a CLI process
+ * for the earliest wake-up of any kind; at start-up and whenever it fires it keeps every
+ * wake-up due, then arms for the next. Only a server does this (app/context.ts): a CLI process
  * that opened the store for one command never continues a run on its own.
  */
 export class RunWakeUps {
@@ -41,7 +41,7 @@ export class RunWakeUps {
     private readonly kinds: readonly WakeUpKind[],
     private readonly logger: Logger,
     /**
-     * With a database shared by several servers, an appointment another server made is seen only
+     * With a database shared by several servers, a wake-up another server made is seen only
      * by asking again: the timer fires at least this often (ms). Undefined: only this server makes them.
      */
     private readonly pollMs?: number,
@@ -54,13 +54,13 @@ export class RunWakeUps {
     return this.check();
   }
 
-  /** A run got an appointment at `wakeAt` (ISO): the timer fires by then. */
+  /** A run got a wake-up at `wakeAt` (ISO): the timer fires by then. */
   scheduled(wakeAt: string | null | undefined): void {
     if (!wakeAt || this.#closed) return;
     this.#arm(Date.parse(wakeAt));
   }
 
-  /** Keeps every appointment due now (one check at a time; a request meanwhile runs one more), then arms for the next. */
+  /** Keeps every wake-up due now (one check at a time; a request meanwhile runs one more), then arms for the next. */
   check(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (this.#checking) {
@@ -120,7 +120,7 @@ export class RunWakeUps {
       },
       Math.min(Math.max(0, capped - Date.now()), MAX_TIMER_MS),
     );
-    // An appointment never keeps a process alive on its own.
+    // A wake-up never keeps a process alive on its own.
     this.#timer.unref();
   }
 

@@ -92,7 +92,7 @@ export function RunActions({ run, onDone, onDeleting }: { run: RunDetail; onDone
             </button>
           ))}
         {run.status === 'failed' && run.autoResumeAt ? (
-          // Cancel of a failed run calls off its auto-resume appointment; the run stays failed.
+          // Cancel of a failed run calls off its auto-resume wake-up; the run stays failed.
           <button type="button" data-action="cancel-auto-resume" disabled={busy} onClick={() => act('cancel')}>
             Cancel auto-resume
           </button>

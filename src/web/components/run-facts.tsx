@@ -67,7 +67,7 @@ export function RunFacts({ run, now }: { run: RunDetail; now: number }) {
       ) : null}
       {run.autoResumeAt ? (
         <>
-          {/* The server's appointment with the run (docs/decisions.md, "Auto-resume"); Cancel calls it off. */}
+          {/* The server's wake-up with the run (docs/decisions.md, "Auto-resume"); Cancel calls it off. */}
           <dt>Auto-resume</dt>
           <dd data-auto-resume>at {formatTime(run.autoResumeAt)}</dd>
         </>

@@ -96,7 +96,7 @@ export default defineCommand({
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
         // An agent's usage limit (docs/decisions.md, "Usage limits"): when a resume can succeed.
         ...(run.resumeAt ? [`  limit:    ${p.yellow(`usage limit resets at ${run.resumeAt}`)}`] : []),
-        // Auto-resume (docs/decisions.md, "Auto-resume"): the server's appointment with the run.
+        // Auto-resume (docs/decisions.md, "Auto-resume"): the server's wake-up with the run.
         ...(run.autoResumeAt ? [`  resumes:  ${p.yellow(`automatically at ${run.autoResumeAt}`)} (svc cancel ${run.id} calls it off)`] : []),
         ...(run.rejectReason ? [`  rejected: ${run.rejectReason}`] : []),
         '',
