@@ -1,3 +1,7 @@
+/**
+ * Coding agents as subprocesses: Claude Code and Codex behind one `Agent` interface, the JSON-lines
+ * process runner, their tool calls, usage limits, the least-privilege environment and agent slots.
+ */
 import type { AssistantName } from '../config/index.js';
 import type { Settings } from '../shared/settings.js';
 import { createClaudeAgent } from './claude.js';

@@ -1,4 +1,4 @@
-/** The config folder's front door: what the rest of svc may use of it. */
+/** Assistant configuration (default assistant, models, endpoints, prices, agent slots per assistant) and the safe view of the server's configuration. */
 export {
   ASSISTANT_NAMES,
   type AssistantName,

@@ -1,3 +1,7 @@
+/**
+ * Conversations with the AI orchestrator: records and messages, their events, the service the API
+ * calls, the orchestrator that answers, and the worker conversation a run gets.
+ */
 export { ConversationService, MESSAGE_MAX_BYTES, TITLE_MAX } from './service.js';
 export { openConversationRepositories, type ConversationRepositories } from './repository.js';
 export {

@@ -1,4 +1,8 @@
-/** The coordination folder's front door: what the rest of svc may use of it. */
+/**
+ * The one seam between this process and the others sharing its store (docs/decisions.md,
+ * "Coordination seam"): `localCoordination` when one process owns everything, the PostgreSQL one
+ * (through its loader) when several servers share a database.
+ */
 export { localCoordination } from './local.js';
 export type {
   AnsweringCoordination,

@@ -4,13 +4,20 @@
  * its node runners, timed wake-ups, and workflow tests. The rest of svc uses runs only through
  * this file (docs/ARCHITECTURE.md, "Rooms and front doors").
  */
+
+// control/: the engine, and the ports it is opened with, for the domains that implement them
+// (workspaces' run worktrees, the conversations' worker conversations).
 export { RunEngine } from './control/run-engine.js';
-// The ports the engine is opened with, for the domains that implement them (workspaces, conversations).
 export type { RunConversations, RunWorktree, WorktreePreparation, WorktreeProvider } from './control/engine-deps.js';
+
+// model/: what a run is, and what the API shows of it.
 export type { RunRecord } from './model/types.js';
-export { changeRange } from './model/change-range.js';
+export type { RunStatus } from './model/statuses.js';
+export { RUN_STATUSES, TERMINAL_STATUSES, isTerminal } from './model/types.js';
 export { RUN_EVENT_TYPES, type RunStreamEvent, isSettlingEvent } from './model/events.js';
 export { type RunView, toRunView } from './model/run-view.js';
+export { changeRange } from './model/change-range.js';
+export type { WorkflowResolver } from './model/workflow-resolver.js';
 export {
   ResumeRunBodySchema,
   RunDetailSchema,
@@ -20,12 +27,14 @@ export {
   SignalBodySchema,
   StartRunBodySchema,
 } from './model/schemas.js';
-export type { RunStatus } from './model/statuses.js';
-export { RUN_STATUSES, TERMINAL_STATUSES, isTerminal } from './model/types.js';
-export type { WorkflowResolver } from './model/workflow-resolver.js';
+
+// storage/: the file store's runs (a store migration copies them), the store the engine keeps,
+// and the summaries benchmarks read.
 export { openFileRunRepository } from './storage/run-repository.js';
 export type { RunStore } from './storage/run-store.js';
 export { type RunSummary, summarizeRun } from './storage/run-summaries.js';
+
+// workflow-tests/: a workflow run against a fixture instead of agents.
 export { type WorkflowTestResult, WorkflowTestResultSchema, runWorkflowTest } from './workflow-tests/workflow-test.js';
 
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").

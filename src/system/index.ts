@@ -1,2 +1,2 @@
-/** The system folder's front door: what the rest of svc may use of it. */
+/** The server's health report and the update check. */
 export { databaseReport, healthReport, updateCheck } from './health.js';
