@@ -216,7 +216,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
       ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
       // Only the server keeps runs' wake-ups (durable waits, auto-resume): a CLI process never continues a run on its own.
-      engine.keepAppointments(shared ? settings.runLeaseMs : undefined);
+      engine.keepWakeUps(shared ? settings.runLeaseMs : undefined);
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());

@@ -1,6 +1,7 @@
 /**
- * A run's branch landed (docs/decisions.md, "Landing a run: merge, push, pull request"): the door that lets a merge, push or
- * pull request happen only once the run's worktree stops changing, and the record of what was done
+ * A run's branch landed (docs/decisions.md, "Landing a run: merge, push, pull request"): the check
+ * that lets a merge, push or pull request happen only once the run's worktree stops changing, and
+ * the record of what was done
  * — `merged` with a `run_merged` event, or the pull request's URL. The run's state does not change,
  * so this is no transition: the record is saved over the state it was read in, as a transition is.
  */

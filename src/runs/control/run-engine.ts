@@ -77,7 +77,7 @@ export class RunEngine {
    * other servers' runs made. Not awaited by start-up: keeping a due auto-resume starts a run, which
    * the server's first answer need not wait for (the first check runs at once all the same).
    */
-  keepAppointments(pollMs?: number): void {
+  keepWakeUps(pollMs?: number): void {
     const waits = { name: 'wait', statuses: ['waiting'] as const, keep: (run: RunRecord) => this.#operations.wake(run) };
     const autoResumes = autoResumeKind(this.runs, this, this.deps.logger);
     this.#wakeUps = new RunWakeUps(this.runs, [waits, autoResumes], this.deps.logger, pollMs);

@@ -43,7 +43,7 @@ export class RunExecutions {
     private readonly runs: RunStore,
     options: RecoveryOptions,
     /** A run ended with a wake-up (a wait, an auto-resume): the server's timer is armed for it (wake-ups.ts). */
-    private readonly appointed: (wakeAt: RunRecord['wakeAt']) => void,
+    private readonly wakeUpScheduled: (wakeAt: RunRecord['wakeAt']) => void,
   ) {
     const { limits, logger } = deps;
     const requeuePending = options.requeuePending ?? true;
@@ -188,7 +188,7 @@ export class RunExecutions {
   async #finish(run: RunRecord, reason: StopReason | undefined, failure: string | null, failureCode: string | null = null): Promise<RunRecord> {
     const finished = await finishRun(this.runs, run, reason, failure, failureCode, this.deps.limits.autoResumeOnLimit);
     // A run that ends with a wake-up (a wait, an auto-resume) arms the timer for it (wake-ups.ts).
-    this.appointed(finished.wakeAt);
+    this.wakeUpScheduled(finished.wakeAt);
     this.notifySettled(finished);
     return finished;
   }

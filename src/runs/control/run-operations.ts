@@ -14,9 +14,9 @@ import { isNodeDone, type RunRecord } from '../model/types.js';
 const now = () => new Date().toISOString();
 
 /**
- * The user's doors on an existing run, each through the transition table (lifecycle.ts): stopping it
- * (cancel, abandon), continuing a paused or waiting one (approve, signal, a wait's end), rejecting
- * it, marking a failed one to be resumed, deleting it, and checking that its branch may be landed.
+ * The user's operations on an existing run, each through the transition table (lifecycle.ts):
+ * stopping it (cancel, abandon), continuing a paused or waiting one (approve, signal, a wait's end),
+ * rejecting it, marking a failed one to be resumed, deleting it.
  */
 export class RunOperations {
   constructor(

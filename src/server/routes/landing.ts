@@ -3,8 +3,9 @@ import { MERGE_STRATEGIES } from '../../landing/index.js';
 import { defineRoute } from '../route.js';
 
 /**
- * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge, push, pull request. The git
- * is the workspaces' (landing/merge.ts); the door and the record are the engine's.
+ * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge,
+ * push, pull request. The use case is the landing service's (landing/service.ts); these routes
+ * parse the request and format the answer.
  */
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
