@@ -1,4 +1,5 @@
-import { renderPrompt, validateWorkflowSource } from '../../workflows/index.js';
+import { renderPrompt } from '../../workflows/index.js';
+import { frozenDefinition } from '../model/frozen-definition.js';
 import { autoResumeAppointment } from '../wake-ups/auto-resume.js';
 import { settledStatus } from '../model/dag-rules.js';
 import type { StopReason } from './engine-deps.js';
@@ -109,7 +110,7 @@ export async function finishRun(
 
 /** The gate's message with the run's variables and upstream outputs filled in, as prompts get them. */
 function gateMessage(runs: RunStore, run: RunRecord, gateId: string): string {
-  const validation = validateWorkflowSource(run.definition);
+  const validation = frozenDefinition(run);
   const action = validation.ok ? validation.workflow.nodes.find((n) => n.id === gateId)?.action : undefined;
   if (action?.kind !== 'approval') return '';
   // The stored outputs (64 KiB at most each: a gate's message is stored and shown whole); a cut one

@@ -1,6 +1,6 @@
 import type { EngineDeps, RecoveryOptions, StopReason } from './engine-deps.js';
+import { frozenDefinition } from '../model/frozen-definition.js';
 import { finishRun } from './finish.js';
-import { validateWorkflowSource } from '../../workflows/index.js';
 import { executeRun, type ExecutorDeps } from '../executor/executor.js';
 import { runVariables } from '../executor/run-variables.js';
 import { executorDeps, placeAtLaunch } from './launch.js';
@@ -125,7 +125,7 @@ export class RunExecutions {
       let port: PortReservation | undefined;
       let failureCode: string | null = null;
       try {
-        const validation = validateWorkflowSource(run.definition);
+        const validation = frozenDefinition(run);
         if (!validation.ok) throw new Error(`the workflow definition is no longer valid: ${validation.errors.join('; ')}`);
         // An approved run with a free slot is already `running` (see `approve` in run-operations.ts).
         const firstLaunch = run.status === 'pending' && run.startedAt === null;

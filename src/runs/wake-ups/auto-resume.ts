@@ -8,8 +8,8 @@
  * The wake-up is also the run's `wakeAt`: the server's one timer of wake-ups.ts keeps it.
  */
 
+import { frozenDefinition } from '../model/frozen-definition.js';
 import type { Logger } from '../../shared/logger.js';
-import { validateWorkflowSource } from '../../workflows/index.js';
 import type { StartRunRequest } from '../model/start-request.js';
 import { RunChangedElsewhere } from '../storage/transition.js';
 import type { WakeUpKind } from './wake-ups.js';
@@ -22,7 +22,7 @@ import type { RunRecord } from '../model/types.js';
  */
 export function autoResumeAppointment(run: RunRecord, code: string | null, resumeAt: string | null, serverDefault: boolean): string | null {
   if (code !== 'usage_limit' || !resumeAt) return null;
-  const validation = validateWorkflowSource(run.definition);
+  const validation = frozenDefinition(run);
   const own = validation.ok ? validation.workflow.autoResume : undefined;
   return (own ?? serverDefault) ? resumeAt : null;
 }
