@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, type Json, onCleanup, startServer, tempDir, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { api, cleanupAll, type Json, onCleanup, startServer, tempDir, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { SVC_BIN } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { claudeOfferedTools, claudeToolResults, startClaudeToolStandIn, startNetworkTrap, type NetworkTrap, type StandIn } from '../support/model-standins.js';

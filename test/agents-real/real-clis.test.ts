@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
 import { connect } from '../helpers/sse-client.js';
-import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../engine/helpers.js';
+import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 import {
   claudeToolResults,
   codexCallOutputs,
@@ -25,7 +25,7 @@ import {
   type StandIn,
 } from '../support/model-standins.js';
 import { offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
+import { makeRepository } from '../helpers/git.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
 const CLAUDE_BASH = 'sleep 1; echo ran > claude-ran.txt';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { runSvc } from '../../src/cli/main.js';
 import { testIO } from '../../src/cli/test-io.js';
-import { api, cleanupAll, startServer, tempDir, FAKE_CLAUDE, waitFor } from '../engine/helpers.js';
+import { api, cleanupAll, startServer, tempDir, FAKE_CLAUDE, waitFor } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
 import { closedPort } from '../helpers/serve-process.js';
 

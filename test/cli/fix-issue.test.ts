@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, getRun, startServer, tempDir, type Json } from '../engine/helpers.js';
+import { cleanupAll, getRun, startServer, tempDir, type Json } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let repo: string;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeHookProject, registerTriggers, SECRET, sign } from '../webhooks/helpers.js';
+import { makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;

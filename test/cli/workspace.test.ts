@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, readLog, startServer, tempDir, writeWorkflows } from '../engine/helpers.js';
+import { cleanupAll, readLog, startServer, tempDir, writeWorkflows } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
-import { git, makeBareRepository, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeBareRepository, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 

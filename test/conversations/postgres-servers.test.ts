@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../engine/helpers.js';
+import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
-import { createConversation, messages, send, waitForReply } from './helpers.js';
+import { createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 const postgres = usePostgres();
 afterEach(async () => {

@@ -3,8 +3,8 @@
 // not handled; out-of-range time bounds are 400s, not 500s.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, readJsonLines, setProcessEnv, startServer, tempDir, waitFor } from '../engine/helpers.js';
-import { createConversation, messages, send, waitForReply } from './helpers.js';
+import { api, cleanupAll, readJsonLines, setProcessEnv, startServer, tempDir, waitFor } from '../helpers/runs.js';
+import { createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 afterEach(cleanupAll);
 

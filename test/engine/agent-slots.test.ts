@@ -8,7 +8,7 @@ import {
   cleanupAll,
   onCleanup,
   getRun,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
   sleep,
@@ -18,18 +18,18 @@ import {
   waitFor,
   waitForRun,
   type Json,
-} from './helpers.js';
+} from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import { spawn } from 'node:child_process';
-import { createConversation, send, waitForReply } from '../conversations/helpers.js';
+import { createConversation, send, waitForReply } from '../helpers/conversations.js';
 
 let project: string;
 let spanLog: string;
 let agentLog: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'one-agent', nodes: [{ id: 'ask', prompt: 'ask [fake:slow=300]' }] },
     { name: 'holder', nodes: [{ id: 'hold', prompt: 'hold [fake:hang]' }] },
     { name: 'quick', nodes: [{ id: 'ask', prompt: 'quick' }] },

@@ -12,7 +12,7 @@ import {
   eventTypes,
   getRun,
   type Json,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
   sleep,
@@ -20,7 +20,7 @@ import {
   startServer,
   tempDir,
   waitForRun,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 let project: string;
 let claudeLog: string;
@@ -53,7 +53,7 @@ const ended = (run: Json) =>
 beforeAll(async () => {
   const dir = await tempDir('svc-auto-resume-');
   claudeLog = join(dir, 'claude.jsonl');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'auto', auto_resume: true, nodes: THREE_NODES },
     { name: 'manual', nodes: THREE_NODES },
     { name: 'never', auto_resume: false, nodes: THREE_NODES },

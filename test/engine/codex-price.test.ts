@@ -3,16 +3,16 @@
 // partial, and counted by the cap; without one it stays unknown (`costPartial`), never 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfTokens } from '../../src/config/token-price.js';
-import { createConversation, FAKE_CODEX, send, waitForReply } from '../conversations/helpers.js';
+import { createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, startRun, startServer, waitForRun } from './helpers.js';
+import { api, cleanupAll, type Json, projectWithWorkflows, startRun, startServer, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     // Each fake codex turn uses 12 input tokens (3 of them cached here) and 5 output tokens.
     { name: 'priced', max_cost_usd: 1, nodes: [{ id: 'one', prompt: 'hello [fake:cached-tokens=3]', assistant: 'codex' }] },
     {

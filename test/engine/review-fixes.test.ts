@@ -10,7 +10,7 @@ import {
   cleanupAll,
   getRun,
   type Json,
-  makeProject,
+  projectWithWorkflows,
   onCleanup,
   readPidFile,
   startRun,
@@ -19,7 +19,7 @@ import {
   waitForDeath,
   waitForRun,
   waitForStatus,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let cwd: string;
@@ -27,7 +27,7 @@ let cwd: string;
 const chatty = (id: string) => ({ id, bash: 'for i in $(seq 1 40); do echo "line $i"; done' });
 
 beforeAll(async () => {
-  cwd = await makeProject([
+  cwd = await projectWithWorkflows([
     { name: 'chatty', nodes: [chatty('a'), chatty('b'), chatty('c'), { id: 'd', bash: 'echo done', depends_on: ['a', 'b', 'c'] }] },
     // Lines 2 ms apart, so each is its own node_output event even on a loaded machine (a reader
     // that lags merges what waits in the pipe into one chunk, and the history came out shorter).

@@ -3,13 +3,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import {
   api,
   cleanupAll,
   eventTypes,
   getRun,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
   startRun,
@@ -20,7 +20,7 @@ import {
   writeWorkflows,
   type Json,
   type Workflow,
-} from './helpers.js';
+} from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 
 // Two agents that stay busy (they never answer) and one that reports $1.50 once all three are up:
@@ -41,7 +41,7 @@ let project: string;
 let agentLog: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     overCap('[fake:child]'),
     {
       name: 'capped-cli',

@@ -3,13 +3,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../helpers/sse-client.js';
 import { makeHome } from '../helpers/server.js';
-import { cleanupAll, getRun, makeProject, startRun, startServer, waitForRun, type Json } from './helpers.js';
+import { cleanupAll, getRun, projectWithWorkflows, startRun, startServer, waitForRun, type Json } from '../helpers/runs.js';
 
 afterAll(cleanupAll);
 
 describe('replay on a restarted server', () => {
   it('replays the events an earlier server stored, before this one has published anything', async () => {
-    const project = await makeProject([
+    const project = await projectWithWorkflows([
       {
         name: 'two',
         nodes: [

@@ -5,9 +5,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/shared/settings.js';
 import { runCli } from '../helpers/cli.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  type Json,
+  projectWithWorkflows,
+  readJsonLines,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+} from '../helpers/runs.js';
 
 const RETRY_MS = 600_000;
 let server: TestServer;
@@ -20,7 +32,7 @@ const claudeCalls = (marker: string) => readJsonLines(claudeLog).filter((call) =
 beforeAll(async () => {
   const dir = await tempDir('svc-usage-limit-');
   claudeLog = join(dir, 'claude.jsonl');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'limit-claude',
       nodes: [

@@ -5,7 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, getRun, type Json, makeProject, sleep, spawnServe, startRun, tempDir, waitForRun, waitForStatus } from './helpers.js';
+import {
+  cleanupAll,
+  eventTypes,
+  getRun,
+  type Json,
+  onCleanup,
+  projectWithWorkflows,
+  sleep,
+  startRun,
+  tempDir,
+  waitForRun,
+  waitForStatus,
+} from '../helpers/runs.js';
+import { spawnServe } from '../helpers/serve-process.js';
 
 afterAll(cleanupAll);
 
@@ -22,8 +35,9 @@ const isWaiting = (run: Json) => run.status === 'waiting' && eventTypes(run).at(
 
 it('continues waiting runs after a kill -9: one due while no server ran, at start-up; a later one on its time', async () => {
   const home = await tempDir('svc-home-');
-  const project = await makeProject([napping('short-nap', 1), napping('long-nap', 6)]);
+  const project = await projectWithWorkflows([napping('short-nap', 1), napping('long-nap', 6)]);
   const first = await spawnServe({ home, cwd: project, env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
+  onCleanup(() => first.stop('SIGKILL'));
   const shortId = await startRun(first, 'short-nap', { message: 'short' });
   const longId = await startRun(first, 'long-nap', { message: 'long' });
   await waitForRun(first, shortId, isWaiting);
@@ -33,6 +47,7 @@ it('continues waiting runs after a kill -9: one due while no server ran, at star
   // The short wait comes due while no server runs.
   await sleep(1500);
   const second = await spawnServe({ home, cwd: project, env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
+  onCleanup(() => second.stop('SIGKILL'));
   try {
     const short = await waitForStatus(second, shortId, 'completed');
     expect(short.nodes.after.output).toBe('after before-output');

@@ -5,7 +5,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, makeProject, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun, waitForStatus, writeWorkflows } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  projectWithWorkflows,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+  waitForStatus,
+  writeWorkflows,
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -38,7 +50,7 @@ const agentCalls = () => (existsSync(agentLog) ? readFileSync(agentLog, 'utf8').
 const test = (body: Record<string, unknown>) => api(server, 'POST', '/api/workflows/reviewed/test', { cwd: project, ...body });
 
 beforeAll(async () => {
-  project = await makeProject([REVIEWED]);
+  project = await projectWithWorkflows([REVIEWED]);
   agentLog = join(await tempDir('svc-fixture-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
   server = await startServer();

@@ -1,7 +1,7 @@
 // A real SSE client (the eventsource package) that collects a stream's events, for the tests of
 // run streams and conversation streams alike.
 import { EventSource } from 'eventsource';
-import { onCleanup, waitFor, type Json } from '../engine/helpers.js';
+import { onCleanup, waitFor, type Json } from './runs.js';
 import type { TestServer } from './server.js';
 
 export interface StreamClient {

@@ -11,7 +11,7 @@ import { postgresScheduleRepository, postgresScheduleUptime } from '../../src/sc
 import { silentLogger } from '../../src/shared/logger.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { openPostgres } from '../../src/store/postgres/index.js';
-import { waitFor } from '../engine/helpers.js';
+import { waitFor } from '../helpers/runs.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 import { usePostgres } from '../support/postgres.js';

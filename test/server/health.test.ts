@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../src/shared/version.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-
-const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude', import.meta.url));
 
 let server: TestServer | undefined;
 afterEach(async () => {

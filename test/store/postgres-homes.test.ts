@@ -16,9 +16,9 @@ import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { api, cleanupAll, getRun, makeProject, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, getRun, projectWithWorkflows, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../helpers/runs.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
-import { git, makeBareRepository } from '../workspaces/git-fixtures.js';
+import { git, makeBareRepository } from '../helpers/git.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -60,7 +60,7 @@ async function serve(url: string, project: string, home?: string): Promise<Serve
 /** A workspace cloned by URL through `through`, and a project whose workflows run on it. */
 async function setUp() {
   const marker = join(await tempDir('svc-pg-homes-marker-'), 'failed-once');
-  const project = await makeProject([GATED, QUICK, flaky(marker)]);
+  const project = await projectWithWorkflows([GATED, QUICK, flaky(marker)]);
   const bare = makeBareRepository(await tempDir('svc-pg-homes-bare-'), 'widgets', { 'README.md': 'widgets\n' });
   return { project, bare };
 }
@@ -238,7 +238,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
 
 it('a clean-up of merged runs through server B: listed as elsewhere there; A removes the merged one and keeps the unmerged one until forced', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([{ name: 'note', nodes: [{ id: 'w', bash: 'echo $RUN_ID > "$RUN_ID.txt"' }] }]);
+  const project = await projectWithWorkflows([{ name: 'note', nodes: [{ id: 'w', bash: 'echo $RUN_ID > "$RUN_ID.txt"' }] }]);
   const bare = makeBareRepository(await tempDir('svc-pg-homes-bare-'), 'widgets', { 'README.md': 'widgets\n' });
   const a = await serve(url, project);
   const b = await serve(url, project);
@@ -280,7 +280,7 @@ it('a clean-up of merged runs through server B: listed as elsewhere there; A rem
 
 it('a run deleted through server B: SSE on server A sees run_deleted, on the dashboard stream and on the run’s own', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([{ name: 'plain', nodes: [{ id: 'one', bash: 'echo one' }] }]);
+  const project = await projectWithWorkflows([{ name: 'plain', nodes: [{ id: 'one', bash: 'echo one' }] }]);
   const a = await serve(url, project);
   const b = await serve(url, project);
   const runId = await startRun(b.server, 'plain', { message: '', cwd: project });

@@ -11,8 +11,20 @@ import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeHome, startTestServer } from '../helpers/server.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, type Json } from '../engine/helpers.js';
-import { deliver, hookWorkflow, registerTriggers, SECRET } from '../webhooks/helpers.js';
+import {
+  api,
+  cleanupAll,
+  FAKE_CLAUDE,
+  getRun,
+  projectWithWorkflows,
+  onCleanup,
+  startRun,
+  startServer,
+  waitFor,
+  waitForRun,
+  type Json,
+} from '../helpers/runs.js';
+import { deliver, hookWorkflow, registerTriggers, SECRET } from '../helpers/webhooks.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -24,7 +36,7 @@ async function count(url: string, table: string): Promise<number> {
 
 it('copies a populated file store into an empty database, verified by counts; the history reads the same there', async () => {
   const home = await makeHome();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'chain',
       nodes: [
@@ -86,7 +98,7 @@ it('copies a populated file store into an empty database, verified by counts; th
 it('copies the assistant configuration, the trigger registry, webhook dedupe and deliveries, and schedule state; a server on the database answers with them', async () => {
   const home = await makeHome();
   onCleanup(() => rm(home, { recursive: true, force: true }));
-  const project = await makeProject([]);
+  const project = await projectWithWorkflows([]);
   await writeFile(
     join(project, '.svc', 'workflows', 'hook.yaml'),
     hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),

@@ -2,13 +2,13 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject } from '../engine/helpers.js';
+import { projectWithWorkflows } from '../helpers/runs.js';
 
 let server: TestServer;
 let runId: string;
 
 beforeAll(async () => {
-  const dir = await makeProject([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
+  const dir = await projectWithWorkflows([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
   server = await startTestServer({ cwd: dir });
   const started = await server.json('POST', '/api/workflows/gated/run', { message: 'hi', cwd: dir });
   runId = started.body.runId;

@@ -2,7 +2,7 @@
 // operation from the page, refusals shown inline, and a server restart with the page left open.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from '../helpers/browser.js';
 
@@ -49,7 +49,7 @@ async function page(): Promise<WatchedPage> {
 const actions = (p: WatchedPage['page']) => p.locator('[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')));
 
 beforeAll(async () => {
-  project = await makeProject(WORKFLOWS);
+  project = await projectWithWorkflows(WORKFLOWS);
   server = await startTestServer({ cwd: project });
   browser = await launchBrowser();
 }, 60_000);

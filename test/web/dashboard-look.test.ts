@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 
@@ -20,7 +20,7 @@ let failedRun: string;
 const STATES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned', 'skipped', 'waiting_approval'];
 
 beforeAll(async () => {
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'gated',
       nodes: [

@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_CLAUDE } from '../engine/helpers.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
-import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;

@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMPT_VARIABLES } from '../../src/workflows/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
-import { deliver, registerTriggers, SECRET } from './helpers.js';
+import { deliver, registerTriggers, SECRET } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;

@@ -10,7 +10,7 @@ import { routes } from '../../src/server/routes/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
-import { deliver, hookWorkflow, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, hookWorkflow, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

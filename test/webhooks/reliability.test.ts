@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, makeHookProject, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeRepository } from '../helpers/git.js';
+import { deliver, hookWorkflow, makeHookProject, OTHER_SECRET, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -4,10 +4,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, tempDir } from '../engine/helpers.js';
+import { api, cleanupAll, tempDir } from '../helpers/runs.js';
 import { startTestServer } from '../helpers/server.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeRepository } from '../helpers/git.js';
+import { deliver, hookWorkflow, OTHER_SECRET, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 afterEach(cleanupAll);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
-import { deliver, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;

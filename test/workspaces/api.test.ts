@@ -5,9 +5,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, getRun, readJsonLines, readLog, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, getRun, readJsonLines, readLog, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeBareRepository, makeRepository } from './git-fixtures.js';
+import { git, makeBareRepository, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 

@@ -5,11 +5,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -59,7 +59,7 @@ describe('follow-on runs', () => {
     const other = await registeredProject(server, [{ name: 'other', nodes: [{ id: 'a', bash: 'true' }] }]);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
     // A run in a plain directory, not on a workspace.
-    const plainDir = await makeProject([{ name: 'plain', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const plainDir = await projectWithWorkflows([{ name: 'plain', nodes: [{ id: 'a', bash: 'true' }] }]);
     const plain = await waitForRun(server, await startRun(server, 'plain', { message: '', cwd: plainDir }));
     expect(plain.status).toBe('completed');
 

@@ -12,10 +12,10 @@ import { scanEnvFiles } from '../../src/workspaces/env-scan.js';
 import { openWorkspaceRepositories } from '../../src/workspaces/repository.js';
 import { localCoordination } from '../../src/coordination/local.js';
 import { WorkspaceService } from '../../src/workspaces/service.js';
-import { api, cleanupAll, onCleanup, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, onCleanup, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 

@@ -6,11 +6,11 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject, runOn } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 

@@ -2,8 +2,8 @@
 // that sees it, and deliveries signed like a producer signs them (node:crypto, over the exact bytes).
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
-import type { TestServer } from '../helpers/server.js';
-import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
+import type { TestServer } from './server.js';
+import { makeProject, withCwd, type Project } from './workflow-project.js';
 
 /** A secret as `openssl rand -hex 32` makes one: a guessable value is refused (webhook_secret_weak). */
 export const SECRET = 'a6b11141667acbbadecd871f521c358e52c94c38e9b533fe9947704f853ca853';

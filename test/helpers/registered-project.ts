@@ -4,9 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { api, startRun, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
-import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { api, startRun, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from './runs.js';
+import type { TestServer } from './server.js';
+import { git, makeRepository } from './git.js';
 
 export interface ProjectOptions {
   /** The first commit's files (default a README). */
