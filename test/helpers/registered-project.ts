@@ -35,3 +35,22 @@ export async function registerProject(server: TestServer, { files = { 'README.md
 /** Runs a workflow on the workspace to its end (or its first pause). */
 export const runOn = async (server: TestServer, workflow: string, workspaceId: string): Promise<Json> =>
   waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+
+/** A git repository (one commit: a README and `files`) holding `workflows`, not yet registered; removed by `cleanupAll`. */
+export async function gitProject(workflows: Workflow[] = [], files: Record<string, string> = {}): Promise<string> {
+  const dir = join(await tempDir('svc-repo-'), 'repo');
+  await mkdir(dir);
+  makeRepository(dir, { 'README.md': 'x\n', ...files });
+  if (workflows.length) await writeWorkflows(dir, workflows);
+  return dir;
+}
+
+/** Registers `path` as a workspace and asserts the 201. */
+export async function registerWorkspace(server: TestServer, path: string): Promise<Json> {
+  const { status, body } = await api(server, 'POST', '/api/workspaces', { path });
+  expect(status, JSON.stringify(body)).toBe(201);
+  return body;
+}
+
+/** The `svc/*` branches of a repository, one a line. */
+export const svcBranches = (dir: string) => git(dir, 'branch', '--list', '--format=%(refname:short)', 'svc/*');

@@ -106,6 +106,12 @@ describe('errors (the second table)', () => {
     }
   });
 
+  it('400 invalid_idempotency_key: a key of 5,000 characters (keys are bounded)', async () => {
+    const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
+    const answer = await post('on-push', huge);
+    expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
+  });
+
   it('401 invalid_signature: missing header, another secret, a body reformatted after signing, a malformed header', async () => {
     const body = push();
     const cases: Array<[string, string | null, string]> = [

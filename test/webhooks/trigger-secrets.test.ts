@@ -1,6 +1,6 @@
-// What a security review of the webhook endpoint found, each pinned: a deleted workspace's trigger
-// must not fall back to the server's variable of the same name; `secret_env` naming a variable
-// anyone can guess (HOME, PATH, svc's own settings) is no secret; an idempotency key is bounded.
+// Where a trigger's secret comes from: a deleted workspace's trigger must not fall back to the
+// server's variable of the same name; `secret_env` naming a variable anyone can guess (HOME, PATH,
+// svc's own settings) is no secret.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('webhook secrets', () => {
     }
   });
 
-  it('refuses secret_env naming a variable anyone can guess, and bounds the idempotency key', async () => {
+  it('refuses secret_env naming a variable anyone can guess', async () => {
     const dir = await tempDir('svc-hook-guess-');
     await mkdir(join(dir, '.svc', 'workflows'), { recursive: true });
     await writeFile(
@@ -54,9 +54,10 @@ describe('webhook secrets', () => {
       await registerTriggers(server, dir);
       const body = JSON.stringify({ event: 'push', delivery_id: 'x' });
       expect((await deliver(server.url, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
-      const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
-      const answer = await deliver(server.url, 'ok-hook', huge, { signature: sign(huge, SECRET) });
-      expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
+      // The trigger beside it, on a real secret, takes the same delivery.
+      const accepted = await deliver(server.url, 'ok-hook', body, { signature: sign(body, SECRET) });
+      expect(accepted.status).toBe(202);
+      expect((await server.ctx.engine.waitUntilSettled(accepted.body.run_id)).status).toBe('completed');
     } finally {
       await server.stop();
     }
