@@ -164,6 +164,10 @@ describe('svc watch --verbose', () => {
       20_000,
       () => `for ${runId}'s check call; got ${watcher.stdout()}`,
     );
+    // Both calls of the run, each on a line of its own with its run and node.
+    const lines = watcher.stdout().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\S+ ${runId} agent_tool impl tool denied: Write src/math\\.js$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\S+ ${runId} agent_tool check tool failed: exec: npm test \\(exit 1\\)$`)));
   });
 
   it("--conversation prints the replying agent's tool calls", async () => {

@@ -229,6 +229,9 @@ describe('the dashboard, live', () => {
       await setHidden(tabs[0]!, false);
       await tabs[0]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
       await tabs[7]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+      // The run is in the list of the tab shown again and of the tab never hidden, once each.
+      expect(await tabs[0]!.locator(`tr[data-run-id="${runId}"]`).count()).toBe(1);
+      expect(await tabs[7]!.locator(`tr[data-run-id="${runId}"]`).count()).toBe(1);
     } finally {
       await context.close();
     }
