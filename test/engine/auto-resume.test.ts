@@ -3,6 +3,7 @@
 // between — skipping the nodes it completed; cancel calls the appointment off; off by default.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocalApi } from '../../src/runtime.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
@@ -15,7 +16,6 @@ import {
   projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
-  sleep,
   startRun,
   startServer,
   tempDir,
@@ -28,9 +28,11 @@ let claudeLog: string;
 /** The fake claude's calls for one test's run (its tag) at one step. */
 const calls = (tag: string, step: string) => readJsonLines(claudeLog).filter((call) => String(call.stdin).includes(step) && String(call.stdin).includes(tag));
 
-/** A run message whose limit resets `seconds` from now: the fake hits it until then (its second node's prompt carries it). */
-function limitedMessage(tag: string, seconds: number): { message: string; resumeAt: string } {
-  const reset = Math.floor(Date.now() / 1000) + seconds;
+/**
+ * A run message whose limit resets `seconds` from now (or at the epoch second `reset`): the fake hits
+ * it until then (its second node's prompt carries it).
+ */
+function limitedMessage(tag: string, seconds: number, reset = Math.floor(Date.now() / 1000) + seconds): { message: string; resumeAt: string } {
   return {
     message: `${tag} [fake:usage-limit=Claude AI usage limit reached|${reset}] [fake:limit-until=${reset}]`,
     resumeAt: new Date(reset * 1000).toISOString(),
@@ -91,6 +93,8 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
   it('cancel of the failed run calls the appointment off: it stays failed and is not resumed', async () => {
     const { message, resumeAt } = limitedMessage('[tag:cancel]', 6);
     const runId = await startRun(server, 'auto', { message, cwd: project });
+    // A run with an appointment at the same time, left alone: its resume shows the server's timer has fired past that time.
+    const controlId = await startRun(server, 'auto', { message: limitedMessage('[tag:control]', 0, Date.parse(resumeAt) / 1000).message, cwd: project });
     const failed = await waitForRun(server, runId, failedOnLimit);
     // The appointment is also the run's wake-up time, which the server's one timer keeps (run-appointments.ts).
     expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt, wakeAt: resumeAt });
@@ -102,8 +106,10 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
     // Called off once: a second cancel finds a failed run without one, as before auto-resume (409).
     expect((await api(server, 'POST', `/api/workflows/runs/${runId}/cancel`)).body).toMatchObject({ error: 'invalid_run_state' });
 
-    // Past the reset, with time for the timer to have fired: nothing resumed it.
-    await sleep(Math.max(0, Date.parse(resumeAt) - Date.now()) + 1500);
+    // Once the timer has fired for that time (the control run resumed and completed), nothing resumed this one.
+    const control = await waitForRun(server, controlId, ended, 30_000);
+    expect(control).toMatchObject({ status: 'completed' });
+    expect(eventTypes(control)).toContain('run_resumed');
     const after = await getRun(server, runId);
     expect(after).toMatchObject({ status: 'failed', autoResumeAt: null });
     expect(after.events.find((e: Json) => e.type === 'auto_resume_cancelled')).toMatchObject({ at: resumeAt, reason: 'cancel' });
@@ -149,10 +155,13 @@ describe('a restart between the failure and the reset', () => {
     await waitForRun(first, runId, failedOnLimit);
     await first.stop();
 
+    // While no server runs, the store holds the appointment (read through the API in this process, read-only).
+    const reader = await openLocalApi(loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1' }), false);
+    const stored = await reader.send({ method: 'GET', path: `/api/workflows/runs/${runId}` });
+    await reader.close();
+    expect(stored).toMatchObject({ status: 200, body: { status: 'failed', autoResumeAt: resumeAt, wakeAt: resumeAt } });
+
     const second = await startServer({ home });
-    const stillFailed = await waitForRun(second, runId, () => true);
-    // Either the new server is up before the reset (the appointment still stands) or it already kept it.
-    if (Date.now() < Date.parse(resumeAt)) expect(stillFailed).toMatchObject({ status: 'failed', autoResumeAt: resumeAt });
     const done = await waitForRun(second, runId, ended, 30_000);
     expect(done).toMatchObject({ status: 'completed', autoResumeAt: null });
     expect(calls(runId, 'step one')).toHaveLength(1);
