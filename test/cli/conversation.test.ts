@@ -79,9 +79,14 @@ describe('svc conversation', () => {
     const server = await startServer();
     const env = { SVC_HOME: server.home };
     const created = JSON.parse((await runCli(['--url', server.url, 'conversation', 'new', '--json'], { env })).stdout);
-    // Watches live until stopped by the timeout; the message is sent while it watches.
+    // Watches live until stopped by the timeout; the message is sent once its stream is subscribed on the server's bus.
+    const listeners = server.ctx.bus.listenerCount;
     const watching = runCli(['--url', server.url, 'watch', '--conversation', created.id], { env, timeoutMs: 4000 });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await waitFor(
+      () => server.ctx.bus.listenerCount > listeners,
+      3_000,
+      () => 'for svc watch to connect',
+    );
     const sent = await runCli(['--url', server.url, 'conversation', 'send', created.id, 'watch me'], { env });
     expect(sent.code, sent.stderr).toBe(0);
     const watched = await watching;

@@ -57,6 +57,7 @@ describe('svc workspace', () => {
     expect(JSON.parse(envs.stdout).environments).toEqual([expect.objectContaining({ run_id: runView.id, status: 'ended' })]);
 
     expect((await cli('workspace', 'cleanup', '--older-than', 'soon')).code).toBe(2);
+    // Time must pass for `--older-than 1s`: clean-up ages by the wall clock, which the server offers no way to inject.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const cleaned = await cli('workspace', 'cleanup', '--older-than', '1s', '--json');
     expect(cleaned.code, cleaned.stderr).toBe(0);

@@ -123,6 +123,7 @@ it('messages sent through both servers to one conversation are each answered onc
     60_000,
     () => 'ten replies',
   );
+  // Give either server time to answer a message twice (a lease period), then count.
   await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
   const all = await messages(both[0]!, conversation.id, '?limit=200');
   const users = all.filter((m: Json) => m.role === 'user');

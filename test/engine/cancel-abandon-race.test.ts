@@ -23,6 +23,8 @@ describe('stop races', () => {
     const id = await startRun(server, 'stubborn', { message: '', cwd });
     await readPidFile(artifact(id, 'hold.pid'));
     const cancel = api(server, 'POST', `/api/workflows/runs/${id}/cancel`);
+    // Nothing outside shows a stop under way (the node ignores SIGTERM, and the engine writes nothing
+    // until it ends): a moment for the cancel to arrive, well inside the 5 s before its SIGKILL.
     await new Promise((r) => setTimeout(r, 300));
     const abandon = await api(server, 'POST', `/api/workflows/runs/${id}/abandon`);
     expect((await cancel).status).toBe(200);

@@ -1,10 +1,10 @@
 // The run streams deliver everything: a dashboard client connected throughout gets every event of
 // concurrent runs, in order, and a long history (3,000 events) is replayed in one connection.
 
-import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { cleanupAll, type Json, projectWithWorkflows, onCleanup, startRun, startServer, waitFor, waitForRun } from '../helpers/runs.js';
+import { cleanupAll, type Json, projectWithWorkflows, startRun, startServer, waitFor, waitForRun } from '../helpers/runs.js';
+import { connect } from '../helpers/sse-client.js';
 
 const chatty = (id: string) => ({ id, bash: 'for i in $(seq 1 40); do echo "line $i"; done' });
 
@@ -22,21 +22,10 @@ beforeAll(async () => {
 });
 afterAll(cleanupAll);
 
-function collect(path: string, headers: Record<string, string> = {}): { events: Json[]; close(): void } {
-  const events: Json[] = [];
-  const source = new EventSource(`${server.url}${path}`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-  });
-  source.onmessage = (message) => events.push(JSON.parse(message.data));
-  onCleanup(() => source.close());
-  return { events, close: () => source.close() };
-}
-
 describe('streams', () => {
   it('a dashboard client connected throughout gets every event of concurrent runs, positions only growing', async () => {
-    const client = collect('/api/stream/__dashboard__');
-    await waitFor(() => true);
-    await new Promise((r) => setTimeout(r, 200));
+    // Connected (the stream subscribes before it answers) before any run starts.
+    const client = await connect(server, '/api/stream/__dashboard__');
     const ids = await Promise.all([1, 2, 3, 4].map(() => startRun(server, 'chatty', { message: '', cwd })));
     const runs = await Promise.all(ids.map((id) => waitForRun(server, id)));
     const stored = runs.flatMap((run) => run.events as Json[]);
@@ -55,7 +44,7 @@ describe('streams', () => {
     // Lines merge into fewer events on a loaded machine; what matters is that the whole history,
     // however long, comes back in one connection, in order (a replay is never cut by the budget).
     expect(run.events.length).toBeGreaterThan(500);
-    const client = collect(`/api/stream/__dashboard__?runId=${id}&lastEventId=0`);
+    const client = await connect(server, `/api/stream/__dashboard__?runId=${id}&lastEventId=0`);
     await waitFor(() => (client.events.length >= run.events.length ? true : undefined), 20_000);
     expect(client.events.map((e) => e.seq)).toEqual(run.events.map((e: Json) => e.seq));
   }, 90_000);

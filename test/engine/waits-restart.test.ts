@@ -15,6 +15,7 @@ import {
   sleep,
   startRun,
   tempDir,
+  waitFor,
   waitForRun,
   waitForStatus,
 } from '../helpers/runs.js';
@@ -40,12 +41,16 @@ it('continues waiting runs after a kill -9: one due while no server ran, at star
   onCleanup(() => first.stop('SIGKILL'));
   const shortId = await startRun(first, 'short-nap', { message: 'short' });
   const longId = await startRun(first, 'long-nap', { message: 'long' });
-  await waitForRun(first, shortId, isWaiting);
+  const shortWaiting = await waitForRun(first, shortId, isWaiting);
   const long = await waitForRun(first, longId, isWaiting);
 
   expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-  // The short wait comes due while no server runs.
-  await sleep(1500);
+  // The short wait comes due while no server runs (a wall-clock time: the server has no clock to inject).
+  await waitFor(
+    () => Date.now() > Date.parse(shortWaiting.wakeAt),
+    10_000,
+    () => `for ${shortWaiting.wakeAt} to pass`,
+  );
   const second = await spawnServe({ home, cwd: project, env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
   onCleanup(() => second.stop('SIGKILL'));
   try {

@@ -88,11 +88,14 @@ const outcomes = async (server: Server) => (await server.schedules.tick()).map((
 
 /** A run's final state, whichever server executes it (an engine waits only for its own runs). */
 async function settled(server: Server, runId: string) {
-  for (;;) {
-    const run = await server.ctx.engine.find(runId);
-    if (run && isTerminal(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitFor(
+    async () => {
+      const run = await server.ctx.engine.find(runId);
+      return run && isTerminal(run.status) ? run : undefined;
+    },
+    25_000,
+    () => `for run ${runId} to end`,
+  );
 }
 
 async function scheduledRuns(server: Server) {

@@ -156,7 +156,7 @@ it('an approved run whose home has no server running waits pending, saying so, a
 
   expect((await api(b.server, 'POST', `/api/workflows/runs/${runId}/approve`)).status).toBe(200);
   // B has free slots, but the run's worktree is not in B's home: it stays pending, and says why.
-  await sleep(1500);
+  await sleep(1500); // on purpose: B gets its chance to take the run it must not take
   const waiting = await getRun(b.server, runId);
   expect(waiting.status).toBe('pending');
   expect(waiting.worktreeHome).toMatchObject({ path: a.home, liveServers: 0 });
@@ -194,7 +194,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   // A run deleted through B: B leaves A's files alone; A removes the worktree once it hears of it.
   await whileFrozen(a.server, async () => {
     expect((await api(b.server, 'DELETE', `/api/workflows/runs/${runs[0]}`)).status).toBe(200);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(runs[0]!))).toBe(true);
   });
   await waitFor(
@@ -207,7 +207,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   // A clean-up through B: listed as removed there, removed by A.
   const cleaned = await whileFrozen(a.server, async () => {
     const answer = await api(b.server, 'POST', '/api/workspaces/cleanup', { olderThan: '0s' });
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(runs[1]!))).toBe(true);
     return answer;
   });
@@ -225,7 +225,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   await waitForStatus(a.server, third, 'completed');
   await whileFrozen(a.server, async () => {
     expect((await api(b.server, 'DELETE', `/api/workspaces/${workspaceId}`)).status).toBe(200);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(join(a.home, 'workspaces', workspaceId, 'source'))).toBe(true);
   });
   await waitFor(
@@ -252,7 +252,7 @@ it('a clean-up of merged runs through server B: listed as elsewhere there; A rem
 
   const cleaned = await whileFrozen(a.server, async () => {
     const answer = await api(b.server, 'POST', '/api/workspaces/cleanup', { merged: true });
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(merged))).toBe(true);
     return answer;
   });
@@ -313,7 +313,7 @@ it('a run deleted through server B: SSE on server A sees run_deleted, on the das
     await waitForStatus(a.server, second, 'completed');
     expect((await api(a.server, 'DELETE', `/api/workflows/runs/${second}`)).status).toBe(200);
     await waitFor(() => onB.some((e) => e.type === 'run_deleted' && e.runId === second), 10_000);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(seen.dashboard.filter((e) => e.type === 'run_deleted' && e.runId === second)).toHaveLength(1);
     onBSource.close();
   } finally {

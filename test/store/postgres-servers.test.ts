@@ -250,6 +250,7 @@ it('a server that missed its lease (stopped, not dead) finds its run interrupted
     process.kill(a!.pid, 'SIGCONT');
   }
   // Woken, the first server's next write of the run is refused: it stops there.
+  // Time passes on purpose: the woken server gets its chance to write (nothing it does not do can be waited for).
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const run = await getRun(b!, runId);
   expect(run).toMatchObject({ status: 'failed', error: 'interrupted' });

@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { projectWithWorkflows } from '../helpers/runs.js';
+import { projectWithWorkflows, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let runId: string;
@@ -12,11 +12,7 @@ beforeAll(async () => {
   server = await startTestServer({ cwd: dir });
   const started = await server.json('POST', '/api/workflows/gated/run', { message: 'hi', cwd: dir });
   runId = started.body.runId;
-  for (let i = 0; i < 100; i++) {
-    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
-    if (run.body.status === 'paused') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForStatus(server, runId, 'paused');
 });
 afterAll(async () => server?.stop());
 

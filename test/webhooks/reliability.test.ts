@@ -67,6 +67,7 @@ describe('webhook reliability', () => {
     const first = await deliver(server.url, 'short', body);
     expect(first.status).toBe(202);
     expect((await deliver(server.url, 'short', body)).status).toBe(200);
+    // Time must pass for the 1 s dedupe window: the server's webhook service reads the wall clock (its `now` is not reachable from a test).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const later = await deliver(server.url, 'short', body);
     expect(later.status).toBe(202);

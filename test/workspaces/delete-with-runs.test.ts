@@ -65,6 +65,7 @@ describe('deletion, runs and races', () => {
     const workspace = await registerWorkspace(server, dir);
     const id = await startRun(server, 'fails', { message: '', workspaceId: workspace.id });
     const failed = await waitForRun(server, id);
+    // Time must pass for `olderThan: '1s'`: clean-up ages by the wall clock, which the server offers no way to inject.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await api(server, 'POST', '/api/workspaces/cleanup', { olderThan: '1s' })).body.removed).toHaveLength(1);
     await api(server, 'POST', `/api/workflows/runs/${id}/resume`);
