@@ -19,7 +19,7 @@ let project: string;
 let trap: NetworkTrap;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   project = realpathSync(await tempDir('svc-mcp-claude-'));
   await writeWorkflows(project, [{ name: 'hello', nodes: [{ id: 'greet', bash: 'echo "hello $ARGUMENTS"' }] }]);
   trap = await startNetworkTrap();

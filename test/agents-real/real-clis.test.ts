@@ -61,7 +61,7 @@ beforeAll(async () => {
   onCleanup(() => Promise.all([claude.close(), codex.close(), trap.close()]));
 
   setProcessEnv({ [KEY_ENV]: 'sk-standin-not-a-real-key', IS_SANDBOX: '' });
-  server = await startServer({ env: { SVC_CLAUDE_BIN: REAL_CLAUDE, SVC_CODEX_BIN: REAL_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CLAUDE_BIN: REAL_CLAUDE, SVC_CODEX_BIN: REAL_CODEX } });
   // The model endpoints as a user configures them: Claude Code adds /v1/messages, codex /responses.
   const configured = await api(server, 'PATCH', '/api/config/assistants', {
     claude: { baseUrl: claude.url, apiKeyEnv: KEY_ENV },

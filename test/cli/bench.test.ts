@@ -143,7 +143,7 @@ describe('svc bench', () => {
   });
 
   it('--json prints the benchmark document through a server', async () => {
-    const server = await startTestServer({ home });
+    const server = await startTestServer({ socket: true, home });
     try {
       const result = await runSvcInProcess(['--url', server.url, 'bench', 'build', '--json'], { SVC_HOME: home });
       expect(result.code, result.stderr).toBe(0);

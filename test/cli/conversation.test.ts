@@ -12,7 +12,7 @@ afterEach(cleanupAll);
 
 describe('svc conversation', () => {
   it('creates, lists, shows, renames, sends and removes — through a server', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
 
     const created = await cli('conversation', 'new', '--title', 'first', '--json');
@@ -46,7 +46,7 @@ describe('svc conversation', () => {
   });
 
   it('svc conversation new --permissions sets what its agent may do, and refuses anything but read, edit or full', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
     const editing = await cli('conversation', 'new', '--permissions', 'edit');
     expect(editing.code, editing.stderr).toBe(0);
@@ -57,7 +57,7 @@ describe('svc conversation', () => {
   });
 
   it('svc chat reads one message per stdin line when piped and exits 1 after an agent failure', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const cli = (args: string[], input: string) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home }, input });
     const ok = await cli(['chat'], 'one\n\ntwo\n/help\n');
     expect(ok.code, ok.stderr).toBe(0);
@@ -76,7 +76,7 @@ describe('svc conversation', () => {
   });
 
   it('svc watch --conversation shows messages as well as run events', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const env = { SVC_HOME: server.home };
     const created = JSON.parse((await runCli(['--url', server.url, 'conversation', 'new', '--json'], { env })).stdout);
     // Watches live until stopped by the timeout; the message is sent once its stream is subscribed on the server's bus.
@@ -108,7 +108,7 @@ describe('svc conversation', () => {
 
 describe('svc chat on a terminal', () => {
   it('reads messages with a prompt, streams each reply, and leaves on Ctrl+C', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const io = testIO({ env: { PATH: process.env.PATH, SVC_HOME: server.home }, tty: true, canPrompt: true });
     let screen = '';
     io.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));

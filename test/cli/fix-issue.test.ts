@@ -22,7 +22,7 @@ const MAKEFILE = 'test:\n\ttest -f fix.txt\n\t@echo "tests passed"\n';
 const TASK = 'Add fix.txt to the repository [fake:write=fix.txt]';
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   repo = join(await tempDir('svc-fix-issue-'), 'project');
   await mkdir(repo);
   makeRepository(repo, { 'README.md': '# demo\n', Makefile: MAKEFILE });

@@ -66,7 +66,7 @@ describe('svc mcp against a running server', () => {
   let mcp: McpSession;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ socket: true });
     project = join(await tempDir('svc-mcp-'), 'project');
     await mkdir(project);
     makeRepository(project, { 'README.md': '# demo\n' });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   // A stand-in for the user's browser: records the URL it was asked to open.
   await writeFile(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${join(dir, 'opened.txt')}'\n`);
   await chmod(recorder, 0o755);
-  server = await startTestServer();
+  server = await startTestServer({ socket: true });
 });
 afterAll(async () => server?.stop());
 

@@ -19,7 +19,7 @@ let plainRun: Json;
 const ANSI = /\x1b\[/;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   dir = join(await tempDir('svc-cli-diff-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\n', 'old.txt': 'old\n' });

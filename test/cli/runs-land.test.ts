@@ -16,7 +16,7 @@ beforeAll(async () => {
   // A stand-in gh: its arguments, NUL-separated, to a file; then the URL it "opened".
   writeFileSync(join(ghDir, 'gh'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$(dirname "$0")/argv"\necho https://github.com/me/demo/pull/3\n`);
   chmodSync(join(ghDir, 'gh'), 0o755);
-  server = await startServer({ env: { SVC_GH_BIN: join(ghDir, 'gh') } });
+  server = await startServer({ socket: true, env: { SVC_GH_BIN: join(ghDir, 'gh') } });
 });
 
 afterAll(cleanupAll);

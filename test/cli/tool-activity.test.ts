@@ -39,7 +39,7 @@ beforeAll(async () => {
     // Held open until the test writes the flag file, so a watcher can join it while it runs.
     { name: 'held', nodes: [...agentNodes, { id: 'hold', bash: `while [ ! -f '${flag}' ]; do sleep 0.05; done`, depends_on: ['check'] }] },
   ]);
-  server = await startServer({ env: AGENTS });
+  server = await startServer({ socket: true, env: AGENTS });
 });
 afterAll(cleanupAll);
 

@@ -19,7 +19,7 @@ async function project(files: Record<string, string> = {}) {
 
 describe('svc workspace', () => {
   it('adds, lists, shows, sets env, consents, runs in a worktree, cleans up and removes — through a server', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const env = { SVC_HOME: server.home };
     const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env });
     const dir = await project({ '.env': 'OPENAI_API_KEY=sk-not-real\n' });
@@ -73,7 +73,7 @@ describe('svc workspace', () => {
   });
 
   it('cleanup --merged says what it removed and what it kept and why; show prints the worktrees on disk', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
     const dir = await project();
     await writeWorkflows(dir, [

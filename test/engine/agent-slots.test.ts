@@ -68,7 +68,7 @@ const startsOf = (text: string) => readJsonLines(agentLog).filter((call) => Stri
 describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
   });
 
   it('runs the agents of two runs one after the other; the waiting node shows agent_slot', async () => {
@@ -145,7 +145,7 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
 
 describe('a node waiting for a slot', () => {
   it('starts its timeout when it gets the slot, not while it waits', async () => {
-    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
     const holds = startsOf('hold').length;
     const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
     await waitFor(
@@ -166,7 +166,7 @@ describe('a node waiting for a slot', () => {
 
 describe('a conversation reply', () => {
   it('takes an agent slot like a node: it waits while a run holds the only one', async () => {
-    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
     const holds = startsOf('hold').length;
     const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
     await waitFor(
@@ -188,7 +188,7 @@ describe('a conversation reply', () => {
 
 describe("an assistant's maxConcurrent", () => {
   it('PATCH /api/config/assistants {claude: {maxConcurrent: 1}} runs parallel nodes one at a time', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const set = await api(server, 'PATCH', '/api/config/assistants', { claude: { maxConcurrent: 1 } });
     expect(set.status).toBe(200);
     expect(set.body.assistants.claude.maxConcurrent).toBe(1);

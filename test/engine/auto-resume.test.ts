@@ -67,7 +67,7 @@ afterAll(cleanupAll);
 describe('a run that fails on a usage limit with auto_resume: true', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ socket: true });
   });
 
   it('gets an appointment at the reset, announced by auto_resume_scheduled, and resumes by itself without re-running completed nodes', async () => {
@@ -129,7 +129,7 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
 
 describe('SVC_AUTO_RESUME_ON_LIMIT', () => {
   it('turns it on for workflows that do not say; auto_resume: false still wins', async () => {
-    const server = await startServer({ env: { SVC_AUTO_RESUME_ON_LIMIT: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_AUTO_RESUME_ON_LIMIT: '1' } });
     const appointment = async (workflow: string) => {
       const { message } = limitedMessage(`[tag:setting-${workflow}]`, 600);
       const run = await waitForRun(server, await startRun(server, workflow, { message, cwd: project }), failedOnLimit);
@@ -149,7 +149,7 @@ describe('SVC_AUTO_RESUME_ON_LIMIT', () => {
 describe('a restart between the failure and the reset', () => {
   it('keeps the appointment: the next server resumes the run, skipping its completed nodes', async () => {
     const home = await tempDir('svc-auto-resume-home-');
-    const first = await startServer({ home });
+    const first = await startServer({ socket: true, home });
     const { message, resumeAt } = limitedMessage('[tag:restart]', 6);
     const runId = await startRun(first, 'auto', { message, cwd: project });
     await waitForRun(first, runId, failedOnLimit);
@@ -161,7 +161,7 @@ describe('a restart between the failure and the reset', () => {
     await reader.close();
     expect(stored).toMatchObject({ status: 200, body: { status: 'failed', autoResumeAt: resumeAt, wakeAt: resumeAt } });
 
-    const second = await startServer({ home });
+    const second = await startServer({ socket: true, home });
     const done = await waitForRun(second, runId, ended, 30_000);
     expect(done).toMatchObject({ status: 'completed', autoResumeAt: null });
     expect(calls(runId, 'step one')).toHaveLength(1);

@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
 });
 afterAll(cleanupAll);
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
     { name: 'bulky', nodes: bulkyNodes },
     { name: 'tiny', nodes: [{ id: 'one', bash: 'echo one' }] },
   ]);
-  server = await startServer();
+  server = await startServer({ socket: true });
 });
 afterAll(cleanupAll);
 

@@ -56,7 +56,7 @@ beforeAll(async () => {
   ]);
   agentLog = join(await tempDir('svc-spend-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
 });
 afterAll(cleanupAll);
 

@@ -19,13 +19,13 @@ describe('replay on a restarted server', () => {
       },
     ]);
     const home = await makeHome();
-    const first = await startServer({ home });
+    const first = await startServer({ socket: true, home });
     const runId = await startRun(first, 'two', { message: '', cwd: project });
     await waitForRun(first, runId);
     const stored = (await getRun(first, runId)).events as Json[];
     await first.stop({ keepHome: true });
 
-    const second = await startServer({ home });
+    const second = await startServer({ socket: true, home });
     // `lastEventId=0` replays the run from its start (docs/decisions.md, Streams)…
     const whole = await connect(second, `/api/stream/__dashboard__?runId=${runId}&lastEventId=0`);
     await whole.until((events) => events.length === stored.length, 5_000);

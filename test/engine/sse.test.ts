@@ -36,7 +36,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startServer();
+  server = await startServer({ socket: true });
 });
 afterAll(cleanupAll);
 

@@ -48,7 +48,7 @@ beforeAll(async () => {
     },
   ]);
   setProcessEnv({ FAKE_CLAUDE_LOG: claudeLog });
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX, SVC_USAGE_LIMIT_RETRY_MS: String(RETRY_MS) } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX, SVC_USAGE_LIMIT_RETRY_MS: String(RETRY_MS) } });
 });
 afterAll(cleanupAll);
 

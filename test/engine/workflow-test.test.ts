@@ -53,7 +53,7 @@ beforeAll(async () => {
   project = await projectWithWorkflows([REVIEWED]);
   agentLog = join(await tempDir('svc-fixture-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  server = await startServer();
+  server = await startServer({ socket: true });
 });
 afterAll(cleanupAll);
 
@@ -135,7 +135,7 @@ describe('a test run its process did not finish', () => {
     const home = await tempDir('svc-fixture-home-');
     await writeWorkflows(project, [{ name: 'blocker', nodes: [{ id: 'hold', bash: 'sleep 30' }] }]);
     const env = { SVC_MAX_CONCURRENT_RUNS: '1' };
-    const first = await startServer({ home, env });
+    const first = await startServer({ socket: true, home, env });
     await startRun(first, 'blocker', { message: '', cwd: project });
     // The test's run waits `pending` behind the blocker when the server stops.
     const asked = new AbortController();
@@ -151,7 +151,7 @@ describe('a test run its process did not finish', () => {
     await answer;
     await first.stop();
 
-    const second = await startServer({ home, env });
+    const second = await startServer({ socket: true, home, env });
     const failed = await waitForStatus(second, pending.id, 'failed');
     expect(failed.error).toMatch(/a workflow test's run continues only in the process that started it/);
     expect(failed.nodes.plan.status).not.toBe('completed');

@@ -58,9 +58,13 @@ export async function projectWithWorkflows(workflows: Workflow[]): Promise<strin
   return project.dir;
 }
 
-/** The real in-process server with its own SVC_HOME; stopped (and the home removed) by `cleanupAll`. */
-export async function startServer(options: { env?: Record<string, string>; home?: string } = {}): Promise<TestServer> {
-  const server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, ...options.env }, home: options.home });
+/**
+ * The real server with its own SVC_HOME and the fake Claude, answering in this process (`socket:
+ * true`: on a loopback port, for what needs one; test/helpers/server.ts); stopped (and the home
+ * removed) by `cleanupAll`.
+ */
+export async function startServer(options: { env?: Record<string, string>; home?: string; socket?: boolean } = {}): Promise<TestServer> {
+  const server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, ...options.env }, home: options.home, socket: options.socket });
   let stopped = false;
   const stop = server.stop.bind(server);
   server.stop = async (stopOptions) => {
@@ -72,16 +76,16 @@ export async function startServer(options: { env?: Record<string, string>; home?
   return server;
 }
 
-/** Anything with a base URL: the in-process server or a spawned `svc serve`. */
-export interface Target {
-  url: string;
-}
+/** What answers the API: a test server (in process or on a socket: its own `fetch`), or a spawned `svc serve` (its URL). */
+export type Target = Pick<TestServer, 'fetch'> | { url: string };
 
+/** A JSON exchange with the API: in process when the target is, over HTTP otherwise. */
 export async function api<T = any>(target: Target, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${target.url}${path}`, {
+  const init: RequestInit = {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
+  };
+  const response = 'fetch' in target ? await target.fetch(path, init) : await fetch(`${target.url}${path}`, init);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

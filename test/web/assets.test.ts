@@ -9,7 +9,7 @@ let runId: string;
 
 beforeAll(async () => {
   const dir = await projectWithWorkflows([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
-  server = await startTestServer({ cwd: dir });
+  server = await startTestServer({ socket: true, cwd: dir });
   const started = await server.json('POST', '/api/workflows/gated/run', { message: 'hi', cwd: dir });
   runId = started.body.runId;
   await waitForStatus(server, runId, 'paused');

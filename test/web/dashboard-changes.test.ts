@@ -17,7 +17,7 @@ let browser: Browser;
 let workspaceId: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   const dir = join(await tempDir('svc-web-changes-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\nfirst line\n' });

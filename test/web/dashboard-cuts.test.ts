@@ -24,7 +24,7 @@ beforeAll(async () => {
       nodes: [{ id: 'loud', bash: `head -c ${128 * 1024} /dev/zero | tr '\\0' l; exit 3` }],
     },
   ]);
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 

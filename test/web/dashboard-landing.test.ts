@@ -19,7 +19,7 @@ let workspaceId: string;
 
 beforeAll(async () => {
   const ghMissing = join(await tempDir('svc-web-land-gh-'), 'gh');
-  server = await startServer({ env: { SVC_GH_BIN: ghMissing } });
+  server = await startServer({ socket: true, env: { SVC_GH_BIN: ghMissing } });
   dir = join(await tempDir('svc-web-land-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\n' });

@@ -50,7 +50,7 @@ const actions = (p: WatchedPage['page']) => p.locator('[data-action]').evaluateA
 
 beforeAll(async () => {
   project = await projectWithWorkflows(WORKFLOWS);
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 
@@ -240,7 +240,7 @@ describe('the dashboard, live', () => {
   it('catches up after a server restart with the page left open', async () => {
     // A server of its own, restarted on the same port and home, as `svc serve` would be.
     const home = await makeHome();
-    const first = await startTestServer({ cwd: project, home });
+    const first = await startTestServer({ socket: true, cwd: project, home });
     const port = String(first.port);
     let second: TestServer | undefined;
     try {
@@ -255,7 +255,7 @@ describe('the dashboard, live', () => {
 
       // The node prints nothing, so neither page has received an event before the server goes.
       await first.stop({ keepHome: true });
-      second = await startTestServer({ cwd: project, home, env: { PORT: port } });
+      second = await startTestServer({ socket: true, cwd: project, home, env: { PORT: port } });
       // The run was interrupted by the stop; both pages learn it once their streams are back.
       await list.page.locator(`tr[data-run-id="${runId}"][data-status="failed"]`).waitFor({ timeout: 20_000 });
       await detail.page.locator('section[data-status="failed"]').waitFor({ timeout: 20_000 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   ]);
   // Not a workflow: no description, and a dependency on a node it does not have.
   await writeFile(join(project, '.svc', 'workflows', 'broken.yaml'), 'name: broken\nnodes:\n  - id: a\n    bash: echo a\n    depends_on: [missing]\n');
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   // The project's workflows (the broken file among them) are found as a workspace's.
   expect((await server.json('POST', '/api/workspaces', { path: project })).status).toBe(201);
   browser = await launchBrowser();

@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startTestServer({ cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  server = await startTestServer({ socket: true, cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   browser = await launchBrowser();
 }, 60_000);
 

@@ -11,7 +11,7 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   browser = await launchBrowser();
 }, 60_000);
 

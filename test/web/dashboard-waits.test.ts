@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 

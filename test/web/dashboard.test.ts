@@ -39,7 +39,7 @@ async function page(options?: Parameters<typeof openPage>[1]): Promise<WatchedPa
 
 beforeAll(async () => {
   project = await projectWithWorkflows(WORKFLOWS);
-  server = await startTestServer({ cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  server = await startTestServer({ socket: true, cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   browser = await launchBrowser();
 }, 60_000);
 

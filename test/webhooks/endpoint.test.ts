@@ -21,7 +21,7 @@ const post = (slug: string, body: string | Uint8Array, options?: Parameters<type
 
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ cwd: project.dir, env: { PUSH_SECRET: SECRET, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  server = await startTestServer({ socket: true, cwd: project.dir, env: { PUSH_SECRET: SECRET, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {

@@ -15,7 +15,7 @@ let server: TestServer;
 let project: Project;
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
+  server = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {

@@ -71,7 +71,7 @@ beforeAll(async () => {
       '      echo $(( m * 2 ))',
     ].join('\n'),
   );
-  server = await startTestServer({ cwd: project.dir, env: { PUSH_SECRET: SECRET } });
+  server = await startTestServer({ socket: true, cwd: project.dir, env: { PUSH_SECRET: SECRET } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {

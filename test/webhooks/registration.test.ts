@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer({ env: { PUSH_SECRET: SECRET, ...env } });
+  const started = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET, ...env } });
   cleanup.push(() => started.stop());
   return started;
 }

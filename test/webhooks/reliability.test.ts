@@ -21,7 +21,7 @@ afterEach(async () => {
 async function hookServer(env: Record<string, string> = { PUSH_SECRET: SECRET }): Promise<{ server: TestServer; project: Project }> {
   const project = await makeHookProject();
   cleanup.push(() => project.remove());
-  const server = await startTestServer({ env });
+  const server = await startTestServer({ socket: true, env });
   cleanup.push(() => server.stop());
   await registerTriggers(server, project.dir);
   return { server, project };
@@ -142,7 +142,7 @@ describe('webhook reliability', () => {
     };
     await mkdir(join(home, 'data', 'webhook-dedupe', id), { recursive: true });
     await writeFile(join(home, 'data', 'webhook-dedupe', id, 'record.json'), JSON.stringify(record));
-    const server = await startTestServer({ home, env: { PUSH_SECRET: SECRET } });
+    const server = await startTestServer({ socket: true, home, env: { PUSH_SECRET: SECRET } });
     cleanup.push(() => server.stop());
     await registerTriggers(server, project.dir);
     const body = JSON.stringify({ event: 'push', delivery_id: 'reserved-1' });

@@ -31,7 +31,7 @@ const WORKFLOW = [
 beforeAll(async () => {
   project = await makeProject();
   await project.write('pushes.yaml', WORKFLOW);
-  server = await startTestServer({ env: { CI_SECRET: SECRET } });
+  server = await startTestServer({ socket: true, env: { CI_SECRET: SECRET } });
   await registerTriggers(server, project.dir);
 });
 

@@ -20,7 +20,7 @@ describe('webhook secrets', () => {
       join(dir, '.svc', 'workflows', 'wsflow.yaml'),
       hookWorkflow('wsflow', ['{ event: push, slug: ws-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
     );
-    const server = await startTestServer({ env: { PUSH_SECRET: OTHER_SECRET } });
+    const server = await startTestServer({ socket: true, env: { PUSH_SECRET: OTHER_SECRET } });
     try {
       // Registering the workspace registers its triggers.
       const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
@@ -49,7 +49,7 @@ describe('webhook secrets', () => {
         '{ event: push, slug: ok-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
       ]),
     );
-    const server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
+    const server = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET } });
     try {
       await registerTriggers(server, dir);
       const body = JSON.stringify({ event: 'push', delivery_id: 'x' });

@@ -13,7 +13,7 @@ import { startRun, waitForRun, type Json } from '../helpers/runs.js';
 import { useServerWithProjects } from '../helpers/project-server.js';
 import { withCwd, type Project } from '../helpers/workflow-project.js';
 
-const { setup, server } = useServerWithProjects();
+const { setup, server } = useServerWithProjects({ socket: true });
 
 let outside: string;
 let fifo: string;

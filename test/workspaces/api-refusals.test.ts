@@ -12,7 +12,7 @@ afterEach(cleanupAll);
 
 describe('the API and CLI refuse what would reach another endpoint or leak', () => {
   it('`env unset <id> ..` is refused and deletes nothing; bad key names are 400, __proto__ is no key', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const workspace = await registerWorkspace(server, await gitProject());
     const unset = await runCli(['--url', server.url, 'workspace', 'env', 'unset', workspace.id, '..'], { env: { SVC_HOME: server.home } });
     expect(unset.code).toBe(1);
@@ -23,7 +23,7 @@ describe('the API and CLI refuse what would reach another endpoint or leak', () 
   });
 
   it('refuses credentials in a clone URL without repeating them', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     for (const url of ['https://user:SECRETTOKEN@127.0.0.1:1/x.git', 'https://SECRETTOKEN@127.0.0.1:1/x.git', 'ssh://git:SECRETTOKEN@127.0.0.1:1/x.git']) {
       const answer = await api(server, 'POST', '/api/workspaces', { url });
       expect(answer.status, url).toBe(400);
@@ -32,7 +32,7 @@ describe('the API and CLI refuse what would reach another endpoint or leak', () 
   });
 
   it('refuses a directory inside a repository (the gate would not see the root .env) and an out-of-range age', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const dir = await gitProject([], { '.env': 'ANTHROPIC_API_KEY=x\n' });
     await mkdir(join(dir, 'sub'));
     const answer = await api(server, 'POST', '/api/workspaces', { path: join(dir, 'sub') });

@@ -8,7 +8,7 @@ afterEach(cleanupAll);
 
 describe('svc workspace env set', () => {
   it('takes a KEY alone with its value from stdin, so it never shows on the command line', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const dir = await gitProject([{ name: 'echo-token', description: 'e', nodes: [{ id: 'a', bash: '[ "$TOKEN" = "from-stdin-value" ] && echo ok' }] }]);
     const workspace = await registerWorkspace(server, dir);
     const set = await runCli(['--url', server.url, 'workspace', 'env', 'set', workspace.id, 'TOKEN'], {

@@ -29,7 +29,7 @@ const registeredProject = (server: TestServer, workflows = WORKFLOWS) => registe
 
 describe('follow-on runs', () => {
   it("branches the new run's worktree from the earlier run's head, and records fromRunId", async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { dir, workspace } = await registeredProject(server);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
     expect(first.status, JSON.stringify(first.nodes)).toBe('completed');
@@ -53,7 +53,7 @@ describe('follow-on runs', () => {
   });
 
   it('refuses a run without a worktree, one on another workspace, and an unknown run', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server);
     // Another workspace, without workflows of the same names (a name in two workspaces is ambiguous).
     const other = await registeredProject(server, [{ name: 'other', nodes: [{ id: 'a', bash: 'true' }] }]);
@@ -82,7 +82,7 @@ describe('follow-on runs', () => {
   });
 
   it('svc run --from <prefix> through the built binary', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
     const result = await runCli(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { env: { SVC_HOME: server.home } });
