@@ -53,7 +53,7 @@ beforeAll(async () => {
   project = await projectWithWorkflows([REVIEWED]);
   agentLog = join(await tempDir('svc-fixture-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  server = await startServer({ socket: true });
+  server = await startServer();
 });
 afterAll(cleanupAll);
 
@@ -135,6 +135,7 @@ describe('a test run its process did not finish', () => {
     const home = await tempDir('svc-fixture-home-');
     await writeWorkflows(project, [{ name: 'blocker', nodes: [{ id: 'hold', bash: 'sleep 30' }] }]);
     const env = { SVC_MAX_CONCURRENT_RUNS: '1' };
+    // On a socket: the client that asked goes away mid-request, as a closed connection.
     const first = await startServer({ socket: true, home, env });
     await startRun(first, 'blocker', { message: '', cwd: project });
     // The test's run waits `pending` behind the blocker when the server stops.

@@ -66,19 +66,25 @@ export interface Delivery {
   body: any;
 }
 
-/** Posts `body` (exact bytes) to `/webhooks/workflow/<slug>` over a real socket; signed with SECRET unless `signature` says otherwise. */
+/**
+ * Posts `body` (exact bytes) to `/webhooks/workflow/<slug>`: over a real socket to a base URL, or to
+ * a test server through its own `fetch` (in process unless it has a socket); signed with SECRET
+ * unless `signature` says otherwise.
+ */
 export async function deliver(
-  baseUrl: string,
+  to: string | Pick<TestServer, 'fetch'>,
   slug: string,
   body: string | Uint8Array,
   options: { signature?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Delivery> {
   const signature = options.signature === undefined ? sign(body) : options.signature;
-  const response = await fetch(`${baseUrl}/webhooks/workflow/${slug}`, {
+  const init: RequestInit = {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-svc-signature-256': signature }), ...options.headers },
     body,
-  });
+  };
+  const path = `/webhooks/workflow/${slug}`;
+  const response = typeof to === 'string' ? await fetch(`${to}${path}`, init) : await to.fetch(path, init);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

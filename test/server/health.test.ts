@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('GET /health', () => {
   it('answers {status:"ok"} as JSON', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const response = await server.fetch('/health');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -25,7 +25,7 @@ describe('GET /health', () => {
 
 describe('GET /api/health', () => {
   it('reports every member: adapter, concurrency, runningWorkflows, version, uptimeMs', async () => {
-    server = await startTestServer({ socket: true, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_MAX_CONCURRENT_RUNS: '3' } });
+    server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_MAX_CONCURRENT_RUNS: '3' } });
     const { status, body } = await server.json('GET', '/api/health');
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(['adapter', 'concurrency', 'runningWorkflows', 'status', 'uptimeMs', 'version']);
@@ -40,7 +40,7 @@ describe('GET /api/health', () => {
   });
 
   it('says the adapter is unavailable when SVC_CLAUDE_BIN names a missing binary', async () => {
-    server = await startTestServer({ socket: true, env: { SVC_CLAUDE_BIN: '/nonexistent/bin/claude-missing' } });
+    server = await startTestServer({ env: { SVC_CLAUDE_BIN: '/nonexistent/bin/claude-missing' } });
     const { status, body } = await server.json('GET', '/api/health');
     expect(status).toBe(200);
     expect(body.adapter).toEqual({ name: 'claude', available: false, model: null });
@@ -52,10 +52,10 @@ describe('GET /api/health', () => {
     const previous = process.env.PATH;
     process.env.PATH = path;
     try {
-      server = await startTestServer({ socket: true, env: { SVC_CLAUDE_BIN: 'fake-claude' } });
+      server = await startTestServer({ env: { SVC_CLAUDE_BIN: 'fake-claude' } });
       expect((await server.json('GET', '/api/health')).body.adapter.available).toBe(true);
       await server.stop();
-      server = await startTestServer({ socket: true, env: { SVC_CLAUDE_BIN: 'svc-no-such-agent-on-path' } });
+      server = await startTestServer({ env: { SVC_CLAUDE_BIN: 'svc-no-such-agent-on-path' } });
       expect((await server.json('GET', '/api/health')).body.adapter.available).toBe(false);
     } finally {
       process.env.PATH = previous;
@@ -63,7 +63,7 @@ describe('GET /api/health', () => {
   });
 
   it('shows the configured model of the default assistant', async () => {
-    server = await startTestServer({ socket: true, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+    server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
     expect((await server.json('PATCH', '/api/config/assistants', { claude: { model: 'opus' } })).status).toBe(200);
     const { body } = await server.json('GET', '/api/health');
     expect(body.adapter).toEqual({ name: 'claude', available: true, model: 'opus' });
@@ -72,14 +72,14 @@ describe('GET /api/health', () => {
 
 describe('GET /health/db', () => {
   it('answers 200 {status:"ok", database:"connected"} when the store reads and writes', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const { status, body } = await server.json('GET', '/health/db');
     expect(status).toBe(200);
     expect(body).toEqual({ status: 'ok', database: 'connected' });
   });
 
   it('answers 200 to many checks at once (monitors and dashboards poll concurrently)', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(Array.from({ length: 25 }, () => server!.json('GET', '/health/db')));
       expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
@@ -90,7 +90,7 @@ describe('GET /health/db', () => {
   });
 
   it('answers 503 {status:"error", database:"disconnected", message} when the store cannot be written, and recovers', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     // chmod does not stop root (tests may run as root), so the data directory is swapped for a
     // plain file: no write below it can succeed for anyone. It is put back afterwards.
     const data = join(server.home, 'data');

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ socket: true });
+  server = await startTestServer();
 });
 afterAll(() => server.stop());
 

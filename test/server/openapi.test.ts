@@ -29,7 +29,7 @@ async function lintProblems(document: unknown) {
 let server: TestServer;
 let doc: Doc;
 beforeAll(async () => {
-  server = await startTestServer({ socket: true });
+  server = await startTestServer();
   const response = await server.fetch('/api/openapi.json');
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -20,19 +20,19 @@ describe('webhook secrets', () => {
       join(dir, '.svc', 'workflows', 'wsflow.yaml'),
       hookWorkflow('wsflow', ['{ event: push, slug: ws-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
     );
-    const server = await startTestServer({ socket: true, env: { PUSH_SECRET: OTHER_SECRET } });
+    const server = await startTestServer({ env: { PUSH_SECRET: OTHER_SECRET } });
     try {
       // Registering the workspace registers its triggers.
       const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
       await api(server, 'PUT', `/api/workspaces/${workspace.id}/env`, { PUSH_SECRET: SECRET });
       const body = JSON.stringify({ event: 'push', delivery_id: 'k1' });
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, SECRET) })).status).toBe(202);
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, OTHER_SECRET) })).status).toBe(401);
+      expect((await deliver(server, 'ws-hook', body, { signature: sign(body, SECRET) })).status).toBe(202);
+      expect((await deliver(server, 'ws-hook', body, { signature: sign(body, OTHER_SECRET) })).status).toBe(401);
       const run = await server.ctx.engine.waitUntilSettled((await api(server, 'GET', '/api/workflows/runs?workflow=wsflow')).body.runs[0].id);
       expect(run.status).toBe('completed');
       expect((await api(server, 'DELETE', `/api/workspaces/${workspace.id}`)).status).toBe(200);
       const other = JSON.stringify({ event: 'push', delivery_id: 'k2' });
-      const answer = await deliver(server.url, 'ws-hook', other, { signature: sign(other, OTHER_SECRET) });
+      const answer = await deliver(server, 'ws-hook', other, { signature: sign(other, OTHER_SECRET) });
       expect(answer.status).toBe(503);
     } finally {
       await server.stop();
@@ -49,13 +49,13 @@ describe('webhook secrets', () => {
         '{ event: push, slug: ok-hook, secret_env: PUSH_SECRET, idempotency_key: delivery_id }',
       ]),
     );
-    const server = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET } });
+    const server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
     try {
       await registerTriggers(server, dir);
       const body = JSON.stringify({ event: 'push', delivery_id: 'x' });
-      expect((await deliver(server.url, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
+      expect((await deliver(server, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
       // The trigger beside it, on a real secret, takes the same delivery.
-      const accepted = await deliver(server.url, 'ok-hook', body, { signature: sign(body, SECRET) });
+      const accepted = await deliver(server, 'ok-hook', body, { signature: sign(body, SECRET) });
       expect(accepted.status).toBe(202);
       expect((await server.ctx.engine.waitUntilSettled(accepted.body.run_id)).status).toBe('completed');
     } finally {

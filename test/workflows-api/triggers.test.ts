@@ -38,7 +38,7 @@ const slugs = async () => (await server!.ctx.workflows.triggers()).map((t) => t.
 
 describe('the trigger registry', () => {
   it('registers every webhook trigger of a discovered workflow, normalized, with where it was found', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const p = await project();
     const file = await p.write(
       'deploy.yaml',
@@ -76,7 +76,7 @@ describe('the trigger registry', () => {
   });
 
   it('a slug claimed by two workflows is an error on both, and neither is registered', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const p = await project();
     const a = await p.write('a.yaml', workflowYaml('a', { extra: webhookTriggers('shared', 'only-a') }));
     const b = await p.write('b.yaml', workflowYaml('b', { extra: webhookTriggers('shared') }));
@@ -106,7 +106,7 @@ describe('the trigger registry', () => {
   });
 
   it('drops a trigger that was removed from its file, or whose file was deleted', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const p = await project();
     const file = await p.write('hooks.yaml', workflowYaml('hooks', { extra: webhookTriggers('one', 'two') }));
     await register(p.dir);
@@ -123,7 +123,7 @@ describe('the trigger registry', () => {
   });
 
   it('a pass for one cwd keeps the triggers of another; a live registration elsewhere wins a slug', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const first = await project();
     const second = await project();
     const firstFile = await first.write('one.yaml', workflowYaml('one', { extra: webhookTriggers('hook') }));
@@ -146,7 +146,7 @@ describe('the trigger registry', () => {
   });
 
   it('registers triggers of workspace workflows with the workspace id and directory', async () => {
-    server = await startTestServer({ socket: true });
+    server = await startTestServer();
     const here = await project();
     const workspace = await project();
     await workspace.write('ws-flow.yaml', workflowYaml('ws-flow', { extra: webhookTriggers('ws-hook') }));
@@ -161,7 +161,7 @@ describe('the trigger registry', () => {
     cleanup.push(() => rm(home, { recursive: true, force: true }));
     const p = await project();
     await p.write('kept.yaml', workflowYaml('kept', { extra: webhookTriggers('kept-hook') }));
-    server = await startTestServer({ socket: true, home });
+    server = await startTestServer({ home });
     await register(p.dir);
     await server.stop();
 
@@ -174,7 +174,7 @@ describe('the trigger registry', () => {
     await (await store.collection<{ id: string; path: string }>('workspaces', 'single')).put({ id: 'ws-9', path: workspace.dir });
     await store.close();
 
-    server = await startTestServer({ socket: true, home });
+    server = await startTestServer({ home });
     expect(await server.ctx.workflows.findTrigger('kept-hook')).toMatchObject({ workflow: 'kept', cwd: p.dir });
     expect(await findTrigger(server.ctx.store, 'start-hook')).toMatchObject({ workflow: 'at-start', workspaceId: 'ws-9' });
   });
