@@ -20,7 +20,8 @@ import {
   type Json,
 } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { runCli, SVC_BIN } from '../helpers/cli.js';
+import { SVC_BIN } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { spawn } from 'node:child_process';
 import { createConversation, send, waitForReply } from '../helpers/conversations.js';
 
@@ -117,7 +118,7 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     expect(gone.nodes.ask.waitingFor).toBeUndefined();
     // Still behind the holder: only the cancelled waiter left.
     expect((await getRun(server, behind)).nodes.ask.waitingFor).toBe('agent_slot');
-    const shown = await runCli(['runs', 'show', behind], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', behind], { SVC_URL: server.url });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/ask\s+running.*waiting for agent_slot/);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalApi } from '../../src/runtime.js';
 import { loadSettings } from '../../src/shared/settings.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import {
   api,
@@ -98,9 +98,9 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
     const failed = await waitForRun(server, runId, failedOnLimit);
     // The appointment is also the run's wake-up time, which the server's one timer keeps (run-appointments.ts).
     expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt, wakeAt: resumeAt });
-    const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', runId], { SVC_URL: server.url });
     expect(shown.stdout).toContain(`resumes:  automatically at ${resumeAt}`);
-    const calledOff = await runCli(['cancel', runId], { env: { SVC_URL: server.url } });
+    const calledOff = await runSvcInProcess(['cancel', runId], { SVC_URL: server.url });
     expect(calledOff.stdout).toContain('its auto-resume was called off (it stays failed');
     expect(await getRun(server, runId)).toMatchObject({ status: 'failed', autoResumeAt: null, wakeAt: null });
     // Called off once: a second cancel finds a failed run without one, as before auto-resume (409).

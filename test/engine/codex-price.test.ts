@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfTokens } from '../../src/config/token-price.js';
 import { createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, type Json, projectWithWorkflows, startRun, startServer, waitForRun } from '../helpers/runs.js';
 
@@ -33,7 +33,7 @@ const costUnknownWarnings = (run: Json) => run.events.filter((e: Json) => e.type
 
 describe('a price per million tokens for codex', () => {
   it('prices a codex node from its tokens: a known cost, not partial, counted by the cap', async () => {
-    const cli = (args: string[]) => runCli(['config', ...args], { env: { SVC_URL: server.url } });
+    const cli = (args: string[]) => runSvcInProcess(['config', ...args], { SVC_URL: server.url });
     const set = await cli(['set-price', 'codex', '1000', '2000', '--cached-input', '100']);
     expect(set).toMatchObject({ code: 0, stdout: 'codex tokens now cost $1000 in, $2000 out, cached input $100 per million.\n' });
     expect((await api(server, 'GET', '/api/config')).body.assistants.codex.pricePerMillionTokens).toEqual({ input: 1000, cachedInput: 100, output: 2000 });

@@ -2,7 +2,7 @@
 // stops when its spend reaches its cap, and a resume with a higher cap continues it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { FAKE_CODEX } from '../helpers/conversations.js';
 import {
   api,
@@ -122,7 +122,7 @@ describe('spend cap', () => {
 
   it('svc run --max-cost caps a run below its workflow, and the CLI prints the warning, the stop and the spend', async () => {
     const env = { SVC_URL: server.url };
-    const result = await runCli(['run', 'capped-cli', 'go', '--max-cost', '0.5', '--cwd', project], { env, timeoutMs: 40_000 });
+    const result = await runSvcInProcess(['run', 'capped-cli', 'go', '--max-cost', '0.5', '--cwd', project], env);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/budget: spent \$0\.4500 of the \$0\.5000 cap/);
     expect(result.stdout + result.stderr).toMatch(/budget exceeded: spent \$0\.5500 of the \$0\.5000 cap/);
@@ -131,13 +131,13 @@ describe('spend cap', () => {
     expect(run).toMatchObject({ status: 'failed', errorCode: 'budget_exceeded', maxCostUsd: 0.5 });
     expect(run.spentUsd).toBeCloseTo(0.55, 10);
 
-    const shown = await runCli(['runs', 'show', runId], { env });
+    const shown = await runSvcInProcess(['runs', 'show', runId], env);
     expect(shown.stdout).toMatch(/budget: {3}spent \$0\.5500 of \$0\.5000 cap/);
 
-    const refused = await runCli(['resume', runId], { env });
+    const refused = await runSvcInProcess(['resume', runId], env);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/resume it with maxCostUsd \(svc resume --max-cost\)/);
-    const bad = await runCli(['resume', runId, '--max-cost', 'lots'], { env });
+    const bad = await runSvcInProcess(['resume', runId, '--max-cost', 'lots'], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--max-cost needs a positive amount of USD/);
   }, 60_000);

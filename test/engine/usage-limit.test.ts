@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/shared/settings.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { FAKE_CODEX } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
 import {
@@ -68,7 +68,7 @@ describe('a claude node that ends on its usage limit', () => {
     expect(run).toMatchObject({ errorCode: 'usage_limit', resumeAt });
     expect(run.events.find((e: Json) => e.type === 'run_failed')).toMatchObject({ code: 'usage_limit', resumeAt });
     expect(claudeCalls('second step')).toHaveLength(1);
-    const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', runId], { SVC_URL: server.url });
     expect(shown.stdout).toContain(`limit:    usage limit resets at ${resumeAt}`);
 
     // Once the limit has reset, a resume clears the time and the code and runs only the failed node.

@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, cleanupAll, startServer } from '../helpers/runs.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { gitProject, registerWorkspace } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
@@ -14,7 +14,7 @@ describe('the API and CLI refuse what would reach another endpoint or leak', () 
   it('`env unset <id> ..` is refused and deletes nothing; bad key names are 400, __proto__ is no key', async () => {
     const server = await startServer({ socket: true });
     const workspace = await registerWorkspace(server, await gitProject());
-    const unset = await runCli(['--url', server.url, 'workspace', 'env', 'unset', workspace.id, '..'], { env: { SVC_HOME: server.home } });
+    const unset = await runSvcInProcess(['--url', server.url, 'workspace', 'env', 'unset', workspace.id, '..'], { SVC_HOME: server.home });
     expect(unset.code).toBe(1);
     expect(unset.stderr).toContain("'..' is not a valid id or name");
     expect((await api(server, 'GET', `/api/workspaces/${workspace.id}`)).status).toBe(200);
