@@ -13,7 +13,7 @@ let logs: string;
 beforeAll(async () => {
   logs = await tempDir('svc-conv-logs-');
   setProcessEnv({ FAKE_CLAUDE_LOG: join(logs, 'claude.jsonl'), FAKE_CODEX_LOG: join(logs, 'codex.jsonl') });
-  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
+  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
 });
 afterAll(cleanupAll);
 
@@ -50,7 +50,7 @@ describe('a plain message', () => {
 
   it('resumes the agent session from the second message on, and after a restart', async () => {
     const home = await tempDir('svc-conv-home-');
-    let own = await startServer({ socket: true, home });
+    let own = await startServer({ home });
     const conversation = await createConversation(own);
     await waitForReply(own, conversation.id, await send(own, conversation.id, 'first resume-probe-1'));
     await waitForReply(own, conversation.id, await send(own, conversation.id, 'second resume-probe-2'));
@@ -61,7 +61,7 @@ describe('a plain message', () => {
     expect(session).toEqual(expect.any(String));
     await own.stop({ keepHome: true });
 
-    own = await startServer({ socket: true, home });
+    own = await startServer({ home });
     await waitForReply(own, conversation.id, await send(own, conversation.id, 'third resume-probe-3'));
     const third = callFor('resume-probe-3')!;
     expect(third.argv[third.argv.indexOf('--resume') + 1]).toBe(session);
@@ -82,7 +82,7 @@ describe('a plain message', () => {
 
   it('answers a hanging agent with agent_first_event_timeout', async () => {
     // Long enough for the fake agent of the next message to start and speak on a loaded machine.
-    const own = await startServer({ socket: true, env: { SVC_AGENT_FIRST_EVENT_TIMEOUT_MS: '1500' } });
+    const own = await startServer({ env: { SVC_AGENT_FIRST_EVENT_TIMEOUT_MS: '1500' } });
     const conversation = await createConversation(own);
     const reply = await waitForReply(own, conversation.id, await send(own, conversation.id, 'wait [fake:hang]'));
     expect(reply.metadata.code).toBe('agent_first_event_timeout');
@@ -91,14 +91,14 @@ describe('a plain message', () => {
 
   it('answers a message left unanswered by a stopped server with an error message on restart', async () => {
     const home = await tempDir('svc-conv-home-');
-    let own = await startServer({ socket: true, home });
+    let own = await startServer({ home });
     const conversation = await createConversation(own);
     const stuck = await send(own, conversation.id, 'never answered [fake:hang]');
     // Queued behind it, sent at once: none may be lost from the pending list.
     const queued = await Promise.all(Array.from({ length: 10 }, (_, i) => send(own, conversation.id, `queued ${i}`)));
     await waitFor(() => callFor('never answered'));
     await own.stop({ keepHome: true });
-    own = await startServer({ socket: true, home });
+    own = await startServer({ home });
     for (const messageId of [stuck, ...queued]) {
       const reply = await waitForReply(own, conversation.id, messageId);
       expect(reply).toMatchObject({ role: 'system', metadata: { code: 'interrupted', replyTo: messageId } });
@@ -158,7 +158,7 @@ describe('claude sessions', () => {
 describe('the agent environment', () => {
   it("withholds the server's variables nobody allowed, and gives those SVC_AGENT_ENV_ALLOW lists", async () => {
     setProcessEnv({ SVC_TEST_CANARY: 'secret', SVC_TEST_SHARED: 'shared' });
-    const own = await startServer({ socket: true, env: { SVC_AGENT_ENV_ALLOW: 'FAKE_CLAUDE_*,SVC_TEST_SHARED' } });
+    const own = await startServer({ env: { SVC_AGENT_ENV_ALLOW: 'FAKE_CLAUDE_*,SVC_TEST_SHARED' } });
     const conversation = await createConversation(own);
     await waitForReply(own, conversation.id, await send(own, conversation.id, 'canary probe'));
     const keys = callFor('canary probe')!.envKeys as string[];
@@ -173,7 +173,7 @@ describe('model endpoints', () => {
     const endpointLog = join(logs, 'endpoint.jsonl');
     const key = 'sk-test-never-shown-4242';
     setProcessEnv({ FAKE_CLAUDE_ENDPOINT_LOG: endpointLog, SVC_TEST_MODEL_KEY: key });
-    const own = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
+    const own = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
     const patched = await api(own, 'PATCH', '/api/config/assistants', { claude: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY' } });
     expect(patched.status).toBe(200);
     expect(patched.body.assistants.claude).toEqual({ model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'SVC_TEST_MODEL_KEY', permissions: 'read' });

@@ -31,7 +31,7 @@ beforeAll(async () => {
     { name: 'broken', nodes: [{ id: 'boom', bash: 'echo no >&2; exit 3' }] },
   ]);
   // Project workflows are found under the server's cwd (here: a registered workspace).
-  server = await startServer({ socket: true });
+  server = await startServer();
 });
 afterAll(cleanupAll);
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
     // that lags merges what waits in the pipe into one chunk, and the history came out shorter).
     { name: 'long', nodes: [{ id: 'many', bash: 'for i in $(seq 1 3000); do echo "$i"; sleep 0.002; done' }] },
   ]);
-  server = await startServer({ socket: true });
+  server = await startServer();
 });
 afterAll(cleanupAll);
 

@@ -54,7 +54,7 @@ const STORES = [
 describe.each(STORES)('on the $store store', ({ env }) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX, ...(await env()) } });
+    server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX, ...(await env()) } });
   });
 
   describe('a run whose agents use tools', () => {

@@ -21,7 +21,7 @@ const CHAIN = {
 it('runs, their events and summaries live in the database, positioned by its sequence; a restarted server finds them', async () => {
   const url = await postgres.createDatabase();
   const project = await projectWithWorkflows([CHAIN]);
-  const server: TestServer = await startServer({ socket: true, env: { SVC_DATABASE_URL: url } });
+  const server: TestServer = await startServer({ env: { SVC_DATABASE_URL: url } });
 
   const runId = await startRun(server, 'chain', { message: 'hi', cwd: project });
   const run = await waitForRun(server, runId);
@@ -48,7 +48,7 @@ it('runs, their events and summaries live in the database, positioned by its seq
 
   // A second server (another SVC_HOME) on the same database sees the run, its events and the list.
   await server.stop();
-  const later = await startServer({ socket: true, env: { SVC_DATABASE_URL: url } });
+  const later = await startServer({ env: { SVC_DATABASE_URL: url } });
   expect((await getRun(later, runId)).events).toEqual(events);
   const listed = await api(later, 'GET', '/api/workflows/runs?workflow=chain');
   expect(listed.body.total).toBe(1);
@@ -60,7 +60,7 @@ it('runs, their events and summaries live in the database, positioned by its seq
 it("a conversation's own events and its runs' events share the sequence: one order on its stream", async () => {
   const url = await postgres.createDatabase();
   const project = await projectWithWorkflows([CHAIN]);
-  const server = await startServer({ socket: true, env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  const server = await startServer({ env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   const conversation = (await api(server, 'POST', '/api/conversations', {})).body;
   const stream = await connect(server, `/api/stream/${conversation.id}`);
   expect((await api(server, 'POST', `/api/conversations/${conversation.id}/message`, { message: 'hello' })).status).toBeLessThan(300);
@@ -81,7 +81,7 @@ it("a conversation's own events and its runs' events share the sequence: one ord
 
 it('/health/db is connected only while the database answers', async () => {
   const url = await postgres.createDatabase();
-  const server = await startServer({ socket: true, env: { SVC_DATABASE_URL: url } });
+  const server = await startServer({ env: { SVC_DATABASE_URL: url } });
   expect(await api(server, 'GET', '/health/db')).toEqual({ status: 200, body: { status: 'ok', database: 'connected' } });
   const name = new URL(url).pathname.slice(1);
   const admin = postgres.server().url();
