@@ -4,6 +4,7 @@
 // apply unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
+import { waitForRun } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 import { deliver, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
@@ -44,12 +45,8 @@ async function waitingRun(): Promise<string> {
   const started = await server.json('POST', '/api/workflows/pushes/run', { message: 'push', cwd: project.dir });
   expect(started.status).toBe(202);
   const runId: string = started.body.runId;
-  for (let i = 0; i < 200; i++) {
-    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
-    if (run.body.status === 'waiting' && run.body.events.at(-1).type === 'run_waiting') return runId;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${runId} never waited`);
+  await waitForRun(server, runId, (run) => run.status === 'waiting' && run.events.at(-1).type === 'run_waiting', 10_000);
+  return runId;
 }
 
 describe('a signalling webhook trigger', () => {
