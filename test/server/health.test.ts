@@ -1,4 +1,4 @@
-// GET /health, /api/health and /health/db over a real server on an ephemeral port (issue 2).
+// GET /health, /api/health and /health/db of the real server, answered in process (issue 2).
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
