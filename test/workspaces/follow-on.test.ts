@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, projectWithWorkflows, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import { registerProject } from '../helpers/registered-project.js';
@@ -85,17 +85,17 @@ describe('follow-on runs', () => {
     const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
-    const result = await runCli(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { env: { SVC_HOME: server.home } });
+    const result = await runSvcInProcess(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { SVC_HOME: server.home });
     expect(result.code, result.stderr).toBe(0);
     const run = JSON.parse(result.stdout) as Json;
     expect(run).toMatchObject({ status: 'completed', fromRunId: first.id, workspaceId: workspace.id });
     expect(run.nodes.read.output).toBe('from the first run');
 
-    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`follows:  ${first.id}`);
 
-    const refused = await runCli(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { env: { SVC_HOME: server.home } });
+    const refused = await runSvcInProcess(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { SVC_HOME: server.home });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('run_nope_000000');
   });

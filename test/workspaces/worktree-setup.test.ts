@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
@@ -56,13 +56,13 @@ describe('worktree setup', () => {
     const server = await startServer({ socket: true });
     const { workspace } = await projectWithSetup(server, "setup: 'echo preparing; echo ready > .setup-done'\n", [READ]);
     const env = { SVC_HOME: server.home };
-    const result = await runCli(['--url', server.url, 'run', 'read', '--workspace', workspace.id, '--verbose'], { env });
+    const result = await runSvcInProcess(['--url', server.url, 'run', 'read', '--workspace', workspace.id, '--verbose'], env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('[setup] preparing');
     expect(result.stdout).toMatch(/✔ setup /);
     expect(result.stdout.indexOf('✔ setup')).toBeLessThan(result.stdout.indexOf('[first] ready'));
     const { body } = await api(server, 'GET', '/api/workflows/runs?workflow=read');
-    const shown = await runCli(['--url', server.url, 'runs', 'show', body.runs[0].id], { env });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', body.runs[0].id], env);
     expect(shown.stdout).toMatch(/setup: {4}completed in /);
   });
 
