@@ -12,7 +12,6 @@ import {
   type Json,
   onCleanup,
   projectWithWorkflows,
-  sleep,
   startRun,
   tempDir,
   waitFor,
