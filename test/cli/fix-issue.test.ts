@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, getRun, startServer, tempDir, type Json } from '../helpers/runs.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { git, makeRepository } from '../helpers/git.js';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(cleanupAll);
 
 /** The CLI as a user runs it beside a server: it finds the server through SVC_HOME's lock file. */
-const svc = (args: string[]) => runCli(args, { env: { SVC_HOME: server.home }, cwd: repo, timeoutMs: 60_000 });
+const svc = (args: string[]) => runSvcInProcess(args, { SVC_HOME: server.home }, { cwd: repo });
 
 const toolEvents = (run: Json) =>
   (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ nodeId, summary, status }) => `${nodeId} ${status} ${summary}`);
