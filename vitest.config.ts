@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Every test must assert something (expect.hasAssertions before each test).
+    setupFiles: ['test/helpers/setup.ts'],
     // Real servers, real subprocesses: generous per-test time, files isolated in their own processes.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, type Json, onCleanup, startServer, tempDir, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { api, cleanupAll, type Json, onCleanup, startServer, tempDir, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { SVC_BIN } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { claudeOfferedTools, claudeToolResults, startClaudeToolStandIn, startNetworkTrap, type NetworkTrap, type StandIn } from '../support/model-standins.js';
@@ -19,7 +19,7 @@ let project: string;
 let trap: NetworkTrap;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   project = realpathSync(await tempDir('svc-mcp-claude-'));
   await writeWorkflows(project, [{ name: 'hello', nodes: [{ id: 'greet', bash: 'echo "hello $ARGUMENTS"' }] }]);
   trap = await startNetworkTrap();

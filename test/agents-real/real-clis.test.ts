@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
 import { connect } from '../helpers/sse-client.js';
-import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../engine/helpers.js';
+import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 import {
   claudeToolResults,
   codexCallOutputs,
@@ -25,7 +25,7 @@ import {
   type StandIn,
 } from '../support/model-standins.js';
 import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
+import { makeRepository } from '../helpers/git.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
 const CLAUDE_BASH = 'sleep 1; echo ran > claude-ran.txt';
@@ -61,7 +61,7 @@ beforeAll(async () => {
   onCleanup(() => Promise.all([claude.close(), codex.close(), trap.close()]));
 
   setProcessEnv({ [KEY_ENV]: 'sk-standin-not-a-real-key', IS_SANDBOX: '' });
-  server = await startServer({ env: { SVC_CLAUDE_BIN: REAL_CLAUDE, SVC_CODEX_BIN: REAL_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CLAUDE_BIN: REAL_CLAUDE, SVC_CODEX_BIN: REAL_CODEX } });
   // The model endpoints as a user configures them: Claude Code adds /v1/messages, codex /responses.
   const configured = await api(server, 'PATCH', '/api/config/assistants', {
     claude: { baseUrl: claude.url, apiKeyEnv: KEY_ENV },

@@ -2,7 +2,7 @@
 // percentiles over 1, 2, 20 and 200 runs, the `since` forms, limit edges, disjoint compare.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
-import { runId, writeRuns, type RunFixture } from './fixtures.js';
+import { runId, writeRuns, type RunFixture } from '../helpers/run-records.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.now();

@@ -3,7 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForStatus } from '../engine/helpers.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, startServer, tempDir, waitForStatus } from '../helpers/runs.js';
 
 afterAll(cleanupAll);
 
@@ -11,7 +11,7 @@ describe('benchmarks of executed runs', () => {
   it('counts a resumed run once, keeps its first pass node once, and follows deletion and restarts', async () => {
     const marks = await tempDir();
     const mark = join(marks, 'ok');
-    const project = await makeProject([
+    const project = await projectWithWorkflows([
       {
         name: 'flaky',
         nodes: [

@@ -1,7 +1,7 @@
 // GET /api/dashboard/runs: filters, pagination, counts per state, and the enriched rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
-import { runId, writeRuns, type RunFixture } from './fixtures.js';
+import { runId, writeRuns, type RunFixture } from '../helpers/run-records.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.now();

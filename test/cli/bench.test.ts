@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { makeHome, startTestServer } from '../helpers/server.js';
-import { runId, writeRuns, type RunFixture } from '../benchmarks/fixtures.js';
+import { runId, writeRuns, type RunFixture } from '../helpers/run-records.js';
 
 const HOUR = 3_600_000;
 const [V1, V2] = ['11111111', '22222222'];
@@ -143,7 +143,7 @@ describe('svc bench', () => {
   });
 
   it('--json prints the benchmark document through a server', async () => {
-    const server = await startTestServer({ home });
+    const server = await startTestServer({ socket: true, home });
     try {
       const result = await runSvcInProcess(['--url', server.url, 'bench', 'build', '--json'], { SVC_HOME: home });
       expect(result.code, result.stderr).toBe(0);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { sendAndAwaitReply } from '../../src/cli/commands/conversation/_reply.js';
 import { createClient, httpTransport } from '../../src/client/index.js';
-import { FAKE_CLAUDE } from '../engine/helpers.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 
 let dir: string;

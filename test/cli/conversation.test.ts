@@ -4,16 +4,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { runSvc } from '../../src/cli/main.js';
 import { testIO } from '../../src/cli/test-io.js';
-import { api, cleanupAll, startServer, tempDir, FAKE_CLAUDE, waitFor } from '../engine/helpers.js';
+import { api, cleanupAll, startServer, tempDir, FAKE_CLAUDE, waitFor } from '../helpers/runs.js';
 import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { closedPort } from '../helpers/serve-process.js';
 
 afterEach(cleanupAll);
 
 describe('svc conversation', () => {
   it('creates, lists, shows, renames, sends and removes — through a server', async () => {
-    const server = await startServer();
-    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
+    const server = await startServer({ socket: true });
+    const cli = (...args: string[]) => runSvcInProcess(['--url', server.url, ...args], { SVC_HOME: server.home });
 
     const created = await cli('conversation', 'new', '--title', 'first', '--json');
     expect(created.code, created.stderr).toBe(0);
@@ -46,8 +47,8 @@ describe('svc conversation', () => {
   });
 
   it('svc conversation new --permissions sets what its agent may do, and refuses anything but read, edit or full', async () => {
-    const server = await startServer();
-    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
+    const server = await startServer({ socket: true });
+    const cli = (...args: string[]) => runSvcInProcess(['--url', server.url, ...args], { SVC_HOME: server.home });
     const editing = await cli('conversation', 'new', '--permissions', 'edit');
     expect(editing.code, editing.stderr).toBe(0);
     expect(editing.stdout).toMatch(/permissions\s+edit\n/);
@@ -57,8 +58,8 @@ describe('svc conversation', () => {
   });
 
   it('svc chat reads one message per stdin line when piped and exits 1 after an agent failure', async () => {
-    const server = await startServer();
-    const cli = (args: string[], input: string) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home }, input });
+    const server = await startServer({ socket: true });
+    const cli = (args: string[], input: string) => runSvcInProcess(['--url', server.url, ...args], { SVC_HOME: server.home }, { input });
     const ok = await cli(['chat'], 'one\n\ntwo\n/help\n');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('fake reply: one\nfake reply: two\n');
@@ -67,7 +68,7 @@ describe('svc conversation', () => {
     const again = await cli(['chat', id], 'three [fake:fail]\nfour\n');
     expect(again.code).toBe(1);
     expect(again.stdout).toContain('fake reply: four');
-    const shown = await runCli(['--url', server.url, 'conversation', 'show', id, '--json'], { env: { SVC_HOME: server.home } });
+    const shown = await runSvcInProcess(['--url', server.url, 'conversation', 'show', id, '--json'], { SVC_HOME: server.home });
     expect(
       JSON.parse(shown.stdout)
         .messages.filter((m: { role: string }) => m.role === 'user')
@@ -76,13 +77,18 @@ describe('svc conversation', () => {
   });
 
   it('svc watch --conversation shows messages as well as run events', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const env = { SVC_HOME: server.home };
-    const created = JSON.parse((await runCli(['--url', server.url, 'conversation', 'new', '--json'], { env })).stdout);
-    // Watches live until stopped by the timeout; the message is sent while it watches.
+    const created = JSON.parse((await runSvcInProcess(['--url', server.url, 'conversation', 'new', '--json'], env)).stdout);
+    // Watches live until stopped by the timeout; the message is sent once its stream is subscribed on the server's bus.
+    const listeners = server.ctx.bus.listenerCount;
     const watching = runCli(['--url', server.url, 'watch', '--conversation', created.id], { env, timeoutMs: 4000 });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const sent = await runCli(['--url', server.url, 'conversation', 'send', created.id, 'watch me'], { env });
+    await waitFor(
+      () => server.ctx.bus.listenerCount > listeners,
+      3_000,
+      () => 'for svc watch to connect',
+    );
+    const sent = await runSvcInProcess(['--url', server.url, 'conversation', 'send', created.id, 'watch me'], env);
     expect(sent.code, sent.stderr).toBe(0);
     const watched = await watching;
     expect(watched.stdout).toMatch(/you\nwatch me\n/);
@@ -92,10 +98,10 @@ describe('svc conversation', () => {
   it('sends and answers in process when no server runs', async () => {
     const home = await tempDir('svc-cli-conv-');
     const env = { SVC_HOME: home, SVC_CLAUDE_BIN: FAKE_CLAUDE, PORT: String(await closedPort()) };
-    const created = await runCli(['conversation', 'new', '--json'], { env });
+    const created = await runSvcInProcess(['conversation', 'new', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const id = JSON.parse(created.stdout).id;
-    const sent = await runCli(['conversation', 'send', id, 'offline'], { env });
+    const sent = await runSvcInProcess(['conversation', 'send', id, 'offline'], env);
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toBe('fake reply: offline\n');
   });
@@ -103,7 +109,7 @@ describe('svc conversation', () => {
 
 describe('svc chat on a terminal', () => {
   it('reads messages with a prompt, streams each reply, and leaves on Ctrl+C', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const io = testIO({ env: { PATH: process.env.PATH, SVC_HOME: server.home }, tty: true, canPrompt: true });
     let screen = '';
     io.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));

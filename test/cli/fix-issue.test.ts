@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, getRun, startServer, tempDir, type Json } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { cleanupAll, getRun, startServer, tempDir, type Json } from '../helpers/runs.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let repo: string;
@@ -22,7 +22,7 @@ const MAKEFILE = 'test:\n\ttest -f fix.txt\n\t@echo "tests passed"\n';
 const TASK = 'Add fix.txt to the repository [fake:write=fix.txt]';
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   repo = join(await tempDir('svc-fix-issue-'), 'project');
   await mkdir(repo);
   makeRepository(repo, { 'README.md': '# demo\n', Makefile: MAKEFILE });
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(cleanupAll);
 
 /** The CLI as a user runs it beside a server: it finds the server through SVC_HOME's lock file. */
-const svc = (args: string[]) => runCli(args, { env: { SVC_HOME: server.home }, cwd: repo, timeoutMs: 60_000 });
+const svc = (args: string[]) => runSvcInProcess(args, { SVC_HOME: server.home }, { cwd: repo });
 
 const toolEvents = (run: Json) =>
   (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ nodeId, summary, status }) => `${nodeId} ${status} ${summary}`);

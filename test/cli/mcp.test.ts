@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, onCleanup, tempDir, waitFor, writeWorkflows, type Json } from '../engine/helpers.js';
-import { startServer } from '../engine/helpers.js';
+import { api, cleanupAll, onCleanup, tempDir, waitFor, writeWorkflows, type Json } from '../helpers/runs.js';
+import { startServer } from '../helpers/runs.js';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
+import { makeRepository } from '../helpers/git.js';
 
 const TOOLS = ['approve_run', 'cancel_run', 'get_run', 'list_runs', 'list_workflows', 'reject_run', 'run_diff', 'start_run', 'wait_run'];
 
@@ -66,7 +66,7 @@ describe('svc mcp against a running server', () => {
   let mcp: McpSession;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ socket: true });
     project = join(await tempDir('svc-mcp-'), 'project');
     await mkdir(project);
     makeRepository(project, { 'README.md': '# demo\n' });

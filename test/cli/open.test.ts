@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 
 let server: TestServer;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   // A stand-in for the user's browser: records the URL it was asked to open.
   await writeFile(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${join(dir, 'opened.txt')}'\n`);
   await chmod(recorder, 0o755);
-  server = await startTestServer();
+  server = await startTestServer({ socket: true });
 });
 afterAll(async () => server?.stop());
 
@@ -31,7 +31,7 @@ describe('svc open', () => {
   });
 
   it("opens a run's page by id prefix; --print opens nothing", async () => {
-    const project = await makeProject([{ name: 'one', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const project = await projectWithWorkflows([{ name: 'one', nodes: [{ id: 'a', bash: 'true' }] }]);
     const started = await server.json('POST', '/api/workflows/one/run', { message: '', cwd: project });
     await waitForRun(server, started.body.runId);
     const result = await runCli(['open', started.body.runId.slice(0, 14), '--print', '--url', server.url], { env: { BROWSER: '/bin/false-browser-not-run' } });

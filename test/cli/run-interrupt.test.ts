@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import { svcEnv } from '../helpers/serve-process.js';
+import { readPidFile, waitFor } from '../helpers/runs.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 
@@ -44,15 +45,19 @@ describe('svc run in the foreground', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const pidFile = join(project.dir, 'sleep.pid');
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
-    const sleeper = Number(readFileSync(pidFile, 'utf8'));
+    const sleeper = await readPidFile(pidFile);
     child.kill('SIGINT');
-    await new Promise((r) => setTimeout(r, 300));
+    // The second Ctrl-C once the first has been taken (it says so), not a guess at how long that takes.
+    await waitFor(
+      () => stderr.includes('cancelling the run'),
+      10_000,
+      () => `for the first Ctrl-C to be taken; stderr: ${stderr}`,
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(3);
     expect(stderr).toContain('cancelling the run');
     expect(stderr).toContain('still stopping');
-    for (let i = 0; i < 50 && alive(sleeper); i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => !alive(sleeper), 5_000).catch(() => undefined);
     expect(alive(sleeper)).toBe(false);
     expect(existsSync(join(home, 'svc.lock'))).toBe(false);
     const runs = JSON.parse((await runCli(['runs', '--json'], { env: { SVC_HOME: home, PORT: '1' } })).stdout);

@@ -5,11 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let dir: string;
@@ -19,7 +18,7 @@ let plainRun: Json;
 const ANSI = /\x1b\[/;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   dir = join(await tempDir('svc-cli-diff-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\n', 'old.txt': 'old\n' });
@@ -107,7 +106,7 @@ describe('svc runs diff', () => {
   });
 
   it('works through the built binary', async () => {
-    const result = await runCli(['--url', server.url, 'runs', 'diff', run.id, '--stat'], { env: { SVC_HOME: server.home } });
+    const result = await runSvcInProcess(['--url', server.url, 'runs', 'diff', run.id, '--stat'], { SVC_HOME: server.home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('new.txt\tadded\t1\t0\t\n');
   });

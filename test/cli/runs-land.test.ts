@@ -3,10 +3,10 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let ghDir: string;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   // A stand-in gh: its arguments, NUL-separated, to a file; then the URL it "opened".
   writeFileSync(join(ghDir, 'gh'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$(dirname "$0")/argv"\necho https://github.com/me/demo/pull/3\n`);
   chmodSync(join(ghDir, 'gh'), 0o755);
-  server = await startServer({ env: { SVC_GH_BIN: join(ghDir, 'gh') } });
+  server = await startServer({ socket: true, env: { SVC_GH_BIN: join(ghDir, 'gh') } });
 });
 
 afterAll(cleanupAll);
@@ -42,7 +42,7 @@ async function finishedRun(): Promise<{ dir: string; bare: string; run: Json }> 
   return { dir, bare, run };
 }
 
-const svc = (args: string[], input?: string) => runCli(['--url', server.url, 'runs', ...args], { env: { SVC_HOME: server.home }, input });
+const svc = (args: string[], input?: string) => runSvcInProcess(['--url', server.url, 'runs', ...args], { SVC_HOME: server.home }, { input });
 
 describe('svc runs merge, push, pr', () => {
   it('merge: exit 0 with the commit; --json; a dirty checkout exits 1 with the files on stderr; --squash --ff-only is a usage error', async () => {
@@ -64,7 +64,7 @@ describe('svc runs merge, push, pr', () => {
     expect(git(dir, 'rev-parse', 'main')).toBe(answer.commit);
     expect(git(dir, 'log', '-1', '--format=%s')).toBe('Squashed by the CLI');
     expect(readFileSync(join(dir, 'added.txt'), 'utf8')).toBe('added\n');
-    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
     expect(shown.stdout).toContain(`  merged:   into main (squash) ${answer.commit}\n`);
   });
 
@@ -88,7 +88,7 @@ describe('svc runs merge, push, pr', () => {
     expect(pr.stdout).toBe('https://github.com/me/demo/pull/3\n');
     const argv = readFileSync(join(ghDir, 'argv'), 'utf8').split('\0');
     expect(argv).toEqual(['pr', 'create', `--head=svc/${run.id}`, '--base=main', '--title=A file', '--body=Body from stdin\n', '--draft', '']);
-    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
     expect(shown.stdout).toContain('  pr:       https://github.com/me/demo/pull/3\n');
   });
 });

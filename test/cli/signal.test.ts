@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import { killAllServes, spawnServe, svcEnv, type ServeProcess } from '../helpers/serve-process.js';
+import { waitFor } from '../helpers/runs.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 
@@ -83,7 +84,7 @@ describe('with a server', () => {
     let watchOut = '';
     watch.stdout.on('data', (chunk: Buffer) => (watchOut += chunk.toString()));
     const watchExit = new Promise<number | null>((resolve) => watch.on('close', resolve));
-    for (let i = 0; i < 200 && !watchOut.includes('waiting: build'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => watchOut.includes('waiting: build'), 10_000).catch(() => undefined);
     expect(watchOut).toContain("waiting: build for 'build_finished' until ");
     const signalled = await svc(['signal', id.slice(0, 14), 'build_finished', '--payload', '-'], 'green build');
     expect(signalled.code).toBe(0);

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeToolLines, codexToolLines, writeLines } from '../agents/recorded-lines.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
-import { api, cleanupAll, FAKE_CLAUDE, getRun, onCleanup, startServer, tempDir, waitFor, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { claudeToolLines, codexToolLines, writeLines } from '../helpers/recorded-lines.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
+import { api, cleanupAll, FAKE_CLAUDE, getRun, onCleanup, startServer, tempDir, waitFor, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { runCli, SVC_BIN } from '../helpers/cli.js';
 import { closedPort, svcEnv } from '../helpers/serve-process.js';
 import type { TestServer } from '../helpers/server.js';
@@ -39,7 +39,7 @@ beforeAll(async () => {
     // Held open until the test writes the flag file, so a watcher can join it while it runs.
     { name: 'held', nodes: [...agentNodes, { id: 'hold', bash: `while [ ! -f '${flag}' ]; do sleep 0.05; done`, depends_on: ['check'] }] },
   ]);
-  server = await startServer({ env: AGENTS });
+  server = await startServer({ socket: true, env: AGENTS });
 });
 afterAll(cleanupAll);
 
@@ -164,6 +164,10 @@ describe('svc watch --verbose', () => {
       20_000,
       () => `for ${runId}'s check call; got ${watcher.stdout()}`,
     );
+    // Both calls of the run, each on a line of its own with its run and node.
+    const lines = watcher.stdout().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\S+ ${runId} agent_tool impl tool denied: Write src/math\\.js$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\S+ ${runId} agent_tool check tool failed: exec: npm test \\(exit 1\\)$`)));
   });
 
   it("--conversation prints the replying agent's tool calls", async () => {

@@ -6,16 +6,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeHookProject, registerTriggers, SECRET, sign } from '../webhooks/helpers.js';
+import { makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
+  server = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], options: { env?: Record<string, string | undefined>; input?: string | Buffer } = {}) =>
-  runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home, PUSH_SECRET: SECRET, ...options.env }, input: options.input });
+  runSvcInProcess(['--url', server.url, ...args], { SVC_HOME: server.home, PUSH_SECRET: SECRET, ...options.env }, { input: options.input });
 
 describe('svc webhook', () => {
   it('list: slug, workflow, event, whether the secret is set — never its value', async () => {

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_COMMANDS_DIR, BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { useCliModes } from '../helpers/cli-modes.js';
 import { webhookTriggers, workflowYaml } from '../helpers/workflow-project.js';
 
@@ -13,7 +13,7 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
   it('prints one tab-separated line per workflow when piped, errors on stderr, exit 0', async () => {
     await project().write('deploy.yaml', workflowYaml('deploy', { description: 'Ship\tit', extra: webhookTriggers('on-push', 'on-tag') }));
     const broken = await project().write('broken.yaml', 'name: broken\n');
-    const result = await runCli(['workflow', 'list'], { env: await env(), cwd: project().dir });
+    const result = await runSvcInProcess(['workflow', 'list'], await env(), { cwd: project().dir });
     expect(result.code).toBe(0);
     const rows = result.stdout
       .trimEnd()
@@ -28,17 +28,17 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
 
   it('--cwd names the project, resolved against the current directory', async () => {
     await project().write('here.yaml', workflowYaml('here'));
-    const result = await runCli(['workflow', 'list', '--cwd', project().dir.split('/').pop()!], { env: await env(), cwd: join(project().dir, '..') });
+    const result = await runSvcInProcess(['workflow', 'list', '--cwd', project().dir.split('/').pop()!], await env(), { cwd: join(project().dir, '..') });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^here\tproject\t/m);
-    const missing = await runCli(['workflow', 'list', '--cwd', 'no-such-dir'], { env: await env(), cwd: project().dir });
+    const missing = await runSvcInProcess(['workflow', 'list', '--cwd', 'no-such-dir'], await env(), { cwd: project().dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`svc: cwd '${join(project().dir, 'no-such-dir')}' is not an existing directory.\n`);
   });
 
   it('--json prints the API document', async () => {
     const broken = await project().write('broken.yaml', 'name: [');
-    const result = await runCli(['workflow', 'list', '--json'], { env: await env(), cwd: project().dir });
+    const result = await runSvcInProcess(['workflow', 'list', '--json'], await env(), { cwd: project().dir });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const body = JSON.parse(result.stdout);
@@ -50,7 +50,7 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
 describe.each(modes)('svc commands ($mode)', ({ env }) => {
   it('lists bundled and project commands, one tab-separated line each', async () => {
     const triage = await project().writeCommand('triage.md', '# Triage new issues\n$ARGUMENTS\n');
-    const result = await runCli(['commands'], { env: await env(), cwd: project().dir });
+    const result = await runSvcInProcess(['commands'], await env(), { cwd: project().dir });
     expect(result.code).toBe(0);
     expect(
       result.stdout

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { makeHome } from '../helpers/server.js';
-import { cleanupAll, FAKE_CLAUDE, makeProject, onCleanup, setProcessEnv, tempDir } from '../engine/helpers.js';
+import { cleanupAll, FAKE_CLAUDE, projectWithWorkflows, onCleanup, setProcessEnv, tempDir } from '../helpers/runs.js';
 
 let home: string;
 let project: string;
@@ -19,7 +19,7 @@ beforeAll(async () => {
   onCleanup(async () => (await import('node:fs/promises')).rm(home, { recursive: true, force: true }));
   agentLog = join(await tempDir('svc-cli-fixture-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'triage',
       model: 'sonnet',

@@ -39,7 +39,7 @@ function terminal(env: NodeJS.ProcessEnv): IO & { stdoutText(): string; stderrTe
 
 describe('on a terminal', () => {
   it('svc workflow list prints a table with a header; errors still go to stderr', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     project = await makeProject();
     await project.write('deploy.yaml', workflowYaml('deploy', { extra: webhookTriggers('on-push') }));
     const broken = await project.write('broken.yaml', 'name: [');
@@ -59,7 +59,7 @@ describe('on a terminal', () => {
   });
 
   it('svc commands prints a table of name, source and description', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     project = await makeProject();
     const io = terminal({ SVC_HOME: server.home, SVC_URL: server.url });
     expect(await runSvc(['commands', '--cwd', project.dir], io)).toBe(0);

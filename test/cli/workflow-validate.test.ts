@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUNDLED_WORKFLOWS_DIR } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { closedPort } from '../helpers/serve-process.js';
 import { makeProject, workflowYaml, type Project } from '../helpers/workflow-project.js';
 
@@ -28,14 +29,14 @@ describe('svc workflow validate', () => {
   it('exits 0 with one OK line for valid files', async () => {
     const a = await project.write('a.yaml', workflowYaml('a'));
     const b = await project.write('b.yml', workflowYaml('b'));
-    const result = await runCli(['workflow', 'validate', a, b], { env });
+    const result = await runSvcInProcess(['workflow', 'validate', a, b], env);
     expect(result).toEqual({ code: 0, stdout: 'ok: 2 workflow files valid\n', stderr: '' });
   });
 
   it('prints every problem as file:line:col: message and exits 1', async () => {
     await project.write('good.yaml', workflowYaml('good'));
     await project.write('broken.yaml', BROKEN);
-    const result = await runCli(['workflow', 'validate', '.svc/workflows/good.yaml', '.svc/workflows/broken.yaml'], { env, cwd: project.dir });
+    const result = await runSvcInProcess(['workflow', 'validate', '.svc/workflows/good.yaml', '.svc/workflows/broken.yaml'], env, { cwd: project.dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
       [
@@ -52,7 +53,7 @@ describe('svc workflow validate', () => {
     const syntax = await project.write('syntax.yaml', 'name: [oops\n');
     const missing = join(project.dir, 'missing.yaml');
     const good = await project.write('fine.yaml', workflowYaml('fine'));
-    const result = await runCli(['workflow', 'validate', syntax, missing, good], { env });
+    const result = await runSvcInProcess(['workflow', 'validate', syntax, missing, good], env);
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^${syntax}:\\d+:\\d+: invalid YAML: `));
@@ -66,7 +67,7 @@ describe('svc workflow validate', () => {
     const inside = await project.write('wrong-stem.yaml', workflowYaml('right-name'));
     const draft = join(project.dir, 'draft.yaml');
     await writeFile(draft, workflowYaml('right-name'));
-    const result = await runCli(['workflow', 'validate', inside, draft], { env });
+    const result = await runSvcInProcess(['workflow', 'validate', inside, draft], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
       `${inside}:1:7: name: 'right-name' does not match the file name 'wrong-stem.yaml' (rename the file to right-name.yaml, or set name: wrong-stem)\n` +
@@ -94,11 +95,11 @@ describe('svc workflow validate', () => {
     await project.write('one.yaml', workflowYaml('one'));
     await project.write('two.yaml', workflowYaml('two'));
     await project.write('README.md', '# not a workflow');
-    expect(await runCli(['workflow', 'validate', project.workflowsDir], { env })).toMatchObject({ code: 0, stdout: 'ok: 2 workflow files valid\n' });
-    expect(await runCli(['workflow', 'validate', BUNDLED_WORKFLOWS_DIR], { env })).toMatchObject({ code: 0, stdout: 'ok: 4 workflow files valid\n' });
+    expect(await runSvcInProcess(['workflow', 'validate', project.workflowsDir], env)).toMatchObject({ code: 0, stdout: 'ok: 2 workflow files valid\n' });
+    expect(await runSvcInProcess(['workflow', 'validate', BUNDLED_WORKFLOWS_DIR], env)).toMatchObject({ code: 0, stdout: 'ok: 4 workflow files valid\n' });
     const empty = await mkdtemp(join(tmpdir(), 'svc-empty-'));
     try {
-      const result = await runCli(['workflow', 'validate', empty], { env });
+      const result = await runSvcInProcess(['workflow', 'validate', empty], env);
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(`svc: ${empty}: no .yaml or .yml files in this directory\n`);
     } finally {
@@ -109,7 +110,7 @@ describe('svc workflow validate', () => {
   it('--json prints one document with every file', async () => {
     const good = await project.write('good.yaml', workflowYaml('good'));
     const broken = await project.write('broken.yaml', BROKEN);
-    const result = await runCli(['workflow', 'validate', '--json', good, broken], { env });
+    const result = await runSvcInProcess(['workflow', 'validate', '--json', good, broken], env);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
       valid: false,
@@ -121,7 +122,7 @@ describe('svc workflow validate', () => {
   });
 
   it('needs at least one file (usage error, exit 2)', async () => {
-    const result = await runCli(['workflow', 'validate'], { env });
+    const result = await runSvcInProcess(['workflow', 'validate'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/missing required argument 'file'/);
   });

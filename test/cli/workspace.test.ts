@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, readLog, startServer, tempDir, writeWorkflows } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
-import { git, makeBareRepository, makeRepository } from '../workspaces/git-fixtures.js';
+import { cleanupAll, readLog, startServer, tempDir, writeWorkflows } from '../helpers/runs.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
+import { git, makeBareRepository, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 
@@ -19,9 +19,9 @@ async function project(files: Record<string, string> = {}) {
 
 describe('svc workspace', () => {
   it('adds, lists, shows, sets env, consents, runs in a worktree, cleans up and removes — through a server', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const env = { SVC_HOME: server.home };
-    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env });
+    const cli = (...args: string[]) => runSvcInProcess(['--url', server.url, ...args], env);
     const dir = await project({ '.env': 'OPENAI_API_KEY=sk-not-real\n' });
     await writeWorkflows(dir, [{ name: 'where', description: 'prints the branch', nodes: [{ id: 'b', bash: 'git rev-parse --abbrev-ref HEAD' }] }]);
 
@@ -57,6 +57,7 @@ describe('svc workspace', () => {
     expect(JSON.parse(envs.stdout).environments).toEqual([expect.objectContaining({ run_id: runView.id, status: 'ended' })]);
 
     expect((await cli('workspace', 'cleanup', '--older-than', 'soon')).code).toBe(2);
+    // Time must pass for `--older-than 1s`: clean-up ages by the wall clock, which the server offers no way to inject.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const cleaned = await cli('workspace', 'cleanup', '--older-than', '1s', '--json');
     expect(cleaned.code, cleaned.stderr).toBe(0);
@@ -72,8 +73,8 @@ describe('svc workspace', () => {
   });
 
   it('cleanup --merged says what it removed and what it kept and why; show prints the worktrees on disk', async () => {
-    const server = await startServer();
-    const cli = (...args: string[]) => runCli(['--url', server.url, ...args], { env: { SVC_HOME: server.home } });
+    const server = await startServer({ socket: true });
+    const cli = (...args: string[]) => runSvcInProcess(['--url', server.url, ...args], { SVC_HOME: server.home });
     const dir = await project();
     await writeWorkflows(dir, [
       { name: 'land', nodes: [{ id: 'w', bash: 'printf a > landed.txt' }] },
@@ -113,14 +114,14 @@ describe('svc workspace', () => {
     const home = await tempDir('svc-cli-ws-home-');
     const env = { SVC_HOME: home, PORT: '1' };
     const bare = makeBareRepository(await tempDir('svc-cli-ws-bare-'), 'lib');
-    const added = await runCli(['workspace', 'add', `file://${bare}`, '--json'], { env });
+    const added = await runSvcInProcess(['workspace', 'add', `file://${bare}`, '--json'], env);
     expect(added.code, added.stderr).toBe(0);
     const workspace = JSON.parse(added.stdout);
     expect(workspace).toMatchObject({ name: 'lib', source: 'clone' });
     expect(existsSync(join(workspace.path, 'README.md'))).toBe(true);
-    const listed = await runCli(['workspace', 'list', '--json'], { env });
+    const listed = await runSvcInProcess(['workspace', 'list', '--json'], env);
     expect(JSON.parse(listed.stdout).workspaces.map((w: { id: string }) => w.id)).toEqual([workspace.id]);
-    expect((await runCli(['workspace', 'rm', workspace.id, '--yes'], { env })).code).toBe(0);
+    expect((await runSvcInProcess(['workspace', 'rm', workspace.id, '--yes'], env)).code).toBe(0);
     expect(existsSync(join(home, 'workspaces', workspace.id))).toBe(false);
   });
 });

@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, readJsonLines, readLog, setProcessEnv, startServer, tempDir, waitFor, type Json } from '../engine/helpers.js';
-import { connect, createConversation, FAKE_CODEX, send, waitForReply } from './helpers.js';
+import { api, cleanupAll, readJsonLines, readLog, setProcessEnv, startServer, tempDir, waitFor, type Json } from '../helpers/runs.js';
+import { connect, createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
 
 let server: TestServer;
 let logs: string;

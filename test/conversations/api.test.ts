@@ -2,8 +2,8 @@
 // send → 202 with the user message stored first, and ordering under concurrent sends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, startServer, type Json } from '../engine/helpers.js';
-import { createConversation, messages, send, waitForReply } from './helpers.js';
+import { api, cleanupAll, startServer, type Json } from '../helpers/runs.js';
+import { createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 let server: TestServer;
 

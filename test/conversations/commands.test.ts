@@ -4,8 +4,20 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, getRun, makeProject, readJsonLines, setProcessEnv, startServer, tempDir, waitFor, waitForRun, type Json } from '../engine/helpers.js';
-import { connect, createConversation, messages, send, waitForReply } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  getRun,
+  projectWithWorkflows,
+  readJsonLines,
+  setProcessEnv,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+  type Json,
+} from '../helpers/runs.js';
+import { connect, createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 let server: TestServer;
 let project: string;
@@ -14,7 +26,7 @@ let agentLog: string;
 beforeAll(async () => {
   agentLog = join(await tempDir('svc-conv-logs-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'greet', description: 'says hello', nodes: [{ id: 'hello', bash: 'echo "hello $ARGUMENTS"' }] },
     { name: 'broken', nodes: [{ id: 'boom', bash: 'echo no >&2; exit 3' }] },
   ]);

@@ -8,7 +8,7 @@ import { EVENT_CHUNK } from '../../src/conversations/events.js';
 import { EventBus } from '../../src/events/bus.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openFileStore } from '../../src/store/index.js';
-import { cleanupAll, tempDir, waitFor } from '../engine/helpers.js';
+import { cleanupAll, tempDir, waitFor } from '../helpers/runs.js';
 
 afterAll(cleanupAll);
 

@@ -5,8 +5,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { api, cleanupAll, FAKE_CLAUDE, onCleanup, readJsonLines, setProcessEnv, tempDir, type Json } from '../engine/helpers.js';
-import { createConversation, FAKE_CODEX, send, waitForReply } from './helpers.js';
+import { api, cleanupAll, FAKE_CLAUDE, onCleanup, readJsonLines, setProcessEnv, tempDir, type Json } from '../helpers/runs.js';
+import { createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
 
 let server: TestServer;
 let cwd: string;

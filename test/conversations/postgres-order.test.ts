@@ -3,9 +3,9 @@
 // run in three on PostgreSQL when places were taken in the order the conversation lookups of the
 // sends happened to finish on the pool's connections, not the order the sends arrived.
 import { afterAll, expect, it } from 'vitest';
-import { cleanupAll, startServer } from '../engine/helpers.js';
+import { cleanupAll, startServer } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
-import { createConversation, messages, send, waitForReply } from './helpers.js';
+import { createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 const postgres = usePostgres();
 afterAll(cleanupAll);

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../engine/helpers.js';
+import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
-import { createConversation, messages, send, waitForReply } from './helpers.js';
+import { createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -123,6 +123,7 @@ it('messages sent through both servers to one conversation are each answered onc
     60_000,
     () => 'ten replies',
   );
+  // Give either server time to answer a message twice (a lease period), then count.
   await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
   const all = await messages(both[0]!, conversation.id, '?limit=200');
   const users = all.filter((m: Json) => m.role === 'user');

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { cleanupAll, type Json, projectWithWorkflows, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   logFile = join(await tempDir('svc-env-log-'), 'claude.jsonl');
   // SVC_TEST_OTHER stands for any other secret of the server's: allowing one name gives that one only.
   setProcessEnv({ SVC_TEST_CANARY: 'secret', SVC_TEST_OTHER: 'other', FAKE_CLAUDE_LOG: logFile, LC_TEST_LOCALE: 'C' });
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'withheld',
       nodes: [

@@ -8,7 +8,7 @@ import {
   cleanupAll,
   onCleanup,
   getRun,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
   sleep,
@@ -18,18 +18,19 @@ import {
   waitFor,
   waitForRun,
   type Json,
-} from './helpers.js';
+} from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { runCli, SVC_BIN } from '../helpers/cli.js';
+import { SVC_BIN } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { spawn } from 'node:child_process';
-import { createConversation, send, waitForReply } from '../conversations/helpers.js';
+import { createConversation, send, waitForReply } from '../helpers/conversations.js';
 
 let project: string;
 let spanLog: string;
 let agentLog: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'one-agent', nodes: [{ id: 'ask', prompt: 'ask [fake:slow=300]' }] },
     { name: 'holder', nodes: [{ id: 'hold', prompt: 'hold [fake:hang]' }] },
     { name: 'quick', nodes: [{ id: 'ask', prompt: 'quick' }] },
@@ -68,7 +69,7 @@ const startsOf = (text: string) => readJsonLines(agentLog).filter((call) => Stri
 describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
   });
 
   it('runs the agents of two runs one after the other; the waiting node shows agent_slot', async () => {
@@ -121,7 +122,7 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
     expect(gone.nodes.ask.waitingFor).toBeUndefined();
     // Still behind the holder: only the cancelled waiter left.
     expect((await getRun(server, behind)).nodes.ask).toMatchObject({ status: 'waiting', waitingFor: 'agent_slot' });
-    const shown = await runCli(['runs', 'show', behind], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', behind], { SVC_URL: server.url });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/ask\s+waiting.*waiting for agent_slot/);
     // The note is the slot's, not a wait node's (`waits …`).
@@ -151,7 +152,7 @@ describe('SVC_MAX_CONCURRENT_AGENTS=1', () => {
 
 describe('a node waiting for a slot', () => {
   it('starts its timeout when it gets the slot, not while it waits', async () => {
-    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
     const holds = startsOf('hold').length;
     const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
     await waitFor(
@@ -209,7 +210,7 @@ describe('a server stopping while a node waits for its slot', () => {
 
 describe('a conversation reply', () => {
   it('takes an agent slot like a node: it waits while a run holds the only one', async () => {
-    const server = await startServer({ env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_MAX_CONCURRENT_AGENTS: '1' } });
     const holds = startsOf('hold').length;
     const holder = await startRun(server, 'holder', { message: 'hold', cwd: project });
     await waitFor(
@@ -231,7 +232,7 @@ describe('a conversation reply', () => {
 
 describe("an assistant's maxConcurrent", () => {
   it('PATCH /api/config/assistants {claude: {maxConcurrent: 1}} runs parallel nodes one at a time', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const set = await api(server, 'PATCH', '/api/config/assistants', { claude: { maxConcurrent: 1 } });
     expect(set.status).toBe(200);
     expect(set.body.assistants.claude.maxConcurrent).toBe(1);

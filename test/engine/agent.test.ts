@@ -5,7 +5,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForDeath, waitForRun } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  type Json,
+  projectWithWorkflows,
+  readJsonLines,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitForDeath,
+  waitForRun,
+} from '../helpers/runs.js';
 
 // Workflow nodes edit unless they say otherwise (docs/contract.md, "Agent command lines").
 const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'];
@@ -20,7 +32,7 @@ const calls = (): Json[] => readJsonLines(logFile);
 
 beforeAll(async () => {
   logs = await tempDir('svc-fake-log-');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'ask',
       nodes: [

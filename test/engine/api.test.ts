@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, getRun, makeProject, startRun, startServer, waitForRun, waitForStatus } from './helpers.js';
+import { api, cleanupAll, getRun, projectWithWorkflows, startRun, startServer, waitForRun, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'quick', nodes: [{ id: 'hello', bash: 'echo "hi $ARGUMENTS"' }] },
     { name: 'other', nodes: [{ id: 'one', bash: 'true' }] },
     { name: 'failing', nodes: [{ id: 'boom', bash: 'exit 3' }] },

@@ -3,8 +3,9 @@
 // between — skipping the nodes it completed; cancel calls the appointment off; off by default.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocalApi } from '../../src/runtime.js';
 import { loadSettings } from '../../src/shared/settings.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import {
   api,
@@ -12,15 +13,14 @@ import {
   eventTypes,
   getRun,
   type Json,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
-  sleep,
   startRun,
   startServer,
   tempDir,
   waitForRun,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 let project: string;
 let claudeLog: string;
@@ -28,9 +28,11 @@ let claudeLog: string;
 /** The fake claude's calls for one test's run (its tag) at one step. */
 const calls = (tag: string, step: string) => readJsonLines(claudeLog).filter((call) => String(call.stdin).includes(step) && String(call.stdin).includes(tag));
 
-/** A run message whose limit resets `seconds` from now: the fake hits it until then (its second node's prompt carries it). */
-function limitedMessage(tag: string, seconds: number): { message: string; resumeAt: string } {
-  const reset = Math.floor(Date.now() / 1000) + seconds;
+/**
+ * A run message whose limit resets `seconds` from now (or at the epoch second `reset`): the fake hits
+ * it until then (its second node's prompt carries it).
+ */
+function limitedMessage(tag: string, seconds: number, reset = Math.floor(Date.now() / 1000) + seconds): { message: string; resumeAt: string } {
   return {
     message: `${tag} [fake:usage-limit=Claude AI usage limit reached|${reset}] [fake:limit-until=${reset}]`,
     resumeAt: new Date(reset * 1000).toISOString(),
@@ -53,7 +55,7 @@ const ended = (run: Json) =>
 beforeAll(async () => {
   const dir = await tempDir('svc-auto-resume-');
   claudeLog = join(dir, 'claude.jsonl');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'auto', auto_resume: true, nodes: THREE_NODES },
     { name: 'manual', nodes: THREE_NODES },
     { name: 'never', auto_resume: false, nodes: THREE_NODES },
@@ -65,7 +67,7 @@ afterAll(cleanupAll);
 describe('a run that fails on a usage limit with auto_resume: true', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ socket: true });
   });
 
   it('gets an appointment at the reset, announced by auto_resume_scheduled, and resumes by itself without re-running completed nodes', async () => {
@@ -91,19 +93,23 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
   it('cancel of the failed run calls the appointment off: it stays failed and is not resumed', async () => {
     const { message, resumeAt } = limitedMessage('[tag:cancel]', 6);
     const runId = await startRun(server, 'auto', { message, cwd: project });
+    // A run with an appointment at the same time, left alone: its resume shows the server's timer has fired past that time.
+    const controlId = await startRun(server, 'auto', { message: limitedMessage('[tag:control]', 0, Date.parse(resumeAt) / 1000).message, cwd: project });
     const failed = await waitForRun(server, runId, failedOnLimit);
     // The appointment is also the run's wake-up time, which the server's one timer keeps (wake-ups.ts).
     expect(failed).toMatchObject({ errorCode: 'usage_limit', resumeAt, autoResumeAt: resumeAt, wakeAt: resumeAt });
-    const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', runId], { SVC_URL: server.url });
     expect(shown.stdout).toContain(`resumes:  automatically at ${resumeAt}`);
-    const calledOff = await runCli(['cancel', runId], { env: { SVC_URL: server.url } });
+    const calledOff = await runSvcInProcess(['cancel', runId], { SVC_URL: server.url });
     expect(calledOff.stdout).toContain('its auto-resume was called off (it stays failed');
     expect(await getRun(server, runId)).toMatchObject({ status: 'failed', autoResumeAt: null, wakeAt: null });
     // Called off once: a second cancel finds a failed run without one, as before auto-resume (409).
     expect((await api(server, 'POST', `/api/workflows/runs/${runId}/cancel`)).body).toMatchObject({ error: 'invalid_run_state' });
 
-    // Past the reset, with time for the timer to have fired: nothing resumed it.
-    await sleep(Math.max(0, Date.parse(resumeAt) - Date.now()) + 1500);
+    // Once the timer has fired for that time (the control run resumed and completed), nothing resumed this one.
+    const control = await waitForRun(server, controlId, ended, 30_000);
+    expect(control).toMatchObject({ status: 'completed' });
+    expect(eventTypes(control)).toContain('run_resumed');
     const after = await getRun(server, runId);
     expect(after).toMatchObject({ status: 'failed', autoResumeAt: null });
     expect(after.events.find((e: Json) => e.type === 'auto_resume_cancelled')).toMatchObject({ at: resumeAt, reason: 'cancel' });
@@ -123,7 +129,7 @@ describe('a run that fails on a usage limit with auto_resume: true', () => {
 
 describe('SVC_AUTO_RESUME_ON_LIMIT', () => {
   it('turns it on for workflows that do not say; auto_resume: false still wins', async () => {
-    const server = await startServer({ env: { SVC_AUTO_RESUME_ON_LIMIT: '1' } });
+    const server = await startServer({ socket: true, env: { SVC_AUTO_RESUME_ON_LIMIT: '1' } });
     const appointment = async (workflow: string) => {
       const { message } = limitedMessage(`[tag:setting-${workflow}]`, 600);
       const run = await waitForRun(server, await startRun(server, workflow, { message, cwd: project }), failedOnLimit);
@@ -143,16 +149,19 @@ describe('SVC_AUTO_RESUME_ON_LIMIT', () => {
 describe('a restart between the failure and the reset', () => {
   it('keeps the appointment: the next server resumes the run, skipping its completed nodes', async () => {
     const home = await tempDir('svc-auto-resume-home-');
-    const first = await startServer({ home });
+    const first = await startServer({ socket: true, home });
     const { message, resumeAt } = limitedMessage('[tag:restart]', 6);
     const runId = await startRun(first, 'auto', { message, cwd: project });
     await waitForRun(first, runId, failedOnLimit);
     await first.stop();
 
-    const second = await startServer({ home });
-    const stillFailed = await waitForRun(second, runId, () => true);
-    // Either the new server is up before the reset (the appointment still stands) or it already kept it.
-    if (Date.now() < Date.parse(resumeAt)) expect(stillFailed).toMatchObject({ status: 'failed', autoResumeAt: resumeAt });
+    // While no server runs, the store holds the appointment (read through the API in this process, read-only).
+    const reader = await openLocalApi(loadSettings({ SVC_HOME: home, SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1' }), false);
+    const stored = await reader.send({ method: 'GET', path: `/api/workflows/runs/${runId}` });
+    await reader.close();
+    expect(stored).toMatchObject({ status: 200, body: { status: 'failed', autoResumeAt: resumeAt, wakeAt: resumeAt } });
+
+    const second = await startServer({ socket: true, home });
     const done = await waitForRun(second, runId, ended, 30_000);
     expect(done).toMatchObject({ status: 'completed', autoResumeAt: null });
     expect(calls(runId, 'step one')).toHaveLength(1);

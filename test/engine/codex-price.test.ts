@@ -3,16 +3,16 @@
 // partial, and counted by the cap; without one it stays unknown (`costPartial`), never 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfTokens } from '../../src/config/token-price.js';
-import { createConversation, FAKE_CODEX, send, waitForReply } from '../conversations/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, startRun, startServer, waitForRun } from './helpers.js';
+import { api, cleanupAll, type Json, projectWithWorkflows, startRun, startServer, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     // Each fake codex turn uses 12 input tokens (3 of them cached here) and 5 output tokens.
     { name: 'priced', max_cost_usd: 1, nodes: [{ id: 'one', prompt: 'hello [fake:cached-tokens=3]', assistant: 'codex' }] },
     {
@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
 });
 afterAll(cleanupAll);
 
@@ -33,7 +33,7 @@ const costUnknownWarnings = (run: Json) => run.events.filter((e: Json) => e.type
 
 describe('a price per million tokens for codex', () => {
   it('prices a codex node from its tokens: a known cost, not partial, counted by the cap', async () => {
-    const cli = (args: string[]) => runCli(['config', ...args], { env: { SVC_URL: server.url } });
+    const cli = (args: string[]) => runSvcInProcess(['config', ...args], { SVC_URL: server.url });
     const set = await cli(['set-price', 'codex', '1000', '2000', '--cached-input', '100']);
     expect(set).toMatchObject({ code: 0, stdout: 'codex tokens now cost $1000 in, $2000 out, cached input $100 per million.\n' });
     expect((await api(server, 'GET', '/api/config')).body.assistants.codex.pricePerMillionTokens).toEqual({ input: 1000, cachedInput: 100, output: 2000 });

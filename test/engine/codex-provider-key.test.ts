@@ -4,9 +4,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
-import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import {
+  cleanupAll,
+  type Json,
+  projectWithWorkflows as makeProject,
+  readJsonLines,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitForRun,
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { cleanupAll, type Json, killQuietly, makeProject, startRun, startServer, waitForDeath, waitForRun } from './helpers.js';
+import { cleanupAll, type Json, killQuietly, projectWithWorkflows, startRun, startServer, waitForDeath, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -14,7 +14,7 @@ const window = (node: Json) => ({ start: Date.parse(node.startedAt), end: Date.p
 const awaitFile = (name: string) => `while [ ! -e ${name} ]; do sleep 0.02; done`;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'parallel',
       nodes: [

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { api, cleanupAll, type Json, projectWithWorkflows as makeProject, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;

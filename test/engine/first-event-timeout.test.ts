@@ -10,7 +10,7 @@ import {
   type Json,
   killQuietly,
   liveGroupMembers,
-  makeProject,
+  projectWithWorkflows,
   readLog,
   setProcessEnv,
   startRun,
@@ -20,7 +20,7 @@ import {
   waitForDeath,
   waitForRun,
   readJsonLines,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 const SECRET_VALUE = 'sk-test-4f8e1c0b-do-not-log-me';
 
@@ -32,7 +32,7 @@ const fakeCalls = (): Json[] => readJsonLines(logFile);
 
 beforeAll(async () => {
   logFile = join(await tempDir('svc-fake-log-'), 'calls.jsonl');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'silent',
       nodes: [

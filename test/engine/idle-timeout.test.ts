@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, SettingsError } from '../../src/shared/settings.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
 import {
   cleanupAll,
@@ -13,7 +13,7 @@ import {
   isAlive,
   killQuietly,
   liveGroupMembers,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   readPidFile,
   setProcessEnv,
@@ -23,7 +23,7 @@ import {
   waitFor,
   waitForDeath,
   waitForRun,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -52,7 +52,7 @@ beforeAll(async () => {
   childPidFile = join(dir, 'grandchild.pid');
   bashPidFile = join(dir, 'bash.pid');
   const ticks = (stream: string) => `for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i${stream}; sleep 0.2; done; echo done`;
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'stall-claude',
       nodes: [

@@ -14,7 +14,7 @@ import {
   type Json,
   killQuietly,
   liveGroupMembers,
-  makeProject,
+  projectWithWorkflows,
   readPidFile,
   setProcessEnv,
   startRun,
@@ -24,14 +24,14 @@ import {
   waitForRun,
   waitForStatus,
   writeWorkflows,
-} from './helpers.js';
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 const strays: number[] = [];
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'gated',
       nodes: [
@@ -394,7 +394,7 @@ describe('resume', () => {
   });
 
   it('continues with the edited workflow: a node removed from the definition is gone from the run', async () => {
-    const edited = await makeProject([
+    const edited = await projectWithWorkflows([
       {
         name: 'editable',
         nodes: [

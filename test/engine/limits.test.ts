@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, makeProject, startServer, waitForRun, type Json } from './helpers.js';
+import { api, cleanupAll, projectWithWorkflows, startServer, waitForRun, type Json } from '../helpers/runs.js';
 
 /**
  * A run's message reaches bash nodes as environment variables (never spliced into scripts), and
@@ -10,7 +10,7 @@ describe('message size', () => {
   let server: TestServer;
   let cwd: string;
   beforeAll(async () => {
-    cwd = await makeProject([{ name: 'echo-size', nodes: [{ id: 'count', bash: 'printf %s "$ARGUMENTS" | wc -c' }] }]);
+    cwd = await projectWithWorkflows([{ name: 'echo-size', nodes: [{ id: 'count', bash: 'printf %s "$ARGUMENTS" | wc -c' }] }]);
     server = await startServer();
   });
   afterAll(cleanupAll);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { cleanupAll, FAKE_CLAUDE, makeProject, startRun, tempDir, waitForRun, type Json } from './helpers.js';
+import { cleanupAll, FAKE_CLAUDE, projectWithWorkflows, startRun, tempDir, waitForRun, type Json } from '../helpers/runs.js';
 
 const MiB = 1024 * 1024;
 /** The documented limits. */
@@ -28,7 +28,7 @@ let serve: ServeProcess;
 let noisy: Json;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'flood',
       nodes: [

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
-import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
+import { cleanupAll, type Json, projectWithWorkflows, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 const CLAUDE_FLAGS = {
   read: ['--permission-mode', 'default'],
@@ -42,7 +42,7 @@ const written = (name: string) => existsSync(join(project, name));
 
 beforeAll(async () => {
   logs = await tempDir('svc-perm-logs-');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'claude-perms',
       nodes: [claudeNode('plain'), claudeNode('reader', { permissions: 'read' }), claudeNode('editor', { permissions: 'edit' })],

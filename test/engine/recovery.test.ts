@@ -14,16 +14,16 @@ import {
   type Json,
   killGroupQuietly,
   liveGroupMembers,
-  makeProject,
+  projectWithWorkflows,
   readPidFile,
-  spawnServe,
   startRun,
   startServer,
   tempDir,
   waitFor,
   waitForDeath,
   waitForStatus,
-} from './helpers.js';
+} from '../helpers/runs.js';
+import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 
 const groups: number[] = [];
 
@@ -36,7 +36,7 @@ const SLEEPER = [
 
 /** A fresh project per test: the `fast` switch file must not leak from one test to the next. */
 const makeCrashProject = () =>
-  makeProject([
+  projectWithWorkflows([
     {
       name: 'crashable',
       nodes: [
@@ -56,6 +56,8 @@ const makeCrashProject = () =>
   ]);
 
 afterEach(async () => {
+  // A server a failed test left running; then what a kill -9'd server leaves behind.
+  await killAllServes();
   // A kill -9'd server cannot stop its node processes; make sure none outlives the test.
   for (const pgid of groups.splice(0)) killGroupQuietly(pgid);
 });

@@ -4,6 +4,7 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import { roundWrites } from '../../src/runs/executor/round-writes.js';
 import type { RunRecord } from '../../src/runs/model/types.js';
+import { waitFor } from '../helpers/runs.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -118,7 +119,11 @@ it('a refused write put off is reported to onFailure, and by settled', async () 
   const rounds = roundWrites({ runs, latest: () => snapshot('r'), fence: false, onFailure: (error) => failures.push(error), everyMs: 0 });
   rounds.changed();
   await rounds.endRound(true);
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(
+    () => failures.length > 0,
+    2_000,
+    () => 'for the refused write to be reported',
+  );
   expect(failures).toHaveLength(1);
   await expect(rounds.settled()).rejects.toThrow(/marked interrupted/);
 });

@@ -65,6 +65,7 @@ describe('run wake-ups', () => {
     // A keep that never clears the appointment, as a kind whose claim keeps failing.
     wakeUps = new RunWakeUps(runs, [{ name: 'stuck', statuses: ['failed'], keep: async () => void keeps++ }], silentLogger);
     await wakeUps.start();
+    // Time passes on purpose: the pause between tries is a real timer (RunWakeUps takes no clock), and the count over 1.5 s is the check.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // At start-up, then once a second at most: without the pause it fired hundreds of times.
     expect(keeps).toBeGreaterThanOrEqual(1);

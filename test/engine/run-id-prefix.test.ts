@@ -27,7 +27,7 @@ describe.each([
   beforeAll(async () => {
     home = await makeHome();
     if (withServer) {
-      server = await startTestServer({ home, cwd: project.dir });
+      server = await startTestServer({ socket: true, home, cwd: project.dir });
       env = { SVC_HOME: home, SVC_URL: server.url };
     } else {
       env = { SVC_HOME: home, PORT: String(await closedPort()) };

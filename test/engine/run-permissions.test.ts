@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { api, cleanupAll, type Json, projectWithWorkflows, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 const READ_FLAGS = ['--permission-mode', 'default'];
 
@@ -19,7 +19,7 @@ const callOf = (id: string): Json | undefined => readJsonLines(join(logs, 'claud
 
 beforeAll(async () => {
   logs = await tempDir('svc-run-perm-logs-');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'edits', nodes: [writer('plain'), writer('planner', { permissions: 'read' }), { id: 'script', bash: 'echo hi' }] },
     { name: 'reads', permissions: 'read', nodes: [writer('looker')] },
   ]);

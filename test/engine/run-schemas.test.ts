@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunDetailSchema, RunViewSchema } from '../../src/runs/model/schemas.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, makeProject, startRun, startServer, waitForStatus } from './helpers.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, startServer, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'shapes',
       nodes: [

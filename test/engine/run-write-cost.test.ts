@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, makeProject, onCleanup, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { cleanupAll, eventTypes, projectWithWorkflows, onCleanup, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 /** The FileHandle class is not exported: its prototype is taken from a handle. */
 async function fileHandlePrototype(): Promise<object> {
@@ -46,7 +46,7 @@ afterEach(cleanupAll);
 
 /** How often a chain's record was written whole (through its temp file) while it ran to its end; its fsyncs are checked here. */
 async function recordWrites(nodes: number, bash: string): Promise<{ written: number }> {
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'chain',
       nodes: Array.from({ length: nodes }, (_, i) => ({ id: `n${i}`, bash, ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}) })),

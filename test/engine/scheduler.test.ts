@@ -2,13 +2,13 @@
 // and start in FIFO order. A pending run can be cancelled or abandoned without ever starting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, eventTypes, getRun, type Json, makeProject, startServer, waitForRun, waitForStatus } from './helpers.js';
+import { api, cleanupAll, eventTypes, getRun, type Json, projectWithWorkflows, startServer, waitForRun, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     { name: 'nap', nodes: [{ id: 'nap', bash: 'sleep 1; echo rested' }] },
     {
       name: 'gated-nap',

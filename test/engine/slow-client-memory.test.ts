@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { openStalledClient, type StalledClient } from '../helpers/stalled-sse.js';
-import { cleanupAll, makeProject, onCleanup, readLog, spawnServe, startRun, tempDir, waitFor, waitForRun } from './helpers.js';
+import { cleanupAll, projectWithWorkflows, onCleanup, readLog, startRun, tempDir, waitFor, waitForRun } from '../helpers/runs.js';
+import { spawnServe } from '../helpers/serve-process.js';
 
 const CLIENTS = 200;
 /** Runs until every client is cut: the kernel takes a few MiB for each socket before the server's side backs up. */
@@ -29,9 +30,10 @@ function rssMiB(pid: number): number {
 
 it('cuts never-reading SSE clients at the byte budget, so their memory stays bounded', async () => {
   const nodes = Array.from({ length: NODES }, (_, i) => ({ id: `n${i}`, bash: "head -c 65536 /dev/zero | tr '\\0' x" }));
-  const cwd = await makeProject([{ name: 'bulky', nodes }]);
+  const cwd = await projectWithWorkflows([{ name: 'bulky', nodes }]);
   const home = await tempDir('svc-home-');
   const server = await spawnServe({ home, cwd });
+  onCleanup(() => server.stop('SIGKILL'));
 
   const clients: StalledClient[] = [];
   onCleanup(() => clients.forEach((client) => client.close()));

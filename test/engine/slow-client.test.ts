@@ -8,7 +8,7 @@ import { routes } from '../../src/server/routes/index.js';
 import { CLIENT_BUFFER_BUDGET } from '../../src/server/stream-hub.js';
 import type { TestServer } from '../helpers/server.js';
 import { openStalledClient } from '../helpers/stalled-sse.js';
-import { cleanupAll, getRun, type Json, makeProject, onCleanup, readLog, startRun, startServer, waitFor, waitForRun } from './helpers.js';
+import { cleanupAll, getRun, type Json, projectWithWorkflows, onCleanup, readLog, startRun, startServer, waitFor, waitForRun } from '../helpers/runs.js';
 
 let server: TestServer;
 let cwd: string;
@@ -17,11 +17,11 @@ let cwd: string;
 const bulkyNodes = Array.from({ length: 24 }, (_, i) => ({ id: `n${i}`, bash: "head -c 65536 /dev/zero | tr '\\0' x" }));
 
 beforeAll(async () => {
-  cwd = await makeProject([
+  cwd = await projectWithWorkflows([
     { name: 'bulky', nodes: bulkyNodes },
     { name: 'tiny', nodes: [{ id: 'one', bash: 'echo one' }] },
   ]);
-  server = await startServer();
+  server = await startServer({ socket: true });
 });
 afterAll(cleanupAll);
 

@@ -2,14 +2,14 @@
 // stops when its spend reaches its cap, and a resume with a higher cap continues it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import {
   api,
   cleanupAll,
   eventTypes,
   getRun,
-  makeProject,
+  projectWithWorkflows,
   readJsonLines,
   setProcessEnv,
   startRun,
@@ -20,7 +20,7 @@ import {
   writeWorkflows,
   type Json,
   type Workflow,
-} from './helpers.js';
+} from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 
 // Two agents that stay busy (they never answer) and one that reports $1.50 once all three are up:
@@ -41,7 +41,7 @@ let project: string;
 let agentLog: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     overCap('[fake:child]'),
     {
       name: 'capped-cli',
@@ -56,7 +56,7 @@ beforeAll(async () => {
   ]);
   agentLog = join(await tempDir('svc-spend-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX } });
 });
 afterAll(cleanupAll);
 
@@ -122,7 +122,7 @@ describe('spend cap', () => {
 
   it('svc run --max-cost caps a run below its workflow, and the CLI prints the warning, the stop and the spend', async () => {
     const env = { SVC_URL: server.url };
-    const result = await runCli(['run', 'capped-cli', 'go', '--max-cost', '0.5', '--cwd', project], { env, timeoutMs: 40_000 });
+    const result = await runSvcInProcess(['run', 'capped-cli', 'go', '--max-cost', '0.5', '--cwd', project], env);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/budget: spent \$0\.4500 of the \$0\.5000 cap/);
     expect(result.stdout + result.stderr).toMatch(/budget exceeded: spent \$0\.5500 of the \$0\.5000 cap/);
@@ -131,13 +131,13 @@ describe('spend cap', () => {
     expect(run).toMatchObject({ status: 'failed', errorCode: 'budget_exceeded', maxCostUsd: 0.5 });
     expect(run.spentUsd).toBeCloseTo(0.55, 10);
 
-    const shown = await runCli(['runs', 'show', runId], { env });
+    const shown = await runSvcInProcess(['runs', 'show', runId], env);
     expect(shown.stdout).toMatch(/budget: {3}spent \$0\.5500 of \$0\.5000 cap/);
 
-    const refused = await runCli(['resume', runId], { env });
+    const refused = await runSvcInProcess(['resume', runId], env);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/resume it with maxCostUsd \(svc resume --max-cost\)/);
-    const bad = await runCli(['resume', runId, '--max-cost', 'lots'], { env });
+    const bad = await runSvcInProcess(['resume', runId, '--max-cost', 'lots'], env);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--max-cost needs a positive amount of USD/);
   }, 60_000);

@@ -3,13 +3,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../helpers/sse-client.js';
 import { makeHome } from '../helpers/server.js';
-import { cleanupAll, getRun, makeProject, startRun, startServer, waitForRun, type Json } from './helpers.js';
+import { cleanupAll, getRun, projectWithWorkflows, startRun, startServer, waitForRun, type Json } from '../helpers/runs.js';
 
 afterAll(cleanupAll);
 
 describe('replay on a restarted server', () => {
   it('replays the events an earlier server stored, before this one has published anything', async () => {
-    const project = await makeProject([
+    const project = await projectWithWorkflows([
       {
         name: 'two',
         nodes: [
@@ -19,13 +19,13 @@ describe('replay on a restarted server', () => {
       },
     ]);
     const home = await makeHome();
-    const first = await startServer({ home });
+    const first = await startServer({ socket: true, home });
     const runId = await startRun(first, 'two', { message: '', cwd: project });
     await waitForRun(first, runId);
     const stored = (await getRun(first, runId)).events as Json[];
     await first.stop({ keepHome: true });
 
-    const second = await startServer({ home });
+    const second = await startServer({ socket: true, home });
     // `lastEventId=0` replays the run from its start (docs/decisions.md, "Streams")…
     const whole = await connect(second, `/api/stream/__dashboard__?runId=${runId}&lastEventId=0`);
     await whole.until((events) => events.length === stored.length, 5_000);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { connect as connectTo } from '../helpers/sse-client.js';
-import { api, cleanupAll, getRun, type Json, makeProject, startRun, startServer, waitFor, waitForRun, waitForStatus } from './helpers.js';
+import { api, cleanupAll, getRun, type Json, projectWithWorkflows, startRun, startServer, waitFor, waitForRun, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -17,7 +17,7 @@ const seqs = (events: Json[]) => events.map((e) => e.seq as number);
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'chatty',
       nodes: [
@@ -36,7 +36,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startServer();
+  server = await startServer({ socket: true });
 });
 afterAll(cleanupAll);
 

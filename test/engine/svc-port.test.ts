@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupAll, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { cleanupAll, projectWithWorkflows, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
 
 afterEach(cleanupAll);
 
@@ -22,7 +22,7 @@ describe('$SVC_PORT', () => {
     const ports = await tempDir('svc-ports-');
     const logs = await tempDir('svc-port-logs-');
     setProcessEnv({ FAKE_CLAUDE_LOG: join(logs, 'claude.jsonl') });
-    const project = await makeProject([
+    const project = await projectWithWorkflows([
       {
         name: 'port',
         nodes: [

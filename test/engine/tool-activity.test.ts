@@ -3,11 +3,11 @@
 // stream (live and replayed), counts on the node record, and events on a conversation's stream —
 // on the file store and on PostgreSQL (events are stored as JSON in both).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeToolLines, codexToolLines, writeLines } from '../agents/recorded-lines.js';
-import { connect, createConversation, FAKE_CODEX, send, waitForReply } from '../conversations/helpers.js';
+import { claudeToolLines, codexToolLines, writeLines } from '../helpers/recorded-lines.js';
+import { connect, createConversation, FAKE_CODEX, send, waitForReply } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
 import { usePostgres } from '../support/postgres.js';
-import { cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from './helpers.js';
+import { cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 
 const postgres = usePostgres();
 let project: string;

@@ -4,10 +4,22 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/shared/settings.js';
-import { runCli } from '../helpers/cli.js';
-import { FAKE_CODEX } from '../conversations/helpers.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
+import { FAKE_CODEX } from '../helpers/conversations.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  type Json,
+  projectWithWorkflows,
+  readJsonLines,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+} from '../helpers/runs.js';
 
 const RETRY_MS = 600_000;
 let server: TestServer;
@@ -20,7 +32,7 @@ const claudeCalls = (marker: string) => readJsonLines(claudeLog).filter((call) =
 beforeAll(async () => {
   const dir = await tempDir('svc-usage-limit-');
   claudeLog = join(dir, 'claude.jsonl');
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'limit-claude',
       nodes: [
@@ -37,7 +49,7 @@ beforeAll(async () => {
     },
   ]);
   setProcessEnv({ FAKE_CLAUDE_LOG: claudeLog });
-  server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX, SVC_USAGE_LIMIT_RETRY_MS: String(RETRY_MS) } });
+  server = await startServer({ socket: true, env: { SVC_CODEX_BIN: FAKE_CODEX, SVC_USAGE_LIMIT_RETRY_MS: String(RETRY_MS) } });
 });
 afterAll(cleanupAll);
 
@@ -57,7 +69,7 @@ describe('a claude node that ends on its usage limit', () => {
     expect(run).toMatchObject({ errorCode: 'usage_limit', resumeAt });
     expect(run.events.find((e: Json) => e.type === 'run_failed')).toMatchObject({ code: 'usage_limit', resumeAt });
     expect(claudeCalls('second step')).toHaveLength(1);
-    const shown = await runCli(['runs', 'show', runId], { env: { SVC_URL: server.url } });
+    const shown = await runSvcInProcess(['runs', 'show', runId], { SVC_URL: server.url });
     expect(shown.stdout).toContain(`limit:    usage limit resets at ${resumeAt}`);
 
     // Once the limit has reset, a resume clears the time and the code and runs only the failed node.

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { cleanupAll, type Json, makeProject, startRun, startServer, waitForRun } from './helpers.js';
+import { cleanupAll, type Json, projectWithWorkflows, startRun, startServer, waitForRun } from '../helpers/runs.js';
 
 /** Every trick that would run something if it were spliced into a script unquoted. */
 const HOSTILE = [
@@ -26,7 +26,7 @@ let server: TestServer;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'hostile',
       nodes: [

@@ -4,7 +4,7 @@
 // records its hash too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, getRun, type Json, makeProject, startRun, startServer, waitForRun, waitForStatus, writeWorkflows } from './helpers.js';
+import { api, cleanupAll, getRun, type Json, projectWithWorkflows, startRun, startServer, waitForRun, waitForStatus, writeWorkflows } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -12,7 +12,7 @@ let project: string;
 const HASH = /^[0-9a-f]{64}$/;
 
 beforeAll(async () => {
-  project = await makeProject([]);
+  project = await projectWithWorkflows([]);
   server = await startServer();
 });
 afterAll(cleanupAll);

@@ -5,7 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, getRun, type Json, makeProject, sleep, spawnServe, startRun, tempDir, waitForRun, waitForStatus } from './helpers.js';
+import {
+  cleanupAll,
+  eventTypes,
+  getRun,
+  type Json,
+  onCleanup,
+  projectWithWorkflows,
+  startRun,
+  tempDir,
+  waitFor,
+  waitForRun,
+  waitForStatus,
+} from '../helpers/runs.js';
+import { spawnServe } from '../helpers/serve-process.js';
 
 afterAll(cleanupAll);
 
@@ -22,17 +35,23 @@ const isWaiting = (run: Json) => run.status === 'waiting' && eventTypes(run).at(
 
 it('continues waiting runs after a kill -9: one due while no server ran, at start-up; a later one on its time', async () => {
   const home = await tempDir('svc-home-');
-  const project = await makeProject([napping('short-nap', 1), napping('long-nap', 6)]);
+  const project = await projectWithWorkflows([napping('short-nap', 1), napping('long-nap', 6)]);
   const first = await spawnServe({ home, cwd: project, env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
+  onCleanup(() => first.stop('SIGKILL'));
   const shortId = await startRun(first, 'short-nap', { message: 'short' });
   const longId = await startRun(first, 'long-nap', { message: 'long' });
-  await waitForRun(first, shortId, isWaiting);
+  const shortWaiting = await waitForRun(first, shortId, isWaiting);
   const long = await waitForRun(first, longId, isWaiting);
 
   expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-  // The short wait comes due while no server runs.
-  await sleep(1500);
+  // The short wait comes due while no server runs (a wall-clock time: the server has no clock to inject).
+  await waitFor(
+    () => Date.now() > Date.parse(shortWaiting.wakeAt),
+    10_000,
+    () => `for ${shortWaiting.wakeAt} to pass`,
+  );
   const second = await spawnServe({ home, cwd: project, env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
+  onCleanup(() => second.stop('SIGKILL'));
   try {
     const short = await waitForStatus(second, shortId, 'completed');
     expect(short.nodes.after.output).toBe('after before-output');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, eventTypes, getRun, type Json, makeProject, startRun, startServer, waitForRun, waitForStatus } from './helpers.js';
+import { api, cleanupAll, eventTypes, getRun, type Json, projectWithWorkflows, startRun, startServer, waitForRun, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -16,7 +16,7 @@ let project: string;
 const isWaiting = (run: Json) => run.status === 'waiting' && eventTypes(run).at(-1) === 'run_waiting';
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       name: 'nap',
       nodes: [

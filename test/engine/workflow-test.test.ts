@@ -5,7 +5,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, makeProject, setProcessEnv, startRun, startServer, tempDir, waitFor, waitForRun, waitForStatus, writeWorkflows } from './helpers.js';
+import {
+  api,
+  cleanupAll,
+  projectWithWorkflows,
+  setProcessEnv,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+  waitForStatus,
+  writeWorkflows,
+} from '../helpers/runs.js';
 
 let server: TestServer;
 let project: string;
@@ -38,7 +50,7 @@ const agentCalls = () => (existsSync(agentLog) ? readFileSync(agentLog, 'utf8').
 const test = (body: Record<string, unknown>) => api(server, 'POST', '/api/workflows/reviewed/test', { cwd: project, ...body });
 
 beforeAll(async () => {
-  project = await makeProject([REVIEWED]);
+  project = await projectWithWorkflows([REVIEWED]);
   agentLog = join(await tempDir('svc-fixture-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
   server = await startServer();
@@ -123,7 +135,8 @@ describe('a test run its process did not finish', () => {
     const home = await tempDir('svc-fixture-home-');
     await writeWorkflows(project, [{ name: 'blocker', nodes: [{ id: 'hold', bash: 'sleep 30' }] }]);
     const env = { SVC_MAX_CONCURRENT_RUNS: '1' };
-    const first = await startServer({ home, env });
+    // On a socket: the client that asked goes away mid-request, as a closed connection.
+    const first = await startServer({ socket: true, home, env });
     await startRun(first, 'blocker', { message: '', cwd: project });
     // The test's run waits `pending` behind the blocker when the server stops.
     const asked = new AbortController();
@@ -139,7 +152,7 @@ describe('a test run its process did not finish', () => {
     await answer;
     await first.stop();
 
-    const second = await startServer({ home, env });
+    const second = await startServer({ socket: true, home, env });
     const failed = await waitForStatus(second, pending.id, 'failed');
     expect(failed.error).toMatch(/a workflow test's run continues only in the process that started it/);
     expect(failed.nodes.plan.status).not.toBe('completed');

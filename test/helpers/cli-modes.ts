@@ -28,7 +28,7 @@ export function useCliModes() {
     {
       mode: 'through a server',
       env: async () => {
-        server = await startTestServer();
+        server = await startTestServer({ socket: true });
         return { SVC_HOME: home, SVC_URL: server.url };
       },
     },

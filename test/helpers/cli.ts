@@ -9,6 +9,15 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The environment of a spawned svc: the runner's, without what would point it elsewhere. */
+export function svcEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...process.env, NODE_ENV: undefined, SVC_URL: undefined, PORT: undefined, ...extra })) {
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
 /**
  * Runs the built CLI (`bin/svc.mjs`, compiled by `npm test`'s pretest build) as a user would:
  * a real subprocess, no TTY, with the given environment on top of a clean one.
@@ -18,11 +27,7 @@ export function runCli(
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string | Buffer; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, NODE_ENV: undefined, SVC_URL: undefined, PORT: undefined, ...options.env })) {
-      if (value !== undefined) env[key] = value;
-    }
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: svcEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -6,7 +6,7 @@ import { loadSettings } from '../../src/shared/settings.js';
 import { makeHome, startTestServer, type TestServer } from './server.js';
 
 /**
- * The two doors of the API for a test file: a real server, and the CLI's in-process API on a home
+ * The two doors of the API for a test file: a real server over HTTP (on a socket), and the CLI's in-process API on a home
  * of its own (responses checked against their schemas), opened before the file's tests and closed
  * after them. Read `doors.server` and `doors.local` inside the tests.
  */
@@ -15,7 +15,7 @@ export function useBothDoors(): { readonly server: TestServer; readonly local: L
   let localHome: string | undefined;
   let local: LocalApi | undefined;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     localHome = await makeHome();
     local = await openLocalApi(loadSettings({ SVC_HOME: localHome, SVC_LOG_LEVEL: 'warn', SVC_VALIDATE_RESPONSES: '1' }), false);
   });

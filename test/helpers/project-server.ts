@@ -4,9 +4,9 @@ import { makeProject, type Project } from './workflow-project.js';
 
 /**
  * A real server and throwaway projects per test, all stopped and removed after each test.
- * `server()` is the one `start` or `setup` started last.
+ * `server()` is the one `start` or `setup` started last; in process unless `socket` (server.ts).
  */
-export function useServerWithProjects() {
+export function useServerWithProjects(defaults: { socket?: boolean } = {}) {
   let current: TestServer | undefined;
   const servers: TestServer[] = [];
   const projects: Project[] = [];
@@ -16,7 +16,7 @@ export function useServerWithProjects() {
     current = undefined;
   });
   const start = async (options?: Parameters<typeof startTestServer>[0]) => {
-    current = await startTestServer(options);
+    current = await startTestServer({ socket: defaults.socket, ...options });
     servers.push(current);
     return current;
   };

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { SVC_BIN, type CliResult } from './cli.js';
+import { SVC_BIN, svcEnv, type CliResult } from './cli.js';
+
+export { svcEnv };
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -15,15 +17,6 @@ export interface ServeProcess {
 }
 
 const live = new Set<ChildProcess>();
-
-/** The environment of a spawned svc: the runner's, without what would point it elsewhere. */
-export function svcEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, NODE_ENV: undefined, SVC_URL: undefined, PORT: undefined, ...extra })) {
-    if (value !== undefined) env[key] = value;
-  }
-  return env;
-}
 
 /**
  * Spawns the built `svc serve` as a real subprocess (PORT=0 unless given) and resolves once it

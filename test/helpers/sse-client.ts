@@ -1,7 +1,7 @@
 // A real SSE client (the eventsource package) that collects a stream's events, for the tests of
 // run streams and conversation streams alike.
 import { EventSource } from 'eventsource';
-import { onCleanup, waitFor, type Json } from '../engine/helpers.js';
+import { onCleanup, waitFor, type Json } from './runs.js';
 import type { TestServer } from './server.js';
 
 export interface StreamClient {
@@ -11,11 +11,21 @@ export interface StreamClient {
   close(): void;
 }
 
-/** Opens an SSE stream and collects its events; resolves once the connection is open. */
+/**
+ * Opens an SSE stream and collects its events; resolves once the connection is open (the stream
+ * subscribes before it answers). Over the server's socket when it has one, else in process through
+ * its own `fetch` (the same route and stream, no socket).
+ */
 export function connect(server: TestServer, path: string, options: { lastEventId?: string } = {}): Promise<StreamClient> {
   const headers: Record<string, string> = options.lastEventId === undefined ? {} : { 'Last-Event-ID': options.lastEventId };
-  const source = new EventSource(`${server.url}${path}`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+  const base = server.socket ? server.url : 'http://127.0.0.1';
+  const send = (input: string | URL, init: RequestInit): Promise<Response> => {
+    if (server.socket) return fetch(input, init);
+    const url = new URL(input);
+    return server.fetch(`${url.pathname}${url.search}`, init);
+  };
+  const source = new EventSource(`${base}${path}`, {
+    fetch: (input, init) => send(input, { ...(init as RequestInit), headers: { ...(init?.headers as Record<string, string>), ...headers } }),
   });
   const client: StreamClient = {
     events: [],

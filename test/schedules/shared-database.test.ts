@@ -11,7 +11,7 @@ import { postgresScheduleRepository, postgresScheduleUptime } from '../../src/sc
 import { silentLogger } from '../../src/shared/logger.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { openPostgres } from '../../src/store/postgres/index.js';
-import { waitFor } from '../engine/helpers.js';
+import { waitFor } from '../helpers/runs.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
 import { usePostgres } from '../support/postgres.js';
@@ -88,11 +88,14 @@ const outcomes = async (server: Server) => (await server.schedules.tick()).map((
 
 /** A run's final state, whichever server executes it (an engine waits only for its own runs). */
 async function settled(server: Server, runId: string) {
-  for (;;) {
-    const run = await server.ctx.engine.find(runId);
-    if (run && isTerminal(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitFor(
+    async () => {
+      const run = await server.ctx.engine.find(runId);
+      return run && isTerminal(run.status) ? run : undefined;
+    },
+    25_000,
+    () => `for run ${runId} to end`,
+  );
 }
 
 async function scheduledRuns(server: Server) {

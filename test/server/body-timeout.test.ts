@@ -15,7 +15,7 @@ const CLOSE_WAIT_MS = 15_000;
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ env: { SVC_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) } });
+  server = await startTestServer({ socket: true, env: { SVC_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) } });
 });
 afterAll(() => server.stop());
 

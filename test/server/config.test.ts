@@ -21,7 +21,7 @@ function patch(body: string | Uint8Array, headers: Record<string, string> = { 'c
 
 describe('GET /api/config', () => {
   it('returns the safe subset: assistants, default, host, port, home, limits, version', async () => {
-    server = await startTestServer({ env: { SVC_MAX_CONCURRENT_RUNS: '2' } });
+    server = await startTestServer({ socket: true, env: { SVC_MAX_CONCURRENT_RUNS: '2' } });
     const { status, body } = await server.json('GET', '/api/config');
     expect(status).toBe(200);
     expect(body).toMatchObject({
@@ -42,7 +42,7 @@ describe('GET /api/config', () => {
     process.env.OPENAI_API_KEY = `${SECRET}-openai`;
     process.env.SVC_WEBHOOK_SECRET_FOR_TEST = `${SECRET}-webhook`;
     try {
-      server = await startTestServer({ env: { ANTHROPIC_API_KEY: SECRET, CLAUDE_CODE_OAUTH_TOKEN: `${SECRET}-oauth` } });
+      server = await startTestServer({ socket: true, env: { ANTHROPIC_API_KEY: SECRET, CLAUDE_CODE_OAUTH_TOKEN: `${SECRET}-oauth` } });
       const response = await server.fetch('/api/config');
       const text = await response.text();
       expect(response.status).toBe(200);
@@ -63,7 +63,7 @@ describe('GET /api/config', () => {
 
 describe('PATCH /api/config/assistants', () => {
   it('updates a model and answers the new assistant configuration', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const { status, body } = await server.json('PATCH', '/api/config/assistants', { claude: { model: 'opus' } });
     expect(status).toBe(200);
     expect(body).toEqual({
@@ -79,7 +79,7 @@ describe('PATCH /api/config/assistants', () => {
   });
 
   it("sets an assistant's permissions for conversations (read out of the box), field by field, and refuses anything but read, edit or full", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     expect((await server.json('GET', '/api/config')).body.assistants.claude.permissions).toBe('read');
     const { status, body } = await server.json('PATCH', '/api/config/assistants', { claude: { permissions: 'edit' } });
     expect(status).toBe(200);
@@ -103,17 +103,17 @@ describe('PATCH /api/config/assistants', () => {
   it('persists across a restart with the same home', async () => {
     const home = await makeHome();
     homes.push(home);
-    server = await startTestServer({ home });
+    server = await startTestServer({ socket: true, home });
     expect((await server.json('PATCH', '/api/config/assistants', { claude: { model: 'opus-persisted' } })).status).toBe(200);
     await server.stop();
-    server = await startTestServer({ home });
+    server = await startTestServer({ socket: true, home });
     const { body } = await server.json('GET', '/api/config');
     expect(body.assistants.claude).toEqual({ model: 'opus-persisted', permissions: 'read' });
     expect(body.assistants.codex).toEqual({ model: null, permissions: 'read' });
   });
 
   it('rejects an unknown assistant with 400 and changes nothing', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const body = await expectErrorResponse(await patch(JSON.stringify({ gemini: { model: 'x' } })), 400, 'invalid_request');
     expect(body.message).toMatch(/gemini/);
     // A mixed patch is refused as a whole.
@@ -122,7 +122,7 @@ describe('PATCH /api/config/assistants', () => {
   });
 
   it('rejects an empty or missing model with 400 invalid_request and details', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     for (const payload of [{ claude: { model: '' } }, { claude: { model: '   ' } }, { claude: {} }, { claude: { model: 5 } }, { claude: { model: null } }]) {
       const body = await expectErrorResponse(await patch(JSON.stringify(payload)), 400, 'invalid_request');
       expect(Array.isArray(body.details), JSON.stringify(payload)).toBe(true);
@@ -132,21 +132,21 @@ describe('PATCH /api/config/assistants', () => {
   });
 
   it('rejects bodies that are not an object of objects with 400', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     for (const payload of ['[]', '[{"model":"x"}]', '"claude"', '42', 'null', 'true', '{}', '{"claude":"opus"}', '{"claude":{"model":"x","extra":1}}']) {
       await expectErrorResponse(await patch(payload), 400, 'invalid_request');
     }
   });
 
   it('rejects malformed JSON with 400 invalid_json', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     for (const payload of ['{bad', '{"claude":', "{'claude':{}}", '{"claude":{"model":"x"}}}']) {
       await expectErrorResponse(await patch(payload), 400, 'invalid_json');
     }
   });
 
   it('rejects a body without a JSON content type with 415 unsupported_media_type', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const json = JSON.stringify({ claude: { model: 'x' } });
     // A Uint8Array body makes fetch send no Content-Type at all.
     await expectErrorResponse(await patch(new TextEncoder().encode(json), {}), 415, 'unsupported_media_type');
@@ -157,7 +157,7 @@ describe('PATCH /api/config/assistants', () => {
   });
 
   it('rejects a request with no body with 400', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const response = await server.fetch('/api/config/assistants', { method: 'PATCH' });
     const body = await response.json();
     expect(response.status).toBe(400);

@@ -70,7 +70,7 @@ function streamChunkedUntilAnswered(url: string, path: string, maxBytes: number)
 describe('unknown routes', () => {
   // A known path with another method is 405 instead (method-not-allowed.test.ts).
   it('answer 404 route_not_found for any method and path', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     for (const [method, path] of [
       ['GET', '/nope'],
       ['GET', '/api/definitely-not-a-route'],
@@ -86,7 +86,7 @@ describe('unknown routes', () => {
 
 describe('body size cap of 1 MiB', () => {
   it('answers 413 payload_too_large for a body over 1 MiB with Content-Length', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const body = `{"claude":{"model":"${'a'.repeat(MiB)}"}}`;
     const response = await server.fetch('/api/config/assistants', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body });
     await expectErrorResponse(response, 413, 'payload_too_large');
@@ -94,7 +94,7 @@ describe('body size cap of 1 MiB', () => {
   });
 
   it('accepts a body of exactly 1 MiB (it is judged by its content, not refused for size)', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const prefix = '{"claude":{"model":"ok"},"padding":{"model":"';
     const suffix = '"}}';
     const exact = `${prefix}${'a'.repeat(MiB - prefix.length - suffix.length)}${suffix}`;
@@ -107,7 +107,7 @@ describe('body size cap of 1 MiB', () => {
   });
 
   it('answers 413 to an oversized CHUNKED body without reading it to the end, and keeps serving', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const limit = 64 * MiB;
     const answer = await streamChunkedUntilAnswered(server.url, '/api/config/assistants', limit);
     expect(answer.status).toBe(413);

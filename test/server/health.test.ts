@@ -1,12 +1,11 @@
-// GET /health, /api/health and /health/db over a real server on an ephemeral port (issue 2).
+// GET /health, /api/health and /health/db of the real server, answered in process (issue 2).
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../src/shared/version.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-
-const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude', import.meta.url));
 
 let server: TestServer | undefined;
 afterEach(async () => {

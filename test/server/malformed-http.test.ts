@@ -31,7 +31,7 @@ function rawRequest(url: string, bytes: string): Promise<{ status: number; heade
 
 describe('malformed HTTP', () => {
   it('a bad Content-Length is a 400 with a JSON error body', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const answer = await rawRequest(
       server.url,
       'PATCH /api/config/assistants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}',
@@ -42,14 +42,14 @@ describe('malformed HTTP', () => {
   });
 
   it('headers over the size limit are a 431 with a JSON error body', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     const answer = await rawRequest(server.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
     expect(answer.status).toBe(431);
     expectErrorBody(JSON.parse(answer.body), 'request_header_too_large');
   });
 
   it('the server keeps answering afterwards', async () => {
-    server = await startTestServer();
+    server = await startTestServer({ socket: true });
     await rawRequest(server.url, 'GARBAGE\r\n\r\n');
     expect((await server.json('GET', '/health')).body).toEqual({ status: 'ok' });
   });

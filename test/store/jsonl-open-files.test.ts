@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openJsonlLog } from '../../src/store/jsonl-log.js';
-import { waitFor } from '../engine/helpers.js';
+import { waitFor } from '../helpers/runs.js';
 
 let dir: string | undefined;
 afterEach(async () => {

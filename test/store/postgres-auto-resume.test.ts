@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-import { cleanupAll, eventTypes, FAKE_CLAUDE, type Json, makeProject, readJsonLines, startRun, tempDir, waitForRun } from '../engine/helpers.js';
+import { cleanupAll, eventTypes, FAKE_CLAUDE, type Json, projectWithWorkflows, readJsonLines, startRun, tempDir, waitForRun } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 it('two servers due at the same moment: the run is resumed once, skipping its completed node', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'auto',
       auto_resume: true,

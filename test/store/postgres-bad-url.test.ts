@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { closedPort } from '../helpers/serve-process.js';
-import { cleanupAll, tempDir } from '../engine/helpers.js';
+import { cleanupAll, tempDir } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { closedPort, killAllServes, spawnCli, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../engine/helpers.js';
-import { messages } from '../conversations/helpers.js';
+import { cleanupAll, FAKE_CLAUDE, tempDir, waitFor, type Json } from '../helpers/runs.js';
+import { messages } from '../helpers/conversations.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();

@@ -8,9 +8,21 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { closedPort, killAllServes, spawnCli, spawnServe } from '../helpers/serve-process.js';
-import { api, cleanupAll, getRun, makeProject, readPidFile, startRun, tempDir, waitFor, waitForDeath, waitForStatus, type Json } from '../engine/helpers.js';
+import {
+  api,
+  cleanupAll,
+  getRun,
+  projectWithWorkflows,
+  readPidFile,
+  startRun,
+  tempDir,
+  waitFor,
+  waitForDeath,
+  waitForStatus,
+  type Json,
+} from '../helpers/runs.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
+import { makeRepository } from '../helpers/git.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -98,7 +110,7 @@ it('svc run with no server of its own beside a server on the database: followed 
 it('svc cancel with no server of its own stops the process tree on the server executing the run; /api/health shows each server its share', async () => {
   const url = await postgres.createDatabase();
   const dir = await tempDir('svc-pg-cli-nap-');
-  const project = await makeProject([{ name: 'nap', nodes: [{ id: 'nap', bash: `echo $$ > ${dir}/pid; exec sleep 60` }] }]);
+  const project = await projectWithWorkflows([{ name: 'nap', nodes: [{ id: 'nap', bash: `echo $$ > ${dir}/pid; exec sleep 60` }] }]);
   const server = await spawnServe({ home: await tempDir('svc-pg-cli-server-'), cwd: project, env: { SVC_DATABASE_URL: url, SVC_RUN_LEASE_MS: LEASE_MS } });
   const runId = await startRun(server, 'nap', { message: '', cwd: project });
   const pid = await readPidFile(join(dir, 'pid'));
@@ -119,7 +131,7 @@ it('svc cancel with no server of its own stops the process tree on the server ex
 
 it('svc approve with no server of its own: the run waits pending for a server, which carries it on', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'gated',
       nodes: [

@@ -16,9 +16,9 @@ import { afterEach, expect, it } from 'vitest';
 import { EventSource } from 'eventsource';
 import { runCli } from '../helpers/cli.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { api, cleanupAll, getRun, makeProject, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, getRun, projectWithWorkflows, sleep, startRun, tempDir, waitFor, waitForStatus, type Json } from '../helpers/runs.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
-import { git, makeBareRepository } from '../workspaces/git-fixtures.js';
+import { git, makeBareRepository } from '../helpers/git.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -60,7 +60,7 @@ async function serve(url: string, project: string, home?: string): Promise<Serve
 /** A workspace cloned by URL through `through`, and a project whose workflows run on it. */
 async function setUp() {
   const marker = join(await tempDir('svc-pg-homes-marker-'), 'failed-once');
-  const project = await makeProject([GATED, QUICK, flaky(marker)]);
+  const project = await projectWithWorkflows([GATED, QUICK, flaky(marker)]);
   const bare = makeBareRepository(await tempDir('svc-pg-homes-bare-'), 'widgets', { 'README.md': 'widgets\n' });
   return { project, bare };
 }
@@ -156,7 +156,7 @@ it('an approved run whose home has no server running waits pending, saying so, a
 
   expect((await api(b.server, 'POST', `/api/workflows/runs/${runId}/approve`)).status).toBe(200);
   // B has free slots, but the run's worktree is not in B's home: it stays pending, and says why.
-  await sleep(1500);
+  await sleep(1500); // on purpose: B gets its chance to take the run it must not take
   const waiting = await getRun(b.server, runId);
   expect(waiting.status).toBe('pending');
   expect(waiting.worktreeHome).toMatchObject({ path: a.home, liveServers: 0 });
@@ -194,7 +194,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   // A run deleted through B: B leaves A's files alone; A removes the worktree once it hears of it.
   await whileFrozen(a.server, async () => {
     expect((await api(b.server, 'DELETE', `/api/workflows/runs/${runs[0]}`)).status).toBe(200);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(runs[0]!))).toBe(true);
   });
   await waitFor(
@@ -207,7 +207,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   // A clean-up through B: listed as removed there, removed by A.
   const cleaned = await whileFrozen(a.server, async () => {
     const answer = await api(b.server, 'POST', '/api/workspaces/cleanup', { olderThan: '0s' });
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(runs[1]!))).toBe(true);
     return answer;
   });
@@ -225,7 +225,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
   await waitForStatus(a.server, third, 'completed');
   await whileFrozen(a.server, async () => {
     expect((await api(b.server, 'DELETE', `/api/workspaces/${workspaceId}`)).status).toBe(200);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(join(a.home, 'workspaces', workspaceId, 'source'))).toBe(true);
   });
   await waitFor(
@@ -238,7 +238,7 @@ it('deleting a run, cleaning up and deleting a workspace through server B remove
 
 it('a clean-up of merged runs through server B: listed as elsewhere there; A removes the merged one and keeps the unmerged one until forced', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([{ name: 'note', nodes: [{ id: 'w', bash: 'echo $RUN_ID > "$RUN_ID.txt"' }] }]);
+  const project = await projectWithWorkflows([{ name: 'note', nodes: [{ id: 'w', bash: 'echo $RUN_ID > "$RUN_ID.txt"' }] }]);
   const bare = makeBareRepository(await tempDir('svc-pg-homes-bare-'), 'widgets', { 'README.md': 'widgets\n' });
   const a = await serve(url, project);
   const b = await serve(url, project);
@@ -252,7 +252,7 @@ it('a clean-up of merged runs through server B: listed as elsewhere there; A rem
 
   const cleaned = await whileFrozen(a.server, async () => {
     const answer = await api(b.server, 'POST', '/api/workspaces/cleanup', { merged: true });
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(existsSync(worktree(merged))).toBe(true);
     return answer;
   });
@@ -280,7 +280,7 @@ it('a clean-up of merged runs through server B: listed as elsewhere there; A rem
 
 it('a run deleted through server B: SSE on server A sees run_deleted, on the dashboard stream and on the run’s own', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([{ name: 'plain', nodes: [{ id: 'one', bash: 'echo one' }] }]);
+  const project = await projectWithWorkflows([{ name: 'plain', nodes: [{ id: 'one', bash: 'echo one' }] }]);
   const a = await serve(url, project);
   const b = await serve(url, project);
   const runId = await startRun(b.server, 'plain', { message: '', cwd: project });
@@ -313,7 +313,7 @@ it('a run deleted through server B: SSE on server A sees run_deleted, on the das
     await waitForStatus(a.server, second, 'completed');
     expect((await api(a.server, 'DELETE', `/api/workflows/runs/${second}`)).status).toBe(200);
     await waitFor(() => onB.some((e) => e.type === 'run_deleted' && e.runId === second), 10_000);
-    await sleep(500);
+    await sleep(500); // on purpose: what must not happen gets its chance
     expect(seen.dashboard.filter((e) => e.type === 'run_deleted' && e.runId === second)).toHaveLength(1);
     onBSource.close();
   } finally {

@@ -11,8 +11,20 @@ import { afterEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makeHome, startTestServer } from '../helpers/server.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, onCleanup, startRun, startServer, waitFor, waitForRun, type Json } from '../engine/helpers.js';
-import { deliver, hookWorkflow, registerTriggers, SECRET } from '../webhooks/helpers.js';
+import {
+  api,
+  cleanupAll,
+  FAKE_CLAUDE,
+  getRun,
+  projectWithWorkflows,
+  onCleanup,
+  startRun,
+  startServer,
+  waitFor,
+  waitForRun,
+  type Json,
+} from '../helpers/runs.js';
+import { deliver, hookWorkflow, registerTriggers, SECRET } from '../helpers/webhooks.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -24,7 +36,7 @@ async function count(url: string, table: string): Promise<number> {
 
 it('copies a populated file store into an empty database, verified by counts; the history reads the same there', async () => {
   const home = await makeHome();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'chain',
       nodes: [
@@ -34,7 +46,7 @@ it('copies a populated file store into an empty database, verified by counts; th
     },
     { name: 'broken', nodes: [{ id: 'x', bash: 'exit 3' }] },
   ]);
-  const fileServer = await startServer({ home, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  const fileServer = await startServer({ socket: true, home, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   const workspace = (await api(fileServer, 'POST', '/api/workspaces', { path: project })).body;
   expect((await api(fileServer, 'PUT', `/api/workspaces/${workspace.id}/env`, { TOKEN: 'secret-value' })).status).toBe(200);
   const conversation = (await api(fileServer, 'POST', '/api/conversations', {})).body;
@@ -71,7 +83,7 @@ it('copies a populated file store into an empty database, verified by counts; th
   expect(again.code).not.toBe(0);
   expect(again.stderr).toContain('empty database');
 
-  const dbServer = await startServer({ env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  const dbServer = await startServer({ socket: true, env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   for (const run of runs) expect(await getRun(dbServer, run.id)).toEqual(run);
   const relisted = (await api(dbServer, 'GET', '/api/workflows/runs?limit=200')).body;
   expect(relisted.runs.map((r: Json) => r.id)).toEqual(listed.runs.map((r: Json) => r.id));
@@ -86,7 +98,7 @@ it('copies a populated file store into an empty database, verified by counts; th
 it('copies the assistant configuration, the trigger registry, webhook dedupe and deliveries, and schedule state; a server on the database answers with them', async () => {
   const home = await makeHome();
   onCleanup(() => rm(home, { recursive: true, force: true }));
-  const project = await makeProject([]);
+  const project = await projectWithWorkflows([]);
   await writeFile(
     join(project, '.svc', 'workflows', 'hook.yaml'),
     hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
@@ -104,7 +116,7 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
       '    - { cron: "0 0 1 1 *" }',
     ].join('\n'),
   );
-  const fileServer = await startTestServer({ home, env: { PUSH_SECRET: SECRET } });
+  const fileServer = await startTestServer({ socket: true, home, env: { PUSH_SECRET: SECRET } });
   let schedules: Json[];
   let runId: string;
   try {
@@ -142,7 +154,7 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
   const human = await runCli(['migrate-store', '--to', await postgres.createDatabase()], { env: { SVC_HOME: home } });
   expect(human.stdout).toContain('1 webhook triggers (1 dedupe records, 2 deliveries), 1 schedule states,\nthe assistant configuration; counts verified');
 
-  const dbServer = await startTestServer({ env: { SVC_DATABASE_URL: url, PUSH_SECRET: SECRET } });
+  const dbServer = await startTestServer({ socket: true, env: { SVC_DATABASE_URL: url, PUSH_SECRET: SECRET } });
   try {
     expect((await api(dbServer, 'GET', '/api/config')).body.assistants).toEqual({
       claude: { model: 'kept-model', permissions: 'read' },
@@ -179,7 +191,7 @@ it('a message the file store left pending (its server killed mid-answer) is answ
   const url = await postgres.createDatabase();
   const migrated = await runCli(['migrate-store', '--to', url, '--json'], { env: { SVC_HOME: home } });
   expect(migrated.code, migrated.stderr).toBe(0);
-  const dbServer = await startServer({ env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: log } });
+  const dbServer = await startServer({ socket: true, env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: log } });
   const reply = await waitFor(async () =>
     (await api(dbServer, 'GET', `/api/conversations/${conversation.id}/messages`)).body.messages.find((m: Json) => m.metadata.replyTo === sent.messageId),
   );

@@ -4,7 +4,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { connect } from '../helpers/sse-client.js';
 import type { TestServer } from '../helpers/server.js';
-import { api, cleanupAll, FAKE_CLAUDE, getRun, makeProject, startRun, startServer, waitForRun, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, FAKE_CLAUDE, getRun, projectWithWorkflows, startRun, startServer, waitForRun, type Json } from '../helpers/runs.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -20,7 +20,7 @@ const CHAIN = {
 
 it('runs, their events and summaries live in the database, positioned by its sequence; a restarted server finds them', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([CHAIN]);
+  const project = await projectWithWorkflows([CHAIN]);
   const server: TestServer = await startServer({ env: { SVC_DATABASE_URL: url } });
 
   const runId = await startRun(server, 'chain', { message: 'hi', cwd: project });
@@ -59,7 +59,7 @@ it('runs, their events and summaries live in the database, positioned by its seq
 
 it("a conversation's own events and its runs' events share the sequence: one order on its stream", async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([CHAIN]);
+  const project = await projectWithWorkflows([CHAIN]);
   const server = await startServer({ env: { SVC_DATABASE_URL: url, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   const conversation = (await api(server, 'POST', '/api/conversations', {})).body;
   const stream = await connect(server, `/api/stream/${conversation.id}`);

@@ -15,7 +15,7 @@ import {
   FAKE_CLAUDE,
   getRun,
   isAlive,
-  makeProject,
+  projectWithWorkflows,
   startRun,
   tempDir,
   waitFor,
@@ -23,9 +23,9 @@ import {
   waitForRun,
   waitForStatus,
   type Json,
-} from '../engine/helpers.js';
-import { cleanupAll } from '../engine/helpers.js';
-import { deliver, hookWorkflow, SECRET } from '../webhooks/helpers.js';
+} from '../helpers/runs.js';
+import { cleanupAll } from '../helpers/runs.js';
+import { deliver, hookWorkflow, SECRET } from '../helpers/webhooks.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -70,7 +70,7 @@ async function inParallel<T>(items: T[], width: number, work: (item: T, index: n
 for (const count of [2, 3]) {
   it(`${count} servers: 200 quick runs spread over them, each executed once, none lost`, async () => {
     const url = await postgres.createDatabase();
-    const project = await makeProject([{ name: 'quick', nodes: [{ id: 'one', bash: 'echo done' }] }]);
+    const project = await projectWithWorkflows([{ name: 'quick', nodes: [{ id: 'one', bash: 'echo done' }] }]);
     const all = await servers(url, count, project, { SVC_MAX_CONCURRENT_RUNS: '3' });
     const ids: string[] = [];
     // Sent to one server only: the others claim from the database when it has no free slot.
@@ -114,7 +114,7 @@ it('kill -9 of a server mid-run: another marks its run interrupted within the le
   const dir = await tempDir('svc-pg-marker-');
   // Sleeps on its first pass (noting its pid), completes on the second.
   const script = `if [ -f ${dir}/marker ]; then echo second-pass; else touch ${dir}/marker; echo $$ > ${dir}/pid; exec sleep 30; fi`;
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'slow',
       nodes: [
@@ -150,7 +150,7 @@ it('kill -9 of a server mid-run: another marks its run interrupted within the le
 it('a cancel sent to the server that does not run the run kills the process tree on the one that does', async () => {
   const url = await postgres.createDatabase();
   const dir = await tempDir('svc-pg-tree-');
-  const project = await makeProject([{ name: 'tree', nodes: [{ id: 'nest', bash: `sh -c 'sleep 60 & echo $! > ${dir}/child; wait'` }] }]);
+  const project = await projectWithWorkflows([{ name: 'tree', nodes: [{ id: 'nest', bash: `sh -c 'sleep 60 & echo $! > ${dir}/child; wait'` }] }]);
   const [a, b] = await servers(url, 2, project);
   const runId = await startRun(a!, 'tree', { message: '', cwd: project });
   const child = await waitFor(async () => Number((await readFile(join(dir, 'child'), 'utf8').catch(() => '')).trim()) || undefined, 20_000);
@@ -165,7 +165,7 @@ it('a cancel sent to the server that does not run the run kills the process tree
 
 it('SSE on server A carries the runs server B executes, in one order, and Last-Event-ID replays them on A', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'chain',
       nodes: [
@@ -211,7 +211,7 @@ it('SSE on server A carries the runs server B executes, in one order, and Last-E
 
 it('20 identical webhook deliveries split across two servers make one run', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([]);
+  const project = await projectWithWorkflows([]);
   await writeFile(
     join(project, '.svc', 'workflows', 'hook.yaml'),
     hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),
@@ -230,7 +230,7 @@ it('20 identical webhook deliveries split across two servers make one run', asyn
 
 it('a server that missed its lease (stopped, not dead) finds its run interrupted by another and does not carry it on', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'two-steps',
       nodes: [
@@ -250,6 +250,7 @@ it('a server that missed its lease (stopped, not dead) finds its run interrupted
     process.kill(a!.pid, 'SIGCONT');
   }
   // Woken, the first server's next write of the run is refused: it stops there.
+  // Time passes on purpose: the woken server gets its chance to write (nothing it does not do can be waited for).
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const run = await getRun(b!, runId);
   expect(run).toMatchObject({ status: 'failed', error: 'interrupted' });
@@ -260,7 +261,7 @@ it('a server that missed its lease (stopped, not dead) finds its run interrupted
 it("a CLI command without a server of its own, on the shared database, leaves the servers' runs running", async () => {
   const url = await postgres.createDatabase();
   const dir = await tempDir('svc-pg-cli-');
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     { name: 'nap', nodes: [{ id: 'nap', bash: `echo $$ > ${dir}/pid; exec sleep 30` }] },
     { name: 'quick', nodes: [{ id: 'one', bash: 'echo done' }] },
   ]);
@@ -283,7 +284,7 @@ it("the assistant configuration patched through server A is what server B shows 
   const url = await postgres.createDatabase();
   const dir = await tempDir('svc-pg-config-');
   const agentLog = join(dir, 'agent.jsonl');
-  const project = await makeProject([{ name: 'ask', nodes: [{ id: 'ask', prompt: 'which model?' }] }]);
+  const project = await projectWithWorkflows([{ name: 'ask', nodes: [{ id: 'ask', prompt: 'which model?' }] }]);
   const [a, b] = await servers(url, 2, project, { SVC_CLAUDE_BIN: FAKE_CLAUDE, FAKE_CLAUDE_LOG: agentLog });
   expect((await api(b!, 'GET', '/api/config')).body.assistants.claude.model).toBeNull();
 
@@ -308,7 +309,7 @@ it("the assistant configuration patched through server A is what server B shows 
 
 it('a webhook trigger discovered by server A answers a delivery to server B, and 20 identical deliveries split across both make one run', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([]);
+  const project = await projectWithWorkflows([]);
   await writeFile(
     join(project, '.svc', 'workflows', 'hook.yaml'),
     hookWorkflow('hook', ['{ event: push, slug: on-push, secret_env: PUSH_SECRET, idempotency_key: delivery_id }']),

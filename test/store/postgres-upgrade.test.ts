@@ -10,8 +10,8 @@ import { postgresRunRepository } from '../../src/runs/storage/postgres-run-repos
 import type { RunRecord } from '../../src/runs/model/types.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { MIGRATIONS, openPostgres } from '../../src/store/postgres/index.js';
-import { waitForReply } from '../conversations/helpers.js';
-import { cleanupAll, tempDir, waitForRun } from '../engine/helpers.js';
+import { waitForReply } from '../helpers/conversations.js';
+import { cleanupAll, tempDir, waitForRun } from '../helpers/runs.js';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 

@@ -4,7 +4,7 @@
 // killed outright continues on another.
 import { afterEach, expect, it } from 'vitest';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
-import { cleanupAll, eventTypes, getRun, type Json, makeProject, startRun, tempDir, waitForRun, waitForStatus } from '../engine/helpers.js';
+import { cleanupAll, eventTypes, getRun, type Json, projectWithWorkflows, startRun, tempDir, waitForRun, waitForStatus } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -26,7 +26,7 @@ const isWaiting = (run: Json) => run.status === 'waiting' && eventTypes(run).at(
 
 it('3 servers: 6 runs waiting 2s each wake once and complete once; the server that started them is killed during the wait', async () => {
   const url = await postgres.createDatabase();
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'nap',
       nodes: [

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
-import { api, cleanupAll, makeProject, startRun, tempDir, waitForRun, waitForStatus, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, tempDir, waitForRun, waitForStatus, type Json } from '../helpers/runs.js';
 import { usePostgres } from '../support/postgres.js';
-import { makeBareRepository, makeRepository } from '../workspaces/git-fixtures.js';
+import { makeBareRepository, makeRepository } from '../helpers/git.js';
 
 const postgres = usePostgres();
 afterEach(async () => {
@@ -34,7 +34,7 @@ async function serverOf(url: string, runId: string): Promise<string | null> {
  */
 async function aBusyThenB(url: string) {
   const gate = await tempDir('svc-pg-ws-gate-');
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     { name: 'hold', nodes: [{ id: 'wait', bash: `while [ ! -f ${gate}/go ]; do sleep 0.1; done` }] },
     { name: 'look', nodes: [{ id: 'show', bash: 'cat README.md; git rev-parse --abbrev-ref HEAD; pwd' }] },
   ]);

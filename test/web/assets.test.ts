@@ -2,21 +2,17 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { makeProject } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForStatus } from '../helpers/runs.js';
 
 let server: TestServer;
 let runId: string;
 
 beforeAll(async () => {
-  const dir = await makeProject([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
-  server = await startTestServer({ cwd: dir });
+  const dir = await projectWithWorkflows([{ name: 'gated', nodes: [{ id: 'gate', approval: { message: 'Ship it?' } }] }]);
+  server = await startTestServer({ socket: true, cwd: dir });
   const started = await server.json('POST', '/api/workflows/gated/run', { message: 'hi', cwd: dir });
   runId = started.body.runId;
-  for (let i = 0; i < 100; i++) {
-    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
-    if (run.body.status === 'paused') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForStatus(server, runId, 'paused');
 });
 afterAll(async () => server?.stop());
 

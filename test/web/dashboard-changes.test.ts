@@ -4,10 +4,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../engine/helpers.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
+import { makeRepository } from '../helpers/git.js';
 
 // Evaluated in the page, where the DOM is; the tests' own types have no DOM library.
 declare function getComputedStyle(element: unknown): { color: string };
@@ -17,7 +17,7 @@ let browser: Browser;
 let workspaceId: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   const dir = join(await tempDir('svc-web-changes-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\nfirst line\n' });

@@ -2,7 +2,7 @@
 // past its 32 MiB limit.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { launchBrowser, openPage } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -11,7 +11,7 @@ let browser: Browser;
 let project: string;
 
 beforeAll(async () => {
-  project = await makeProject([
+  project = await projectWithWorkflows([
     {
       // 33 MiB on stderr (past the log limit), 128 KiB on stdout (past the record's 64 KiB).
       name: 'cut',
@@ -23,7 +23,7 @@ beforeAll(async () => {
       nodes: [{ id: 'loud', bash: `head -c ${128 * 1024} /dev/zero | tr '\\0' l; exit 3` }],
     },
   ]);
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 

@@ -6,17 +6,17 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let browser: Browser;
 let workspaceId: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   const dir = join(await tempDir('svc-web-follow-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\n' });

@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, getRun, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../engine/helpers.js';
+import { api, cleanupAll, getRun, startRun, startServer, tempDir, waitForStatus, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from '../workspaces/git-fixtures.js';
+import { git, makeRepository } from '../helpers/git.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -19,7 +19,7 @@ let workspaceId: string;
 
 beforeAll(async () => {
   const ghMissing = join(await tempDir('svc-web-land-gh-'), 'gh');
-  server = await startServer({ env: { SVC_GH_BIN: ghMissing } });
+  server = await startServer({ socket: true, env: { SVC_GH_BIN: ghMissing } });
   dir = join(await tempDir('svc-web-land-'), 'project');
   await mkdir(dir);
   makeRepository(dir, { 'README.md': '# demo\n' });

@@ -2,7 +2,7 @@
 // operation from the page, refusals shown inline, and a server restart with the page left open.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from '../helpers/browser.js';
 
@@ -49,8 +49,8 @@ async function page(): Promise<WatchedPage> {
 const actions = (p: WatchedPage['page']) => p.locator('[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')));
 
 beforeAll(async () => {
-  project = await makeProject(WORKFLOWS);
-  server = await startTestServer({ cwd: project });
+  project = await projectWithWorkflows(WORKFLOWS);
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 
@@ -229,6 +229,9 @@ describe('the dashboard, live', () => {
       await setHidden(tabs[0]!, false);
       await tabs[0]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
       await tabs[7]!.locator(`tr[data-run-id="${runId}"][data-status="completed"]`).waitFor();
+      // The run is in the list of the tab shown again and of the tab never hidden, once each.
+      expect(await tabs[0]!.locator(`tr[data-run-id="${runId}"]`).count()).toBe(1);
+      expect(await tabs[7]!.locator(`tr[data-run-id="${runId}"]`).count()).toBe(1);
     } finally {
       await context.close();
     }
@@ -237,7 +240,7 @@ describe('the dashboard, live', () => {
   it('catches up after a server restart with the page left open', async () => {
     // A server of its own, restarted on the same port and home, as `svc serve` would be.
     const home = await makeHome();
-    const first = await startTestServer({ cwd: project, home });
+    const first = await startTestServer({ socket: true, cwd: project, home });
     const port = String(first.port);
     let second: TestServer | undefined;
     try {
@@ -252,7 +255,7 @@ describe('the dashboard, live', () => {
 
       // The node prints nothing, so neither page has received an event before the server goes.
       await first.stop({ keepHome: true });
-      second = await startTestServer({ cwd: project, home, env: { PORT: port } });
+      second = await startTestServer({ socket: true, cwd: project, home, env: { PORT: port } });
       // The run was interrupted by the stop; both pages learn it once their streams are back.
       await list.page.locator(`tr[data-run-id="${runId}"][data-status="failed"]`).waitFor({ timeout: 20_000 });
       await detail.page.locator('section[data-status="failed"]').waitFor({ timeout: 20_000 });

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProject, waitForRun } from '../engine/helpers.js';
+import { projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 
@@ -20,7 +20,7 @@ let failedRun: string;
 const STATES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned', 'skipped', 'waiting_approval'];
 
 beforeAll(async () => {
-  const project = await makeProject([
+  const project = await projectWithWorkflows([
     {
       name: 'gated',
       nodes: [
@@ -33,7 +33,7 @@ beforeAll(async () => {
   ]);
   // Not a workflow: no description, and a dependency on a node it does not have.
   await writeFile(join(project, '.svc', 'workflows', 'broken.yaml'), 'name: broken\nnodes:\n  - id: a\n    bash: echo a\n    depends_on: [missing]\n');
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   // The project's workflows (the broken file among them) are found as a workspace's.
   expect((await server.json('POST', '/api/workspaces', { path: project })).status).toBe(201);
   browser = await launchBrowser();

@@ -3,8 +3,8 @@
 // panel lists its calls with their status in words.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeToolLines, writeLines } from '../agents/recorded-lines.js';
-import { cleanupAll, FAKE_CLAUDE, startRun, tempDir, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { claudeToolLines, writeLines } from '../helpers/recorded-lines.js';
+import { cleanupAll, FAKE_CLAUDE, startRun, tempDir, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startTestServer({ cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  server = await startTestServer({ socket: true, cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   browser = await launchBrowser();
 }, 60_000);
 

@@ -2,7 +2,7 @@
 // same version, which lists exactly those.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, makeProject, startRun, startServer, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { cleanupAll, projectWithWorkflows, startRun, startServer, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage } from '../helpers/browser.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -10,7 +10,7 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ socket: true });
   browser = await launchBrowser();
 }, 60_000);
 
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe('a run’s version on the run page', () => {
   it('shows the short hash, says the workflow changed since, and links the runs of the same version', async () => {
-    const project = await makeProject([{ name: 'versioned', nodes: [{ id: 'work', bash: 'echo one' }] }]);
+    const project = await projectWithWorkflows([{ name: 'versioned', nodes: [{ id: 'work', bash: 'echo one' }] }]);
     const first = await waitForRun(server, await startRun(server, 'versioned', { message: '', cwd: project }));
     const again = await waitForRun(server, await startRun(server, 'versioned', { message: '', cwd: project }));
     await writeWorkflows(project, [{ name: 'versioned', nodes: [{ id: 'work', bash: 'echo two' }] }]);

@@ -3,7 +3,7 @@
 // signals it — the graph colours the waiting node, and the list filters by the state.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, startRun, tempDir, waitForRun, writeWorkflows } from '../engine/helpers.js';
+import { cleanupAll, eventTypes, startRun, tempDir, waitForRun, writeWorkflows } from '../helpers/runs.js';
 import { launchBrowser, openPage, screenshot } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
       ],
     },
   ]);
-  server = await startTestServer({ cwd: project });
+  server = await startTestServer({ socket: true, cwd: project });
   browser = await launchBrowser();
 }, 60_000);
 

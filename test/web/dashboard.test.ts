@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_CLAUDE, makeProject, waitForRun } from '../engine/helpers.js';
+import { FAKE_CLAUDE, projectWithWorkflows, waitForRun } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from '../helpers/browser.js';
 
@@ -38,8 +38,8 @@ async function page(options?: Parameters<typeof openPage>[1]): Promise<WatchedPa
 }
 
 beforeAll(async () => {
-  project = await makeProject(WORKFLOWS);
-  server = await startTestServer({ cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  project = await projectWithWorkflows(WORKFLOWS);
+  server = await startTestServer({ socket: true, cwd: project, env: { SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   browser = await launchBrowser();
 }, 60_000);
 

@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_CLAUDE } from '../engine/helpers.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
-import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, deliverChunked, hookWorkflow, makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;
@@ -21,7 +21,7 @@ const post = (slug: string, body: string | Uint8Array, options?: Parameters<type
 
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ cwd: project.dir, env: { PUSH_SECRET: SECRET, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
+  server = await startTestServer({ socket: true, cwd: project.dir, env: { PUSH_SECRET: SECRET, SVC_CLAUDE_BIN: FAKE_CLAUDE } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {
@@ -104,6 +104,12 @@ describe('errors (the second table)', () => {
       expect([200, 202]).toContain(answer.status);
       if (answer.status === 202) await server.ctx.engine.waitUntilSettled(answer.body.run_id);
     }
+  });
+
+  it('400 invalid_idempotency_key: a key of 5,000 characters (keys are bounded)', async () => {
+    const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
+    const answer = await post('on-push', huge);
+    expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
   });
 
   it('401 invalid_signature: missing header, another secret, a body reformatted after signing, a malformed header', async () => {

@@ -9,13 +9,13 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeHookProject, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeHookProject, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;
 beforeAll(async () => {
   project = await makeHookProject();
-  server = await startTestServer({ env: { PUSH_SECRET: SECRET } });
+  server = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET } });
   await registerTriggers(server, project.dir);
 });
 afterAll(async () => {

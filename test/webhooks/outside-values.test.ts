@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMPT_VARIABLES } from '../../src/workflows/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
-import { deliver, registerTriggers, SECRET } from './helpers.js';
+import { deliver, registerTriggers, SECRET } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;
@@ -98,12 +98,12 @@ describe('a workflow that would run a payload value as code', () => {
   it('runs nothing when a signed delivery carries code in the field or the key', async () => {
     for (const slug of ['numeric', 'nested', 'copied']) {
       for (const value of hostile()) {
-        const answer = await deliver(server.url, slug, push({ n: value }));
+        const answer = await deliver(server, slug, push({ n: value }));
         expect(answer.status).toBe(404);
         expect(answer.body.error).toBe('webhook_trigger_not_found');
       }
     }
-    for (const key of hostile()) expect((await deliver(server.url, 'keyed', push({ n: 1 }, key))).status).toBe(404);
+    for (const key of hostile()) expect((await deliver(server, 'keyed', push({ n: 1 }, key))).status).toBe(404);
     await noMarkers();
   });
 
@@ -120,7 +120,7 @@ describe('a workflow that would run a payload value as code', () => {
 describe('the checked form', () => {
   it('runs nothing a hostile payload field or delivery key brings: the check fails the node', async () => {
     for (const value of hostile()) {
-      const answer = await deliver(server.url, 'checked', push({ n: value }, `${counter++}`));
+      const answer = await deliver(server, 'checked', push({ n: value }, `${counter++}`));
       expect(answer.status).toBe(202);
       const run = await server.ctx.engine.waitUntilSettled(answer.body.run_id);
       expect(run.status).toBe('failed');
@@ -128,7 +128,7 @@ describe('the checked form', () => {
       expect(run.nodes.gate?.error).toContain('exited with code 1');
     }
     for (const key of hostile()) {
-      const answer = await deliver(server.url, 'checked', push({ n: 3 }, key));
+      const answer = await deliver(server, 'checked', push({ n: 3 }, key));
       expect(answer.status).toBe(202);
       const run = await server.ctx.engine.waitUntilSettled(answer.body.run_id);
       expect(run.nodes.gate?.output).toBe('positive');
@@ -138,7 +138,7 @@ describe('the checked form', () => {
   });
 
   it('works with a number, and every variable the run gets is one svc knows the source of', async () => {
-    const answer = await deliver(server.url, 'checked', push({ n: 5 }, 41));
+    const answer = await deliver(server, 'checked', push({ n: 5 }, 41));
     expect(answer.status).toBe(202);
     const run = await server.ctx.engine.waitUntilSettled(answer.body.run_id);
     expect(run.status).toBe('completed');

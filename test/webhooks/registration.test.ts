@@ -7,10 +7,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routes } from '../../src/server/routes/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
-import { deliver, hookWorkflow, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, hookWorkflow, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer({ env: { PUSH_SECRET: SECRET, ...env } });
+  const started = await startTestServer({ socket: true, env: { PUSH_SECRET: SECRET, ...env } });
   cleanup.push(() => started.stop());
   return started;
 }
@@ -89,11 +89,11 @@ describe('a GET registers no webhook trigger', () => {
     const s = await server();
     const planted = await plantedProject();
     const env = { SVC_HOME: s.home, PUSH_SECRET: SECRET };
-    const listed = await runCli(['--url', s.url, 'workflow', 'list', '--cwd', planted.dir], { env });
+    const listed = await runSvcInProcess(['--url', s.url, 'workflow', 'list', '--cwd', planted.dir], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('webhook:planted');
     expect(await registeredSlugs(s)).not.toContain('planted');
-    const registered = await runCli(['--url', s.url, 'webhook', 'register'], { env, cwd: planted.dir });
+    const registered = await runSvcInProcess(['--url', s.url, 'webhook', 'register'], env, { cwd: planted.dir });
     expect(registered.code, registered.stderr).toBe(0);
     expect(registered.stdout.trim().split('\n')).toEqual([['planted', 'planted', 'push', 'PUSH_SECRET (set)', 'delivery_id', '3600s'].join('\t')]);
     expect(await registeredSlugs(s)).toContain('planted');
@@ -195,7 +195,7 @@ describe('a secret anyone can guess', () => {
     const views = Object.fromEntries((await s.json('GET', '/api/webhooks')).body.webhooks.map((w: { slug: string }) => [w.slug, w]));
     expect(views.colorterm).toMatchObject({ secret_configured: true, secret_weak: true });
     expect(views.strong).toMatchObject({ secret_configured: true, secret_weak: false });
-    const cli = await runCli(['--url', s.url, 'webhook', 'list'], { env: { SVC_HOME: s.home } });
+    const cli = await runSvcInProcess(['--url', s.url, 'webhook', 'list'], { SVC_HOME: s.home });
     expect(cli.stdout).toContain('COLORTERM (weak)');
     expect(cli.stdout).toContain('PUSH_SECRET (set)');
   });

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { makeHome, startTestServer, type TestServer } from '../helpers/server.js';
 import type { Project } from '../helpers/workflow-project.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, makeHookProject, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeRepository } from '../helpers/git.js';
+import { deliver, hookWorkflow, makeHookProject, OTHER_SECRET, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -21,7 +21,7 @@ afterEach(async () => {
 async function hookServer(env: Record<string, string> = { PUSH_SECRET: SECRET }): Promise<{ server: TestServer; project: Project }> {
   const project = await makeHookProject();
   cleanup.push(() => project.remove());
-  const server = await startTestServer({ env });
+  const server = await startTestServer({ socket: true, env });
   cleanup.push(() => server.stop());
   await registerTriggers(server, project.dir);
   return { server, project };
@@ -67,6 +67,7 @@ describe('webhook reliability', () => {
     const first = await deliver(server.url, 'short', body);
     expect(first.status).toBe(202);
     expect((await deliver(server.url, 'short', body)).status).toBe(200);
+    // Time must pass for the 1 s dedupe window: the server's webhook service reads the wall clock (its `now` is not reachable from a test).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const later = await deliver(server.url, 'short', body);
     expect(later.status).toBe(202);
@@ -141,7 +142,7 @@ describe('webhook reliability', () => {
     };
     await mkdir(join(home, 'data', 'webhook-dedupe', id), { recursive: true });
     await writeFile(join(home, 'data', 'webhook-dedupe', id, 'record.json'), JSON.stringify(record));
-    const server = await startTestServer({ home, env: { PUSH_SECRET: SECRET } });
+    const server = await startTestServer({ socket: true, home, env: { PUSH_SECRET: SECRET } });
     cleanup.push(() => server.stop());
     await registerTriggers(server, project.dir);
     const body = JSON.stringify({ event: 'push', delivery_id: 'reserved-1' });

@@ -4,9 +4,10 @@
 // apply unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../helpers/error-body.js';
+import { waitForRun } from '../helpers/runs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
-import { deliver, registerTriggers, SECRET, sign } from './helpers.js';
+import { deliver, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 let server: TestServer;
 let project: Project;
@@ -44,12 +45,8 @@ async function waitingRun(): Promise<string> {
   const started = await server.json('POST', '/api/workflows/pushes/run', { message: 'push', cwd: project.dir });
   expect(started.status).toBe(202);
   const runId: string = started.body.runId;
-  for (let i = 0; i < 200; i++) {
-    const run = await server.json('GET', `/api/workflows/runs/${runId}`);
-    if (run.body.status === 'waiting' && run.body.events.at(-1).type === 'run_waiting') return runId;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${runId} never waited`);
+  await waitForRun(server, runId, (run) => run.status === 'waiting' && run.events.at(-1).type === 'run_waiting', 10_000);
+  return runId;
 }
 
 describe('a signalling webhook trigger', () => {
@@ -57,11 +54,11 @@ describe('a signalling webhook trigger', () => {
     const runId = await waitingRun();
     const body = JSON.stringify({ event: 'build', build_id: 'b-1', svc_run: runId, status: 'success' });
 
-    const unsigned = await deliver(server.url, 'ci-finished', body, { signature: sign(body, 'f'.repeat(64)) });
+    const unsigned = await deliver(server, 'ci-finished', body, { signature: sign(body, 'f'.repeat(64)) });
     expect(unsigned.status).toBe(401);
     expect((await server.json('GET', `/api/workflows/runs/${runId}`)).body.status).toBe('waiting');
 
-    const answer = await deliver(server.url, 'ci-finished', body);
+    const answer = await deliver(server, 'ci-finished', body);
     expect(answer).toMatchObject({ status: 202, body: { accepted: true, run_id: runId, signalled: 'build_finished' } });
     const run = await server.ctx.engine.waitUntilSettled(runId);
     expect(run.status).toBe('completed');
@@ -70,7 +67,7 @@ describe('a signalling webhook trigger', () => {
     // Only the one run: the delivery started none.
     expect((await server.ctx.engine.list({ workflow: 'pushes' })).runs).toHaveLength(1);
 
-    const again = await deliver(server.url, 'ci-finished', body);
+    const again = await deliver(server, 'ci-finished', body);
     expect(again).toMatchObject({ status: 200, body: { skipped: 'duplicate', run_id: runId } });
 
     const history = await server.json('GET', '/api/webhooks/deliveries?slug=ci-finished');
@@ -80,20 +77,20 @@ describe('a signalling webhook trigger', () => {
 
   it('a run nobody waits on is 409 not_waiting, an unknown run 404, a missing run field 400; each frees its key for a retry', async () => {
     const runId = await waitingRun();
-    const missing = await deliver(server.url, 'ci-finished', JSON.stringify({ event: 'build', build_id: 'b-2' }));
+    const missing = await deliver(server, 'ci-finished', JSON.stringify({ event: 'build', build_id: 'b-2' }));
     expect(missing.status).toBe(400);
     expectErrorBody(missing.body, 'invalid_run_field');
-    const unknown = await deliver(server.url, 'ci-finished', JSON.stringify({ event: 'build', build_id: 'b-3', svc_run: 'run_nosuchrun000' }));
+    const unknown = await deliver(server, 'ci-finished', JSON.stringify({ event: 'build', build_id: 'b-3', svc_run: 'run_nosuchrun000' }));
     expect(unknown.status).toBe(404);
     expectErrorBody(unknown.body, 'run_not_found');
 
     await server.json('POST', `/api/workflows/runs/${runId}/cancel`);
     const body = JSON.stringify({ event: 'build', build_id: 'b-4', svc_run: runId });
-    const late = await deliver(server.url, 'ci-finished', body);
+    const late = await deliver(server, 'ci-finished', body);
     expect(late.status).toBe(409);
     expectErrorBody(late.body, 'not_waiting');
     // Not remembered as delivered: the same key is refused again for the same reason, not called a duplicate.
-    expect((await deliver(server.url, 'ci-finished', body)).status).toBe(409);
+    expect((await deliver(server, 'ci-finished', body)).status).toBe(409);
     const history = await server.json('GET', '/api/webhooks/deliveries?slug=ci-finished&limit=4');
     expect(history.body.deliveries.map((d: { outcome: string }) => d.outcome)).toEqual(['not_waiting', 'not_waiting', 'run_not_found', 'invalid_run_field']);
   });

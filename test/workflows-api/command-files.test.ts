@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
-import { startRun, waitForRun, type Json } from '../engine/helpers.js';
+import { startRun, waitForRun, type Json } from '../helpers/runs.js';
 import { useServerWithProjects } from '../helpers/project-server.js';
 import { withCwd, type Project } from '../helpers/workflow-project.js';
 
-const { setup, server } = useServerWithProjects();
+const { setup, server } = useServerWithProjects({ socket: true });
 
 let outside: string;
 let fifo: string;

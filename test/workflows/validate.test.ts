@@ -252,7 +252,7 @@ describe('a valid workflow', () => {
   });
 
   it('accepts references to any upstream node, not only direct dependencies', () => {
-    valid({
+    const workflow = valid({
       name: 'w',
       description: 'd',
       nodes: [
@@ -260,6 +260,14 @@ describe('a valid workflow', () => {
         { id: 'b', bash: 't', depends_on: ['a'] },
         { id: 'c', prompt: 'from a: $a.output', depends_on: ['b'], when: '$a.output' },
       ],
+    });
+    // c names a (two steps up) in its prompt and its condition, and still depends on b alone.
+    expect(workflow.nodes[2]).toMatchObject({
+      id: 'c',
+      action: { kind: 'prompt', prompt: 'from a: $a.output' },
+      dependsOn: ['b'],
+      when: { kind: 'ref', node: 'a' },
+      whenSource: '$a.output',
     });
   });
 

@@ -5,9 +5,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, getRun, readJsonLines, readLog, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../engine/helpers.js';
+import { api, cleanupAll, getRun, readJsonLines, readLog, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeBareRepository, makeRepository } from './git-fixtures.js';
+import { git, makeBareRepository, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 
@@ -27,7 +27,7 @@ async function registeredProject(server: TestServer, files: Record<string, strin
 
 describe('registering', () => {
   it('clones a file:// URL, lists it, and answers 404, 409 and 400 as documented', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const bare = makeBareRepository(await tempDir('svc-ws-bare-'), 'widgets');
     const created = await api(server, 'POST', '/api/workspaces', { url: `file://${bare}` });
     expect(created.status).toBe(201);
@@ -73,7 +73,7 @@ describe('a worktree per run', () => {
   ];
 
   it('runs two runs side by side in their own worktrees, lists them as environments, and removes one with its run', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { dir, workspace } = await registeredProject(server, {}, WORKFLOWS);
     const first = await startRun(server, 'touch', { message: 'one', workspaceId: workspace.id });
     const second = await startRun(server, 'touch', { message: 'two', workspaceId: workspace.id });
@@ -117,7 +117,7 @@ describe('a worktree per run', () => {
 
 describe('resume on a workspace', () => {
   it('continues a failed run in the same worktree', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const marker = join(await tempDir('svc-ws-marker-'), 'second-time');
     const { workspace } = await registeredProject(server, {}, [
       {
@@ -158,7 +158,7 @@ describe('env values and the env-leak gate', () => {
 
   it('passes env values to nodes but never shows them, and blocks agents on agent keys until consent', async () => {
     const agentLog = join(await tempDir('svc-ws-agentlog-'), 'agent.jsonl');
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server, { '.env': 'export ANTHROPIC_API_KEY="sk-ant-not-real"\n' }, WORKFLOWS);
     expect(workspace.env_scan).toMatchObject({ status: 'keys_found', files: ['.env'], keys: ['ANTHROPIC_API_KEY'] });
 
@@ -232,7 +232,7 @@ describe('a clone that would hang', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as { port: number }).port;
-      const server = await startServer({ env: { SVC_GIT_TIMEOUT_MS: '1500' } });
+      const server = await startServer({ socket: true, env: { SVC_GIT_TIMEOUT_MS: '1500' } });
       const started = Date.now();
       const answer = await api(server, 'POST', '/api/workspaces', { url: `https://127.0.0.1:${port}/acme/repo.git` });
       expect(answer).toMatchObject({ status: 400, body: { error: 'clone_failed' } });

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { branchMergeState } from '../../src/workspaces/branch-merged.js';
 import { cleanupRuleOf, cleanupRuleToChange } from '../../src/workspaces/cleanup.js';
-import { cleanupAll, tempDir } from '../engine/helpers.js';
-import { git, makeBareRepository, makeRepository } from './git-fixtures.js';
+import { cleanupAll, tempDir } from '../helpers/runs.js';
+import { git, makeBareRepository, makeRepository } from '../helpers/git.js';
 
 afterEach(cleanupAll);
 

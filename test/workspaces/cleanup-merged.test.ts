@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, waitForStatus, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, startRun, startServer, waitForStatus, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject, runOn } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 

@@ -4,10 +4,10 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject, runOn } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -287,6 +287,7 @@ describe('the diff', () => {
     const { workspace } = await registeredProject(server, { 'README.md': '# gone\n' }, [{ name: 'gone', nodes: [{ id: 'a', bash: 'printf x > x.txt' }] }]);
     const run = await runOn(server, 'gone', workspace.id);
     expect((await api(server, 'GET', `/api/workflows/runs/${run.id}/diff`)).body.files).toHaveLength(1);
+    // Time must pass for `olderThan: '1s'`: clean-up ages by the wall clock, which the server offers no way to inject.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await api(server, 'POST', '/api/workspaces/cleanup', { olderThan: '1s' })).body.removed).toHaveLength(1);
     expect(await api(server, 'GET', `/api/workflows/runs/${run.id}/diff`)).toMatchObject({ status: 409, body: { error: 'worktree_gone' } });

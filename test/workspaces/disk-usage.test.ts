@@ -6,7 +6,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { directoryBytes, worktreesOnDisk } from '../../src/workspaces/disk-usage.js';
-import { cleanupAll, tempDir } from '../engine/helpers.js';
+import { cleanupAll, tempDir } from '../helpers/runs.js';
 
 afterEach(cleanupAll);
 

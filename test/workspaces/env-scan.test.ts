@@ -54,3 +54,11 @@ describe('the env-leak scan', () => {
     expect(await scanEnvFiles(dir)).toEqual({ status: 'unreadable', files: ['.env'], keys: [], unreadable: ['.env'] });
   });
 });
+
+describe('the env-leak scan on a large file', () => {
+  it('scans a 20 MiB .env without a newline as unreadable, without reading it whole', async () => {
+    await writeFile(join(dir, '.env.big'), Buffer.alloc(20 * 1024 * 1024, 0x41));
+    await writeFile(join(dir, '.env'), 'OPENAI_API_KEY=sk\n');
+    expect(await scanEnvFiles(dir)).toEqual({ status: 'keys_found', files: ['.env', '.env.big'], keys: ['OPENAI_API_KEY'], unreadable: ['.env.big'] });
+  });
+});

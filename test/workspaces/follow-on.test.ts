@@ -5,11 +5,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, makeProject, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -29,7 +29,7 @@ const registeredProject = (server: TestServer, workflows = WORKFLOWS) => registe
 
 describe('follow-on runs', () => {
   it("branches the new run's worktree from the earlier run's head, and records fromRunId", async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { dir, workspace } = await registeredProject(server);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
     expect(first.status, JSON.stringify(first.nodes)).toBe('completed');
@@ -53,13 +53,13 @@ describe('follow-on runs', () => {
   });
 
   it('refuses a run without a worktree, one on another workspace, and an unknown run', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server);
     // Another workspace, without workflows of the same names (a name in two workspaces is ambiguous).
     const other = await registeredProject(server, [{ name: 'other', nodes: [{ id: 'a', bash: 'true' }] }]);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
     // A run in a plain directory, not on a workspace.
-    const plainDir = await makeProject([{ name: 'plain', nodes: [{ id: 'a', bash: 'true' }] }]);
+    const plainDir = await projectWithWorkflows([{ name: 'plain', nodes: [{ id: 'a', bash: 'true' }] }]);
     const plain = await waitForRun(server, await startRun(server, 'plain', { message: '', cwd: plainDir }));
     expect(plain.status).toBe('completed');
 
@@ -82,20 +82,20 @@ describe('follow-on runs', () => {
   });
 
   it('svc run --from <prefix> through the built binary', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await registeredProject(server);
     const first = await waitForRun(server, await startRun(server, 'first', { message: '', workspaceId: workspace.id }));
-    const result = await runCli(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { env: { SVC_HOME: server.home } });
+    const result = await runSvcInProcess(['--url', server.url, '--json', 'run', 'second', '--from', first.id.slice(0, 14)], { SVC_HOME: server.home });
     expect(result.code, result.stderr).toBe(0);
     const run = JSON.parse(result.stdout) as Json;
     expect(run).toMatchObject({ status: 'completed', fromRunId: first.id, workspaceId: workspace.id });
     expect(run.nodes.read.output).toBe('from the first run');
 
-    const shown = await runCli(['--url', server.url, 'runs', 'show', run.id], { env: { SVC_HOME: server.home } });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`follows:  ${first.id}`);
 
-    const refused = await runCli(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { env: { SVC_HOME: server.home } });
+    const refused = await runSvcInProcess(['--url', server.url, 'run', 'second', '--from', 'run_nope_000000'], { SVC_HOME: server.home });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('run_nope_000000');
   });

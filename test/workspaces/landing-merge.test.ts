@@ -5,21 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  cleanupAll,
-  eventTypes,
-  getRun,
-  startRun,
-  startServer,
-  tempDir,
-  waitForRun,
-  waitForStatus,
-  writeWorkflows,
-  type Json,
-} from '../engine/helpers.js';
+import { api, cleanupAll, eventTypes, getRun, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository, treeDigest } from './git-fixtures.js';
+import { git, makeRepository, treeDigest } from '../helpers/git.js';
 
 let server: TestServer;
 

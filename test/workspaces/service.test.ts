@@ -10,7 +10,7 @@ import { openFileStore, type FileStore } from '../../src/store/index.js';
 import { openWorkspaceRepositories } from '../../src/workspaces/repository.js';
 import { localCoordination } from '../../src/coordination/local.js';
 import { WorkspaceService } from '../../src/workspaces/service.js';
-import { git, makeBareRepository, makeRepository, treeDigest } from './git-fixtures.js';
+import { git, makeBareRepository, makeRepository, treeDigest } from '../helpers/git.js';
 
 let dir: string;
 let home: string;

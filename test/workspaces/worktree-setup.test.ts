@@ -6,11 +6,11 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../engine/helpers.js';
-import { runCli } from '../helpers/cli.js';
+import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from './git-fixtures.js';
-import { registerProject, runOn } from './registered-project.js';
+import { git } from '../helpers/git.js';
+import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
@@ -29,7 +29,7 @@ const READ: Workflow = { name: 'read', nodes: [{ id: 'first', bash: 'cat .setup-
 
 describe('worktree setup', () => {
   it('runs setup once before the first node: its output on the stream and in the run detail, its files there, committed apart', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const setup = 'setup: |\n  echo preparing "$RUN_ID"\n  echo ready > .setup-done\n  echo "port $SVC_PORT" >&2\n';
     const { dir, workspace } = await projectWithSetup(server, setup, [READ]);
     const run = await runOn(server, 'read', workspace.id);
@@ -53,21 +53,21 @@ describe('worktree setup', () => {
   });
 
   it('svc run --verbose (the built binary) follows the setup as a step, and svc runs show says how it went', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await projectWithSetup(server, "setup: 'echo preparing; echo ready > .setup-done'\n", [READ]);
     const env = { SVC_HOME: server.home };
-    const result = await runCli(['--url', server.url, 'run', 'read', '--workspace', workspace.id, '--verbose'], { env });
+    const result = await runSvcInProcess(['--url', server.url, 'run', 'read', '--workspace', workspace.id, '--verbose'], env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('[setup] preparing');
     expect(result.stdout).toMatch(/✔ setup /);
     expect(result.stdout.indexOf('✔ setup')).toBeLessThan(result.stdout.indexOf('[first] ready'));
     const { body } = await api(server, 'GET', '/api/workflows/runs?workflow=read');
-    const shown = await runCli(['--url', server.url, 'runs', 'show', body.runs[0].id], { env });
+    const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', body.runs[0].id], env);
     expect(shown.stdout).toMatch(/setup: {4}completed in /);
   });
 
   it('a failing setup fails the run setup_failed with its output; no node runs', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await projectWithSetup(server, "setup: 'echo installing; echo it broke >&2; exit 3'\n", [READ]);
     const run = await runOn(server, 'read', workspace.id);
     expect(run.status).toBe('failed');
@@ -80,7 +80,7 @@ describe('worktree setup', () => {
   });
 
   it('an invalid worktree.yaml fails the run before any node, with file:line:col', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { workspace } = await projectWithSetup(server, 'setup: echo hi\ncopy: notalist\nextra: 1\n', [READ]);
     const run = await runOn(server, 'read', workspace.id);
     expect(run.status).toBe('failed');
@@ -92,7 +92,7 @@ describe('worktree setup', () => {
   });
 
   it("copies an untracked .env.local from the user's checkout, never commits it, and refuses a path leaving the repository", async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const workflow: Workflow = { name: 'env', nodes: [{ id: 'show', bash: 'cat config/.env.local; echo changed > README.md' }] };
     const { dir, workspace } = await projectWithSetup(server, 'copy:\n  - config/.env.local\n  - not-there.txt\n', [workflow]);
     // Untracked, and not ignored either: only svc's exclusion keeps it off the branch.
@@ -125,7 +125,7 @@ describe('worktree setup', () => {
   });
 
   it('the env-leak gate applies to copied files: agent keys are not copied without consent', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const { dir, workspace } = await projectWithSetup(server, 'copy: [.env.local]\n', [{ name: 'keys', nodes: [{ id: 'a', bash: 'cat .env.local' }] }]);
     writeFileSync(join(dir, '.env.local'), 'ANTHROPIC_API_KEY=sk-test-not-real\n');
     const blocked = await runOn(server, 'keys', workspace.id);
@@ -140,7 +140,7 @@ describe('worktree setup', () => {
   });
 
   it('a resumed run keeps its worktree and does not run setup again', async () => {
-    const server = await startServer();
+    const server = await startServer({ socket: true });
     const flaky: Workflow = { name: 'flaky', nodes: [{ id: 'go', bash: '[ -f "$ARTIFACTS_DIR/go" ] && cat .setup-done' }] };
     const { workspace } = await projectWithSetup(server, 'setup: |\n  echo once >> "$ARTIFACTS_DIR/setups"\n  echo ready > .setup-done\n', [flaky]);
     const failed = await runOn(server, 'flaky', workspace.id);

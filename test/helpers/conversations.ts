@@ -1,8 +1,8 @@
 // Helpers of the conversation tests: a real server with the fake agents, an SSE client on a
 // conversation's stream, and waiting for replies in the messages endpoint.
 import { fileURLToPath } from 'node:url';
-export { connect, type StreamClient } from '../helpers/sse-client.js';
-import { api, waitFor, type Json, type Target } from '../engine/helpers.js';
+export { connect, type StreamClient } from './sse-client.js';
+import { api, waitFor, type Json, type Target } from './runs.js';
 
 export const FAKE_CODEX = fileURLToPath(new URL('../fixtures/fake-codex', import.meta.url));
 

@@ -2,8 +2,8 @@
 // that sees it, and deliveries signed like a producer signs them (node:crypto, over the exact bytes).
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
-import type { TestServer } from '../helpers/server.js';
-import { makeProject, withCwd, type Project } from '../helpers/workflow-project.js';
+import type { TestServer } from './server.js';
+import { makeProject, withCwd, type Project } from './workflow-project.js';
 
 /** A secret as `openssl rand -hex 32` makes one: a guessable value is refused (webhook_secret_weak). */
 export const SECRET = 'a6b11141667acbbadecd871f521c358e52c94c38e9b533fe9947704f853ca853';
@@ -66,19 +66,25 @@ export interface Delivery {
   body: any;
 }
 
-/** Posts `body` (exact bytes) to `/webhooks/workflow/<slug>` over a real socket; signed with SECRET unless `signature` says otherwise. */
+/**
+ * Posts `body` (exact bytes) to `/webhooks/workflow/<slug>`: over a real socket to a base URL, or to
+ * a test server through its own `fetch` (in process unless it has a socket); signed with SECRET
+ * unless `signature` says otherwise.
+ */
 export async function deliver(
-  baseUrl: string,
+  to: string | Pick<TestServer, 'fetch'>,
   slug: string,
   body: string | Uint8Array,
   options: { signature?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Delivery> {
   const signature = options.signature === undefined ? sign(body) : options.signature;
-  const response = await fetch(`${baseUrl}/webhooks/workflow/${slug}`, {
+  const init: RequestInit = {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-svc-signature-256': signature }), ...options.headers },
     body,
-  });
+  };
+  const path = `/webhooks/workflow/${slug}`;
+  const response = typeof to === 'string' ? await fetch(`${to}${path}`, init) : await to.fetch(path, init);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

@@ -1,13 +1,13 @@
-// Shared helpers of the run-engine tests: project folders with workflow files, a real server,
-// polling for run states, and checks that processes are really gone.
-import { spawn } from 'node:child_process';
+// Helpers of the tests that run workflows: project folders with workflow files, a server, the API
+// as JSON, polling for run states, cleanups, and checks that processes are really gone.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from './server.js';
+import { makeProject } from './workflow-project.js';
 
 export const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/fake-claude', import.meta.url));
 
@@ -50,16 +50,21 @@ export async function writeWorkflows(dir: string, workflows: Workflow[]): Promis
   }
 }
 
-/** A temporary project directory holding the given workflows. */
-export async function makeProject(workflows: Workflow[]): Promise<string> {
-  const dir = await tempDir('svc-project-');
-  await writeWorkflows(dir, workflows);
-  return dir;
+/** A temporary project directory (test/helpers/workflow-project.ts) holding the given workflows; removed by `cleanupAll`. */
+export async function projectWithWorkflows(workflows: Workflow[]): Promise<string> {
+  const project = await makeProject();
+  onCleanup(() => project.remove());
+  await writeWorkflows(project.dir, workflows);
+  return project.dir;
 }
 
-/** The real in-process server with its own SVC_HOME; stopped (and the home removed) by `cleanupAll`. */
-export async function startServer(options: { env?: Record<string, string>; home?: string } = {}): Promise<TestServer> {
-  const server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, ...options.env }, home: options.home });
+/**
+ * The real server with its own SVC_HOME and the fake Claude, answering in this process (`socket:
+ * true`: on a loopback port, for what needs one; test/helpers/server.ts); stopped (and the home
+ * removed) by `cleanupAll`.
+ */
+export async function startServer(options: { env?: Record<string, string>; home?: string; socket?: boolean } = {}): Promise<TestServer> {
+  const server = await startTestServer({ env: { SVC_CLAUDE_BIN: FAKE_CLAUDE, ...options.env }, home: options.home, socket: options.socket });
   let stopped = false;
   const stop = server.stop.bind(server);
   server.stop = async (stopOptions) => {
@@ -71,16 +76,16 @@ export async function startServer(options: { env?: Record<string, string>; home?
   return server;
 }
 
-/** Anything with a base URL: the in-process server or a spawned `svc serve`. */
-export interface Target {
-  url: string;
-}
+/** What answers the API: a test server (in process or on a socket: its own `fetch`), or a spawned `svc serve` (its URL). */
+export type Target = Pick<TestServer, 'fetch'> | { url: string };
 
+/** A JSON exchange with the API: in process when the target is, over HTTP otherwise. */
 export async function api<T = any>(target: Target, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${target.url}${path}`, {
+  const init: RequestInit = {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
+  };
+  const response = 'fetch' in target ? await target.fetch(path, init) : await fetch(`${target.url}${path}`, init);
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -240,60 +245,6 @@ export function setProcessEnv(values: Record<string, string>): void {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
-  });
-}
-
-export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
-
-export interface ServeProcess {
-  url: string;
-  pid: number;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends `signal` and waits for the process to exit. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/**
- * Spawns the built CLI's `svc serve` (PORT=0, the given SVC_HOME, cwd = the project) and resolves
- * once it prints `listening on <url>`. Killed by `cleanupAll` if still running.
- */
-export function spawnServe(options: { home: string; cwd: string; env?: Record<string, string> }): Promise<ServeProcess> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, SVC_URL: undefined, NODE_ENV: undefined })) if (value !== undefined) env[key] = value;
-  const child = spawn(process.execPath, [SVC_BIN, 'serve'], {
-    cwd: options.cwd,
-    env: { ...env, SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_LOG_LEVEL: 'warn', ...options.env, PORT: '0', SVC_HOME: options.home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    return exited;
-  };
-  onCleanup(() => stop('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`svc serve did not start in time:\n${output}`));
-    }, 30_000);
-    const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      resolve({ url: match[1]!, pid: child.pid!, output: () => output, exited, stop });
-    };
-    child.stdout!.on('data', onData);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`svc serve exited (${code ?? signal}) before listening:\n${output}`));
-    });
   });
 }
 

@@ -1,13 +1,13 @@
-// What a security review of the webhook endpoint found, each pinned: a deleted workspace's trigger
-// must not fall back to the server's variable of the same name; `secret_env` naming a variable
-// anyone can guess (HOME, PATH, svc's own settings) is no secret; an idempotency key is bounded.
+// Where a trigger's secret comes from: a deleted workspace's trigger must not fall back to the
+// server's variable of the same name; `secret_env` naming a variable anyone can guess (HOME, PATH,
+// svc's own settings) is no secret.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { api, cleanupAll, tempDir } from '../engine/helpers.js';
+import { api, cleanupAll, tempDir } from '../helpers/runs.js';
 import { startTestServer } from '../helpers/server.js';
-import { makeRepository } from '../workspaces/git-fixtures.js';
-import { deliver, hookWorkflow, OTHER_SECRET, registerTriggers, SECRET, sign } from './helpers.js';
+import { makeRepository } from '../helpers/git.js';
+import { deliver, hookWorkflow, OTHER_SECRET, registerTriggers, SECRET, sign } from '../helpers/webhooks.js';
 
 afterEach(cleanupAll);
 
@@ -26,20 +26,20 @@ describe('webhook secrets', () => {
       const workspace = (await api(server, 'POST', '/api/workspaces', { path: dir })).body;
       await api(server, 'PUT', `/api/workspaces/${workspace.id}/env`, { PUSH_SECRET: SECRET });
       const body = JSON.stringify({ event: 'push', delivery_id: 'k1' });
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, SECRET) })).status).toBe(202);
-      expect((await deliver(server.url, 'ws-hook', body, { signature: sign(body, OTHER_SECRET) })).status).toBe(401);
+      expect((await deliver(server, 'ws-hook', body, { signature: sign(body, SECRET) })).status).toBe(202);
+      expect((await deliver(server, 'ws-hook', body, { signature: sign(body, OTHER_SECRET) })).status).toBe(401);
       const run = await server.ctx.engine.waitUntilSettled((await api(server, 'GET', '/api/workflows/runs?workflow=wsflow')).body.runs[0].id);
       expect(run.status).toBe('completed');
       expect((await api(server, 'DELETE', `/api/workspaces/${workspace.id}`)).status).toBe(200);
       const other = JSON.stringify({ event: 'push', delivery_id: 'k2' });
-      const answer = await deliver(server.url, 'ws-hook', other, { signature: sign(other, OTHER_SECRET) });
+      const answer = await deliver(server, 'ws-hook', other, { signature: sign(other, OTHER_SECRET) });
       expect(answer.status).toBe(503);
     } finally {
       await server.stop();
     }
   });
 
-  it('refuses secret_env naming a variable anyone can guess, and bounds the idempotency key', async () => {
+  it('refuses secret_env naming a variable anyone can guess', async () => {
     const dir = await tempDir('svc-hook-guess-');
     await mkdir(join(dir, '.svc', 'workflows'), { recursive: true });
     await writeFile(
@@ -53,10 +53,11 @@ describe('webhook secrets', () => {
     try {
       await registerTriggers(server, dir);
       const body = JSON.stringify({ event: 'push', delivery_id: 'x' });
-      expect((await deliver(server.url, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
-      const huge = JSON.stringify({ event: 'push', delivery_id: 'k'.repeat(5000) });
-      const answer = await deliver(server.url, 'ok-hook', huge, { signature: sign(huge, SECRET) });
-      expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_idempotency_key' } });
+      expect((await deliver(server, 'home-hook', body, { signature: sign(body, process.env.HOME ?? '/root') })).status).toBe(503);
+      // The trigger beside it, on a real secret, takes the same delivery.
+      const accepted = await deliver(server, 'ok-hook', body, { signature: sign(body, SECRET) });
+      expect(accepted.status).toBe(202);
+      expect((await server.ctx.engine.waitUntilSettled(accepted.body.run_id)).status).toBe('completed');
     } finally {
       await server.stop();
     }

@@ -4,9 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { api, startRun, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from '../engine/helpers.js';
-import type { TestServer } from '../helpers/server.js';
-import { git, makeRepository } from './git-fixtures.js';
+import { api, startRun, tempDir, waitForRun, writeWorkflows, type Json, type Workflow } from './runs.js';
+import type { TestServer } from './server.js';
+import { git, makeRepository } from './git.js';
 
 export interface ProjectOptions {
   /** The first commit's files (default a README). */
@@ -35,3 +35,22 @@ export async function registerProject(server: TestServer, { files = { 'README.md
 /** Runs a workflow on the workspace to its end (or its first pause). */
 export const runOn = async (server: TestServer, workflow: string, workspaceId: string): Promise<Json> =>
   waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+
+/** A git repository (one commit: a README and `files`) holding `workflows`, not yet registered; removed by `cleanupAll`. */
+export async function gitProject(workflows: Workflow[] = [], files: Record<string, string> = {}): Promise<string> {
+  const dir = join(await tempDir('svc-repo-'), 'repo');
+  await mkdir(dir);
+  makeRepository(dir, { 'README.md': 'x\n', ...files });
+  if (workflows.length) await writeWorkflows(dir, workflows);
+  return dir;
+}
+
+/** Registers `path` as a workspace and asserts the 201. */
+export async function registerWorkspace(server: TestServer, path: string): Promise<Json> {
+  const { status, body } = await api(server, 'POST', '/api/workspaces', { path });
+  expect(status, JSON.stringify(body)).toBe(201);
+  return body;
+}
+
+/** The `svc/*` branches of a repository, one a line. */
+export const svcBranches = (dir: string) => git(dir, 'branch', '--list', '--format=%(refname:short)', 'svc/*');
