@@ -1,6 +1,8 @@
 import { claudeToolTracker } from './claude-tools.js';
 import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { CLAUDE_SANDBOX_UNAVAILABLE, claudeSandboxSettings } from './sandbox.js';
+import { sandboxUnavailable } from './sandbox-check.js';
 import { detectUsageLimit, isUsageLimitNotice, readRateLimitEvent } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -34,6 +36,12 @@ export function createClaudeAgent(bin: string): Agent {
       const refusal = request.permissions === 'full' ? fullRefusal(process.getuid?.(), request.env) : undefined;
       if (refusal) throw new AgentError('agent_refused', refusal);
       const args = ['-p', '--output-format', 'stream-json', '--verbose', ...claudePermissionArgs(request.permissions)];
+      if (request.sandbox) {
+        // Checked here rather than left to Claude Code, which would say it only after starting.
+        const missing = await sandboxUnavailable({ agent: 'claude', path: request.env.PATH });
+        if (missing) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${missing}`);
+        args.push('--settings', JSON.stringify(claudeSandboxSettings(request.permissions, request.sandbox)));
+      }
       if (request.model) args.push('--model', request.model);
       if (request.resumeSession) args.push('--resume', request.resumeSession);
       // Rounded down to a cent's hundredth: the flag never grants more than is left of the run's cap.
@@ -88,6 +96,8 @@ export function createClaudeAgent(bin: string): Agent {
               : outcome.stderrTail || String(result.subtype ?? 'error');
         const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
         // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
+        const unavailable = errors.map((e) => CLAUDE_SANDBOX_UNAVAILABLE.exec(e)).find(Boolean);
+        if (unavailable) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${unavailable[1] || text}`);
         const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
         // Structured first: the event's time is exact (unix seconds); the text's wording and clock
         // time (`resets 3pm`, in a zone not read) are what is left when no event said it.

@@ -1,6 +1,8 @@
 import { codexToolReader } from './codex-tools.js';
 import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { codexSandboxArgs } from './sandbox.js';
+import { sandboxUnavailable } from './sandbox-check.js';
 import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -44,7 +46,13 @@ export function createCodexAgent(bin: string): Agent {
       // workspace); codex would otherwise refuse to work outside a git repository it trusts.
       const args = ['exec', '--json', '--skip-git-repo-check'];
       if (request.model) args.push('--model', request.model);
-      args.push(...providerArgs(request.endpoint), ...codexPermissionArgs(request.permissions));
+      if (request.sandbox) {
+        const missing = await sandboxUnavailable({ agent: 'codex', path: request.env.PATH });
+        if (missing) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${missing}`);
+      }
+      // A sandbox is a permission profile, given instead of `--sandbox` (sandbox.ts).
+      const permissionArgs = request.sandbox ? codexSandboxArgs(request.permissions, request.sandbox) : codexPermissionArgs(request.permissions);
+      args.push(...providerArgs(request.endpoint), ...permissionArgs);
       // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
       if (request.resumeSession) args.push('resume', request.resumeSession);
       args.push('-');

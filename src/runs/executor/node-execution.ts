@@ -134,6 +134,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         node,
         outputs: scope.outputs,
         variables: scope.variables,
+        artifactsDir: scope.artifactsDir,
         env: deps.workspaceEnv,
         envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
         onEnvGiven: (names) => state.patchNode(node.id, { envGiven: names }),

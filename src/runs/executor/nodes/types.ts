@@ -13,6 +13,8 @@ export interface NodeRunContext {
   outputs: Readonly<Record<string, string>>;
   /** The run variables of docs/contract.md, "Workflow files" (ARGUMENTS, RUN_ID, …) plus trigger variables. */
   variables: Readonly<Record<string, string>>;
+  /** The run's artifacts directory (`$ARTIFACTS_DIR`): readable, and writable at `edit`, in an agent's sandbox. */
+  artifactsDir: string;
   /** The workspace's env values (empty outside a workspace); run variables win over them. */
   env: Readonly<Record<string, string>>;
   /** The server's variables allowed beyond the base set: the server's `SVC_AGENT_ENV_ALLOW`, the workflow's and the node's `env.allow`. */
@@ -50,6 +52,8 @@ export interface PromptDeps {
   idleTimeoutMs: number;
   /** A usage limit that names no reset time: the node's `resumeAt` is this long after it. */
   usageLimitRetryMs: number;
+  /** `SVC_SANDBOX`, and svc's home (denied to sandboxed agents); no home: only the user's secrets are denied. */
+  sandbox: { mode: 'on' | 'off'; svcHome: string | undefined };
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
