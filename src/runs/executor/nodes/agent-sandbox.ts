@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { agentSandbox, sandboxDecision, type AgentSandbox } from '../../../agents/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import type { NodeRunContext, PromptDeps } from './types.js';
@@ -19,6 +19,22 @@ async function gitDirsOf(cwd: string): Promise<string[]> {
   const common = (await readFile(join(own, 'commondir'), 'utf8').catch(() => '')).trim();
   return common ? [own, resolve(own, common)] : [own];
 }
+
+/**
+ * `path` with its symbolic links resolved, as far as it exists (a path that does not exist yet keeps
+ * its last parts): the sandboxes mount real paths, and Codex's bubblewrap cannot make a mount point
+ * below a symbolic link ("Can't mkdir parents", measured with a HOME reached through one).
+ */
+async function realPathOf(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(await realPathOf(parent), basename(path));
+  }
+}
+
+const realPaths = async (paths: string[]) => [...new Set(await Promise.all(paths.map(realPathOf)))];
 
 export interface PreparedSandbox {
   /** Null: the agent runs unsandboxed (`full`, `SVC_SANDBOX=off`). */
@@ -45,7 +61,7 @@ export async function prepareAgentSandbox(
   const root = svcHome ? join(svcHome, 'tmp') : tmpdir();
   await mkdir(root, { recursive: true });
   const tmpDir = await mkdtemp(join(root, `agent-${run.id}-${node.id}-`));
-  const sandbox = agentSandbox({
+  const planned = agentSandbox({
     permissions,
     cwd: run.cwd,
     home: env.HOME,
@@ -55,5 +71,11 @@ export async function prepareAgentSandbox(
     gitDirs: await gitDirsOf(run.cwd),
     widening: node.sandbox,
   });
+  const sandbox = {
+    write: await realPaths(planned.write),
+    denyRead: await realPaths(planned.denyRead),
+    allowRead: await realPaths(planned.allowRead),
+    network: planned.network,
+  };
   return { sandbox, env: { ...env, TMPDIR: tmpDir }, dispose: () => rm(tmpDir, { recursive: true, force: true }) };
 }
