@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { FAKE_CLAUDE } from '../engine/helpers.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
@@ -43,6 +44,12 @@ nodes:
   - id: alone
     bash: echo "\${SVC_TEST_CANARY-withheld}"
     env: { inherit: false }
+`,
+  'agent.yaml': `name: agent
+description: one agent node at edit
+nodes:
+  - id: ask
+    prompt: "answer [fake:reply=ok]"
 `,
   'slow.yaml': `name: slow
 description: runs long
@@ -121,6 +128,16 @@ describe('without a server: runs execute in the foreground on the store', () => 
     expect(shown.stdout).toContain('environment beyond the base set');
     expect(shown.stdout).toMatch(/^ {2}alone: .*\bARGUMENTS\b/m);
     expect(shown.stdout).not.toContain('SVC_TEST_CANARY');
+  });
+
+  it('runs show says unsandboxed, and why, for an agent node that ran outside its sandbox', async () => {
+    const env = { SVC_HOME: home, PORT: '1', SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_SANDBOX: 'off' };
+    const result = await runCli(['run', 'agent', '--json'], { env, cwd: project.dir });
+    expect(result.code).toBe(0);
+    const run = json(result.stdout);
+    expect(run.nodes.ask).toMatchObject({ sandbox: 'off', sandboxOff: 'SVC_SANDBOX=off' });
+    const shown = await svc(['runs', 'show', run.id]);
+    expect(shown.stdout).toMatch(/^ask\tcompleted\t.*\tunsandboxed \(SVC_SANDBOX=off\)$/m);
   });
 
   it('runs list reads the store and prints tab-separated lines when piped', async () => {

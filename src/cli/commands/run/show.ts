@@ -35,6 +35,8 @@ const homeLabel = (home: { id: string; host: string | null; path: string | null 
 /** Why a node ended as it did, and what of it was cut (docs/decisions.md, "Node output"). */
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
+    // An agent that ran outside its OS sandbox (level full, SVC_SANDBOX=off) says so on every show.
+    state.sandbox === 'off' ? `unsandboxed (${state.sandboxOff ?? 'no reason recorded'})` : undefined,
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
     state.status === 'waiting' && !state.waitingFor ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),

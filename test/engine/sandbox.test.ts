@@ -1,0 +1,122 @@
+// Agent nodes in their sandbox through the real server, against the fake agents (docs/decisions.md,
+// "Agents in a sandbox"): the node's record says whether its agent was sandboxed and why not; svc
+// checks the sandbox can start before it spawns the agent (`sandbox_unavailable`, the agent never
+// starts); `SVC_SANDBOX=off` gives the old flags and says so; each sandboxed call has a TMPDIR of its
+// own in svc's home, removed when it ends. The real CLIs' confinement: test/agents-real/sandbox.test.ts.
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_CODEX } from '../conversations/helpers.js';
+import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+
+let project: string;
+let logs: string;
+const claudeCalls = () => readJsonLines(join(logs, 'claude.jsonl'));
+const codexCalls = () => readJsonLines(join(logs, 'codex.jsonl'));
+const callOf = (calls: Json[], marker: string) => calls.find((call) => String(call.stdin).includes(`[${marker}]`));
+
+beforeAll(async () => {
+  logs = await tempDir('svc-sandbox-logs-');
+  project = await makeProject([
+    { name: 'claude-edit', nodes: [{ id: 'a', prompt: 'go [claude-edit] [fake:bash=echo $TMPDIR > tmpdir.txt]' }] },
+    { name: 'codex-edit', nodes: [{ id: 'c', assistant: 'codex', prompt: 'go [codex-edit]' }] },
+    {
+      name: 'claude-wide',
+      sandbox: { network: ['registry.npmjs.org'] },
+      nodes: [{ id: 'w', prompt: 'go [claude-wide]', sandbox: { read: ['~/.cache/pip'] } }],
+    },
+  ]);
+  setProcessEnv({ FAKE_CLAUDE_LOG: join(logs, 'claude.jsonl'), FAKE_CODEX_LOG: join(logs, 'codex.jsonl') });
+});
+afterAll(cleanupAll);
+
+const settingsOf = (argv: string[]): Json | undefined => {
+  const at = argv.indexOf('--settings');
+  return at < 0 ? undefined : JSON.parse(argv[at + 1]!);
+};
+
+describe('on a server with the sandbox on (the default)', () => {
+  it("an edit node's agent gets its sandbox, the record says so, and its TMPDIR is its own, gone after", async () => {
+    const server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+    const run = await waitForRun(server, await startRun(server, 'claude-edit', { message: '', cwd: project }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.nodes.a).toMatchObject({ permissions: 'edit', sandbox: 'on' });
+    const settings = settingsOf(callOf(claudeCalls(), 'claude-edit')!.argv)!;
+    const tmp = settings.sandbox.filesystem.allowWrite.find((path: string) => path.includes(join('tmp', 'agent-')));
+    expect(tmp.startsWith(join(server.home, 'tmp'))).toBe(true);
+    expect(existsSync(tmp)).toBe(false);
+    expect(settings.sandbox.filesystem.denyRead).toEqual(expect.arrayContaining([join(process.env.HOME!, '.ssh'), server.home]));
+  });
+
+  it('a workflow and its node widen the sandbox', async () => {
+    const server = await startServer();
+    const run = await waitForRun(server, await startRun(server, 'claude-wide', { message: '', cwd: project }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    const settings = settingsOf(callOf(claudeCalls(), 'claude-wide')!.argv)!;
+    expect(settings.sandbox.network.allowedDomains).toEqual(['registry.npmjs.org']);
+    expect(settings.sandbox.filesystem.allowRead).toEqual(expect.arrayContaining([join(process.env.HOME!, '.cache', 'pip')]));
+  });
+
+  it('codex gets a permission profile instead of --sandbox', async () => {
+    const server = await startServer({ env: { SVC_CODEX_BIN: FAKE_CODEX } });
+    const run = await waitForRun(server, await startRun(server, 'codex-edit', { message: '', cwd: project }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    const argv = callOf(codexCalls(), 'codex-edit')!.argv as string[];
+    expect(argv).not.toContain('--sandbox');
+    expect(argv).toEqual(expect.arrayContaining(['default_permissions="svc"', 'permissions.svc.extends=":workspace"']));
+    expect(run.nodes.c).toMatchObject({ sandbox: 'on' });
+  });
+
+  it('with bubblewrap missing from PATH: the node and the run fail sandbox_unavailable, naming it, and the agent never starts', async () => {
+    const server = await startServer();
+    const before = claudeCalls().length;
+    setProcessEnv({ PATH: await pathWithout('bwrap') });
+    const run = await waitForRun(server, await startRun(server, 'claude-edit', { message: '', cwd: project }));
+    expect(run.status).toBe('failed');
+    expect(run.errorCode).toBe('sandbox_unavailable');
+    expect(run.nodes.a).toMatchObject({ status: 'failed', errorCode: 'sandbox_unavailable', sandbox: 'on' });
+    expect(run.nodes.a.error).toMatch(/bubblewrap \(bwrap\)/);
+    expect(run.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ nodeId: 'a', code: 'sandbox_unavailable' });
+    expect(claudeCalls().length).toBe(before);
+  });
+});
+
+describe('on a server with SVC_SANDBOX=off', () => {
+  it('agents get their old flags, and every node says it ran unsandboxed and why', async () => {
+    const server = await startServer({ env: { SVC_SANDBOX: 'off', SVC_CODEX_BIN: FAKE_CODEX } });
+    const claude = await waitForRun(server, await startRun(server, 'claude-edit', { message: '', cwd: project }));
+    expect(claude.status, JSON.stringify(claude.nodes)).toBe('completed');
+    expect(claude.nodes.a).toMatchObject({ permissions: 'edit', sandbox: 'off', sandboxOff: 'SVC_SANDBOX=off' });
+    expect(
+      settingsOf(
+        claudeCalls()
+          .filter((call) => String(call.stdin).includes('[claude-edit]'))
+          .at(-1)!.argv,
+      ),
+    ).toBeUndefined();
+    const codex = await waitForRun(server, await startRun(server, 'codex-edit', { message: '', cwd: project }));
+    expect(codexCalls().at(-1)!.argv).toEqual(expect.arrayContaining(['--sandbox', 'workspace-write']));
+    expect(codex.nodes.c).toMatchObject({ sandbox: 'off', sandboxOff: 'SVC_SANDBOX=off' });
+  });
+});
+
+/** A directory of symlinks to every program on PATH but `name`, as a PATH value. */
+async function pathWithout(name: string): Promise<string> {
+  const dir = await tempDir('svc-path-');
+  await mkdir(dir, { recursive: true });
+  const seen = new Set([name]);
+  for (const from of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(from);
+    } catch {
+      continue;
+    }
+    for (const entry of entries.filter((e) => !seen.has(e))) {
+      seen.add(entry);
+      await symlink(join(from, entry), join(dir, entry));
+    }
+  }
+  return dir;
+}
