@@ -7,9 +7,9 @@
 // `sandbox.network` (as `127.0.0.1:PORT`), the request arrives. With bubblewrap hidden from PATH, a
 // Claude Code node fails `sandbox_unavailable` before its agent starts.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
@@ -25,6 +25,7 @@ import {
 } from '../support/model-standins.js';
 import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
 import { makeRepository } from '../workspaces/git-fixtures.js';
+import { pathWithout as linkPathWithout } from '../support/path-without.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
 const KEY_TEXT = 'PLANTED-PRIVATE-KEY-7f3a9c';
@@ -211,22 +212,5 @@ describe('the real Codex with its permission profile', { timeout: 120_000 }, () 
   });
 });
 
-/** A directory of symlinks to every program on PATH but `name`, as a PATH value. */
-async function pathWithout(name: string): Promise<string> {
-  const dir = await tempDir('svc-path-');
-  const seen = new Set<string>([name]);
-  for (const from of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    let entries: string[] = [];
-    try {
-      entries = readdirSync(from);
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (seen.has(entry)) continue;
-      seen.add(entry);
-      await symlink(join(from, entry), join(dir, entry));
-    }
-  }
-  return dir;
-}
+/** A PATH without `name` (test/support/path-without.ts). */
+const pathWithout = async (name: string): Promise<string> => linkPathWithout(name, await tempDir('svc-path-'));

@@ -3,12 +3,12 @@
 // checks the sandbox can start before it spawns the agent (`sandbox_unavailable`, the agent never
 // starts); `SVC_SANDBOX=off` gives the old flags and says so; each sandboxed call has a TMPDIR of its
 // own in svc's home, removed when it ends. The real CLIs' confinement: test/agents-real/sandbox.test.ts.
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, symlink } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CODEX } from '../conversations/helpers.js';
 import { cleanupAll, type Json, makeProject, readJsonLines, setProcessEnv, startRun, startServer, tempDir, waitForRun } from './helpers.js';
+import { pathWithout as linkPathWithout } from '../support/path-without.js';
 
 let project: string;
 let logs: string;
@@ -101,22 +101,5 @@ describe('on a server with SVC_SANDBOX=off', () => {
   });
 });
 
-/** A directory of symlinks to every program on PATH but `name`, as a PATH value. */
-async function pathWithout(name: string): Promise<string> {
-  const dir = await tempDir('svc-path-');
-  await mkdir(dir, { recursive: true });
-  const seen = new Set([name]);
-  for (const from of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    let entries: string[] = [];
-    try {
-      entries = readdirSync(from);
-    } catch {
-      continue;
-    }
-    for (const entry of entries.filter((e) => !seen.has(e))) {
-      seen.add(entry);
-      await symlink(join(from, entry), join(dir, entry));
-    }
-  }
-  return dir;
-}
+/** A PATH without `name` (test/support/path-without.ts). */
+const pathWithout = async (name: string): Promise<string> => linkPathWithout(name, await tempDir('svc-path-'));
