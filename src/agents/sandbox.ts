@@ -58,9 +58,10 @@ export interface SandboxPlan {
   cwd: string;
   /** The agent's HOME, whose secrets are denied. */
   home: string | undefined;
-  /** svc's home: denied, but for the worktree and the artifacts. */
-  svcHome: string;
-  artifactsDir: string;
+  /** svc's home: denied, but for the worktree and the artifacts; undefined: not denied (a test's engine). */
+  svcHome: string | undefined;
+  /** A run's `$ARTIFACTS_DIR`; none for a conversation's reply. */
+  artifactsDir: string | undefined;
   /** The node's own temporary directory (its TMPDIR). */
   tmpDir: string;
   /** The git directories the worktree's `.git` file points at: readable, never writable by the agent. */
@@ -72,10 +73,11 @@ export function agentSandbox(plan: SandboxPlan): AgentSandbox {
   const home = (path: string) => expandHome(path, plan.home);
   const edit = plan.permissions === 'edit';
   const extraWrite = (plan.widening?.write ?? []).map(home).filter((path) => isAbsolute(path));
+  const artifacts = plan.artifactsDir ? [plan.artifactsDir] : [];
   return {
-    write: [...(edit ? [plan.cwd, plan.artifactsDir] : []), plan.tmpDir, ...extraWrite],
-    denyRead: [...(plan.home ? SECRET_PATHS.map((path) => join(plan.home!, path)) : []), plan.svcHome],
-    allowRead: [plan.cwd, plan.artifactsDir, plan.tmpDir, ...plan.gitDirs, ...(plan.widening?.read ?? []).map(home), ...extraWrite],
+    write: [...(edit ? [plan.cwd, ...artifacts] : []), plan.tmpDir, ...extraWrite],
+    denyRead: [...(plan.home ? SECRET_PATHS.map((path) => join(plan.home!, path)) : []), ...(plan.svcHome ? [plan.svcHome] : [])],
+    allowRead: [plan.cwd, ...artifacts, plan.tmpDir, ...plan.gitDirs, ...(plan.widening?.read ?? []).map(home), ...extraWrite],
     network: [...(plan.widening?.network ?? [])],
   };
 }

@@ -273,6 +273,7 @@ function openConversationService(
       maxConcurrentConversations: settings.maxConcurrentConversations,
       agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
       agentEnvAllow: settings.agentEnvAllow,
+      sandbox: { mode: settings.sandbox, svcHome: settings.home },
     },
     answering,
   });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
+import { createConversation, send, waitForReply } from '../conversations/helpers.js';
 import { api, cleanupAll, type Json, onCleanup, setProcessEnv, startRun, startServer, tempDir, waitForRun } from '../engine/helpers.js';
 import {
   everythingSent,
@@ -193,6 +194,11 @@ describe('the real Codex with its permission profile', { timeout: 120_000 }, () 
     const model = await standIn('codex');
     const run = await runOnWorkspace('codex-edit');
     expectContained(run, model);
+    // Measured: a denied read is "Permission denied", a write outside a read-only file system, a host off the list refused by its proxy.
+    const sent = everythingSent(model);
+    expect(sent).toMatch(/id_test: Permission denied/);
+    expect(sent).toMatch(/outside.*Read-only file system/);
+    expect(sent).toMatch(/blocked/);
     await expectInsideCommitted(run);
   });
 
@@ -202,6 +208,22 @@ describe('the real Codex with its permission profile', { timeout: 120_000 }, () 
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
     expect(local.hits).toEqual(['/via-proxy']);
     expect(everythingSent(model)).not.toContain(KEY_TEXT);
+  });
+
+  it("a conversation's reply at read (the default) runs in the profile too: the key and svc's home stay unread", async () => {
+    // Without it, codex's read-only sandbox reads anywhere (measured with 0.169): a reply is sandboxed as a node is.
+    const model = await standIn('codex');
+    const conversation = await createConversation(server, { assistant: 'codex', workspace_id: workspaceId });
+    const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, 'the task'), 90_000);
+    expect(reply).toMatchObject({ role: 'assistant', content: 'DONE' });
+    const sent = everythingSent(model);
+    // Each command ran, and was refused (measured words: a denied read is "Permission denied" there).
+    expect(sent).toMatch(/id_test: Permission denied/);
+    expect(sent).toMatch(/planted-secret.txt: No such file or directory/);
+    expect(sent).not.toContain(KEY_TEXT);
+    expect(sent).not.toContain(SVC_SECRET);
+    expect(existsSync(join(home, 'outside'))).toBe(false);
+    expect(local.hits).toEqual([]);
   });
 
   it('edit with bubblewrap hidden from PATH: codex brings its own, and runs contained', async () => {
