@@ -3,6 +3,7 @@ import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permis
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { CLAUDE_SANDBOX_UNAVAILABLE, claudeSandboxSettings } from './sandbox.js';
 import { sandboxUnavailable } from './sandbox-check.js';
+import { sandboxDenials } from './sandbox-denials.js';
 import { detectUsageLimit, isUsageLimitNotice, readRateLimitEvent } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -19,6 +20,30 @@ function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']
   const key = endpoint.apiKeyEnv ? env[endpoint.apiKeyEnv] : undefined;
   if (key) next.ANTHROPIC_API_KEY = key;
   return next;
+}
+
+/**
+ * The sandbox's refusals in each tool result (its text, and `tool_use_result.stderr`, where Claude
+ * Code puts its `<sandbox_violations>`), named by the tool that was called.
+ */
+function claudeDenialReader(request: AgentRequest): (line: Json) => void {
+  const names = new Map<string, string>();
+  const parts = (line: Json) => {
+    const content = (line.message as Json | undefined)?.content;
+    return Array.isArray(content) ? (content as Json[]) : [];
+  };
+  const text = (content: unknown): string =>
+    typeof content === 'string' ? content : Array.isArray(content) ? (content as Json[]).map((part) => String(part.text ?? '')).join('\n') : '';
+  return (line) => {
+    for (const part of parts(line)) {
+      if (part.type === 'tool_use' && typeof part.id === 'string') names.set(part.id, String(part.name ?? 'tool'));
+      if (part.type !== 'tool_result' || line.type !== 'user') continue;
+      const stderr = (line.tool_use_result as Json | undefined)?.stderr;
+      const said = `${text(part.content)}\n${typeof stderr === 'string' ? stderr : ''}`;
+      const tool = names.get(String(part.tool_use_id)) ?? 'tool';
+      for (const denial of sandboxDenials(said, tool, request.sandbox!, request.cwd, request.env.HOME)) request.onSandboxDenied?.(denial);
+    }
+  };
 }
 
 const usageLimitError = (message: string, resumeAt: Date | null, costUsd: number | null) =>
@@ -54,6 +79,7 @@ export function createClaudeAgent(bin: string): Agent {
       // when the call then fails, it is the limit, and its `resetsAt` the reset, whatever the text says.
       let refused = null as { resetsAt: Date | null } | null;
       const trackTools = claudeToolTracker(request.cwd, (call) => request.onTool?.(call));
+      const readDenials = request.sandbox ? claudeDenialReader(request) : () => {};
       const outcome = await runJsonlProcess({
         agent: 'claude',
         bin,
@@ -76,6 +102,7 @@ export function createClaudeAgent(bin: string): Agent {
             }
           }
           trackTools(line);
+          readDenials(line);
           const rateLimit = readRateLimitEvent(line);
           if (rateLimit) refused = rateLimit.rejected ? { resetsAt: rateLimit.resetsAt } : null;
           if (line.type === 'result') result = line;

@@ -3,6 +3,7 @@ import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { codexSandboxArgs } from './sandbox.js';
 import { sandboxUnavailable } from './sandbox-check.js';
+import { sandboxDenials } from './sandbox-denials.js';
 import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -76,6 +77,10 @@ export function createCodexAgent(bin: string): Agent {
           }
           const call = readTool(line);
           if (call) request.onTool?.(call);
+          // What the sandbox refused, in a command's output (sandbox-denials.ts).
+          if (request.sandbox && line.type === 'item.completed' && item?.type === 'command_execution' && typeof item.aggregated_output === 'string')
+            for (const denial of sandboxDenials(item.aggregated_output, 'exec', request.sandbox, request.cwd, request.env.HOME))
+              request.onSandboxDenied?.(denial);
           if (line.type === 'turn.completed') {
             const usage = line.usage as Json | undefined;
             totals = {

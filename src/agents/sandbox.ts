@@ -126,13 +126,11 @@ export function codexSandboxArgs(permissions: Permissions, sandbox: AgentSandbox
     ...set('default_permissions', JSON.stringify(CODEX_PROFILE)),
     ...set(`${p}.extends`, JSON.stringify(permissions === 'edit' ? ':workspace' : ':read-only')),
     ...set(`${p}.filesystem`, inlineTable([...files].sort(([a], [b]) => a.length - b.length))),
-    ...(hosts.length
-      ? [
-          ...set(`${p}.network.enabled`, 'true'),
-          ...set(`${p}.network.domains`, inlineTable(hosts.map((host) => [host, 'allow']))),
-          ...(hosts.some((host) => LOCAL_ADDRESS.test(host)) ? set(`${p}.network.allow_local_binding`, 'true') : []),
-          ...set('features.network_proxy', 'true'),
-        ]
-      : []),
+    // Through its proxy even with no host allowed: a refused request is then said ("Network access to
+    // … was blocked") and counted, where a profile without network only fails to connect.
+    ...set(`${p}.network.enabled`, 'true'),
+    ...set(`${p}.network.domains`, inlineTable(hosts.map((host) => [host, 'allow']))),
+    ...(hosts.some((host) => LOCAL_ADDRESS.test(host)) ? set(`${p}.network.allow_local_binding`, 'true') : []),
+    ...set('features.network_proxy', 'true'),
   ];
 }

@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
 import type { Permissions } from '../shared/permissions.js';
 import type { AgentSandbox } from './sandbox.js';
+import type { SandboxDenial } from './sandbox-denials.js';
 
 export interface AgentRequest {
   /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */
@@ -32,6 +33,8 @@ export interface AgentRequest {
   onText(text: string): void;
   /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
   onTool?(call: AgentToolCall): void;
+  /** Each refusal of the agent's sandbox, as its tool calls report it (sandbox-denials.ts). */
+  onSandboxDenied?(denial: SandboxDenial): void;
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */

@@ -125,6 +125,9 @@ async function expectInsideCommitted(run: Json): Promise<void> {
   expect(diff.body.files.map((file: Json) => [file.path, file.status])).toEqual([['inside.txt', 'added']]);
 }
 
+const sandboxDenied = (run: Json) =>
+  run.events.filter((e: Json) => e.type === 'sandbox_denied').map(({ nodeId, kind, target, tool }: Json) => ({ nodeId, kind, target, tool }));
+
 function expectContained(run: Json, model: StandIn): void {
   expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
   expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'edit', sandbox: 'on' });
@@ -148,6 +151,17 @@ describe('the real Claude Code in its sandbox', { timeout: 120_000 }, () => {
     expect(sent).toMatch(/id_test: No such file or directory/);
     expect(sent).toMatch(/outside.*Read-only file system/);
     expect(sent).toMatch(/blocked by network allowlist/);
+    // Each refusal is a sandbox_denied event, and the node counts them.
+    const denied = sandboxDenied(run);
+    expect(denied).toEqual(
+      expect.arrayContaining([
+        { nodeId: 'change', kind: 'fs', target: join(realpathSync(home), '.ssh', 'id_test'), tool: 'Bash' },
+        { nodeId: 'change', kind: 'fs', target: join(realpathSync(home), 'outside'), tool: 'Bash' },
+        { nodeId: 'change', kind: 'fs', target: join(realpathSync(server.home), 'planted-secret.txt'), tool: 'Bash' },
+        { nodeId: 'change', kind: 'net', target: `127.0.0.1:${local.port}`, tool: 'Bash' },
+      ]),
+    );
+    expect(run.nodes.change.sandboxDenied).toBe(denied.length);
     await expectInsideCommitted(run);
   });
 
@@ -199,6 +213,10 @@ describe('the real Codex with its permission profile', { timeout: 120_000 }, () 
     expect(sent).toMatch(/id_test: Permission denied/);
     expect(sent).toMatch(/outside.*Read-only file system/);
     expect(sent).toMatch(/blocked/);
+    // Codex leaves a command its sandbox refused at once out of its --json (measured): the refusals svc sees are those it reported.
+    const denied = sandboxDenied(run);
+    expect(denied).toEqual(expect.arrayContaining([{ nodeId: 'change', kind: 'net', target: `127.0.0.1:${local.port}`, tool: 'exec' }]));
+    expect(run.nodes.change.sandboxDenied).toBe(denied.length);
     await expectInsideCommitted(run);
   });
 

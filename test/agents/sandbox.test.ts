@@ -104,8 +104,11 @@ describe("Codex's permission profile", () => {
     expect(files).toContain('"/home/u/.ssh"="none"');
     expect(files).toContain('"/svc/worktrees/run_1"="write"');
     expect(files).toContain('"/repo/.git"="read"');
-    // No host allowed: no network at all, and no proxy.
-    expect(args.some((arg) => arg.includes('network'))).toBe(false);
+    // No host allowed: its proxy still runs, allowing none (so a refusal is said, and counted).
+    expect(value(args, 'permissions.svc.network.enabled')).toBe('true');
+    expect(value(args, 'permissions.svc.network.domains')).toBe('{}');
+    expect(value(args, 'features.network_proxy')).toBe('true');
+    expect(value(args, 'permissions.svc.network.allow_local_binding')).toBeUndefined();
   });
 
   it('hosts without their port (codex does not enforce one), and loopback allowed only when named', () => {

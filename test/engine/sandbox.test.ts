@@ -4,6 +4,7 @@
 // starts); `SVC_SANDBOX=off` gives the old flags and says so; each sandboxed call has a TMPDIR of its
 // own in svc's home, removed when it ends. The real CLIs' confinement: test/agents-real/sandbox.test.ts.
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CODEX } from '../conversations/helpers.js';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   logs = await tempDir('svc-sandbox-logs-');
   project = await makeProject([
     { name: 'claude-edit', nodes: [{ id: 'a', prompt: 'go [claude-edit] [fake:bash=echo $TMPDIR > tmpdir.txt]' }] },
+    { name: 'claude-lines', nodes: [{ id: 'l', prompt: 'go [fake:lines=$ARGUMENTS]' }] },
     { name: 'codex-edit', nodes: [{ id: 'c', assistant: 'codex', prompt: 'go [codex-edit]' }] },
     {
       name: 'claude-wide',
@@ -71,14 +73,45 @@ describe('on a server with the sandbox on (the default)', () => {
   it('with bubblewrap missing from PATH: the node and the run fail sandbox_unavailable, naming it, and the agent never starts', async () => {
     const server = await startServer();
     const before = claudeCalls().length;
-    setProcessEnv({ PATH: await pathWithout('bwrap') });
-    const run = await waitForRun(server, await startRun(server, 'claude-edit', { message: '', cwd: project }));
+    const saved = process.env.PATH;
+    process.env.PATH = await pathWithout('bwrap');
+    const run = await waitForRun(server, await startRun(server, 'claude-edit', { message: '', cwd: project })).finally(() => {
+      process.env.PATH = saved;
+    });
     expect(run.status).toBe('failed');
     expect(run.errorCode).toBe('sandbox_unavailable');
     expect(run.nodes.a).toMatchObject({ status: 'failed', errorCode: 'sandbox_unavailable', sandbox: 'on' });
     expect(run.nodes.a.error).toMatch(/bubblewrap \(bwrap\)/);
     expect(run.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ nodeId: 'a', code: 'sandbox_unavailable' });
     expect(claudeCalls().length).toBe(before);
+  });
+});
+
+describe("the sandbox's refusals", () => {
+  it("a <sandbox_violations> block in a tool result (Claude Code 2.1.328's words) is a sandbox_denied event, counted on the node", async () => {
+    const lines = join(logs, 'violations.jsonl');
+    const stderr = '<sandbox_violations>\ndeny network-outbound 203.0.113.7:443 (host is not on the allow list)\n</sandbox_violations>';
+    await writeFile(
+      lines,
+      [
+        { type: 'assistant', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'curl https://203.0.113.7' } }] } },
+        {
+          type: 'user',
+          message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: `Connection blocked by network allowlist\n${stderr}`, is_error: false }] },
+          tool_use_result: { stdout: 'Connection blocked by network allowlist', stderr },
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n') + '\n',
+    );
+    const server = await startServer();
+    const runId = await startRun(server, 'claude-lines', { message: lines, cwd: project });
+    const run = await waitForRun(server, runId);
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.events.filter((e: Json) => e.type === 'sandbox_denied').map(({ nodeId, kind, target, tool }: Json) => ({ nodeId, kind, target, tool }))).toEqual(
+      [{ nodeId: 'l', kind: 'net', target: '203.0.113.7:443', tool: 'Bash' }],
+    );
+    expect(run.nodes.l).toMatchObject({ sandbox: 'on', sandboxDenied: 1 });
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
+import type { Agent, AgentEndpoint, AgentToolCall, SandboxDenial } from '../../../agents/index.js';
 import type { AssistantName, TokenPrice } from '../../../config/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
@@ -25,6 +25,8 @@ export interface NodeRunContext {
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** An agent's tool call, once resolved (prompt and command nodes). */
   onTool(call: AgentToolCall): void;
+  /** A refusal of the agent's sandbox (prompt and command nodes). */
+  onSandboxDenied(denial: SandboxDenial): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
   /** Called with the leader of each process group the node starts. */
