@@ -127,9 +127,15 @@ describe('codex', () => {
       'permissions.svc.extends=":read-only"',
       '-c',
       expect.stringMatching(/^permissions\.svc\.filesystem=\{.*\.ssh"="none"/),
+      '-c',
+      'permissions.svc.network.enabled=true',
+      '-c',
+      'permissions.svc.network.domains={}',
+      '-c',
+      'features.network_proxy=true',
     ];
     expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', ...profile, '-']);
-    expect(two.argv.slice(0, 10)).toEqual(['exec', '--json', '--skip-git-repo-check', ...profile, 'resume']);
+    expect(two.argv.slice(0, profile.length + 4)).toEqual(['exec', '--json', '--skip-git-repo-check', ...profile, 'resume']);
     expect(two.argv.at(-1)).toBe('-');
   });
 

@@ -21,6 +21,13 @@ const codexProfile = (base: string) => [
   `permissions.svc.extends="${base}"`,
   '-c',
   expect.stringMatching(/^permissions\.svc\.filesystem=\{/),
+  // Its network proxy, allowing no host: a refused request is said (docs/decisions.md, "Agents in a sandbox").
+  '-c',
+  'permissions.svc.network.enabled=true',
+  '-c',
+  'permissions.svc.network.domains={}',
+  '-c',
+  'features.network_proxy=true',
 ];
 const CODEX_FLAGS = {
   read: codexProfile(':read-only'),
