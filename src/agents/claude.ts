@@ -1,6 +1,9 @@
 import { claudeToolTracker } from './claude-tools.js';
 import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { CLAUDE_SANDBOX_UNAVAILABLE, claudeSandboxSettings } from './sandbox.js';
+import { sandboxUnavailable } from './sandbox-check.js';
+import { sandboxDenials } from './sandbox-denials.js';
 import { detectUsageLimit, isUsageLimitNotice, readRateLimitEvent } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -19,6 +22,30 @@ function withEndpoint(env: NodeJS.ProcessEnv, endpoint: AgentRequest['endpoint']
   return next;
 }
 
+/**
+ * The sandbox's refusals in each tool result (its text, and `tool_use_result.stderr`, where Claude
+ * Code puts its `<sandbox_violations>`), named by the tool that was called.
+ */
+function claudeDenialReader(request: AgentRequest): (line: Json) => void {
+  const names = new Map<string, string>();
+  const parts = (line: Json) => {
+    const content = (line.message as Json | undefined)?.content;
+    return Array.isArray(content) ? (content as Json[]) : [];
+  };
+  const text = (content: unknown): string =>
+    typeof content === 'string' ? content : Array.isArray(content) ? (content as Json[]).map((part) => String(part.text ?? '')).join('\n') : '';
+  return (line) => {
+    for (const part of parts(line)) {
+      if (part.type === 'tool_use' && typeof part.id === 'string') names.set(part.id, String(part.name ?? 'tool'));
+      if (part.type !== 'tool_result' || line.type !== 'user') continue;
+      const stderr = (line.tool_use_result as Json | undefined)?.stderr;
+      const said = `${text(part.content)}\n${typeof stderr === 'string' ? stderr : ''}`;
+      const tool = names.get(String(part.tool_use_id)) ?? 'tool';
+      for (const denial of sandboxDenials(said, tool, request.sandbox!, request.cwd, request.env.HOME)) request.onSandboxDenied?.(denial);
+    }
+  };
+}
+
 const usageLimitError = (message: string, resumeAt: Date | null, costUsd: number | null) =>
   new AgentError('usage_limit', message, costUsd, resumeAt?.toISOString() ?? null);
 
@@ -34,6 +61,12 @@ export function createClaudeAgent(bin: string): Agent {
       const refusal = request.permissions === 'full' ? fullRefusal(process.getuid?.(), request.env) : undefined;
       if (refusal) throw new AgentError('agent_refused', refusal);
       const args = ['-p', '--output-format', 'stream-json', '--verbose', ...claudePermissionArgs(request.permissions)];
+      if (request.sandbox) {
+        // Checked here rather than left to Claude Code, which would say it only after starting.
+        const missing = await sandboxUnavailable({ agent: 'claude', path: request.env.PATH });
+        if (missing) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${missing}`);
+        args.push('--settings', JSON.stringify(claudeSandboxSettings(request.permissions, request.sandbox)));
+      }
       if (request.model) args.push('--model', request.model);
       if (request.resumeSession) args.push('--resume', request.resumeSession);
       // Rounded down to a cent's hundredth: the flag never grants more than is left of the run's cap.
@@ -46,6 +79,7 @@ export function createClaudeAgent(bin: string): Agent {
       // when the call then fails, it is the limit, and its `resetsAt` the reset, whatever the text says.
       let refused = null as { resetsAt: Date | null } | null;
       const trackTools = claudeToolTracker(request.cwd, (call) => request.onTool?.(call));
+      const readDenials = request.sandbox ? claudeDenialReader(request) : () => {};
       const outcome = await runJsonlProcess({
         agent: 'claude',
         bin,
@@ -68,6 +102,7 @@ export function createClaudeAgent(bin: string): Agent {
             }
           }
           trackTools(line);
+          readDenials(line);
           const rateLimit = readRateLimitEvent(line);
           if (rateLimit) refused = rateLimit.rejected ? { resetsAt: rateLimit.resetsAt } : null;
           if (line.type === 'result') result = line;
@@ -88,6 +123,8 @@ export function createClaudeAgent(bin: string): Agent {
               : outcome.stderrTail || String(result.subtype ?? 'error');
         const why = typeof result.api_error_status === 'number' ? `API status ${result.api_error_status}` : String(result.subtype ?? `exit ${outcome.code}`);
         // Claude Code keeps sessions per working directory: one made elsewhere (the server moved) is not found.
+        const unavailable = errors.map((e) => CLAUDE_SANDBOX_UNAVAILABLE.exec(e)).find(Boolean);
+        if (unavailable) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${unavailable[1] || text}`);
         const lost = request.resumeSession !== undefined && errors.some((e) => /no conversation found with session id/i.test(e));
         // Structured first: the event's time is exact (unix seconds); the text's wording and clock
         // time (`resets 3pm`, in a zone not read) are what is left when no event said it.

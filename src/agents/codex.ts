@@ -1,6 +1,9 @@
 import { codexToolReader } from './codex-tools.js';
 import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
+import { codexSandboxArgs } from './sandbox.js';
+import { sandboxUnavailable } from './sandbox-check.js';
+import { sandboxDenials } from './sandbox-denials.js';
 import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -44,7 +47,13 @@ export function createCodexAgent(bin: string): Agent {
       // workspace); codex would otherwise refuse to work outside a git repository it trusts.
       const args = ['exec', '--json', '--skip-git-repo-check'];
       if (request.model) args.push('--model', request.model);
-      args.push(...providerArgs(request.endpoint), ...codexPermissionArgs(request.permissions));
+      if (request.sandbox) {
+        const missing = await sandboxUnavailable({ agent: 'codex', path: request.env.PATH });
+        if (missing) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${missing}`);
+      }
+      // A sandbox is a permission profile, given instead of `--sandbox` (sandbox.ts).
+      const permissionArgs = request.sandbox ? codexSandboxArgs(request.permissions, request.sandbox) : codexPermissionArgs(request.permissions);
+      args.push(...providerArgs(request.endpoint), ...permissionArgs);
       // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
       if (request.resumeSession) args.push('resume', request.resumeSession);
       args.push('-');
@@ -68,6 +77,10 @@ export function createCodexAgent(bin: string): Agent {
           }
           const call = readTool(line);
           if (call) request.onTool?.(call);
+          // What the sandbox refused, in a command's output (sandbox-denials.ts).
+          if (request.sandbox && line.type === 'item.completed' && item?.type === 'command_execution' && typeof item.aggregated_output === 'string')
+            for (const denial of sandboxDenials(item.aggregated_output, 'exec', request.sandbox, request.cwd, request.env.HOME))
+              request.onSandboxDenied?.(denial);
           if (line.type === 'turn.completed') {
             const usage = line.usage as Json | undefined;
             totals = {

@@ -23,6 +23,20 @@ export {
   type ToolTally,
 } from './tool-activity.js';
 export { claudePermissionArgs, codexPermissionArgs } from './permissions.js';
+export {
+  agentSandbox,
+  claudeSandboxSettings,
+  codexSandboxArgs,
+  expandHome,
+  sandboxDecision,
+  SECRET_PATHS,
+  type AgentSandbox,
+  type SandboxDecision,
+  type SandboxPlan,
+} from './sandbox.js';
+export { findOnPath, sandboxUnavailable } from './sandbox-check.js';
+export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './sandbox-setup.js';
+export { sandboxDenials, type SandboxDenial } from './sandbox-denials.js';
 export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult, type AgentTokens } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */

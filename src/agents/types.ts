@@ -1,6 +1,8 @@
 import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
 import type { Permissions } from '../shared/permissions.js';
+import type { AgentSandbox } from './sandbox.js';
+import type { SandboxDenial } from './sandbox-denials.js';
 
 export interface AgentRequest {
   /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */
@@ -10,6 +12,12 @@ export interface AgentRequest {
   model: string | null;
   /** What the agent may do in `cwd`, passed as each CLI's own flags (permissions.ts). */
   permissions: Permissions;
+  /**
+   * The OS sandbox the agent's commands run in (sandbox.ts): given as each CLI's own settings, after
+   * svc checked it can start (`sandbox_unavailable` otherwise). Absent or null: no sandbox (`full`,
+   * `SVC_SANDBOX=off`, a conversation's reply).
+   */
+  sandbox?: AgentSandbox | null;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** No stdout line within this time → the process group is killed (`agent_first_event_timeout`). */
@@ -25,6 +33,8 @@ export interface AgentRequest {
   onText(text: string): void;
   /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
   onTool?(call: AgentToolCall): void;
+  /** Each refusal of the agent's sandbox, as its tool calls report it (sandbox-denials.ts). */
+  onSandboxDenied?(denial: SandboxDenial): void;
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
@@ -83,6 +93,8 @@ export type AgentErrorCode =
   | 'agent_session_lost'
   /** The agent would refuse the permissions asked for (claude `full` as root without IS_SANDBOX=1). */
   | 'agent_refused'
+  /** The request asked for a sandbox that cannot start here (bubblewrap or socat missing, user namespaces refused). */
+  | 'sandbox_unavailable'
   /** The agent printed a line longer than svc reads (AGENT_LINE_LIMIT_BYTES) and was stopped. */
   | 'output_too_large'
   /** The agent printed nothing for `idleTimeoutMs` and was stopped (the same code as a silent bash node's). */

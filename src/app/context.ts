@@ -165,6 +165,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           autoResumeOnLimit: settings.autoResumeOnLimit,
           agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
+          sandbox: { mode: settings.sandbox, svcHome: settings.home },
         },
         agents,
         assistants,
@@ -272,6 +273,7 @@ function openConversationService(
       maxConcurrentConversations: settings.maxConcurrentConversations,
       agentFirstEventTimeoutMs: settings.agentFirstEventTimeoutMs,
       agentEnvAllow: settings.agentEnvAllow,
+      sandbox: { mode: settings.sandbox, svcHome: settings.home },
     },
     answering,
   });

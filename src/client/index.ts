@@ -11,5 +11,5 @@ export { serverOrLocal, type ServerOrLocalOptions } from './server-or-local.js';
 export { resolveServer, type ServerTarget } from './server-target.js';
 export type { ApiAnswer, ApiRequest, RunHost, Transport } from './transport.js';
 export * from './types.js';
-export { deniedToolCalls, deniedToolsNote } from './tool-activity.js';
+export { deniedToolCalls, deniedToolsNote, refusalsNote, sandboxRefusalsNote } from './tool-activity.js';
 export { postWebhook, webhookUrl, type DeliveryAnswer } from './webhook-delivery.js';

@@ -27,3 +27,14 @@ export function deniedToolsNote(run: Pick<RunView, 'nodes'>): string | undefined
   const more = count > Math.min(summaries.length, NAMED) ? ', …' : '';
   return `the agent was denied ${count} tool call${count === 1 ? '' : 's'}${named ? `: ${named}${more}` : ''}`;
 }
+
+/** `its sandbox refused 2 calls` when a run's agents were refused by their OS sandbox (docs/decisions.md, "Agents in a sandbox"). */
+export function sandboxRefusalsNote(run: Pick<RunView, 'nodes'>): string | undefined {
+  const count = Object.values(run.nodes).reduce((sum, node) => sum + (node.sandboxDenied ?? 0), 0);
+  return count === 0 ? undefined : `its sandbox refused ${count} call${count === 1 ? '' : 's'}`;
+}
+
+/** What a run's outcome line adds: denied tool calls, and sandbox refusals; undefined when neither. */
+export function refusalsNote(run: Pick<RunView, 'nodes'>): string | undefined {
+  return [deniedToolsNote(run), sandboxRefusalsNote(run)].filter(Boolean).join('; ') || undefined;
+}

@@ -74,7 +74,13 @@ export interface ConversationDeps {
   /** Where an agent of a conversation without a workspace runs. */
   cwd: string;
   /** `agentEnvAllow`: `SVC_AGENT_ENV_ALLOW`, the server's variables an agent gets beyond the base set. */
-  limits: { maxConcurrentConversations: number; agentFirstEventTimeoutMs: number; agentEnvAllow?: readonly string[] };
+  limits: {
+    maxConcurrentConversations: number;
+    agentFirstEventTimeoutMs: number;
+    agentEnvAllow?: readonly string[];
+    /** `SVC_SANDBOX` and svc's home: a reply's agent at `read` or `edit` runs in its sandbox, as a node's (docs/decisions.md, "Agents in a sandbox"). */
+    sandbox?: { mode: 'on' | 'off'; svcHome: string };
+  };
   /**
    * Which process answers each conversation (coordination/types.ts): this one alone; one of the
    * servers sharing a database; or, for a process that answers nothing (the CLI's offline mode on

@@ -2,6 +2,7 @@ import {
   AgentError,
   emptyToolTally,
   readCodexProviderKeyEnv,
+  setUpSandbox,
   withheldEnvironment,
   tallyToolCall,
   type AgentToolCall,
@@ -55,6 +56,15 @@ export async function replyWithAgent(
     allow: deps.limits.agentEnvAllow,
     given: workspaceEnv,
   });
+  // Its OS sandbox, as a node's at the same level: the conversation's directory, a TMPDIR of its own.
+  const confined = await setUpSandbox({
+    permissions,
+    mode: deps.limits.sandbox?.mode ?? 'on',
+    cwd,
+    env,
+    svcHome: deps.limits.sandbox?.svcHome,
+    label: conversation.id,
+  });
   const stored = conversation.agent_session?.assistant === assistant ? conversation.agent_session : undefined;
   // Deltas are emitted in the order they arrive (positions are taken synchronously) and all are
   // persisted before the reply is stored, so `assistant_done` always follows the last delta.
@@ -71,7 +81,8 @@ export async function replyWithAgent(
       cwd,
       model,
       permissions,
-      env,
+      sandbox: confined.sandbox,
+      env: confined.env,
       endpoint,
       signal,
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
@@ -91,6 +102,8 @@ export async function replyWithAgent(
     if (!(stored && error instanceof AgentError && error.code === 'agent_session_lost')) throw error;
     deps.logger.warn('conversation.session_lost', { conversationId: conversation.id, assistant });
     result = await ask(undefined);
+  } finally {
+    await confined.dispose();
   }
   await Promise.allSettled(deltas);
   return {

@@ -51,6 +51,13 @@ export interface Settings {
    * @default `SVC_AGENT_ENV_ALLOW` (comma-separated) || none
    */
   agentEnvAllow: string[];
+  /**
+   * `off`: agents at `read` and `edit` run without their OS sandbox, and every such node says so
+   * (`sandbox: "off"`, `sandboxOff: "SVC_SANDBOX=off"`); `on` (the default): a node whose sandbox
+   * cannot start fails `sandbox_unavailable` (docs/decisions.md, "Agents in a sandbox").
+   * @default `SVC_SANDBOX` (`off`/`0`/`false` or `on`/`1`/`true`) || `on`
+   */
+  sandbox: 'on' | 'off';
   /** Claude Code executable. @default `SVC_CLAUDE_BIN` || `claude` */
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
@@ -144,6 +151,14 @@ export function parsePort(raw: string, source = 'PORT'): number {
   return value;
 }
 
+/** `SVC_SANDBOX`: `on` unless it says off; a value that is neither is an error, not a guess. */
+export function sandboxSetting(raw: string | undefined): 'on' | 'off' {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (['', 'on', '1', 'true'].includes(value)) return 'on';
+  if (['off', '0', 'false'].includes(value)) return 'off';
+  throw new SettingsError(`SVC_SANDBOX must be on or off (got '${raw}').`);
+}
+
 /** A PostgreSQL URL, checked for its scheme only: the driver reports anything else when it connects. */
 export function databaseUrl(raw: string | undefined, source = 'SVC_DATABASE_URL'): string | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -169,6 +184,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),
     autoResumeOnLimit: ['1', 'true'].includes((env.SVC_AUTO_RESUME_ON_LIMIT ?? '').toLowerCase()),
     agentEnvAllow: envNames(env, 'SVC_AGENT_ENV_ALLOW'),
+    sandbox: sandboxSetting(env.SVC_SANDBOX),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',

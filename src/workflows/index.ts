@@ -70,3 +70,4 @@ export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflow-file
 export type { WorkflowFileCheck } from './workflow-file.js';
 export type { Permissions } from './schema.js';
 export { WORKFLOW_FILE_EXTENSIONS, placeIn } from './workflow-file.js';
+export { isSandboxHost, mergeSandbox, RawSandboxSchema, type RawSandbox, type SandboxWidening } from './sandbox.js';

@@ -21,6 +21,7 @@ import type {
   WorkflowNode,
 } from './schema.js';
 import { parseWhen } from './when.js';
+import { mergeSandbox } from './sandbox.js';
 
 function durationMs(value: number | string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -72,6 +73,7 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     assistant: node.assistant ?? workflow.assistant,
     model: node.model ?? workflow.model,
     permissions: runsAgent ? (node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS) : undefined,
+    ...(runsAgent && (workflow.sandbox || node.sandbox) ? { sandbox: mergeSandbox(workflow.sandbox, node.sandbox) } : {}),
     envAllow: [...new Set([...(workflow.env?.allow ?? []), ...(node.env?.allow ?? [])])],
     envInherit: action.kind === 'bash' ? node.env?.inherit !== false : false,
   };

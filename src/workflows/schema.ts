@@ -59,6 +59,7 @@ import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
 import { DURATION_HINT, parseDuration } from '../shared/duration.js';
 import { describeValue, quoteValue } from './problems.js';
 import type { WhenExpr } from './when.js';
+import { RawSandboxSchema, type SandboxWidening } from './sandbox.js';
 
 // ---------------------------------------------------------------------------------------------
 // Names, enumerations and defaults
@@ -189,6 +190,7 @@ export const RawNodeSchema = z.strictObject({
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
   permissions: z.enum(PERMISSIONS).optional(),
+  sandbox: RawSandboxSchema.optional(),
   env: RawNodeEnvSchema.optional(),
 });
 
@@ -236,6 +238,7 @@ export const RawWorkflowSchema = z.strictObject({
   model: nonEmptyText.optional(),
   commit: z.boolean().optional(),
   permissions: z.enum(PERMISSIONS).optional(),
+  sandbox: RawSandboxSchema.optional(),
   idle_timeout: durationSchema('idle_timeout').optional(),
   env: RawWorkflowEnvSchema.optional(),
   /** The run's spend cap in USD (docs/decisions.md, "Spend cap"). */
@@ -320,6 +323,8 @@ export interface WorkflowNode {
   readonly model: string | undefined;
   /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash, approval and wait nodes. */
   readonly permissions: Permissions | undefined;
+  /** Agent nodes: what the workflow's and the node's `sandbox:` widen its agent's sandbox by; absent when neither says anything. */
+  readonly sandbox?: SandboxWidening;
   /**
    * The server's variables allowed beyond the base set: the workflow's `env.allow` and the node's
    * (absent, like `envInherit`, in the snapshots of runs started before they existed: none).

@@ -61,13 +61,16 @@ function checkActions(node: NodeSketch, problems: Problem[]): void {
 
 /** `permissions` says what an agent may do: a bash script or a gate has no agent to restrict. */
 function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
-  if (!Object.hasOwn(node.raw, 'permissions')) return;
-  const action = NODE_ACTIONS.find((key) => Object.hasOwn(node.raw, key));
-  if (action === undefined || (AGENT_ACTIONS as readonly string[]).includes(action)) return;
-  problems.push({
-    path: ['nodes', node.index, 'permissions'],
-    message: `permissions applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
-  });
+  // `sandbox` too: it widens an agent's sandbox (bash nodes are not sandboxed yet).
+  for (const key of ['permissions', 'sandbox'] as const) {
+    if (!Object.hasOwn(node.raw, key)) continue;
+    const action = NODE_ACTIONS.find((name) => Object.hasOwn(node.raw, name));
+    if (action === undefined || (AGENT_ACTIONS as readonly string[]).includes(action)) continue;
+    problems.push({
+      path: ['nodes', node.index, key],
+      message: `${key} applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
+    });
+  }
 }
 
 /** `idle_timeout` watches a process's output: a gate or a wait runs none. */

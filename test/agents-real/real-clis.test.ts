@@ -233,18 +233,19 @@ describe('the real Codex', { timeout: 90_000 }, () => {
     await expectNothingCommitted(run);
   });
 
-  it('read with CODEX_HOME inside the temporary directory: svc logs why codex has no sandbox helper', async () => {
-    // codex refuses its helper aliases there whatever the machine; whether its sandbox then fails
-    // the command depends on the system bubblewrap (docs/decisions.md, "Codex's sandbox helper").
+  it("read with CODEX_HOME inside the system's temporary directory: the node's own TMPDIR keeps codex's sandbox helper working", async () => {
+    // codex refuses its helper aliases under a CODEX_HOME inside $TMPDIR, and with a permission
+    // profile then cannot start at all ("bwrap: execvp codex-linux-sandbox"; measured). A sandboxed
+    // node's TMPDIR is svc's own per-node directory, so codex starts, its profile refuses the write,
+    // and svc has nothing to warn of (docs/decisions.md, "Codex's sandbox helper").
     const home = await tempDir('svc-real-tmp-home-');
     Object.assign(process.env, await offlineAgentEnv(home, trap));
-    const { run } = await runOnWorkspace('codex-read');
-    expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'read' });
-    const warnings = readFileSync(join(server.home, 'logs', 'svc.log'), 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('agent.codex_helpers_unavailable'))
-      .map((line) => JSON.parse(line) as Json);
-    expect(warnings.at(-1)).toMatchObject({ level: 'warn', reason: expect.stringContaining(join(home, '.codex')) });
+    const { run, worktree } = await runOnWorkspace('codex-read');
+    expect(run.nodes.change).toMatchObject({ status: 'completed', output: 'DONE', permissions: 'read', sandbox: 'on' });
+    expect(existsSync(join(worktree, 'codex-ran.txt'))).toBe(false);
+    expect(codexCallOutputs(codex)).toEqual([expect.objectContaining({ output: expect.stringContaining('Read-only file system') })]);
+    const log = existsSync(join(server.home, 'logs', 'svc.log')) ? readFileSync(join(server.home, 'logs', 'svc.log'), 'utf8') : '';
+    expect(log).not.toContain('agent.codex_helpers_unavailable');
   });
 
   it('full: no sandbox, and its command writes', async () => {

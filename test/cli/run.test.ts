@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { FAKE_CLAUDE } from '../helpers/runs.js';
 import { spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { makeHome } from '../helpers/server.js';
 import { makeProject, type Project } from '../helpers/workflow-project.js';
@@ -43,6 +44,18 @@ nodes:
   - id: alone
     bash: echo "\${SVC_TEST_CANARY-withheld}"
     env: { inherit: false }
+`,
+  'agent.yaml': `name: agent
+description: one agent node at edit
+nodes:
+  - id: ask
+    prompt: "answer [fake:reply=ok]"
+`,
+  'violations.yaml': `name: violations
+description: an agent whose sandbox refuses a request (recorded lines)
+nodes:
+  - id: net
+    prompt: "go [fake:lines=$ARGUMENTS]"
 `,
   'slow.yaml': `name: slow
 description: runs long
@@ -121,6 +134,33 @@ describe('without a server: runs execute in the foreground on the store', () => 
     expect(shown.stdout).toContain('environment beyond the base set');
     expect(shown.stdout).toMatch(/^ {2}alone: .*\bARGUMENTS\b/m);
     expect(shown.stdout).not.toContain('SVC_TEST_CANARY');
+  });
+
+  it('runs show says unsandboxed, and why, for an agent node that ran outside its sandbox', async () => {
+    const env = { SVC_HOME: home, PORT: '1', SVC_CLAUDE_BIN: FAKE_CLAUDE, SVC_SANDBOX: 'off' };
+    const result = await runCli(['run', 'agent', '--json'], { env, cwd: project.dir });
+    expect(result.code).toBe(0);
+    const run = json(result.stdout);
+    expect(run.nodes.ask).toMatchObject({ sandbox: 'off', sandboxOff: 'SVC_SANDBOX=off' });
+    const shown = await svc(['runs', 'show', run.id]);
+    expect(shown.stdout).toMatch(/^ask\tcompleted\t.*\tunsandboxed \(SVC_SANDBOX=off\)$/m);
+  });
+
+  it('svc run prints each sandbox refusal and counts them on its last line; runs show on the node', async () => {
+    const stderr = '<sandbox_violations>\ndeny network-outbound 203.0.113.7:443 (host is not on the allow list)\n</sandbox_violations>';
+    const lines = [
+      { type: 'assistant', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'curl https://203.0.113.7' } }] } },
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'blocked', is_error: false }] }, tool_use_result: { stderr } },
+    ];
+    const file = join(home, 'violations.jsonl');
+    await writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const env = { SVC_HOME: home, PORT: '1', SVC_CLAUDE_BIN: FAKE_CLAUDE };
+    const result = await runCli(['run', 'violations', file], { env, cwd: project.dir });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('[net] sandbox denied: net 203.0.113.7:443 (Bash)');
+    expect(result.stdout).toMatch(/^completed violations run_\S+ .*— its sandbox refused 1 call$/m);
+    const id = /run_\S+/.exec(result.stdout)![0];
+    expect((await svc(['runs', 'show', id])).stdout).toMatch(/^net\tcompleted\t.*\tsandbox refused 1$/m);
   });
 
   it('runs list reads the store and prints tab-separated lines when piped', async () => {

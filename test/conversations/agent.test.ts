@@ -118,9 +118,24 @@ describe('codex', () => {
     const calls = readJsonLines(join(logs, 'codex.jsonl'));
     const one = calls.find((c) => c.stdin === 'codex one')!;
     const two = calls.find((c) => c.stdin === 'codex two')!;
-    // A conversation reads unless told otherwise: codex's read-only sandbox, said explicitly.
-    expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
-    expect(two.argv.slice(0, 6)).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', 'resume']);
+    // A conversation reads unless told otherwise: codex's permission profile extending :read-only,
+    // with the secrets denied (a reply's agent is sandboxed as a node's: docs/decisions.md, "Agents in a sandbox").
+    const profile = [
+      '-c',
+      'default_permissions="svc"',
+      '-c',
+      'permissions.svc.extends=":read-only"',
+      '-c',
+      expect.stringMatching(/^permissions\.svc\.filesystem=\{.*\.ssh"="none"/),
+      '-c',
+      'permissions.svc.network.enabled=true',
+      '-c',
+      'permissions.svc.network.domains={}',
+      '-c',
+      'features.network_proxy=true',
+    ];
+    expect(one.argv).toEqual(['exec', '--json', '--skip-git-repo-check', ...profile, '-']);
+    expect(two.argv.slice(0, profile.length + 4)).toEqual(['exec', '--json', '--skip-git-repo-check', ...profile, 'resume']);
     expect(two.argv.at(-1)).toBe('-');
   });
 

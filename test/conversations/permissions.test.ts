@@ -37,13 +37,38 @@ async function tryWrite(conversation: Json, name: string): Promise<string[]> {
 }
 const written = (name: string) => existsSync(join(cwd, `${name}.txt`));
 
+/**
+ * The argv without its sandbox (a reply's agent runs in it as a node's does: docs/decisions.md,
+ * "Agents in a sandbox"), and what the sandbox was: claude's `--settings`, codex's profile base.
+ */
+function sandboxOf(argv: string[]): { rest: string[]; sandbox: string | undefined } {
+  const rest: string[] = [];
+  let sandbox: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1] ?? '';
+    if (argv[i] === '--settings') sandbox = JSON.parse(next).sandbox?.enabled ? 'claude sandbox' : undefined;
+    else if (argv[i] === '-c' && /^(default_permissions|permissions\.|features\.network_proxy)/.test(next)) {
+      const base = /^permissions\.svc\.extends="(.*)"$/.exec(next)?.[1];
+      if (base) sandbox = `codex ${base}`;
+    } else {
+      rest.push(argv[i]!);
+      continue;
+    }
+    i++;
+  }
+  return { rest, sandbox };
+}
+
 describe('conversation permissions', () => {
   it('read out of the box: the agent is refused writes, claude in its default mode and codex in its read-only sandbox', async () => {
     const claude = await create();
     expect(claude.permissions).toBeNull();
-    expect(await tryWrite(claude, 'plain-claude')).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default']);
+    expect(sandboxOf(await tryWrite(claude, 'plain-claude'))).toEqual({
+      rest: ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'],
+      sandbox: 'claude sandbox',
+    });
     const codex = await create({ assistant: 'codex' });
-    expect(await tryWrite(codex, 'plain-codex')).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '-']);
+    expect(sandboxOf(await tryWrite(codex, 'plain-codex'))).toEqual({ rest: ['exec', '--json', '--skip-git-repo-check', '-'], sandbox: 'codex :read-only' });
     expect([written('plain-claude'), written('plain-codex')]).toEqual([false, false]);
   });
 
@@ -51,10 +76,10 @@ describe('conversation permissions', () => {
     const editing = await create({ permissions: 'edit' });
     expect(editing.permissions).toBe('edit');
     expect((await api(server, 'GET', `/api/conversations/${editing.id}`)).body.permissions).toBe('edit');
-    expect((await tryWrite(editing, 'own-edit')).slice(4)).toEqual(['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash']);
+    expect(sandboxOf(await tryWrite(editing, 'own-edit')).rest.slice(4)).toEqual(['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash']);
     expect(written('own-edit')).toBe(true);
     const codex = await create({ assistant: 'codex', permissions: 'edit' });
-    expect(await tryWrite(codex, 'own-codex')).toContain('workspace-write');
+    expect(sandboxOf(await tryWrite(codex, 'own-codex')).sandbox).toBe('codex :workspace');
     expect(written('own-codex')).toBe(true);
   });
 
@@ -66,7 +91,7 @@ describe('conversation permissions', () => {
     expect(written('configured')).toBe(true);
     // ... and a conversation that says read still reads.
     const reading = await create({ permissions: 'read' });
-    expect((await tryWrite(reading, 'still-read')).slice(4)).toEqual(['--permission-mode', 'default']);
+    expect(sandboxOf(await tryWrite(reading, 'still-read')).rest.slice(4)).toEqual(['--permission-mode', 'default']);
     expect(written('still-read')).toBe(false);
   });
 

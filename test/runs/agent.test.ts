@@ -20,7 +20,19 @@ import {
 } from '../helpers/runs.js';
 
 // Workflow nodes edit unless they say otherwise (docs/contract.md, "Agent command lines").
-const BASE_ARGV = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'];
+// An `edit` node's agent runs in Claude Code's own sandbox, given with `--settings` (docs/decisions.md, "Agents in a sandbox").
+const BASE_ARGV = [
+  '-p',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-mode',
+  'acceptEdits',
+  '--allowedTools',
+  'Bash',
+  '--settings',
+  expect.stringMatching(/^\{"sandbox":\{"enabled":true,"failIfUnavailable":true,"allowUnsandboxedCommands":false,/),
+];
 
 let server: TestServer;
 let project: string;

@@ -13,11 +13,33 @@ const CLAUDE_FLAGS = {
   edit: ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'],
   full: ['--permission-mode', 'bypassPermissions'],
 };
+/** Codex at `read` and `edit`: a permission profile instead of `--sandbox` (docs/decisions.md, "Agents in a sandbox"). */
+const codexProfile = (base: string) => [
+  '-c',
+  'default_permissions="svc"',
+  '-c',
+  `permissions.svc.extends="${base}"`,
+  '-c',
+  expect.stringMatching(/^permissions\.svc\.filesystem=\{/),
+  // Its network proxy, allowing no host: a refused request is said (docs/decisions.md, "Agents in a sandbox").
+  '-c',
+  'permissions.svc.network.enabled=true',
+  '-c',
+  'permissions.svc.network.domains={}',
+  '-c',
+  'features.network_proxy=true',
+];
 const CODEX_FLAGS = {
-  read: ['--sandbox', 'read-only'],
-  edit: ['--sandbox', 'workspace-write'],
+  read: codexProfile(':read-only'),
+  edit: codexProfile(':workspace'),
   full: ['--dangerously-bypass-approvals-and-sandbox'],
 };
+/** The argv without Claude Code's `--settings <json>`, and the settings (undefined without). */
+function claudeSettings(argv: string[]): [string[], Json | undefined] {
+  const at = argv.indexOf('--settings');
+  if (at < 0) return [argv, undefined];
+  return [[...argv.slice(0, at), ...argv.slice(at + 2)], JSON.parse(argv[at + 1]!)];
+}
 
 /** A node whose agent tries to write `<id>.txt` with its file tool and `<id>-sh.txt` with a command. */
 const claudeNode = (id: string, extra: Json = {}) => ({
@@ -65,13 +87,19 @@ describe('claude nodes', () => {
 
   it('edit by default: acceptEdits with Bash allowed, so the file tool and the command both write', () => {
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
-    expect(callOf(claudeCalls(), 'plain')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
-    expect(callOf(claudeCalls(), 'editor')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
+    expect(claudeSettings(callOf(claudeCalls(), 'plain')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.edit);
+    expect(claudeSettings(callOf(claudeCalls(), 'editor')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.edit);
     for (const name of ['plain.txt', 'plain-sh.txt', 'editor.txt', 'editor-sh.txt']) expect(written(name), name).toBe(true);
+    // In Claude Code's own sandbox, on the node's record too.
+    expect(claudeSettings(callOf(claudeCalls(), 'plain')!.argv)[1]).toMatchObject({
+      sandbox: { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, filesystem: { allowWrite: expect.arrayContaining([project]) } },
+    });
+    expect(run.nodes.plain).toMatchObject({ permissions: 'edit', sandbox: 'on' });
+    expect(run.nodes.plain.sandboxOff).toBeUndefined();
   });
 
   it("read: the default permission mode, so the agent is refused every write and the node's files do not exist", () => {
-    expect(callOf(claudeCalls(), 'reader')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.read);
+    expect(claudeSettings(callOf(claudeCalls(), 'reader')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.read);
     expect(written('reader.txt')).toBe(false);
     expect(written('reader-sh.txt')).toBe(false);
     // The refusals are in what the agent printed (agent_tool events are built from them), and its reply says so.
@@ -107,8 +135,8 @@ describe('claude nodes', () => {
   it("a workflow's permissions apply to its nodes; a node's own win", async () => {
     const other = await waitForRun(server, await startRun(server, 'claude-read-all', { message: '', cwd: project }));
     expect(other.status).toBe('completed');
-    expect(callOf(claudeCalls(), 'inherits')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.read);
-    expect(callOf(claudeCalls(), 'overrides')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.edit);
+    expect(claudeSettings(callOf(claudeCalls(), 'inherits')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.read);
+    expect(claudeSettings(callOf(claudeCalls(), 'overrides')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.edit);
     expect([written('inherits.txt'), written('overrides.txt')]).toEqual([false, true]);
     expect([other.nodes.inherits.permissions, other.nodes.overrides.permissions]).toEqual(['read', 'edit']);
   });
@@ -159,7 +187,7 @@ describe('claude with permissions full', () => {
         expect(written('unchecked.txt')).toBe(false);
       } else {
         expect(run.status).toBe('completed');
-        expect(callOf(claudeCalls(), 'unchecked')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.full);
+        expect(claudeSettings(callOf(claudeCalls(), 'unchecked')!.argv.slice(4))[0]).toEqual(CLAUDE_FLAGS.full);
         expect(written('unchecked.txt')).toBe(true);
       }
       // The independent bash node runs either way.
@@ -171,7 +199,9 @@ describe('claude with permissions full', () => {
     setProcessEnv({ IS_SANDBOX: '1' });
     const run = await waitForRun(server, await startRun(server, 'claude-full', { message: '', cwd: project }));
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
-    expect(callOf(claudeCalls(), 'unchecked')!.argv.slice(4)).toEqual(CLAUDE_FLAGS.full);
+    expect(claudeSettings(callOf(claudeCalls(), 'unchecked')!.argv.slice(4))).toEqual([CLAUDE_FLAGS.full, undefined]);
     expect([written('unchecked.txt'), written('unchecked-sh.txt')]).toEqual([true, true]);
+    // `full` is not sandboxed, and its record says so.
+    expect(run.nodes.unchecked).toMatchObject({ permissions: 'full', sandbox: 'off', sandboxOff: 'level full' });
   });
 });

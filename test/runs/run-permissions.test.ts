@@ -33,7 +33,9 @@ describe("a run's own permissions", () => {
     const run = await waitForRun(server, await startRun(server, 'edits', { message: '', cwd: project, permissions: 'read' }));
     expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
     expect(run.permissions).toBe('read');
-    expect(callOf('plain')!.argv.slice(4)).toEqual(READ_FLAGS);
+    // Then its sandbox's settings (`--settings <json>`: docs/decisions.md, "Agents in a sandbox").
+    expect(callOf('plain')!.argv.slice(4, 6)).toEqual(READ_FLAGS);
+    expect(callOf('plain')!.argv.slice(6, 7)).toEqual(['--settings']);
     expect(run.nodes.plain.permissions).toBe('read');
     expect(run.nodes.planner.permissions).toBe('read');
     // A bash node has no agent to restrict.

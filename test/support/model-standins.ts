@@ -321,3 +321,91 @@ export async function startNetworkTrap(): Promise<NetworkTrap> {
       }),
   };
 }
+
+// ---- Commands one after another (sandbox tests) ----------------------------------------------
+
+/**
+ * Claude Code's model running `commands` through its Bash tool, one per turn: the request carrying
+ * k tool results so far gets the (k+1)-th, and after the last one `finalText`. A request whose tools
+ * do not include Bash (a side request) gets a short text.
+ */
+export function startClaudeBashStandIn(commands: readonly string[], finalText: string): Promise<StandIn> {
+  return listen((req, body, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens') return json(res, 200, { input_tokens: 10 });
+    if (req.method !== 'POST' || path !== '/v1/messages' || !body)
+      return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no ${path}` } });
+    const model = typeof body.model === 'string' ? body.model : 'claude-standin';
+    const tools = ((body.tools as Json[] | undefined) ?? []).map((tool) => tool.name as string);
+    const done = ((body.messages as Json[]) ?? [])
+      .flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []))
+      .filter((part) => part.type === 'tool_result').length;
+    let blocks: Json[] = [{ type: 'text', text: tools.includes('Bash') ? finalText : 'ok' }];
+    let stop = 'end_turn';
+    if (tools.includes('Bash') && done < commands.length) {
+      blocks = [{ type: 'tool_use', id: `toolu_standin_bash_${done + 1}`, name: 'Bash', input: { command: commands[done], description: 'Run the command' } }];
+      stop = 'tool_use';
+    }
+    if (body.stream) return sse(res, messageEvents(model, blocks, stop));
+    json(res, 200, {
+      id: `msg_standin_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: blocks,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 5 },
+    });
+  });
+}
+
+/** Codex's model running `commands` through `exec_command`, one per turn, then `finalText`. */
+export function startCodexCommandsStandIn(commands: readonly string[], finalText: string): Promise<StandIn> {
+  return listen((req, body, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'POST' || path !== '/v1/responses' || !body) return json(res, 404, { error: { message: `no ${path}` } });
+    const tools = ((body.tools as Json[] | undefined) ?? []).map((tool) => (tool.name ?? tool.function?.name) as string);
+    const done = inputItems(body).filter((item) => item.type === 'function_call_output').length;
+    const item: Json =
+      tools.includes('exec_command') && done < commands.length
+        ? {
+            type: 'function_call',
+            id: `fc_standin_${done + 1}`,
+            call_id: `call_standin_${done + 1}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: commands[done] }),
+          }
+        : {
+            type: 'message',
+            role: 'assistant',
+            id: `msg_standin_${done}`,
+            content: [{ type: 'output_text', text: tools.includes('exec_command') ? finalText : 'ok' }],
+          };
+    sse(res, responseEvents([item]));
+  });
+}
+
+/** Everything the stand-in was sent, as one text (to say that a secret never reached the model). */
+export const everythingSent = (standIn: StandIn): string => standIn.requests.map((request) => JSON.stringify(request.body)).join('\n');
+
+/** A plain local HTTP server on 127.0.0.1 that answers 200 "pong" and remembers each request's path. */
+export async function startLocalService(): Promise<{ url: string; port: number; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '/');
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('pong');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -113,6 +113,8 @@ describe('the dashboard in a browser', () => {
     await p.locator('section[data-status="completed"]').waitFor();
     await p.locator('g.dag-node[data-node-id="look"]').click();
     await expect(p.locator('[data-permissions]').textContent()).resolves.toMatch(/^Agent permissions: read — reads and searches/);
+    // And that it ran in its OS sandbox (docs/contract.md, "Sandbox").
+    await expect(p.locator('[data-sandbox]').textContent()).resolves.toMatch(/^Sandbox: on — writes only its run's worktree/);
     // The names its environment held beyond the base set (docs/contract.md, "Least-privilege environment"), never values.
     await expect(p.locator('[data-env-given]').textContent()).resolves.toMatch(/^Environment beyond the base set: .*\bRUN_ID\b/);
     expect(problems).toEqual([]);

@@ -38,6 +38,12 @@ export interface EngineLimits {
   agentEnvAllow?: readonly string[];
   /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
   runLeaseMs?: number;
+  /**
+   * Agents' OS sandbox (docs/decisions.md, "Agents in a sandbox"): `mode` is `SVC_SANDBOX` (default
+   * `on`), `svcHome` the home whose files sandboxed agents may not read (but for their run's worktree
+   * and artifacts).
+   */
+  sandbox?: { mode: 'on' | 'off'; svcHome: string };
 }
 
 /** A run's working directory, and whether it is a worktree in this server's home (which binds the run to that home). */

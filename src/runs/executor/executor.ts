@@ -7,6 +7,7 @@ import { freshNodeState } from '../model/node-state.js';
 import { without } from '../model/run-snapshot.js';
 import type { RunRecord } from '../model/types.js';
 import { holdWait } from '../wake-ups/waits.js';
+import { sandboxDecision } from '../../agents/index.js';
 import { ExecutionState, type ExecutionScope, type ExecutorDeps } from './execution-scope.js';
 import { nodeCommits } from './node-commits.js';
 import { executeNode } from './node-execution.js';
@@ -172,9 +173,11 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);
           // An agent node's permissions go on its record: what the agent was allowed, as it ran.
-          const begun = moveNode(current, 'start', { ...freshNodeState(), startedAt: now(), ...(node.permissions ? { permissions: node.permissions } : {}) });
+          // And whether it runs in its OS sandbox, or why not (`sandboxOff`).
+          const agent = node.permissions ? { permissions: node.permissions, ...sandboxDecision(node.permissions, deps.prompt.sandbox.mode) } : undefined;
+          const begun = moveNode(current, 'start', { ...freshNodeState(), startedAt: now(), ...agent });
           // A node run again (resume) starts a new log; what its last one said no longer holds.
-          state.setNode(node.id, without(begun, 'logTruncated'));
+          state.setNode(node.id, without(begun, 'logTruncated', ...(agent?.sandbox === 'on' ? (['sandboxOff'] as const) : [])));
           starting.push(node);
           rounds.changed();
         }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../../agents/index.js';
+import { emptyToolTally, tallyToolCall, type AgentToolCall, type SandboxDenial } from '../../agents/index.js';
 import { processStartTime } from '../../processes/index.js';
 import type { WorkflowNode } from '../../workflows/index.js';
 import type { RunEventFields } from '../model/events.js';
@@ -27,6 +27,9 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   const streams = nodeStreams(scope, node, log);
   // An agent node counts from zero, so "no tool call" reads as 0 (a bash node has no count at all).
   if (node.action.kind !== 'bash') state.patchNode(node.id, emptyToolTally());
+  // A sandboxed one counts its sandbox's refusals from zero too; an unsandboxed one has no count.
+  if (node.action.kind !== 'bash')
+    state.setNode(node.id, state.node(node.id).sandbox === 'on' ? { ...state.node(node.id), sandboxDenied: 0 } : without(state.node(node.id), 'sandboxDenied'));
   // What an earlier attempt recorded of its range no longer holds.
   if (commits) state.setNode(node.id, without(state.node(node.id), ...NODE_RANGE_FIELDS));
   const base = commits ? await commits.start() : null;
@@ -62,7 +65,7 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
 
 const now = () => new Date().toISOString();
 
-interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onProcess'> {
+interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onProcess' | 'onSandboxDenied'> {
   /** Also svc's own lines about the node (`system`: a retry). */
   onOutput(stream: RunEventFields['node_output']['stream'], text: string): void;
   processFile: string;
@@ -102,7 +105,12 @@ function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: N
     if (!announce) return;
     runs.emit(state.run, 'agent_tool', { nodeId: node.id, ...call }).catch(failedWrite);
   };
-  return { onProcess, onOutput, onTool, processFile };
+  // Each refusal of the agent's sandbox: an event, and one more on the node's count.
+  const onSandboxDenied = (denial: SandboxDenial) => {
+    state.patchNode(node.id, { sandboxDenied: (state.node(node.id).sandboxDenied ?? 0) + 1 });
+    runs.emit(state.run, 'sandbox_denied', { nodeId: node.id, ...denial }).catch(failedWrite);
+  };
+  return { onProcess, onOutput, onTool, onSandboxDenied, processFile };
 }
 
 interface Attempted {
@@ -134,6 +142,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         node,
         outputs: scope.outputs,
         variables: scope.variables,
+        artifactsDir: scope.artifactsDir,
         env: deps.workspaceEnv,
         envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
         onEnvGiven: (names) => state.patchNode(node.id, { envGiven: names }),
@@ -141,6 +150,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         signal,
         onOutput: streams.onOutput,
         onTool: streams.onTool,
+        onSandboxDenied: streams.onSandboxDenied,
         onProcess: streams.onProcess,
       });
       result.failure = undefined;

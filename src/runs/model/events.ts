@@ -4,7 +4,7 @@
  * compiler knows each event's fields; a new event type is added here and nowhere else.
  */
 
-import type { AgentToolCall } from '../../agents/index.js';
+import type { AgentToolCall, SandboxDenial } from '../../agents/index.js';
 import type { NodeActionKind } from '../../workflows/index.js';
 import type { TriggerKind } from './statuses.js';
 
@@ -23,6 +23,8 @@ export interface RunEventFields {
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
   agent_tool: { nodeId: string } & AgentToolCall;
+  /** A prompt node's agent was refused by its OS sandbox: a path (`fs`) or `host:port` (`net`); docs/decisions.md, "Agents in a sandbox". */
+  sandbox_denied: { nodeId: string } & SandboxDenial;
   node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
   node_failed: { nodeId: string; error: string; code?: string; resumeAt?: string; attempts: number; durationMs: number | null };
   node_skipped: { nodeId: string; reason: string };
@@ -98,6 +100,7 @@ export const RUN_EVENT_TYPES = [
   'node_waiting',
   'node_output',
   'agent_tool',
+  'sandbox_denied',
   'node_completed',
   'node_failed',
   'node_skipped',

@@ -88,6 +88,14 @@ export const NodeStateSchema = z.object({
     .enum(PERMISSIONS)
     .optional()
     .describe('agent nodes, once started: what the agent was allowed to do (read, edit, full; docs/decisions.md, Agents)'),
+  sandbox: z
+    .enum(['on', 'off'])
+    .optional()
+    .describe(
+      "agent nodes, once started: whether its agent ran in its OS sandbox (`on`), or not (`off`, with `sandboxOff`); absent on nodes started before sandboxes (docs/decisions.md, 'Agents in a sandbox')",
+    ),
+  sandboxDenied: z.number().int().optional().describe('a sandboxed agent node: how many of its calls its sandbox refused (`sandbox_denied` events)'),
+  sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full` or `SVC_SANDBOX=off`'),
   waitingFor: z
     .literal('agent_slot')
     .optional()

@@ -13,7 +13,8 @@ const EVENT_TYPES_DOC =
   `Each \`data:\` is one JSON event \`{type, at, …}\`. Run events (with \`runId\`, \`seq\`): ${RUN_EVENT_TYPES.join(', ')}, run_deleted. ` +
   `Conversation events (with \`conversationId\`, no \`runId\`): ${CONVERSATION_EVENT_TYPES.join(', ')}. ` +
   `\`agent_tool\` is an agent's tool call once resolved: \`nodeId\` (run) or \`messageId\` (conversation), \`tool\`, ` +
-  `\`summary\` (one line, at most ${TOOL_SUMMARY_MAX} characters, never file contents), \`status\` \`ok\` | \`denied\` | \`failed\`.`;
+  `\`summary\` (one line, at most ${TOOL_SUMMARY_MAX} characters, never file contents), \`status\` \`ok\` | \`denied\` | \`failed\`. ` +
+  `\`sandbox_denied\` is a refusal of an agent's OS sandbox: \`nodeId\`, \`kind\` \`fs\` | \`net\` | \`escape\`, \`target\` (a path, or \`host:port\`), \`tool\`.`;
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to

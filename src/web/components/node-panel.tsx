@@ -38,6 +38,16 @@ export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail
           Agent permissions: <strong>{permissions}</strong> — {PERMISSIONS_MEANING[permissions]}
         </p>
       ) : null}
+      {node?.sandbox === 'off' ? (
+        <p class="note" data-sandbox="off">
+          Unsandboxed ({node.sandboxOff ?? 'no reason recorded'}): its agent could read the user's files and reach any host.
+        </p>
+      ) : node?.sandbox === 'on' ? (
+        <p class="muted" data-sandbox="on">
+          Sandbox: on — writes only its run's worktree, reads none of the user's secrets, reaches only the hosts its workflow allows
+          {node.sandboxDenied ? `; refused ${node.sandboxDenied} call${node.sandboxDenied === 1 ? '' : 's'}` : ''}
+        </p>
+      ) : null}
       {node?.envGiven ? (
         <p class="muted" data-env-given={node.envGiven.join(',')}>
           Environment beyond the base set: {node.envGiven.length ? node.envGiven.join(', ') : 'none'}

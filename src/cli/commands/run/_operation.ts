@@ -1,4 +1,4 @@
-import { deniedToolsNote, type RunView } from '../../../client/index.js';
+import { refusalsNote, type RunView } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { printJson } from '../../output.js';
 
@@ -19,6 +19,6 @@ export function printOutcome(cmd: CommandContext, op: keyof typeof PAST, result:
   if ((op === 'cancel' || op === 'abandon') && 'status' in result && result.status === 'failed') {
     return void cmd.io.out(`Run ${id}: its auto-resume was called off (it stays failed; svc resume ${id} continues it).\n`);
   }
-  const denied = 'nodes' in result ? deniedToolsNote(result) : undefined;
+  const denied = 'nodes' in result ? refusalsNote(result) : undefined;
   cmd.io.out(`Run ${id} ${PAST[op]}${'status' in result ? ` (now ${result.status}${denied ? ` — ${denied}` : ''})` : ''}.\n`);
 }

@@ -1,4 +1,4 @@
-import { deniedToolsNote, type RunView, type StreamEvent } from '../../../client/index.js';
+import { refusalsNote, type RunView, type StreamEvent } from '../../../client/index.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { formatCost, formatMs, waitingText } from './_outcome.js';
@@ -115,6 +115,10 @@ export class RunPrinter {
       case 'node_output':
         if (this.options.verbose && typeof event.text === 'string') this.#output(event.nodeId, event.text, event.truncated === true);
         break;
+      case 'sandbox_denied':
+        // Every refusal of the sandbox is shown: it is what an injected prompt tried.
+        this.#line(`${p.dim(`[${event.nodeId}]`)} ${p.yellow('sandbox denied:')} ${event.kind} ${event.target} ${p.dim(`(${event.tool})`)}`);
+        break;
       case 'agent_tool':
         if ('nodeId' in event && showsToolCall(event.status, this.options.verbose)) this.#line(`${p.dim(`[${event.nodeId}]`)} ${toolLine(p, event)}`);
         break;
@@ -183,7 +187,7 @@ export class RunPrinter {
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '';
     const cost = run.costUsd === null ? '' : ` ${formatCost(run.costUsd)}`;
     // A run whose agent was refused tools says so on its last line, never as a plain success.
-    const denied = deniedToolsNote(run);
+    const denied = refusalsNote(run);
     const colour =
       run.status === 'completed' && !denied ? p.green : run.status === 'paused' || run.status === 'waiting' || run.status === 'completed' ? p.yellow : p.red;
     this.io.out(

@@ -1,4 +1,4 @@
-import { deniedToolsNote, type RunDetail, type RunView } from '../../../client/index.js';
+import { refusalsNote, type RunDetail, type RunView } from '../../../client/index.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
@@ -35,6 +35,9 @@ const homeLabel = (home: { id: string; host: string | null; path: string | null 
 /** Why a node ended as it did, and what of it was cut (docs/decisions.md, "Node output"). */
 function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
+    // An agent that ran outside its OS sandbox (level full, SVC_SANDBOX=off) says so on every show.
+    state.sandbox === 'off' ? `unsandboxed (${state.sandboxOff ?? 'no reason recorded'})` : undefined,
+    state.sandboxDenied ? `sandbox refused ${state.sandboxDenied}` : undefined,
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
     state.status === 'waiting' && !state.waitingFor ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
@@ -64,7 +67,7 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, run);
     const p = await styler(cmd.io);
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
-    const denied = deniedToolsNote(run);
+    const denied = refusalsNote(run);
     cmd.io.out(
       [
         `${p.bold(run.id)}  ${run.workflow}  ${run.status}${denied ? p.yellow(` — ${denied}`) : ''}${run.resumePending ? ' (resume pending)' : ''}`,

@@ -6,6 +6,7 @@ import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 import { remainingBudget } from '../spend-cap.js';
 import { callCost } from '../../../config/index.js';
+import { prepareAgentSandbox } from './agent-sandbox.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -13,8 +14,8 @@ import { callCost } from '../../../config/index.js';
  * permissions: node → workflow → `edit`.
  */
 export const promptRunner =
-  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onTool, onProcess, onSlotWait }) => {
+  ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed, sandbox }: PromptDeps): NodeRunner =>
+  async ({ run, node, outputs, variables, artifactsDir, env, envAllow, onEnvGiven, signal, onOutput, onTool, onSandboxDenied, onProcess, onSlotWait }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
@@ -56,6 +57,7 @@ export const promptRunner =
       given: { ...env, ...processVariables(variables) },
     });
     onEnvGiven(withheld.given);
+    const confined = await prepareAgentSandbox({ run, node, artifactsDir }, sandbox, withheld.env);
     try {
       const result = await agents[assistant].run({
         nodeId: node.id,
@@ -63,7 +65,8 @@ export const promptRunner =
         cwd: run.cwd,
         model,
         permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
-        env: withheld.env,
+        sandbox: confined.sandbox,
+        env: confined.env,
         endpoint,
         ...(run.maxCostUsd != null ? { maxBudgetUsd: remainingBudget(run) } : {}),
         signal,
@@ -72,6 +75,7 @@ export const promptRunner =
         idleTimeoutMs: node.idleTimeoutMs ?? idleTimeoutMs,
         onText: (chunk) => onOutput('assistant', chunk),
         onTool,
+        onSandboxDenied,
         onProcess,
         onSlotWait,
         logger,
@@ -97,5 +101,7 @@ export const promptRunner =
         throw new NodeFailure(error.code, hint ? `${error.message}; ${hint}` : error.message, error.costUsd);
       }
       throw error;
+    } finally {
+      await confined.dispose();
     }
   };

@@ -1,4 +1,4 @@
-import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
+import type { Agent, AgentEndpoint, AgentToolCall, SandboxDenial } from '../../../agents/index.js';
 import type { AssistantName, TokenPrice } from '../../../config/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
@@ -13,6 +13,8 @@ export interface NodeRunContext {
   outputs: Readonly<Record<string, string>>;
   /** The run variables of docs/contract.md, "Workflow files" (ARGUMENTS, RUN_ID, …) plus trigger variables. */
   variables: Readonly<Record<string, string>>;
+  /** The run's artifacts directory (`$ARTIFACTS_DIR`): readable, and writable at `edit`, in an agent's sandbox. */
+  artifactsDir: string;
   /** The workspace's env values (empty outside a workspace); run variables win over them. */
   env: Readonly<Record<string, string>>;
   /** The server's variables allowed beyond the base set: the server's `SVC_AGENT_ENV_ALLOW`, the workflow's and the node's `env.allow`. */
@@ -23,6 +25,8 @@ export interface NodeRunContext {
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** An agent's tool call, once resolved (prompt and command nodes). */
   onTool(call: AgentToolCall): void;
+  /** A refusal of the agent's sandbox (prompt and command nodes). */
+  onSandboxDenied(denial: SandboxDenial): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
   /** Called with the leader of each process group the node starts. */
@@ -50,6 +54,8 @@ export interface PromptDeps {
   idleTimeoutMs: number;
   /** A usage limit that names no reset time: the node's `resumeAt` is this long after it. */
   usageLimitRetryMs: number;
+  /** `SVC_SANDBOX`, and svc's home (denied to sandboxed agents); no home: only the user's secrets are denied. */
+  sandbox: { mode: 'on' | 'off'; svcHome: string | undefined };
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;
