@@ -24,7 +24,7 @@ import {
   type NetworkTrap,
   type StandIn,
 } from '../support/model-standins.js';
-import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
+import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX, saveProcessEnv } from '../support/real-agents.js';
 import { makeRepository } from '../helpers/git.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
@@ -78,11 +78,7 @@ afterAll(cleanupAll);
 // agents' offline switches; svc's agents inherit its environment.
 const restoreEnv: Array<() => void> = [];
 beforeEach(async () => {
-  const saved = { ...process.env };
-  restoreEnv.push(() => {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  });
+  restoreEnv.push(saveProcessEnv());
   const home = await agentHome();
   onCleanup(() => rm(home, { recursive: true, force: true }));
   Object.assign(process.env, await offlineAgentEnv(home, trap));

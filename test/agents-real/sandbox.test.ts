@@ -24,7 +24,7 @@ import {
   type NetworkTrap,
   type StandIn,
 } from '../support/model-standins.js';
-import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
+import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX, saveProcessEnv } from '../support/real-agents.js';
 import { makeRepository } from '../helpers/git.js';
 import { pathWithout as linkPathWithout } from '../support/path-without.js';
 
@@ -83,11 +83,7 @@ afterAll(cleanupAll);
 
 const restoreEnv: Array<() => void> = [];
 beforeEach(async () => {
-  const saved = { ...process.env };
-  restoreEnv.push(() => {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  });
+  restoreEnv.push(saveProcessEnv());
   home = await agentHome('svc-sandbox-home-');
   onCleanup(() => rm(home, { recursive: true, force: true }));
   await mkdir(join(home, '.ssh'), { recursive: true });

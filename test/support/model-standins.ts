@@ -104,6 +104,21 @@ function lastUserContent(body: Json): Json[] {
 }
 
 /** The blocks of one assistant message as the stream events that build it. */
+/** A Messages API answer with these content blocks: streamed when the request asks for it, else one JSON body. */
+function answerMessage(res: ServerResponse, body: Json, model: string, blocks: Json[], stop: string): void {
+  if (body.stream) return sse(res, messageEvents(model, blocks, stop));
+  json(res, 200, {
+    id: `msg_standin_${Date.now()}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: blocks,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  });
+}
+
 function messageEvents(model: string, blocks: Json[], stopReason: string): Json[] {
   const events: Json[] = [
     {
@@ -159,17 +174,7 @@ function startClaudeModel(firstTurn: (tools: string[], call: number) => Json[] |
       blocks = uses;
       stop = 'tool_use';
     } else blocks = [{ type: 'text', text: 'ok' }];
-    if (body.stream) return sse(res, messageEvents(model, blocks, stop));
-    json(res, 200, {
-      id: `msg_standin_${Date.now()}`,
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: blocks,
-      stop_reason: stop,
-      stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 5 },
-    });
+    answerMessage(res, body, model, blocks, stop);
   });
 }
 
@@ -346,17 +351,7 @@ export function startClaudeBashStandIn(commands: readonly string[], finalText: s
       blocks = [{ type: 'tool_use', id: `toolu_standin_bash_${done + 1}`, name: 'Bash', input: { command: commands[done], description: 'Run the command' } }];
       stop = 'tool_use';
     }
-    if (body.stream) return sse(res, messageEvents(model, blocks, stop));
-    json(res, 200, {
-      id: `msg_standin_${Date.now()}`,
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: blocks,
-      stop_reason: stop,
-      stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 5 },
-    });
+    answerMessage(res, body, model, blocks, stop);
   });
 }
 

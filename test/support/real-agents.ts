@@ -70,3 +70,15 @@ export async function offlineAgentEnv(home: string, trap: NetworkTrap): Promise<
     ...Object.fromEntries(Object.entries(proxy).map(([key, value]) => [key.toLowerCase(), value])),
   };
 }
+
+/**
+ * Saves `process.env` as it is now; the function returned puts it back (variables added since are
+ * removed). svc's agents inherit the server's environment, so each real-agent test sets its own.
+ */
+export function saveProcessEnv(): () => void {
+  const saved = { ...process.env };
+  return () => {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  };
+}
