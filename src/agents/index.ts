@@ -35,6 +35,7 @@ export {
   type SandboxPlan,
 } from './sandbox.js';
 export { findOnPath, sandboxUnavailable } from './sandbox-check.js';
+export { sandboxDoctor, type DoctorCheck, type DoctorInput, type DoctorReport, type DoctorStatus } from './sandbox-doctor.js';
 export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './sandbox-setup.js';
 export { sandboxDenials, type SandboxDenial } from './sandbox-denials.js';
 export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult, type AgentTokens } from './types.js';

@@ -33,7 +33,7 @@ export async function findOnPath(name: string, path: string | undefined): Promis
 
 /** Whether bubblewrap at `bwrap` could make a sandbox: undefined when yes, else what it said. Once per path and process. */
 const probes = new Map<string, Promise<string | undefined>>();
-function probeBwrap(bwrap: string): Promise<string | undefined> {
+export function probeBwrap(bwrap: string): Promise<string | undefined> {
   let probe = probes.get(bwrap);
   if (!probe) {
     probe = new Promise((resolve) => {
@@ -47,7 +47,7 @@ function probeBwrap(bwrap: string): Promise<string | undefined> {
 }
 
 /** `/proc/sys/user/max_user_namespaces` of 0 refuses every user namespace. */
-async function userNamespacesRefused(): Promise<boolean> {
+export async function userNamespacesRefused(): Promise<boolean> {
   const max = await readFile('/proc/sys/user/max_user_namespaces', 'utf8').catch(() => undefined);
   return max !== undefined && Number(max.trim()) === 0;
 }

@@ -32,6 +32,11 @@ export const MANIFEST: CommandEntry[] = [
   { name: 'serve', description: 'start the server (port: PORT, 3090, or automatic inside a git worktree)', load: () => import('./commands/serve.js') },
   { name: 'status', description: 'show whether the server runs, and its health', load: () => import('./commands/status.js') },
   { name: 'open', description: "open the dashboard (or a run's page) of the running server in a browser", load: () => import('./commands/open.js') },
+  {
+    name: 'doctor',
+    description: 'check that agents can run in their sandbox here: bubblewrap, socat, user namespaces, each agent CLI (no server needed)',
+    load: () => import('./commands/doctor.js'),
+  },
   { name: 'openapi', description: 'print the OpenAPI 3.0 document (no server needed)', load: () => import('./commands/openapi.js') },
   {
     name: 'migrate-store',
