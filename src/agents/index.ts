@@ -34,7 +34,7 @@ export {
   type SandboxDecision,
   type SandboxPlan,
 } from './sandbox.js';
-export { findOnPath, sandboxUnavailable } from './sandbox-check.js';
+export { findExecutable, sandboxUnavailable } from './sandbox-check.js';
 export { sandboxDoctor, type DoctorCheck, type DoctorInput, type DoctorReport, type DoctorStatus } from './sandbox-doctor.js';
 export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './sandbox-setup.js';
 export { sandboxDenials, type SandboxDenial } from './sandbox-denials.js';

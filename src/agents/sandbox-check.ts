@@ -16,10 +16,15 @@ import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
-/** The first executable `name` on `path` (a PATH value), or undefined. */
-export async function findOnPath(name: string, path: string | undefined): Promise<string | undefined> {
-  for (const dir of (path ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, name);
+/** `name` itself when it is a path (it holds a `/`), else the first `name` on `path` (a PATH value); undefined unless executable. */
+export async function findExecutable(name: string, path: string | undefined): Promise<string | undefined> {
+  const candidates = name.includes('/')
+    ? [name]
+    : (path ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, name));
+  for (const candidate of candidates) {
     if (
       await access(candidate, constants.X_OK).then(
         () => true,
@@ -64,9 +69,9 @@ export async function sandboxUnavailable({ agent, path, platform = process.platf
   if (platform === 'darwin') return undefined;
   if (platform !== 'linux') return `${agent}'s sandbox is not supported on ${platform}`;
   if (await userNamespacesRefused()) return 'the kernel refuses user namespaces (/proc/sys/user/max_user_namespaces is 0), which the sandbox needs';
-  const bwrap = await findOnPath('bwrap', path);
+  const bwrap = await findExecutable('bwrap', path);
   if (agent === 'claude') {
-    const missing = [bwrap ? undefined : 'bubblewrap (bwrap)', (await findOnPath('socat', path)) ? undefined : 'socat'].filter(Boolean);
+    const missing = [bwrap ? undefined : 'bubblewrap (bwrap)', (await findExecutable('socat', path)) ? undefined : 'socat'].filter(Boolean);
     if (missing.length) return `claude's sandbox needs ${missing.join(' and ')} on PATH: install them (apt install bubblewrap socat)`;
   }
   const refused = bwrap ? await probeBwrap(bwrap) : undefined;

@@ -7,9 +7,7 @@
  */
 
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { findOnPath, probeBwrap, sandboxUnavailable, userNamespacesRefused } from './sandbox-check.js';
+import { findExecutable, probeBwrap, sandboxUnavailable, userNamespacesRefused } from './sandbox-check.js';
 
 /** `ok`: there and working; `missing`: absent or refused (see `fix`); `off`: switched off (`SVC_SANDBOX=off`). */
 export type DoctorStatus = 'ok' | 'missing' | 'off';
@@ -58,14 +56,6 @@ function versionOf(file: string, args: string[], pattern: RegExp): Promise<strin
   });
 }
 
-async function resolveBin(bin: string, path: string | undefined): Promise<string | undefined> {
-  if (!bin.includes('/')) return findOnPath(bin, path);
-  return access(bin, constants.X_OK).then(
-    () => bin,
-    () => undefined,
-  );
-}
-
 async function toolCheck(
   name: string,
   program: string,
@@ -75,7 +65,7 @@ async function toolCheck(
   versionArgs: string[],
   pattern: RegExp,
 ): Promise<DoctorCheck> {
-  const at = await findOnPath(program, path);
+  const at = await findExecutable(program, path);
   if (!at)
     return { name, status: 'missing', found: `no ${program} on PATH`, fix: `sudo apt-get install ${pkg} (Debian/Ubuntu): ${why}`, needed: true, package: pkg };
   const version = await versionOf(at, versionArgs, pattern);
@@ -92,7 +82,7 @@ async function userNamespacesCheck(path: string | undefined): Promise<DoctorChec
       fix: 'sudo sysctl -w user.max_user_namespaces=15000 (and put it in /etc/sysctl.d/ to keep it)',
       needed: true,
     };
-  const bwrap = await findOnPath('bwrap', path);
+  const bwrap = await findExecutable('bwrap', path);
   if (!bwrap) return { name, status: 'ok', found: 'allowed by the kernel (not tried: no bwrap on PATH)', needed: true };
   const refused = await probeBwrap(bwrap);
   if (refused)
@@ -112,7 +102,7 @@ const AGENTS = [
 ] as const;
 
 async function agentCheck(spec: (typeof AGENTS)[number], bin: string, input: DoctorInput, platform: NodeJS.Platform): Promise<DoctorCheck> {
-  const at = await resolveBin(bin, input.path);
+  const at = await findExecutable(bin, input.path);
   if (!at)
     return {
       name: spec.agent,
