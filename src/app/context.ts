@@ -27,9 +27,6 @@ import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
 
-/** The schedules the server fires (schedules/scheduled-workflows.ts), exported here too for the tests that open a context. */
-export { scheduledWorkflows };
-
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
  * services are added here as they are built, so routes and commands receive them ready-made.

@@ -3,7 +3,8 @@
 // neither fires twice nor replays what was missed while down, and a firing recovered after a crash.
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeContext, createContext, scheduledWorkflows, type AppContext } from '../../src/app/context.js';
+import { closeContext, createContext, type AppContext } from '../../src/app/context.js';
+import { scheduledWorkflows } from '../../src/schedules/index.js';
 import { isTerminal } from '../../src/runs/model/types.js';
 import { openScheduleRepository, scheduleId, ScheduleService } from '../../src/schedules/index.js';
 import { loadSettings } from '../../src/shared/settings.js';

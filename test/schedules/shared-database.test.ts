@@ -4,7 +4,8 @@
 // wired as the server wires its own.
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeContext, createContext, scheduledWorkflows, type AppContext } from '../../src/app/context.js';
+import { closeContext, createContext, type AppContext } from '../../src/app/context.js';
+import { scheduledWorkflows } from '../../src/schedules/index.js';
 import { isTerminal } from '../../src/runs/model/types.js';
 import { ScheduleService } from '../../src/schedules/index.js';
 import { postgresScheduleRepository, postgresScheduleUptime } from '../../src/schedules/postgres-repository.js';
