@@ -54,6 +54,16 @@ async function conversationRow(url: string, id: string): Promise<{ pending: stri
   return rows[0]!;
 }
 
+/**
+ * The row once its holder lets go: the server releases a conversation on its next turn, a moment
+ * after the reply the CLI printed and exited on.
+ */
+async function released(url: string, id: string) {
+  let row = await conversationRow(url, id);
+  await waitFor(async () => (row = await conversationRow(url, id)).server === null, 10_000, () => `for the claim to be released: ${JSON.stringify(row)}`).catch(() => undefined);
+  return row;
+}
+
 async function newConversation(env: Record<string, string>): Promise<string> {
   const created = await runCli(['conversation', 'new', '--json'], { env, cwd: env.SVC_HOME });
   expect(created.code, created.stderr).toBe(0);
@@ -88,7 +98,7 @@ it('with a server up: svc conversation send and svc chat show the replies, each 
   ]);
   expect(await invocations(log)).toBe(3);
   expect(await invocations(env.FAKE_CLAUDE_LOG!)).toBe(0);
-  expect(await conversationRow(url, id)).toEqual({ pending: [], server: null });
+  expect(await released(url, id)).toEqual({ pending: [], server: null });
 }, 60_000);
 
 it('with no server up: the CLI says the message waits, and a server started later answers it once, not as interrupted', async () => {
@@ -114,7 +124,7 @@ it('with no server up: the CLI says the message waits, and a server started late
   expect(all[1]!.metadata.replyTo).toBe(messageId);
   expect(await invocations(log)).toBe(1);
   expect(await invocations(env.FAKE_CLAUDE_LOG!)).toBe(0);
-  expect(await conversationRow(url, id)).toEqual({ pending: [], server: null });
+  expect(await released(url, id)).toEqual({ pending: [], server: null });
 
   // --no-wait with no server up: the id, the note, and the message is answered when one starts.
   await up.stop();
