@@ -60,7 +60,11 @@ async function conversationRow(url: string, id: string): Promise<{ pending: stri
  */
 async function released(url: string, id: string) {
   let row = await conversationRow(url, id);
-  await waitFor(async () => (row = await conversationRow(url, id)).server === null, 10_000, () => `for the claim to be released: ${JSON.stringify(row)}`).catch(() => undefined);
+  await waitFor(
+    async () => (row = await conversationRow(url, id)).server === null,
+    10_000,
+    () => `for the claim to be released: ${JSON.stringify(row)}`,
+  ).catch(() => undefined);
   return row;
 }
 
