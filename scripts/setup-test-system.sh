@@ -4,8 +4,10 @@
 #
 #   chromium    the dashboard's browser tests (test/helpers/browser.ts): $SVC_TEST_CHROMIUM, else /usr/bin/chromium
 #   postgresql  the PostgreSQL store's tests (test/support/postgres.ts): initdb under /usr/lib/postgresql/*/bin or on PATH
-#   bubblewrap  the agent sandbox's tests: bwrap on PATH
-#   socat       the agent sandbox's tests: socat on PATH
+#   bubblewrap  the sandbox tests: bwrap on PATH
+#   socat       the sandbox tests: socat on PATH
+#   ripgrep     the bash sandbox's tests: rg on PATH (the sandbox runtime needs it)
+#   curl        the sandbox tests: a request through the sandbox's proxy
 #
 # Everything present: nothing printed, no apt-get, exit 0. Something missing: with apt-get and
 # root (or sudo that asks for no password), one `apt-get update` and one `apt-get install` of the
@@ -33,21 +35,25 @@ esac
 chromium_path="${SVC_TEST_CHROMIUM:-/usr/bin/chromium}"
 
 # Each component is also the name of its Debian package. A check succeeds, silently, when it is there.
-components="chromium postgresql bubblewrap socat"
+components="chromium postgresql bubblewrap socat ripgrep curl"
 has() {
   case "$1" in
     chromium) [ -x "$chromium_path" ] ;;
     postgresql) command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null ;;
     bubblewrap) command -v bwrap >/dev/null 2>&1 ;;
     socat) command -v socat >/dev/null 2>&1 ;;
+    ripgrep) command -v rg >/dev/null 2>&1 ;;
+    curl) command -v curl >/dev/null 2>&1 ;;
   esac
 }
 needed_by() {
   case "$1" in
     chromium) echo 'the dashboard tests (test/web)' ;;
     postgresql) echo 'the PostgreSQL store tests (initdb, pg_ctl)' ;;
-    bubblewrap) echo 'the agent sandbox tests (bwrap)' ;;
-    socat) echo 'the agent sandbox tests' ;;
+    bubblewrap) echo 'the sandbox tests (bwrap)' ;;
+    socat) echo 'the sandbox tests' ;;
+    ripgrep) echo 'the bash sandbox tests (the sandbox runtime scans with rg)' ;;
+    curl) echo 'the sandbox tests (requests through the sandbox proxy)' ;;
   esac
 }
 # The component by its generic name, for systems without Debian's packages.
@@ -57,6 +63,8 @@ described() {
     postgresql) echo 'the PostgreSQL server (initdb on PATH)' ;;
     bubblewrap) echo 'bubblewrap (bwrap on PATH)' ;;
     socat) echo 'socat (on PATH)' ;;
+    ripgrep) echo 'ripgrep (rg on PATH)' ;;
+    curl) echo 'curl (on PATH)' ;;
   esac
 }
 # Installed along with a package: --no-install-recommends would leave out the metric-compatible

@@ -37,8 +37,8 @@ export { validateWorkflowSource } from './workflows/index.js';
 export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/index.js';
 export { parse as parseYaml } from 'yaml';
 export { ListenError } from './server/listen-error.js';
-/** `svc doctor`: whether agents can run in their sandbox on this machine (agents/sandbox-doctor.ts). */
-export { sandboxDoctor, type DoctorCheck, type DoctorReport } from './agents/index.js';
+/** `svc doctor`: whether agents can run in their sandbox on this machine (sandbox/doctor.ts). */
+export { sandboxDoctor, type DoctorCheck, type DoctorReport } from './sandbox/index.js';
 
 /** Opens the store and listens (`svc serve`); loads the server half on first use. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {

@@ -2,8 +2,7 @@ import { claudeToolTracker } from './claude-tools.js';
 import { claudePermissionArgs, CLAUDE_ROOT_REFUSAL, fullRefusal } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { CLAUDE_SANDBOX_UNAVAILABLE, claudeSandboxSettings } from './sandbox.js';
-import { sandboxUnavailable } from './sandbox-check.js';
-import { sandboxDenials } from './sandbox-denials.js';
+import { sandboxDenials, sandboxUnavailable } from '../sandbox/index.js';
 import { detectUsageLimit, isUsageLimitNotice, readRateLimitEvent } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 

@@ -2,8 +2,7 @@ import { codexToolReader } from './codex-tools.js';
 import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { codexSandboxArgs } from './sandbox.js';
-import { sandboxUnavailable } from './sandbox-check.js';
-import { sandboxDenials } from './sandbox-denials.js';
+import { sandboxDenials, sandboxUnavailable } from '../sandbox/index.js';
 import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
 
@@ -77,7 +76,7 @@ export function createCodexAgent(bin: string): Agent {
           }
           const call = readTool(line);
           if (call) request.onTool?.(call);
-          // What the sandbox refused, in a command's output (sandbox-denials.ts).
+          // What the sandbox refused, in a command's output (sandbox/denials.ts).
           if (request.sandbox && line.type === 'item.completed' && item?.type === 'command_execution' && typeof item.aggregated_output === 'string')
             for (const denial of sandboxDenials(item.aggregated_output, 'exec', request.sandbox, request.cwd, request.env.HOME))
               request.onSandboxDenied?.(denial);

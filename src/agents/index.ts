@@ -23,21 +23,8 @@ export {
   type ToolTally,
 } from './tool-activity.js';
 export { claudePermissionArgs, codexPermissionArgs } from './permissions.js';
-export {
-  agentSandbox,
-  claudeSandboxSettings,
-  codexSandboxArgs,
-  expandHome,
-  sandboxDecision,
-  SECRET_PATHS,
-  type AgentSandbox,
-  type SandboxDecision,
-  type SandboxPlan,
-} from './sandbox.js';
-export { findExecutable, sandboxUnavailable } from './sandbox-check.js';
-export { sandboxDoctor, type DoctorCheck, type DoctorInput, type DoctorReport, type DoctorStatus } from './sandbox-doctor.js';
-export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './sandbox-setup.js';
-export { sandboxDenials, type SandboxDenial } from './sandbox-denials.js';
+export { lineSplitter, type LineSplitter } from './line-splitter.js';
+export { claudeSandboxSettings, codexSandboxArgs } from './sandbox.js';
 export { AgentError, type Agent, type AgentEndpoint, type AgentErrorCode, type AgentRequest, type AgentResult, type AgentTokens } from './types.js';
 
 /** The agents by name, with executables from the settings (`SVC_CLAUDE_BIN`, `SVC_CODEX_BIN`). */

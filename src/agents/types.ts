@@ -1,8 +1,7 @@
 import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
 import type { Permissions } from '../shared/permissions.js';
-import type { AgentSandbox } from './sandbox.js';
-import type { SandboxDenial } from './sandbox-denials.js';
+import type { SandboxDenial, SandboxPolicy } from '../sandbox/index.js';
 
 export interface AgentRequest {
   /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */
@@ -17,7 +16,7 @@ export interface AgentRequest {
    * svc checked it can start (`sandbox_unavailable` otherwise). Absent or null: no sandbox (`full`,
    * `SVC_SANDBOX=off`, a conversation's reply).
    */
-  sandbox?: AgentSandbox | null;
+  sandbox?: SandboxPolicy | null;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** No stdout line within this time → the process group is killed (`agent_first_event_timeout`). */
@@ -33,7 +32,7 @@ export interface AgentRequest {
   onText(text: string): void;
   /** Each tool call the agent made, as it resolves (ran, failed, or was refused). */
   onTool?(call: AgentToolCall): void;
-  /** Each refusal of the agent's sandbox, as its tool calls report it (sandbox-denials.ts). */
+  /** Each refusal of the agent's sandbox, as its tool calls report it (sandbox/denials.ts). */
   onSandboxDenied?(denial: SandboxDenial): void;
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;

@@ -162,7 +162,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
           autoResumeOnLimit: settings.autoResumeOnLimit,
           agentEnvAllow: settings.agentEnvAllow,
           runLeaseMs: settings.runLeaseMs,
-          sandbox: { mode: settings.sandbox, svcHome: settings.home },
+          sandbox: { mode: settings.sandbox, svcHome: settings.home, bash: settings.sandboxBash },
         },
         agents,
         assistants,

@@ -2,12 +2,12 @@ import {
   AgentError,
   emptyToolTally,
   readCodexProviderKeyEnv,
-  setUpSandbox,
   withheldEnvironment,
   tallyToolCall,
   type AgentToolCall,
   type ToolTally,
 } from '../agents/index.js';
+import { setUpSandbox } from '../sandbox/index.js';
 import { callCost } from '../config/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';

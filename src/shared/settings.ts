@@ -58,6 +58,13 @@ export interface Settings {
    * @default `SVC_SANDBOX` (`off`/`0`/`false` or `on`/`1`/`true`) || `on`
    */
   sandbox: 'on' | 'off';
+  /**
+   * Whether a bash node that says nothing about `sandbox` runs in one (docs/decisions.md, "Bash
+   * nodes in a sandbox"); the bash nodes of a run with values from outside (a webhook, a signal)
+   * always do, unless the node says `sandbox: false`.
+   * @default `SVC_SANDBOX_BASH` (`1`/`on`/`true` or `0`/`off`/`false`) || off
+   */
+  sandboxBash: boolean;
   /** Claude Code executable. @default `SVC_CLAUDE_BIN` || `claude` */
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
@@ -159,6 +166,14 @@ export function sandboxSetting(raw: string | undefined): 'on' | 'off' {
   throw new SettingsError(`SVC_SANDBOX must be on or off (got '${raw}').`);
 }
 
+/** `SVC_SANDBOX_BASH`: off unless it says on; a value that is neither is an error, not a guess. */
+export function sandboxBashSetting(raw: string | undefined): boolean {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (['on', '1', 'true'].includes(value)) return true;
+  if (['', 'off', '0', 'false'].includes(value)) return false;
+  throw new SettingsError(`SVC_SANDBOX_BASH must be on or off (got '${raw}').`);
+}
+
 /** A PostgreSQL URL, checked for its scheme only: the driver reports anything else when it connects. */
 export function databaseUrl(raw: string | undefined, source = 'SVC_DATABASE_URL'): string | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -185,6 +200,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     autoResumeOnLimit: ['1', 'true'].includes((env.SVC_AUTO_RESUME_ON_LIMIT ?? '').toLowerCase()),
     agentEnvAllow: envNames(env, 'SVC_AGENT_ENV_ALLOW'),
     sandbox: sandboxSetting(env.SVC_SANDBOX),
+    sandboxBash: sandboxBashSetting(env.SVC_SANDBOX_BASH),
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',

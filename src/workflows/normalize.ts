@@ -47,6 +47,15 @@ function actionOf(node: RawNode): NodeAction {
   throw new Error(`toWorkflow: node '${node.id}' has no action`);
 }
 
+/** A node's sandbox: the widening (the workflow's and the node's lists), and whether a bash node asks for one or declines it. */
+function sandboxOf(kind: NodeAction['kind'], workflow: RawWorkflow, node: RawNode): Pick<WorkflowNode, 'sandbox' | 'bashSandbox'> {
+  if (kind !== 'bash' && kind !== 'prompt' && kind !== 'command') return {};
+  const own = typeof node.sandbox === 'object' ? node.sandbox : undefined;
+  const widening = workflow.sandbox || own ? { sandbox: mergeSandbox(workflow.sandbox, own) } : {};
+  if (kind !== 'bash') return widening;
+  return { ...widening, ...(node.sandbox === undefined ? {} : { bashSandbox: node.sandbox !== false }) };
+}
+
 function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
   let when: WorkflowNode['when'];
   if (node.when !== undefined) {
@@ -73,7 +82,7 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     assistant: node.assistant ?? workflow.assistant,
     model: node.model ?? workflow.model,
     permissions: runsAgent ? (node.permissions ?? workflow.permissions ?? DEFAULT_NODE_PERMISSIONS) : undefined,
-    ...(runsAgent && (workflow.sandbox || node.sandbox) ? { sandbox: mergeSandbox(workflow.sandbox, node.sandbox) } : {}),
+    ...sandboxOf(action.kind, workflow, node),
     envAllow: [...new Set([...(workflow.env?.allow ?? []), ...(node.env?.allow ?? [])])],
     envInherit: action.kind === 'bash' ? node.env?.inherit !== false : false,
   };

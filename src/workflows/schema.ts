@@ -190,7 +190,12 @@ export const RawNodeSchema = z.strictObject({
   assistant: z.enum(ASSISTANTS).optional(),
   model: nonEmptyText.optional(),
   permissions: z.enum(PERMISSIONS).optional(),
-  sandbox: RawSandboxSchema.optional(),
+  /** An agent node: what widens its agent's sandbox. A bash node: `true`/`false` or the same object (docs/workflows.md, "Sandbox"). */
+  sandbox: z
+    .union([z.boolean(), RawSandboxSchema], {
+      error: (issue) => (typeof issue.input === 'object' ? undefined : `expected true, false or { network, read, write }, got ${describeValue(issue.input)}`),
+    })
+    .optional(),
   env: RawNodeEnvSchema.optional(),
 });
 
@@ -323,8 +328,14 @@ export interface WorkflowNode {
   readonly model: string | undefined;
   /** What the node's agent may do: the node's, else the workflow's, else `edit`; undefined for bash, approval and wait nodes. */
   readonly permissions: Permissions | undefined;
-  /** Agent nodes: what the workflow's and the node's `sandbox:` widen its agent's sandbox by; absent when neither says anything. */
+  /** What the workflow's and the node's `sandbox:` widen the node's sandbox by (an agent's, or a sandboxed bash node's); absent when neither says anything. */
   readonly sandbox?: SandboxWidening;
+  /**
+   * Bash nodes: `true` when the node asks for a sandbox (`sandbox: true` or a widening), `false`
+   * when it declines one (`sandbox: false`); absent: the server's default (`SVC_SANDBOX_BASH`) and
+   * the run's (values from outside) decide (docs/decisions.md, "Bash nodes in a sandbox").
+   */
+  readonly bashSandbox?: boolean;
   /**
    * The server's variables allowed beyond the base set: the workflow's `env.allow` and the node's
    * (absent, like `envInherit`, in the snapshots of runs started before they existed: none).

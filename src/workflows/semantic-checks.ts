@@ -59,18 +59,30 @@ function checkActions(node: NodeSketch, problems: Problem[]): void {
   });
 }
 
-/** `permissions` says what an agent may do: a bash script or a gate has no agent to restrict. */
+/**
+ * `permissions` says what an agent may do: a bash script or a gate has no agent to restrict.
+ * `sandbox` widens an agent's sandbox, or asks for (or declines) a bash node's; a gate or a wait
+ * runs nothing to confine. `true`/`false` are a bash node's: an agent's sandbox follows its level.
+ */
 function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
-  // `sandbox` too: it widens an agent's sandbox (bash nodes are not sandboxed yet).
+  const action = NODE_ACTIONS.find((name) => Object.hasOwn(node.raw, name));
+  if (action === undefined) return;
+  const runsAgent = (AGENT_ACTIONS as readonly string[]).includes(action);
   for (const key of ['permissions', 'sandbox'] as const) {
-    if (!Object.hasOwn(node.raw, key)) continue;
-    const action = NODE_ACTIONS.find((name) => Object.hasOwn(node.raw, name));
-    if (action === undefined || (AGENT_ACTIONS as readonly string[]).includes(action)) continue;
+    if (!Object.hasOwn(node.raw, key) || runsAgent || (key === 'sandbox' && action === 'bash')) continue;
     problems.push({
       path: ['nodes', node.index, key],
-      message: `${key} applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
+      message:
+        key === 'sandbox'
+          ? `sandbox applies to a bash node or the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node runs nothing to confine (remove it)`
+          : `${key} applies to the agent of a prompt or command node; ${action === 'approval' ? 'an' : 'a'} ${action} node has none (remove it)`,
     });
   }
+  if (runsAgent && typeof node.raw.sandbox === 'boolean')
+    problems.push({
+      path: ['nodes', node.index, 'sandbox'],
+      message: `sandbox: ${node.raw.sandbox} is for a bash node; an agent's sandbox follows its permissions (read and edit: on, full: off) — give a widening ({ network, read, write }) or a level`,
+    });
 }
 
 /** `idle_timeout` watches a process's output: a gate or a wait runs none. */

@@ -5,6 +5,7 @@
  * a worktree svc made (`svc/<runId>`), never in a directory of the user's.
  */
 
+import { isPlaceholder } from '../sandbox/index.js';
 import { runGit } from './git.js';
 import type { WorktreeGit } from './worktrees.js';
 
@@ -19,18 +20,23 @@ export interface ChangeCounts {
 }
 
 /**
- * The checked-out commit and whether anything is left uncommitted (untracked files included,
- * ignored ones not), in one `git status`.
+ * The checked-out commit, whether anything is left uncommitted (untracked files included, ignored
+ * ones not) and the sandbox placeholders among the untracked files (sandbox/placeholders.ts: never
+ * a change of the node's), in one `git status`.
  */
-async function worktreeState(cwd: string, git: WorktreeGit): Promise<{ head: string; dirty: boolean }> {
+async function worktreeState(cwd: string, git: WorktreeGit): Promise<{ head: string; dirty: boolean; placeholders: string[] }> {
   const out = await runGit(['status', '--porcelain=v2', '--branch', '-z'], { ...git, cwd });
   let head = '';
-  let dirty = false;
+  let changes = 0;
+  const placeholders: string[] = [];
   for (const entry of out.split('\0')) {
     if (entry.startsWith('# branch.oid ')) head = entry.slice('# branch.oid '.length);
-    else if (/^[12u?] /.test(entry)) dirty = true;
+    else if (/^[12u?] /.test(entry)) {
+      changes += 1;
+      if (entry.startsWith('? ') && (await isPlaceholder(cwd, entry.slice(2)))) placeholders.push(entry.slice(2));
+    }
   }
-  return { head, dirty };
+  return { head, dirty: changes > placeholders.length, placeholders };
 }
 
 /** The commit checked out in `cwd`. */
@@ -67,8 +73,10 @@ export async function commitAll(
   const options = { ...git, cwd };
   const before = await worktreeState(cwd, git);
   if (!before.dirty) return { head: before.head, commit: null };
-  // `exclude`: files copied in by the worktree setup (a `.env.local`), never committed on the branch that may be pushed.
-  await runGit(['add', '-A', ...(exclude.length ? ['--', '.', ...exclude.map((path) => `:(exclude,literal)${path}`)] : [])], options);
+  // `exclude`: files copied in by the worktree setup (a `.env.local`), never committed on the branch
+  // that may be pushed; and the empty files a sandbox still running in this worktree has mounted.
+  const left = [...exclude, ...before.placeholders];
+  await runGit(['add', '-A', ...(left.length ? ['--', '.', ...left.map((path) => `:(exclude,literal)${path}`)] : [])], options);
   const identity = await identityArgs(cwd, git);
   try {
     await runGit(

@@ -4,8 +4,9 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentSandbox, claudeSandboxSettings, codexSandboxArgs, sandboxDecision, SECRET_PATHS, type SandboxPlan } from '../../src/agents/sandbox.js';
-import { sandboxUnavailable } from '../../src/agents/sandbox-check.js';
+import { claudeSandboxSettings, codexSandboxArgs } from '../../src/agents/sandbox.js';
+import { sandboxDecision, sandboxPolicy, SECRET_PATHS, type SandboxPlan } from '../../src/sandbox/index.js';
+import { sandboxUnavailable } from '../../src/sandbox/index.js';
 import { loadSettings, sandboxSetting } from '../../src/shared/settings.js';
 import { cleanupAll, tempDir } from '../helpers/runs.js';
 
@@ -43,7 +44,7 @@ describe('whether a node is sandboxed', () => {
 
 describe('the paths of a sandbox', () => {
   it("edit: writes the worktree, the artifacts and its temporary directory; reads neither the user's secrets nor svc's home but its own run's", () => {
-    const sandbox = agentSandbox(plan());
+    const sandbox = sandboxPolicy(plan());
     expect(sandbox.write).toEqual(['/svc/worktrees/run_1', '/svc/data/runs/run_1/artifacts', '/svc/tmp/agent-run_1-a-x']);
     expect(sandbox.denyRead).toEqual([...SECRET_PATHS.map((path) => `/home/u/${path}`), '/svc']);
     expect(sandbox.denyRead).toEqual(
@@ -60,11 +61,11 @@ describe('the paths of a sandbox', () => {
   });
 
   it('read: only its temporary directory is writable', () => {
-    expect(agentSandbox(plan({ permissions: 'read' })).write).toEqual(['/svc/tmp/agent-run_1-a-x']);
+    expect(sandboxPolicy(plan({ permissions: 'read' })).write).toEqual(['/svc/tmp/agent-run_1-a-x']);
   });
 
   it("widening: hosts as written, paths with ~ in the agent's HOME", () => {
-    const sandbox = agentSandbox(plan({ widening: { network: ['*.github.com', '127.0.0.1:5432'], read: ['~/.cache/pip'], write: ['/var/cache/b'] } }));
+    const sandbox = sandboxPolicy(plan({ widening: { network: ['*.github.com', '127.0.0.1:5432'], read: ['~/.cache/pip'], write: ['/var/cache/b'] } }));
     expect(sandbox.network).toEqual(['*.github.com', '127.0.0.1:5432']);
     expect(sandbox.allowRead).toEqual(expect.arrayContaining(['/home/u/.cache/pip', '/var/cache/b']));
     expect(sandbox.write).toEqual(expect.arrayContaining(['/var/cache/b']));
@@ -73,7 +74,7 @@ describe('the paths of a sandbox', () => {
 
 describe("Claude Code's --settings", () => {
   it('enables its sandbox, failing rather than running commands outside it, with the paths and a strict allowlist', () => {
-    const sandbox = agentSandbox(plan({ widening: { network: ['127.0.0.1:5432'], read: [], write: [] } }));
+    const sandbox = sandboxPolicy(plan({ widening: { network: ['127.0.0.1:5432'], read: [], write: [] } }));
     expect(claudeSandboxSettings('edit', sandbox)).toEqual({
       sandbox: {
         enabled: true,
@@ -86,7 +87,7 @@ describe("Claude Code's --settings", () => {
   });
 
   it('read: a command still needs its permission (the sandbox does not allow Bash by itself)', () => {
-    expect(claudeSandboxSettings('read', agentSandbox(plan({ permissions: 'read' }))).sandbox).toMatchObject({ autoAllowBashIfSandboxed: false });
+    expect(claudeSandboxSettings('read', sandboxPolicy(plan({ permissions: 'read' }))).sandbox).toMatchObject({ autoAllowBashIfSandboxed: false });
   });
 });
 
@@ -94,11 +95,11 @@ describe("Codex's permission profile", () => {
   const value = (args: string[], key: string) => args.find((arg) => arg.startsWith(`${key}=`))?.slice(key.length + 1);
 
   it('edit extends :workspace, read :read-only; filesystem entries from the widest path to the narrowest', () => {
-    const args = codexSandboxArgs('edit', agentSandbox(plan()));
+    const args = codexSandboxArgs('edit', sandboxPolicy(plan()));
     expect(args.filter((_, i) => i % 2 === 0).every((flag) => flag === '-c')).toBe(true);
     expect(value(args, 'default_permissions')).toBe('"svc"');
     expect(value(args, 'permissions.svc.extends')).toBe('":workspace"');
-    expect(value(codexSandboxArgs('read', agentSandbox(plan({ permissions: 'read' }))), 'permissions.svc.extends')).toBe('":read-only"');
+    expect(value(codexSandboxArgs('read', sandboxPolicy(plan({ permissions: 'read' }))), 'permissions.svc.extends')).toBe('":read-only"');
     const files = value(args, 'permissions.svc.filesystem')!;
     expect(files.startsWith('{"/svc"="none",')).toBe(true);
     expect(files).toContain('"/home/u/.ssh"="none"');
@@ -112,12 +113,12 @@ describe("Codex's permission profile", () => {
   });
 
   it('hosts without their port (codex does not enforce one), and loopback allowed only when named', () => {
-    const named = codexSandboxArgs('edit', agentSandbox(plan({ widening: { network: ['127.0.0.1:5432', '*.github.com'], read: [], write: [] } })));
+    const named = codexSandboxArgs('edit', sandboxPolicy(plan({ widening: { network: ['127.0.0.1:5432', '*.github.com'], read: [], write: [] } })));
     expect(value(named, 'permissions.svc.network.enabled')).toBe('true');
     expect(value(named, 'permissions.svc.network.domains')).toBe('{"127.0.0.1"="allow","*.github.com"="allow"}');
     expect(value(named, 'permissions.svc.network.allow_local_binding')).toBe('true');
     expect(value(named, 'features.network_proxy')).toBe('true');
-    const remote = codexSandboxArgs('edit', agentSandbox(plan({ widening: { network: ['registry.npmjs.org'], read: [], write: [] } })));
+    const remote = codexSandboxArgs('edit', sandboxPolicy(plan({ widening: { network: ['registry.npmjs.org'], read: [], write: [] } })));
     expect(value(remote, 'permissions.svc.network.allow_local_binding')).toBeUndefined();
   });
 });

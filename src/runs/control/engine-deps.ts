@@ -39,11 +39,11 @@ export interface EngineLimits {
   /** `SVC_RUN_LEASE_MS`: with a shared database, how long a silent server's runs stay its own. */
   runLeaseMs?: number;
   /**
-   * Agents' OS sandbox (docs/decisions.md, "Agents in a sandbox"): `mode` is `SVC_SANDBOX` (default
-   * `on`), `svcHome` the home whose files sandboxed agents may not read (but for their run's worktree
-   * and artifacts).
+   * OS sandboxes (docs/decisions.md, "Agents in a sandbox", "Bash nodes in a sandbox"): `mode` is
+   * `SVC_SANDBOX` (default `on`), `svcHome` the home whose files a sandboxed process may not read
+   * (but for its run's worktree and artifacts), `bash` is `SVC_SANDBOX_BASH` (default off).
    */
-  sandbox?: { mode: 'on' | 'off'; svcHome: string };
+  sandbox?: { mode: 'on' | 'off'; svcHome: string; bash?: boolean };
 }
 
 /** A run's working directory, and whether it is a worktree in this server's home (which binds the run to that home). */

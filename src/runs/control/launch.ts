@@ -45,7 +45,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
       idleTimeoutMs: deps.limits.agentIdleTimeoutMs,
       usageLimitRetryMs: deps.limits.usageLimitRetryMs,
-      sandbox: { mode: deps.limits.sandbox?.mode ?? 'on', svcHome: deps.limits.sandbox?.svcHome },
+      sandbox: { mode: deps.limits.sandbox?.mode ?? 'on', svcHome: deps.limits.sandbox?.svcHome, bash: deps.limits.sandbox?.bash ?? false },
       logger: deps.logger,
       assertAgentAllowed: (workspaceId, cwd) => deps.worktrees.assertAgentAllowed(workspaceId, cwd),
     },

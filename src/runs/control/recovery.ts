@@ -1,4 +1,5 @@
 import { killOrphanGroup, readProcessFile } from '../../processes/index.js';
+import { removeLeftPlaceholders } from '../../sandbox/index.js';
 import type { Logger } from '../../shared/logger.js';
 import { moveNode } from '../model/lifecycle.js';
 import { transition } from '../storage/transition.js';
@@ -30,6 +31,11 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
     patch: { nodes, error: 'interrupted', errorCode: 'interrupted', finishedAt: now(), costUsd: sumCost(Object.values(nodes)) },
     events: [{ type: 'run_failed', fields: { error: 'interrupted', code: 'interrupted' } }],
   });
+  // A sandbox's placeholders, mounted while its node ran, outlive a crash (sandbox/placeholders.ts).
+  if (Object.values(run.nodes).some((state) => state.sandbox === 'on')) {
+    const removed = await removeLeftPlaceholders(run.cwd);
+    if (removed.length) logger.info('run.placeholders_removed', { runId: run.id, paths: removed });
+  }
   logger.warn('run.interrupted', { runId: run.id, workflow: run.workflow });
   return interrupted;
 }

@@ -7,11 +7,12 @@ import { freshNodeState } from '../model/node-state.js';
 import { without } from '../model/run-snapshot.js';
 import type { RunRecord } from '../model/types.js';
 import { holdWait } from '../wake-ups/waits.js';
-import { sandboxDecision } from '../../agents/index.js';
+import { sandboxDecision } from '../../sandbox/index.js';
 import { ExecutionState, type ExecutionScope, type ExecutorDeps } from './execution-scope.js';
 import { nodeCommits } from './node-commits.js';
 import { executeNode } from './node-execution.js';
-import { runBashNode } from './nodes/bash.js';
+import { bashRunner } from './nodes/bash.js';
+import { bashSandboxDecision } from './nodes/bash-sandbox.js';
 import { promptRunner } from './nodes/prompt.js';
 import type { NodeRunner } from './nodes/types.js';
 import { roundWrites } from './round-writes.js';
@@ -64,7 +65,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     ]),
   });
   const runPrompt = promptRunner(deps.prompt);
-  const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: runBashNode, prompt: runPrompt, command: runPrompt };
+  const runners: Record<'bash' | 'prompt' | 'command', NodeRunner> = { bash: bashRunner(deps.prompt.sandbox), prompt: runPrompt, command: runPrompt };
   // Nodes stop when the run is stopped from outside, or when the executor itself fails: nothing
   // may keep running unsupervised under a run that has already ended.
   const internal = new AbortController();
@@ -174,10 +175,13 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
           candidates.delete(node);
           // An agent node's permissions go on its record: what the agent was allowed, as it ran.
           // And whether it runs in its OS sandbox, or why not (`sandboxOff`).
+          // A bash node's sandbox too, when it has one (bash-sandbox.ts).
           const agent = node.permissions ? { permissions: node.permissions, ...sandboxDecision(node.permissions, deps.prompt.sandbox.mode) } : undefined;
-          const begun = moveNode(current, 'start', { ...freshNodeState(), startedAt: now(), ...agent });
+          const confined = agent ?? (node.action.kind === 'bash' ? bashSandboxDecision(node, state.run, deps.prompt.sandbox) : undefined);
+          const begun = moveNode(current, 'start', { ...freshNodeState(), startedAt: now(), ...agent, ...confined });
           // A node run again (resume) starts a new log; what its last one said no longer holds.
-          state.setNode(node.id, without(begun, 'logTruncated', ...(agent?.sandbox === 'on' ? (['sandboxOff'] as const) : [])));
+          const stale = confined?.sandbox === 'on' ? (['sandboxOff'] as const) : confined ? [] : (['sandbox', 'sandboxOff', 'sandboxDenied'] as const);
+          state.setNode(node.id, without(begun, 'logTruncated', ...stale));
           starting.push(node);
           rounds.changed();
         }

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { emptyToolTally, tallyToolCall, type AgentToolCall, type SandboxDenial } from '../../agents/index.js';
+import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../../agents/index.js';
+import { type SandboxDenial } from '../../sandbox/index.js';
 import { processStartTime } from '../../processes/index.js';
 import type { WorkflowNode } from '../../workflows/index.js';
 import type { RunEventFields } from '../model/events.js';
@@ -27,9 +28,8 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   const streams = nodeStreams(scope, node, log);
   // An agent node counts from zero, so "no tool call" reads as 0 (a bash node has no count at all).
   if (node.action.kind !== 'bash') state.patchNode(node.id, emptyToolTally());
-  // A sandboxed one counts its sandbox's refusals from zero too; an unsandboxed one has no count.
-  if (node.action.kind !== 'bash')
-    state.setNode(node.id, state.node(node.id).sandbox === 'on' ? { ...state.node(node.id), sandboxDenied: 0 } : without(state.node(node.id), 'sandboxDenied'));
+  // A sandboxed one (an agent's, or a bash node's) counts its sandbox's refusals from zero too; an unsandboxed one has no count.
+  state.setNode(node.id, state.node(node.id).sandbox === 'on' ? { ...state.node(node.id), sandboxDenied: 0 } : without(state.node(node.id), 'sandboxDenied'));
   // What an earlier attempt recorded of its range no longer holds.
   if (commits) state.setNode(node.id, without(state.node(node.id), ...NODE_RANGE_FIELDS));
   const base = commits ? await commits.start() : null;

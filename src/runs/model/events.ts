@@ -4,7 +4,8 @@
  * compiler knows each event's fields; a new event type is added here and nowhere else.
  */
 
-import type { AgentToolCall, SandboxDenial } from '../../agents/index.js';
+import type { AgentToolCall } from '../../agents/index.js';
+import type { SandboxDenial } from '../../sandbox/index.js';
 import type { NodeActionKind } from '../../workflows/index.js';
 import type { TriggerKind } from './statuses.js';
 

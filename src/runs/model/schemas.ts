@@ -92,10 +92,10 @@ export const NodeStateSchema = z.object({
     .enum(['on', 'off'])
     .optional()
     .describe(
-      "agent nodes, once started: whether its agent ran in its OS sandbox (`on`), or not (`off`, with `sandboxOff`); absent on nodes started before sandboxes (docs/decisions.md, 'Agents in a sandbox')",
+      "agent nodes, once started: whether its agent ran in its OS sandbox (`on`), or not (`off`, with `sandboxOff`); bash nodes: `on` when sandboxed, `off` when one was declined or turned off, absent when none was asked for (docs/decisions.md, 'Agents in a sandbox', 'Bash nodes in a sandbox')",
     ),
-  sandboxDenied: z.number().int().optional().describe('a sandboxed agent node: how many of its calls its sandbox refused (`sandbox_denied` events)'),
-  sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full` or `SVC_SANDBOX=off`'),
+  sandboxDenied: z.number().int().optional().describe('a sandboxed node: how many refusals of its sandbox were seen (`sandbox_denied` events)'),
+  sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full`, `SVC_SANDBOX=off`, or (a bash node) `sandbox: false`'),
   waitingFor: z
     .literal('agent_slot')
     .optional()

@@ -40,7 +40,7 @@ export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail
       ) : null}
       {node?.sandbox === 'off' ? (
         <p class="note" data-sandbox="off">
-          Unsandboxed ({node.sandboxOff ?? 'no reason recorded'}): its agent could read the user's files and reach any host.
+          Unsandboxed ({node.sandboxOff ?? 'no reason recorded'}): its {permissions ? 'agent' : 'script'} could read the user's files and reach any host.
         </p>
       ) : node?.sandbox === 'on' ? (
         <p class="muted" data-sandbox="on">

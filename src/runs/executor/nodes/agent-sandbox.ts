@@ -1,9 +1,9 @@
-import { setUpSandbox, type PreparedSandbox } from '../../../agents/index.js';
+import { setUpSandbox, type PreparedSandbox } from '../../../sandbox/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import type { NodeRunContext, PromptDeps } from './types.js';
 
 /**
- * A prompt node's sandbox (agents/sandbox-setup.ts): the decision its record states (executor.ts)
+ * A prompt node's sandbox (sandbox/setup.ts): the decision its record states (executor.ts)
  * made again here, and for a sandboxed agent its worktree, the run's artifacts, a temporary
  * directory of its own, and the workflow's and node's `sandbox:` widening.
  */

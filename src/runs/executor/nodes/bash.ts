@@ -7,7 +7,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { formatDuration, renderBash } from '../../../workflows/index.js';
 import { watchIdle, spawnGroup } from '../../../processes/index.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
-import { NodeCancelled, NodeFailure, type NodeRunner } from './types.js';
+import { bashSandboxDecision, confineBash, type ConfinedBash } from './bash-sandbox.js';
+import { NodeCancelled, NodeFailure, type NodeRunner, type SandboxDeps } from './types.js';
 
 /**
  * Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN), and a script with a large
@@ -27,88 +28,109 @@ async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Pr
  * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
  * arrive only as environment variables; `$id.output` is spliced as a quoted shell word. With an
  * `idle_timeout`, a script that prints nothing (stdout or stderr) for that long is stopped: `stalled`.
+ * A node with a sandbox (bash-sandbox.ts) runs its script inside it, in the same process group.
  */
-export const runBashNode: NodeRunner = async ({ run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess }) => {
-  if (node.action.kind !== 'bash') throw new Error(`runBashNode got a ${node.action.kind} node`);
-  const script = await bashArgs(renderBash(node.action.bash, outputs));
-  if (signal.aborted) {
-    await script.cleanup();
-    throw new NodeCancelled();
-  }
-  const given = { ...env, ...processVariables(variables) };
-  // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/contract.md, "Least-privilege environment").
-  let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
-  if (node.envInherit === false) {
-    const withheld = withheldEnvironment({ server: process.env, allow: envAllow, given });
-    processEnv = withheld.env;
-    onEnvGiven(withheld.given);
-  }
-  let proc: ReturnType<typeof spawnGroup>;
-  try {
-    proc = spawnGroup('bash', script.args, { cwd: run.cwd, env: processEnv });
-    if (proc.child.pid !== undefined) onProcess(proc.child.pid);
-  } catch (error) {
-    // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.
-    await script.cleanup();
-    throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
-  }
-  let stopped: 'timeout' | 'stalled' | 'cancelled' | 'output_too_large' | undefined;
-  const idle = watchIdle(node.idleTimeoutMs, () => {
-    stopped ??= 'stalled';
-    void proc.terminate();
-  });
-  // Counted in bytes as they arrive: past the limit the output is dropped at once and bash is
-  // stopped, so a node printing without end never holds more than the limit here.
-  let stdout = '';
-  let stdoutBytes = 0;
-  const decoder = new StringDecoder('utf8');
-  const takeStdout = (text: string) => {
-    if (stdoutBytes <= OUTPUT_LIMIT_BYTES) stdout += text;
-    else if (stopped === undefined) {
-      stopped = 'output_too_large';
-      stdout = '';
-      void proc.terminate();
+export const bashRunner =
+  (sandbox: SandboxDeps): NodeRunner =>
+  async (context) => {
+    const { run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess } = context;
+    if (node.action.kind !== 'bash') throw new Error(`bashRunner got a ${node.action.kind} node`);
+    const script = await bashArgs(renderBash(node.action.bash, outputs));
+    if (signal.aborted) {
+      await script.cleanup();
+      throw new NodeCancelled();
     }
-    // Still logged: `<node>.log` keeps what the node printed, within its own limit.
-    if (text) onOutput('stdout', text);
-  };
-  proc.child.stdout?.on('data', (chunk: Buffer) => {
-    idle.touch();
-    stdoutBytes += chunk.length;
-    takeStdout(decoder.write(chunk));
-  });
-  proc.child.stderr?.setEncoding('utf8');
-  proc.child.stderr?.on('data', (chunk: string) => {
-    idle.touch();
-    onOutput('stderr', chunk);
-  });
+    const given = { ...env, ...processVariables(variables) };
+    // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/contract.md, "Least-privilege environment").
+    let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
+    if (node.envInherit === false) {
+      const withheld = withheldEnvironment({ server: process.env, allow: envAllow, given });
+      processEnv = withheld.env;
+      onEnvGiven(withheld.given);
+    }
+    let confined: ConfinedBash | undefined;
+    if (bashSandboxDecision(node, run, sandbox)?.sandbox === 'on') {
+      try {
+        confined = await confineBash(context, sandbox, script.args, processEnv, signal);
+      } catch (error) {
+        await script.cleanup();
+        throw error;
+      }
+    }
+    let proc: ReturnType<typeof spawnGroup>;
+    try {
+      proc = confined
+        ? spawnGroup('bash', ['-c', confined.command], { cwd: run.cwd, env: confined.env })
+        : spawnGroup('bash', script.args, { cwd: run.cwd, env: processEnv });
+      if (proc.child.pid !== undefined) onProcess(proc.child.pid);
+    } catch (error) {
+      // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.
+      await script.cleanup();
+      await confined?.finish();
+      throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
+    }
+    let stopped: 'timeout' | 'stalled' | 'cancelled' | 'output_too_large' | undefined;
+    const idle = watchIdle(node.idleTimeoutMs, () => {
+      stopped ??= 'stalled';
+      void proc.terminate();
+    });
+    // Counted in bytes as they arrive: past the limit the output is dropped at once and bash is
+    // stopped, so a node printing without end never holds more than the limit here.
+    let stdout = '';
+    let stdoutBytes = 0;
+    const decoder = new StringDecoder('utf8');
+    const takeStdout = (text: string) => {
+      if (stdoutBytes <= OUTPUT_LIMIT_BYTES) stdout += text;
+      else if (stopped === undefined) {
+        stopped = 'output_too_large';
+        stdout = '';
+        void proc.terminate();
+      }
+      // Still logged: `<node>.log` keeps what the node printed, within its own limit.
+      if (text) onOutput('stdout', text);
+    };
+    proc.child.stdout?.on('data', (chunk: Buffer) => {
+      idle.touch();
+      stdoutBytes += chunk.length;
+      takeStdout(decoder.write(chunk));
+    });
+    const stderrDecoder = new StringDecoder('utf8');
+    proc.child.stderr?.on('data', (chunk: Buffer) => {
+      idle.touch();
+      confined?.stderr(chunk);
+      const text = stderrDecoder.write(chunk);
+      if (text) onOutput('stderr', text);
+    });
 
-  const timer = setTimeout(() => {
-    stopped ??= 'timeout';
-    void proc.terminate();
-  }, node.timeoutMs);
-  const onAbort = () => {
-    stopped ??= 'cancelled';
-    void proc.terminate();
+    const timer = setTimeout(() => {
+      stopped ??= 'timeout';
+      void proc.terminate();
+    }, node.timeoutMs);
+    const onAbort = () => {
+      stopped ??= 'cancelled';
+      void proc.terminate();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { code, signal: killedBy } = await proc.done;
+      takeStdout(decoder.end());
+      const stderrTail = stderrDecoder.end();
+      if (stderrTail) onOutput('stderr', stderrTail);
+      if (stopped === 'cancelled') throw new NodeCancelled();
+      if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
+      // Whatever bash exited with once stopped (a trap may exit 0), a stalled node never succeeds.
+      if (stopped === 'stalled') throw new NodeFailure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
+      if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
+      if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
+      return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
+    } catch (error) {
+      if (error instanceof NodeFailure || error instanceof NodeCancelled) throw error;
+      throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      idle.stop();
+      signal.removeEventListener('abort', onAbort);
+      await script.cleanup();
+      await confined?.finish();
+    }
   };
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const { code, signal: killedBy } = await proc.done;
-    takeStdout(decoder.end());
-    if (stopped === 'cancelled') throw new NodeCancelled();
-    if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
-    // Whatever bash exited with once stopped (a trap may exit 0), a stalled node never succeeds.
-    if (stopped === 'stalled') throw new NodeFailure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
-    if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
-    if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
-    return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
-  } catch (error) {
-    if (error instanceof NodeFailure || error instanceof NodeCancelled) throw error;
-    throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);
-  } finally {
-    clearTimeout(timer);
-    idle.stop();
-    signal.removeEventListener('abort', onAbort);
-    await script.cleanup();
-  }
-};

@@ -1,4 +1,5 @@
-import type { Agent, AgentEndpoint, AgentToolCall, SandboxDenial } from '../../../agents/index.js';
+import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
+import type { SandboxDenial } from '../../../sandbox/index.js';
 import type { AssistantName, TokenPrice } from '../../../config/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
@@ -25,7 +26,7 @@ export interface NodeRunContext {
   onOutput(stream: 'stdout' | 'stderr' | 'assistant', text: string): void;
   /** An agent's tool call, once resolved (prompt and command nodes). */
   onTool(call: AgentToolCall): void;
-  /** A refusal of the agent's sandbox (prompt and command nodes). */
+  /** A refusal of the node's sandbox (an agent's, or a sandboxed bash node's). */
   onSandboxDenied(denial: SandboxDenial): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
@@ -43,6 +44,16 @@ export interface AssistantChoice {
   priceOf?(name: AssistantName): Promise<TokenPrice | null>;
 }
 
+/**
+ * `SVC_SANDBOX`, svc's home (denied to a sandboxed process; no home: only the user's secrets are
+ * denied), and `SVC_SANDBOX_BASH` (a bash node's default).
+ */
+export interface SandboxDeps {
+  mode: 'on' | 'off';
+  svcHome: string | undefined;
+  bash: boolean;
+}
+
 /** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */
 export interface PromptDeps {
   agents: Record<AssistantName, Agent>;
@@ -54,8 +65,7 @@ export interface PromptDeps {
   idleTimeoutMs: number;
   /** A usage limit that names no reset time: the node's `resumeAt` is this long after it. */
   usageLimitRetryMs: number;
-  /** `SVC_SANDBOX`, and svc's home (denied to sandboxed agents); no home: only the user's secrets are denied. */
-  sandbox: { mode: 'on' | 'off'; svcHome: string | undefined };
+  sandbox: SandboxDeps;
   logger: Logger;
   /** Rejects when an agent must not start in this workspace (the env-leak gate). */
   assertAgentAllowed(workspaceId: string, cwd: string): Promise<void>;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Permissions } from '../shared/permissions.js';
-import { agentSandbox, sandboxDecision, type AgentSandbox, type SandboxPlan } from './sandbox.js';
+import { sandboxPolicy, sandboxDecision, type SandboxPolicy, type SandboxPlan } from './policy.js';
 
 /**
  * The git directories a linked worktree's `.git` file points at (its own under the common
@@ -53,7 +53,7 @@ export interface SandboxSetup {
 
 export interface PreparedSandbox {
   /** Null: the agent runs unsandboxed (`full`, `SVC_SANDBOX=off`). */
-  sandbox: AgentSandbox | null;
+  sandbox: SandboxPolicy | null;
   /** The agent's environment, with `TMPDIR` in its sandbox. */
   env: NodeJS.ProcessEnv;
   /** Removes the call's temporary directory. */
@@ -72,7 +72,7 @@ export async function setUpSandbox(setup: SandboxSetup): Promise<PreparedSandbox
   const root = setup.svcHome ? join(setup.svcHome, 'tmp') : tmpdir();
   await mkdir(root, { recursive: true });
   const tmpDir = await mkdtemp(join(root, `agent-${setup.label}-`));
-  const planned = agentSandbox({
+  const planned = sandboxPolicy({
     permissions,
     cwd: setup.cwd,
     home: env.HOME,

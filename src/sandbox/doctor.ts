@@ -1,13 +1,13 @@
 /**
  * `svc doctor`: whether this machine can run agents in their sandbox, one check a line, each with
- * what it found and, when something is missing, what to do. It checks what `sandbox-check.ts`
+ * what it found and, when something is missing, what to do. It checks what `check.ts`
  * checks before an agent is spawned (and with the same functions), so the two cannot disagree:
  * bubblewrap and socat on PATH, user namespaces (the kernel's limit, then one bubblewrap sandbox),
  * and each agent CLI with `sandboxUnavailable`. A local check of this machine: no store, no server.
  */
 
 import { execFile } from 'node:child_process';
-import { findExecutable, probeBwrap, sandboxUnavailable, userNamespacesRefused } from './sandbox-check.js';
+import { findExecutable, probeBwrap, sandboxUnavailable, userNamespacesRefused } from './check.js';
 
 /** `ok`: there and working; `missing`: absent or refused (see `fix`); `off`: switched off (`SVC_SANDBOX=off`). */
 export type DoctorStatus = 'ok' | 'missing' | 'off';

@@ -16,7 +16,7 @@
 
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { AgentSandbox } from './sandbox.js';
+import type { SandboxPolicy } from './policy.js';
 
 export interface SandboxDenial {
   kind: 'fs' | 'net' | 'escape';
@@ -26,7 +26,7 @@ export interface SandboxDenial {
   tool: string;
 }
 
-/** `path` through its symbolic links as far as it exists, as the sandbox's own paths are (sandbox-setup.ts). */
+/** `path` through its symbolic links as far as it exists, as the sandbox's own paths are (setup.ts). */
 function realPathOf(path: string): string {
   try {
     return realpathSync(path);
@@ -47,7 +47,7 @@ const CODEX_NET = /Network access to "([^"]+)" was blocked/g;
 const CODEX_PROXY = /"status":"blocked","host":"([^"]+)"[^}]*?"port":(\d+)/g;
 
 /** The refusals in `text`, one per kind and target, as the sandbox `sandbox` decided them. */
-export function sandboxDenials(text: string, tool: string, sandbox: AgentSandbox, cwd: string, home: string | undefined): SandboxDenial[] {
+export function sandboxDenials(text: string, tool: string, sandbox: SandboxPolicy, cwd: string, home: string | undefined): SandboxDenial[] {
   const found = new Map<string, SandboxDenial>();
   const add = (kind: SandboxDenial['kind'], target: string) => found.set(`${kind} ${target}`, { kind, target, tool });
   const hosts = new Map<string, string>();

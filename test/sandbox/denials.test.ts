@@ -1,10 +1,10 @@
-// What an agent's sandbox refused, read from what its tool calls printed (src/agents/sandbox-denials.ts):
+// What an agent's sandbox refused, read from what its tool calls printed (src/sandbox/denials.ts):
 // the words the real CLIs print (measured; test/agents-real/sandbox.test.ts sees them live).
 import { describe, expect, it } from 'vitest';
-import { sandboxDenials } from '../../src/agents/sandbox-denials.js';
-import type { AgentSandbox } from '../../src/agents/sandbox.js';
+import { sandboxDenials } from '../../src/sandbox/denials.js';
+import type { SandboxPolicy } from '../../src/sandbox/index.js';
 
-const sandbox: AgentSandbox = {
+const sandbox: SandboxPolicy = {
   write: ['/svc/worktrees/r1', '/svc/tmp/a'],
   denyRead: ['/home/u/.ssh', '/svc'],
   allowRead: ['/svc/worktrees/r1', '/svc/tmp/a'],
