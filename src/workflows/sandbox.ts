@@ -55,9 +55,12 @@ export interface SandboxWidening {
   readonly write: readonly string[];
 }
 
-/** The workflow's `sandbox:` and the node's, one list each, without repeats; undefined when neither says anything. */
-export function mergeSandbox(workflow: RawSandbox | undefined, node: RawSandbox | undefined): SandboxWidening | undefined {
+/**
+ * Two `sandbox:` lists merged — the workflow's and the node's, or the repository's
+ * (`.svc/worktree.yaml`) and a node's — one list each, without repeats; undefined when neither says anything.
+ */
+export function mergeSandbox(workflow: Partial<SandboxWidening> | undefined, node: Partial<SandboxWidening> | undefined): SandboxWidening | undefined {
   if (!workflow && !node) return undefined;
-  const both = (key: keyof RawSandbox) => [...new Set([...(workflow?.[key] ?? []), ...(node?.[key] ?? [])])];
+  const both = (key: keyof SandboxWidening) => [...new Set([...(workflow?.[key] ?? []), ...(node?.[key] ?? [])])];
   return { network: both('network'), read: both('read'), write: both('write') };
 }

@@ -1,7 +1,9 @@
 /**
  * `.svc/worktree.yaml` (docs/decisions.md, "Worktree setup and $SVC_PORT"): how a repository
  * prepares each new worktree of a run — `setup:`, a bash script run once before the first node, and
- * `copy:`, untracked files brought over from the workspace's checkout. Read from the new worktree,
+ * `copy:`, untracked files brought over from the workspace's checkout, and `sandbox:`, what widens
+ * the sandbox of the run's sandboxed nodes (read here once, before any node could change the
+ * file: docs/decisions.md, "Bash nodes in a sandbox"). Read from the new worktree,
  * at the run's base commit, as anything in a repository: hostile. Only a regular file inside the
  * worktree (not a symlink), at most 64 KiB, checked against the schema with `file:line:col` errors.
  */
@@ -10,7 +12,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import { readRegularFile } from '../shared/regular-file.js';
-import { validateYamlWith } from '../workflows/index.js';
+import { RawSandboxSchema, validateYamlWith } from '../workflows/index.js';
 import { isInside } from './worktrees.js';
 
 export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
@@ -29,6 +31,7 @@ const CopyPathSchema = z
 export const WorktreeConfigSchema = z.strictObject({
   setup: z.string().min(1).max(MAX_CONFIG_BYTES).optional().describe('a bash script run once in each new worktree, before the first node'),
   copy: z.array(CopyPathSchema).max(200).optional().describe("untracked files copied from the workspace's checkout into each new worktree"),
+  sandbox: RawSandboxSchema.optional().describe("what widens the sandbox of every sandboxed node of the repository's runs (docs/workflows.md, \"Sandbox\")"),
 });
 
 export type WorktreeConfig = z.infer<typeof WorktreeConfigSchema>;

@@ -7,6 +7,7 @@
  */
 
 import { DomainError } from '../shared/errors.js';
+import { mergeSandbox, type SandboxWidening } from '../workflows/index.js';
 import { scanListedFiles } from './env-scan.js';
 import { readWorktreeConfig } from './worktree-config.js';
 import { copyIntoWorktree } from './worktree-copy.js';
@@ -15,6 +16,8 @@ export interface WorktreePreparation {
   script: string | null;
   copied: string[];
   missing: string[];
+  /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
+  sandbox: SandboxWidening | null;
 }
 
 export async function prepareWorktree(
@@ -36,5 +39,5 @@ export async function prepareWorktree(
     }
   }
   const { copied, missing } = paths.length ? await copyIntoWorktree(workspace.checkout, worktree, paths) : { copied: [], missing: [] };
-  return { script: config.setup ?? null, copied, missing };
+  return { script: config.setup ?? null, copied, missing, sandbox: config.sandbox ? mergeSandbox(config.sandbox, undefined)! : null };
 }

@@ -127,6 +127,22 @@ describe('a bash node with sandbox: true', () => {
   });
 });
 
+describe(".svc/worktree.yaml's sandbox:", () => {
+  it("widens every sandboxed node of the repository's runs, read once at the setup", async () => {
+    const server = await startServer();
+    const { workspace } = await registerProject(server, {
+      workflows: [bashWorkflow('repo-wide', { sandbox: true })],
+      extra: { '.svc/worktree.yaml': `sandbox:\n  network: ["127.0.0.1:${port}"]\n` },
+    });
+    const run = await waitForRun(server, await startRun(server, 'repo-wide', { message: '', workspaceId: workspace.id }));
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.setup).toMatchObject({ status: 'completed', sandbox: { network: [`127.0.0.1:${port}`], read: [], write: [] } });
+    expect(requests).toContain('/repo-wide');
+    expect(run.nodes.b).toMatchObject({ sandbox: 'on', sandboxDenied: 2 });
+    expect(run.nodes.b.output).not.toContain(KEY_TEXT);
+  });
+});
+
 describe('bash nodes without a sandbox asked for', () => {
   it('run as they always have, and their record says nothing of a sandbox', async () => {
     const server = await startServer();

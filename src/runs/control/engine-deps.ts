@@ -2,6 +2,7 @@ import type { Agent } from '../../agents/index.js';
 import type { AssistantName } from '../../config/index.js';
 import type { EventPublisher } from '../../events/index.js';
 import type { Logger } from '../../shared/logger.js';
+import type { SandboxWidening } from '../../workflows/index.js';
 import type { Store } from '../../store/index.js';
 import type { RunStreamEvent } from '../model/events.js';
 import type { Coordination } from '../../coordination/index.js';
@@ -62,6 +63,8 @@ export interface WorktreePreparation {
   copied: string[];
   /** Listed in `copy:` but not in the workspace's checkout. */
   missing: string[];
+  /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
+  sandbox: SandboxWidening | null;
 }
 
 /**

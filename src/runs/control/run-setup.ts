@@ -60,7 +60,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   const { runs } = deps;
   const started = Date.now();
   let headCommit: string | undefined;
-  let preparation: WorktreePreparation | null;
+  let preparation: WorktreePreparation | null = null;
   let output = '';
   let streamed = 0;
   const say = (stream: Stream, text: string) => {
@@ -77,7 +77,16 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   const finish = async (status: 'completed' | 'failed' | 'cancelled', error?: string, copied: string[] = []) => {
     const kept = tailUtf8(output, OUTPUT_CAP_BYTES);
     const durationMs = Date.now() - started;
-    const setup = { status, output: kept.text, ...(kept.truncated ? { outputTruncated: true } : {}), durationMs, copied, ...(error ? { error } : {}) };
+    const widening = preparation?.sandbox;
+    const setup = {
+      status,
+      output: kept.text,
+      ...(kept.truncated ? { outputTruncated: true } : {}),
+      durationMs,
+      copied,
+      ...(error ? { error } : {}),
+      ...(widening ? { sandbox: { network: [...widening.network], read: [...widening.read], write: [...widening.write] } } : {}),
+    };
     const set: RunRecord = { ...run, setup, ...(headCommit ? { headCommit } : {}) };
     await runs.emit(set, 'setup_finished', { status, durationMs, ...(error ? { error } : {}) });
     await runs.save(set, { sync: false }, 'running');

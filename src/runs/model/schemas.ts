@@ -137,6 +137,10 @@ export const RunSetupSchema = z.object({
   durationMs: z.number(),
   copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
   error: z.string().optional().describe('why it failed'),
+  sandbox: z
+    .object({ network: z.array(z.string()), read: z.array(z.string()), write: z.array(z.string()) })
+    .optional()
+    .describe("`.svc/worktree.yaml`'s `sandbox:`, read once here: what widens every sandboxed node of the run"),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */

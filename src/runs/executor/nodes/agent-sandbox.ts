@@ -1,5 +1,6 @@
 import { setUpSandbox, type PreparedSandbox } from '../../../sandbox/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
+import { mergeSandbox } from '../../../workflows/index.js';
 import type { NodeRunContext, PromptDeps } from './types.js';
 
 /**
@@ -19,7 +20,7 @@ export function prepareAgentSandbox(
     env,
     svcHome,
     artifactsDir,
-    widening: node.sandbox,
+    widening: mergeSandbox(run.setup?.sandbox, node.sandbox),
     label: `${run.id}-${node.id}`,
   });
 }

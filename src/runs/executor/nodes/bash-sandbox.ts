@@ -1,6 +1,6 @@
 import { lineSplitter } from '../../../agents/index.js';
 import { commandSandboxTools, sandboxCommand, sandboxDenials, setUpSandbox, type SandboxDecision, type SandboxedCommand } from '../../../sandbox/index.js';
-import { shellQuote, type WorkflowNode } from '../../../workflows/index.js';
+import { mergeSandbox, shellQuote, type WorkflowNode } from '../../../workflows/index.js';
 import type { RunRecord } from '../../model/types.js';
 import { NodeFailure, type NodeRunContext, type SandboxDeps } from './types.js';
 
@@ -63,7 +63,7 @@ export async function confineBash(
     env,
     svcHome: deps.svcHome,
     artifactsDir,
-    widening: node.sandbox,
+    widening: mergeSandbox(run.setup?.sandbox, node.sandbox),
     label: `${run.id}-${node.id}`,
   });
   const policy = prepared.sandbox!;
