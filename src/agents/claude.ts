@@ -36,6 +36,10 @@ function claudeDenialReader(request: AgentRequest): (line: Json) => void {
   return (line) => {
     for (const part of parts(line)) {
       if (part.type === 'tool_use' && typeof part.id === 'string') names.set(part.id, String(part.name ?? 'tool'));
+      // A call asking to run outside the sandbox: refused by `allowUnsandboxedCommands: false`, and said.
+      const input = part.type === 'tool_use' ? (part.input as Json | undefined) : undefined;
+      if (input?.dangerouslyDisableSandbox === true)
+        request.onSandboxDenied?.({ kind: 'escape', target: String(input.command ?? '').slice(0, 200), tool: String(part.name ?? 'tool') });
       if (part.type !== 'tool_result' || line.type !== 'user') continue;
       const stderr = (line.tool_use_result as Json | undefined)?.stderr;
       const said = `${text(part.content)}\n${typeof stderr === 'string' ? stderr : ''}`;

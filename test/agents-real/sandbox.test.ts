@@ -170,6 +170,18 @@ describe('the real Claude Code in its sandbox', { timeout: 120_000 }, () => {
     expect(everythingSent(model)).not.toContain(KEY_TEXT);
   });
 
+  it('edit: a Bash call asking to leave the sandbox (dangerouslyDisableSandbox) still runs inside it, and is an escape event', async () => {
+    const model = await startClaudeBashStandIn([{ command: 'cat ~/.ssh/id_test; echo inside > inside.txt', dangerouslyDisableSandbox: true }], 'DONE');
+    onCleanup(() => model.close());
+    expect((await api(server, 'PATCH', '/api/config/assistants', { claude: { baseUrl: model.url, apiKeyEnv: KEY_ENV } })).status).toBe(200);
+    const run = await runOnWorkspace('claude-edit');
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(everythingSent(model)).not.toContain(KEY_TEXT);
+    expect(sandboxDenied(run)).toEqual(
+      expect.arrayContaining([{ nodeId: 'change', kind: 'escape', target: 'cat ~/.ssh/id_test; echo inside > inside.txt', tool: 'Bash' }]),
+    );
+  });
+
   it('edit with bubblewrap hidden from PATH: the node fails sandbox_unavailable, naming it, and the agent never starts', async () => {
     const model = await standIn('claude');
     process.env.PATH = await pathWithout('bwrap');

@@ -334,7 +334,7 @@ export async function startNetworkTrap(): Promise<NetworkTrap> {
  * k tool results so far gets the (k+1)-th, and after the last one `finalText`. A request whose tools
  * do not include Bash (a side request) gets a short text.
  */
-export function startClaudeBashStandIn(commands: readonly string[], finalText: string): Promise<StandIn> {
+export function startClaudeBashStandIn(commands: ReadonlyArray<string | Json>, finalText: string): Promise<StandIn> {
   return listen((req, body, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') return json(res, 200, { input_tokens: 10 });
@@ -348,7 +348,10 @@ export function startClaudeBashStandIn(commands: readonly string[], finalText: s
     let blocks: Json[] = [{ type: 'text', text: tools.includes('Bash') ? finalText : 'ok' }];
     let stop = 'end_turn';
     if (tools.includes('Bash') && done < commands.length) {
-      blocks = [{ type: 'tool_use', id: `toolu_standin_bash_${done + 1}`, name: 'Bash', input: { command: commands[done], description: 'Run the command' } }];
+      // A command, or the Bash tool's whole input (`{ command, dangerouslyDisableSandbox }`).
+      const asked = commands[done]!;
+      const input = typeof asked === 'string' ? { command: asked, description: 'Run the command' } : { description: 'Run the command', ...asked };
+      blocks = [{ type: 'tool_use', id: `toolu_standin_bash_${done + 1}`, name: 'Bash', input }];
       stop = 'tool_use';
     }
     answerMessage(res, body, model, blocks, stop);
