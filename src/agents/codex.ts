@@ -2,6 +2,7 @@ import { codexToolReader } from './codex-tools.js';
 import { codexPermissionArgs } from './permissions.js';
 import { runJsonlProcess } from './run-jsonl-process.js';
 import { codexSandboxArgs } from './sandbox.js';
+import { codexProfileWarning } from './codex-version.js';
 import { sandboxDenials, sandboxUnavailable } from '../sandbox/index.js';
 import { detectUsageLimit } from './usage-limit.js';
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from './types.js';
@@ -50,8 +51,11 @@ export function createCodexAgent(bin: string): Agent {
         const missing = await sandboxUnavailable({ agent: 'codex', path: request.env.PATH });
         if (missing) throw new AgentError('sandbox_unavailable', `sandbox_unavailable: ${missing}`);
       }
-      // A sandbox is a permission profile, given instead of `--sandbox` (sandbox.ts).
-      const permissionArgs = request.sandbox ? codexSandboxArgs(request.permissions, request.sandbox) : codexPermissionArgs(request.permissions);
+      // A sandbox is a permission profile, given instead of `--sandbox` (sandbox.ts); a Codex too old
+      // for one gets `--sandbox`, and the node says its reads were not confined (codex-version.ts).
+      const weaker = request.sandbox ? await codexProfileWarning(bin, request.env) : undefined;
+      if (weaker) request.onSandboxWarning?.(weaker);
+      const permissionArgs = request.sandbox && !weaker ? codexSandboxArgs(request.permissions, request.sandbox) : codexPermissionArgs(request.permissions);
       args.push(...providerArgs(request.endpoint), ...permissionArgs);
       // A conversation continues its thread: `codex exec resume <thread_id>`, prompt on stdin as ever.
       if (request.resumeSession) args.push('resume', request.resumeSession);

@@ -34,6 +34,8 @@ export interface AgentRequest {
   onTool?(call: AgentToolCall): void;
   /** Each refusal of the agent's sandbox, as its tool calls report it (sandbox/denials.ts). */
   onSandboxDenied?(denial: SandboxDenial): void;
+  /** The agent's sandbox is weaker than asked (an agent too old for svc's policy), and why. */
+  onSandboxWarning?(warning: string): void;
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */

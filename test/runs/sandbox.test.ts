@@ -4,7 +4,7 @@
 // starts); `SVC_SANDBOX=off` gives the old flags and says so; each sandboxed call has a TMPDIR of its
 // own in svc's home, removed when it ends. The real CLIs' confinement: test/agents-real/sandbox.test.ts.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CODEX } from '../helpers/conversations.js';
@@ -122,6 +122,27 @@ describe("the sandbox's refusals", () => {
       [{ nodeId: 'l', kind: 'net', target: '203.0.113.7:443', tool: 'Bash' }],
     );
     expect(run.nodes.l).toMatchObject({ sandbox: 'on', sandboxDenied: 1 });
+  });
+});
+
+describe('a codex older than the permission profiles svc uses', () => {
+  it('gets --sandbox instead, and the node says its sandbox was weakened and why', async () => {
+    // Another path to the fake: the version is asked once per executable.
+    const old = join(await tempDir('svc-old-codex-'), 'codex');
+    await symlink(FAKE_CODEX, old);
+    const saved = process.env.FAKE_CODEX_VERSION;
+    process.env.FAKE_CODEX_VERSION = '0.120.0';
+    const server = await startServer({ env: { SVC_CODEX_BIN: old } });
+    const run = await waitForRun(server, await startRun(server, 'codex-edit', { message: '', cwd: project })).finally(() => {
+      if (saved === undefined) delete process.env.FAKE_CODEX_VERSION;
+      else process.env.FAKE_CODEX_VERSION = saved;
+    });
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    const argv = codexCalls().at(-1)!.argv as string[];
+    expect(argv).toEqual(expect.arrayContaining(['--sandbox', 'workspace-write']));
+    expect(argv.join(' ')).not.toContain('default_permissions');
+    expect(run.nodes.c).toMatchObject({ sandbox: 'on' });
+    expect(run.nodes.c.sandboxWarning).toMatch(/codex 0\.120\.0 predates the permission profiles svc uses \(0\.169\.0\).*not reads/);
   });
 });
 

@@ -181,7 +181,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
           const begun = moveNode(current, 'start', { ...freshNodeState(), startedAt: now(), ...agent, ...confined });
           // A node run again (resume) starts a new log; what its last one said no longer holds.
           const stale = confined?.sandbox === 'on' ? (['sandboxOff'] as const) : confined ? [] : (['sandbox', 'sandboxOff', 'sandboxDenied'] as const);
-          state.setNode(node.id, without(begun, 'logTruncated', ...stale));
+          state.setNode(node.id, without(begun, 'logTruncated', 'sandboxWarning', ...stale));
           starting.push(node);
           rounds.changed();
         }

@@ -65,7 +65,7 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
 
 const now = () => new Date().toISOString();
 
-interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onProcess' | 'onSandboxDenied'> {
+interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onProcess' | 'onSandboxDenied' | 'onSandboxWarning'> {
   /** Also svc's own lines about the node (`system`: a retry). */
   onOutput(stream: RunEventFields['node_output']['stream'], text: string): void;
   processFile: string;
@@ -110,7 +110,8 @@ function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: N
     state.patchNode(node.id, { sandboxDenied: (state.node(node.id).sandboxDenied ?? 0) + 1 });
     runs.emit(state.run, 'sandbox_denied', { nodeId: node.id, ...denial }).catch(failedWrite);
   };
-  return { onProcess, onOutput, onTool, onSandboxDenied, processFile };
+  const onSandboxWarning = (warning: string) => state.patchNode(node.id, { sandboxWarning: warning });
+  return { onProcess, onOutput, onTool, onSandboxDenied, onSandboxWarning, processFile };
 }
 
 interface Attempted {
@@ -151,6 +152,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         onOutput: streams.onOutput,
         onTool: streams.onTool,
         onSandboxDenied: streams.onSandboxDenied,
+        onSandboxWarning: streams.onSandboxWarning,
         onProcess: streams.onProcess,
       });
       result.failure = undefined;

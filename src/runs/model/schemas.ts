@@ -95,6 +95,10 @@ export const NodeStateSchema = z.object({
       "agent nodes, once started: whether its agent ran in its OS sandbox (`on`), or not (`off`, with `sandboxOff`); bash nodes: `on` when sandboxed, `off` when one was declined or turned off, absent when none was asked for (docs/decisions.md, 'Agents in a sandbox', 'Bash nodes in a sandbox')",
     ),
   sandboxDenied: z.number().int().optional().describe('a sandboxed node: how many refusals of its sandbox were seen (`sandbox_denied` events)'),
+  sandboxWarning: z
+    .string()
+    .optional()
+    .describe("`sandbox: on`, but weaker than svc's policy, and why: a Codex older than the permission profiles svc uses ran with `--sandbox` (reads not confined)"),
   sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full`, `SVC_SANDBOX=off`, or (a bash node) `sandbox: false`'),
   waitingFor: z
     .literal('agent_slot')

@@ -48,6 +48,11 @@ export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail
           {node.sandboxDenied ? `; refused ${node.sandboxDenied} call${node.sandboxDenied === 1 ? '' : 's'}` : ''}
         </p>
       ) : null}
+      {node?.sandbox === 'on' && node.sandboxWarning ? (
+        <p class="note" data-sandbox-warning>
+          Sandbox weakened: {node.sandboxWarning}
+        </p>
+      ) : null}
       {node?.envGiven ? (
         <p class="muted" data-env-given={node.envGiven.join(',')}>
           Environment beyond the base set: {node.envGiven.length ? node.envGiven.join(', ') : 'none'}

@@ -37,6 +37,7 @@ function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
   return [
     // An agent that ran outside its OS sandbox (level full, SVC_SANDBOX=off) says so on every show.
     state.sandbox === 'off' ? `unsandboxed (${state.sandboxOff ?? 'no reason recorded'})` : undefined,
+    state.sandboxWarning ? `sandbox weakened: ${state.sandboxWarning}` : undefined,
     state.sandboxDenied ? `sandbox refused ${state.sandboxDenied}` : undefined,
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
     state.status === 'waiting' && !state.waitingFor ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,

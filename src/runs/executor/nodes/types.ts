@@ -28,6 +28,8 @@ export interface NodeRunContext {
   onTool(call: AgentToolCall): void;
   /** A refusal of the node's sandbox (an agent's, or a sandboxed bash node's). */
   onSandboxDenied(denial: SandboxDenial): void;
+  /** The node's sandbox is weaker than its policy, and why (`sandboxWarning` on its record). */
+  onSandboxWarning(warning: string): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
   /** Called with the leader of each process group the node starts. */
