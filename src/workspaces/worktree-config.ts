@@ -31,7 +31,7 @@ const CopyPathSchema = z
 export const WorktreeConfigSchema = z.strictObject({
   setup: z.string().min(1).max(MAX_CONFIG_BYTES).optional().describe('a bash script run once in each new worktree, before the first node'),
   copy: z.array(CopyPathSchema).max(200).optional().describe("untracked files copied from the workspace's checkout into each new worktree"),
-  sandbox: RawSandboxSchema.optional().describe("what widens the sandbox of every sandboxed node of the repository's runs (docs/workflows.md, \"Sandbox\")"),
+  sandbox: RawSandboxSchema.optional().describe('what widens the sandbox of every sandboxed node of the repository\'s runs (docs/workflows.md, "Sandbox")'),
 });
 
 export type WorktreeConfig = z.infer<typeof WorktreeConfigSchema>;

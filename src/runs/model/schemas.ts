@@ -98,7 +98,9 @@ export const NodeStateSchema = z.object({
   sandboxWarning: z
     .string()
     .optional()
-    .describe("`sandbox: on`, but weaker than svc's policy, and why: a Codex older than the permission profiles svc uses ran with `--sandbox` (reads not confined)"),
+    .describe(
+      "`sandbox: on`, but weaker than svc's policy, and why: a Codex older than the permission profiles svc uses ran with `--sandbox` (reads not confined)",
+    ),
   sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full`, `SVC_SANDBOX=off`, or (a bash node) `sandbox: false`'),
   waitingFor: z
     .literal('agent_slot')

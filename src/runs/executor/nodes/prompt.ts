@@ -15,7 +15,23 @@ import { prepareAgentSandbox } from './agent-sandbox.js';
  */
 export const promptRunner =
   ({ agents, assistants, loadCommand, firstEventTimeoutMs, idleTimeoutMs, usageLimitRetryMs, logger, assertAgentAllowed, sandbox }: PromptDeps): NodeRunner =>
-  async ({ run, node, outputs, variables, artifactsDir, env, envAllow, onEnvGiven, signal, onOutput, onTool, onSandboxDenied, onSandboxWarning, onProcess, onSlotWait }) => {
+  async ({
+    run,
+    node,
+    outputs,
+    variables,
+    artifactsDir,
+    env,
+    envAllow,
+    onEnvGiven,
+    signal,
+    onOutput,
+    onTool,
+    onSandboxDenied,
+    onSandboxWarning,
+    onProcess,
+    onSlotWait,
+  }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
     if (run.workspaceId) {
