@@ -196,6 +196,7 @@ export class Orchestrator {
         tokens: reply.tokens,
         replyTo: messageId,
         ...(reply.tools.toolCalls > 0 ? reply.tools : {}),
+        ...reply.sandbox,
       });
       await this.#settle(conversation.id, messageId, reply.session);
       await this.deps.events.emit(conversationId, 'assistant_done', { messageId: stored.id, replyTo: messageId, costUsd: reply.costUsd });

@@ -38,9 +38,15 @@ export const MessageMetadataSchema = z
     toolCalls: z.number().int().optional().describe("an agent reply's tool calls (present when it made any)"),
     toolsDenied: z.array(z.string()).optional().describe(`one-line summaries of the tool calls the agent was refused (the first ${TOOLS_DENIED_KEPT})`),
     toolsDeniedCount: z.number().int().optional().describe('how many tool calls the agent was refused'),
+    sandboxDenied: z
+      .number()
+      .int()
+      .optional()
+      .describe("a sandboxed agent reply: how many refusals of its sandbox were seen (each a `conversation.sandbox_denied` line in the server's log)"),
+    sandboxWarning: z.string().optional().describe("a sandboxed agent reply whose sandbox was weaker than svc's policy: why"),
   })
   .describe(
-    'costUsd, model, tokens (agent replies), runId (/run), error and code (failures), toolCalls, toolsDenied and toolsDeniedCount (agent replies that used tools)',
+    'costUsd, model, tokens (agent replies), runId (/run), error and code (failures), toolCalls, toolsDenied and toolsDeniedCount (agent replies that used tools), sandboxDenied and sandboxWarning (sandboxed agent replies)',
   );
 export type MessageMetadata = z.infer<typeof MessageMetadataSchema>;
 

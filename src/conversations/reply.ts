@@ -20,6 +20,8 @@ export interface AgentReply {
   session: ConversationRecord['agent_session'];
   /** The agent's tool calls, as a node counts them. */
   tools: ToolTally;
+  /** A sandboxed reply: how many refusals of its sandbox were seen, each a `sandbox_denied` line in the server's log; and why its sandbox was weaker, if it was. */
+  sandbox: { sandboxDenied: number; sandboxWarning?: string } | null;
 }
 
 /**
@@ -71,6 +73,8 @@ export async function replyWithAgent(
   const deltas: Promise<unknown>[] = [];
   // Tool calls go the same way, each as it resolves; a retried ask (lost session) counts both.
   const tools = emptyToolTally();
+  let denied = 0;
+  let warning: string | undefined;
   const onTool = (call: AgentToolCall) => {
     if (!tallyToolCall(tools, call)) return;
     deltas.push(deps.events.emit(conversation.id, 'agent_tool', { messageId: message.id, ...call }));
@@ -91,6 +95,11 @@ export async function replyWithAgent(
         deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
       },
       onTool,
+      onSandboxDenied: (denial) => {
+        denied += 1;
+        deps.logger.warn('conversation.sandbox_denied', { conversationId: conversation.id, messageId: message.id, ...denial });
+      },
+      onSandboxWarning: (text) => (warning = text),
       logger: deps.logger,
     });
   let result: Awaited<ReturnType<typeof ask>>;
@@ -114,5 +123,6 @@ export async function replyWithAgent(
     tokens: result.tokens,
     session: result.sessionId ? { assistant, id: result.sessionId, tokens: result.sessionTokens ?? null } : (conversation.agent_session ?? null),
     tools,
+    sandbox: confined.sandbox ? { sandboxDenied: denied, ...(warning ? { sandboxWarning: warning } : {}) } : null,
   };
 }

@@ -242,6 +242,8 @@ describe('the real Codex with its permission profile', { timeout: 120_000 }, () 
     const conversation = await createConversation(server, { assistant: 'codex', workspace_id: workspaceId });
     const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, 'the task'), 90_000);
     expect(reply).toMatchObject({ role: 'assistant', content: 'DONE' });
+    // The refusals svc saw are counted on the reply (and logged), as a node counts them.
+    expect(reply.metadata.sandboxDenied).toBeGreaterThanOrEqual(1);
     const sent = everythingSent(model);
     // Each command ran, and was refused (measured words: a denied read is "Permission denied" there).
     expect(sent).toMatch(/id_test: Permission denied/);
