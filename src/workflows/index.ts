@@ -55,7 +55,7 @@ export { cronProblem, isTimeZone, nextFiring } from './cron.js';
 export { evaluateWhen, parseWhen } from './when.js';
 export type { WhenExpr, WhenParseResult } from './when.js';
 
-export { findBashOutputRefs, findOutputRefs, renderBash, renderPrompt, shellQuote } from './references.js';
+export { findBashOutputRefs, findOutputRefs, renderBash, renderPrompt, shellQuote, type RenderedBash } from './references.js';
 export type { BashOutputRef, OutputRef } from './references.js';
 export { OUTSIDE_VARIABLES, PROMPT_VARIABLES, RUN_VARIABLE_SOURCES, VARIABLES_TO_OUTSIDE } from './run-variables.js';
 export type { PromptVariable } from './run-variables.js';

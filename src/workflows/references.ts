@@ -2,9 +2,10 @@
  * `$<id>.output` references and run variables in node text (docs/contract.md, "Workflow files"), and the two ways the run
  * engine substitutes them:
  * - prompts are text for an agent, so everything is substituted as plain text;
- * - bash scripts are code, so only `$<id>.output` is substituted, as a single-quoted shell word;
- *   user-controlled values (`$ARGUMENTS`, webhook variables) reach the script as environment
- *   variables and are left for the shell to expand.
+ * - bash scripts are code, so no value is ever put into their text: `$<id>.output` is rewritten to
+ *   a quoted expansion of an environment variable holding the output, and user-controlled values
+ *   (`$ARGUMENTS`, webhook variables) reach the script as environment variables, left for the
+ *   shell to expand.
  * Both substitute in one pass over the original text, so a substituted value is never scanned
  * again: a message containing `$RUN_ID` or `$secret.output` stays literally that.
  */
@@ -73,42 +74,68 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll('\0', '').replaceAll("'", "'\\''")}'`;
 }
 
+/** A bash script as svc hands it to bash: references rewritten, and the values they name. */
+export interface RenderedBash {
+  /** The script, each live `$<id>.output` now a quoted expansion of its variable: no byte of any output in it. */
+  readonly script: string;
+  /** The variables the script expands (`SVC_OUTPUT_<id>`) and their values, NUL dropped: the node's environment carries them. */
+  readonly values: Readonly<Record<string, string>>;
+}
+
+/** The variable `$<id>.output` becomes: `SVC_OUTPUT_<id>`, `-` as `_`, numbered when two ids meet in one name. */
+function outputVariables(ids: readonly string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const id of [...new Set(ids)].sort()) {
+    const base = `SVC_OUTPUT_${id.replaceAll('-', '_')}`;
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+    taken.add(name);
+    names.set(id, name);
+  }
+  return names;
+}
+
 /**
- * Substitutes `$<id>.output` in a bash script by a single-quoted shell word, and nothing else.
- * Inside "…" or '…' the quotes are closed around the word and reopened, so the value still
- * arrives verbatim; references in comments and after a backslash are left as written.
- * Throws for a reference where no splice is safe, and for a script that uses a value from outside
- * where bash would run it as code: validation refuses such scripts, and the engine validates a
- * run's definition again when it starts, so this is the last guard, not the first.
+ * Rewrites `$<id>.output` in a bash script to a quoted expansion of an environment variable that
+ * holds the output (docs/contract.md, "Workflow files"): a reference, not a splice — the value is
+ * data bash reads from its environment, never text bash parses. A bare reference becomes
+ * `"$SVC_OUTPUT_id"`; inside "…" `${SVC_OUTPUT_id}`; inside '…' the quotes are closed around
+ * `"${SVC_OUTPUT_id}"` and reopened. Each yields the value verbatim, as one word. References in
+ * comments and after a backslash are left as written. Throws for a reference where no expansion is
+ * safe, and for a script that uses a value from outside where bash would run it as code: validation
+ * refuses such scripts, and the engine validates a run's definition again when it starts, so this
+ * is the last guard, not the first.
  */
-export function renderBash(script: string, outputs: Readonly<Record<string, string>>): string {
+export function renderBash(script: string, outputs: Readonly<Record<string, string>>): RenderedBash {
   const [problem] = outsideValueProblems(script);
   if (problem !== undefined) throw new Error(problem);
+  const refs = findBashOutputRefs(script).filter(isLiveBashRef);
+  const names = outputVariables(refs.map((ref) => ref.id));
+  const values: Record<string, string> = {};
   let rendered = '';
   let copied = 0;
-  for (const ref of findBashOutputRefs(script)) {
+  for (const ref of refs) {
+    const name = names.get(ref.id)!;
+    values[name] = (outputs[ref.id] ?? '').replaceAll('\0', '');
     let word: string;
-    const quoted = (): string => shellQuote(outputs[ref.id] ?? '');
     switch (ref.context) {
       case 'word':
-        word = quoted();
+        word = `"$\{${name}}"`;
         break;
       case 'double-quoted':
-        word = `"${quoted()}"`;
+        word = `$\{${name}}`;
         break;
       case 'single-quoted':
-        word = `'${quoted()}'`;
+        word = `'"$\{${name}}"'`;
         break;
-      case 'comment':
-      case 'escaped':
-        continue;
       default:
         throw new Error(unsafeContextAdvice(ref.context, `$${ref.id}.output`));
     }
     rendered += script.slice(copied, ref.start) + word;
     copied = ref.end;
   }
-  return rendered + script.slice(copied);
+  return { script: rendered + script.slice(copied), values };
 }
 
 /** True when a bash reference is one that gets substituted (not commented out or escaped). */

@@ -36,6 +36,8 @@ beforeAll(async () => {
         { id: 'B', bash: `printf '%s\\n' $A.output`, depends_on: ['A'] },
         { id: 'C', bash: `printf '%s\\n' "got: $A.output"`, depends_on: ['A'] },
         { id: 'D', bash: `v=$A.output; printf '%s\\n' "$v"`, depends_on: ['A'] },
+        // E prints the script bash was given: a reference to A's output, never the output itself.
+        { id: 'E', bash: `printf '%s' "$A.output" >/dev/null; printf '%s' "$BASH_EXECUTION_STRING"`, depends_on: ['A'] },
         // The script text is not substituted: a single-quoted $ARGUMENTS stays literal.
         { id: 'literal', bash: `printf '%s\\n' '$ARGUMENTS and $USER_MESSAGE'` },
         { id: 'env', bash: 'printenv ARGUMENTS; printf "%s" "---"; printenv USER_MESSAGE' },
@@ -84,6 +86,11 @@ describe('output passing with hostile content', () => {
     expect(run.nodes.B.output).toBe(run.nodes.A.output);
     expect(run.nodes.C.output).toBe(`got: ${HOSTILE}`);
     expect(run.nodes.D.output).toBe(HOSTILE);
+  });
+
+  it('the script bash parses holds no byte of the output: only a quoted expansion of its variable', () => {
+    expect(run.nodes.E.output).toBe(`printf '%s' "\${SVC_OUTPUT_A}" >/dev/null; printf '%s' "$BASH_EXECUTION_STRING"`);
+    expect(run.nodes.E.output).not.toContain(HOSTILE);
   });
 
   it('the artifacts hold the same full outputs', () => {

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBashOutputRefs, renderBash, shellQuote } from '../../src/workflows/references.js';
+import { findBashOutputRefs, renderBash, type RenderedBash } from '../../src/workflows/references.js';
 import { validateWorkflowSource } from '../../src/workflows/validate.js';
 
 let dir: string;
@@ -37,8 +37,10 @@ function markers(): string[] {
 }
 
 /** Runs `script` with bash in `dir`, the outside variables set to `value`; returns the exit status. */
-function bash(script: string, value: string): number | null {
+function bash(rendered: RenderedBash, value: string): number | null {
+  const script = rendered.script;
   const env = {
+    ...rendered.values,
     PATH: process.env.PATH ?? '',
     ARGUMENTS: value,
     USER_MESSAGE: value,
@@ -62,17 +64,17 @@ function bashErrors(script: string): string[] {
   return result.ok ? [] : result.errors;
 }
 
-/** What svc ran before these checks: every live `$x.output` replaced by the quoted value, nothing refused. */
-function renderUnchecked(script: string, value: string): string {
+/** What svc would run without these checks: every live `$x.output` an expansion of its variable, as renderBash makes it, nothing refused. */
+function renderUnchecked(script: string, value: string): RenderedBash {
   let out = '';
   let copied = 0;
   for (const ref of findBashOutputRefs(script)) {
     if (ref.context === 'comment' || ref.context === 'escaped') continue;
-    const word = ref.context === 'double-quoted' ? `"${shellQuote(value)}"` : ref.context === 'single-quoted' ? `'${shellQuote(value)}'` : shellQuote(value);
+    const word = ref.context === 'double-quoted' ? '${SVC_OUTPUT_x}' : ref.context === 'single-quoted' ? `'"\${SVC_OUTPUT_x}"'` : '"${SVC_OUTPUT_x}"';
     out += script.slice(copied, ref.start) + word;
     copied = ref.end;
   }
-  return out + script.slice(copied);
+  return { script: out + script.slice(copied), values: { SVC_OUTPUT_x: value } };
 }
 
 /**
@@ -190,9 +192,10 @@ describe('forms validation accepts', () => {
       bash(renderBash(script, { x: payload }), payload);
       expect(markers(), `${script} with ${payload}`).toEqual([]);
     }
-    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', renderBash(script, { x: '7' })], {
+    const rendered = renderBash(script, { x: '7' });
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', WEBHOOK_IDEMPOTENCY_KEY: '7' },
+      env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', WEBHOOK_IDEMPOTENCY_KEY: '7', ...rendered.values },
       encoding: 'utf8',
     });
     expect(result.stdout).toBe(expected);

@@ -91,7 +91,8 @@ describe('the smoke workflow', () => {
     const path = ['/usr/bin', '/bin', '/usr/local/bin'].join(':');
     for (const node of topologicalOrder(load('smoke.yaml').nodes)) {
       if (node.action.kind !== 'bash') throw new Error('smoke must be bash only');
-      const result = spawnSync('bash', ['-c', renderBash(node.action.bash, outputs)], { cwd: dir, env: { PATH: path, HOME: dir }, encoding: 'utf8' });
+      const rendered = renderBash(node.action.bash, outputs);
+      const result = spawnSync('bash', ['-c', rendered.script], { cwd: dir, env: { PATH: path, HOME: dir, ...rendered.values }, encoding: 'utf8' });
       expect(result.status, `${node.id}: ${result.stderr}`).toBe(0);
       outputs[node.id] = result.stdout.replace(/\n$/, '');
     }

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { renderBash, shellQuote } from '../../src/workflows/references.js';
+import { renderBash, shellQuote, type RenderedBash } from '../../src/workflows/references.js';
 
 let dir: string;
 beforeEach(() => {
@@ -15,12 +15,14 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function bash(script: string, env: Record<string, string> = {}): string {
+/** Runs what renderBash made as the engine does: its script, with the outputs in the environment. */
+function bash(rendered: RenderedBash, env: Record<string, string> = {}): string {
+  const script = rendered.script;
   // stdin ignored and --norc: bash takes a socket on stdin (how Node connects pipes) for a remote
   // shell and would read ~/.bashrc, whose noise is not what these tests are about.
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...rendered.values, ...env },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,6 +52,27 @@ function expectNothingRan(): void {
 }
 
 describe('renderBash', () => {
+  it('puts no byte of any output into the script: each reference is an expansion of a variable holding it', () => {
+    const script = 'printf %s $quote.output "$subst.output" \'$semicolon.output\'; v=$newline.output';
+    const rendered = renderBash(script, HOSTILE);
+    for (const id of ['quote', 'subst', 'semicolon', 'newline']) expect(rendered.script).not.toContain(HOSTILE[id]);
+    expect(rendered.script).toBe('printf %s "${SVC_OUTPUT_quote}" "${SVC_OUTPUT_subst}" \'\'"${SVC_OUTPUT_semicolon}"\'\'; v="${SVC_OUTPUT_newline}"');
+    expect(rendered.values).toEqual({
+      SVC_OUTPUT_quote: HOSTILE.quote,
+      SVC_OUTPUT_subst: HOSTILE.subst,
+      SVC_OUTPUT_semicolon: HOSTILE.semicolon,
+      SVC_OUTPUT_newline: HOSTILE.newline,
+    });
+    expect(bash(rendered)).toBe(`${HOSTILE.quote}${HOSTILE.subst}${HOSTILE.semicolon}`);
+    expectNothingRan();
+  });
+
+  it('names two ids that meet in one variable name apart', () => {
+    const rendered = renderBash('printf "%s|" $a-b.output $a_b.output', { 'a-b': 'dash', a_b: 'under' });
+    expect(Object.keys(rendered.values).sort()).toEqual(['SVC_OUTPUT_a_b', 'SVC_OUTPUT_a_b_2']);
+    expect(bash(rendered)).toBe('dash|under|');
+  });
+
   it.each(Object.keys(HOSTILE))('passes the %s output verbatim as one word', (id) => {
     const value = HOSTILE[id] as string;
     const script = renderBash(`printf '%s|' $${id}.output; printf 'words=%d' "$(set -- $${id}.output; echo $#)"`, HOSTILE);
@@ -80,7 +103,7 @@ describe('renderBash', () => {
   it('leaves everything but $<id>.output alone: $ARGUMENTS reaches the script from the environment', () => {
     const args = '$(touch pwned-args) `touch pwned-args2`; rm -rf /';
     const script = renderBash('printf "%s|" "$ARGUMENTS" "$RUN_ID" "${USER_MESSAGE}"', HOSTILE);
-    expect(script).toBe('printf "%s|" "$ARGUMENTS" "$RUN_ID" "${USER_MESSAGE}"');
+    expect(script.script).toBe('printf "%s|" "$ARGUMENTS" "$RUN_ID" "${USER_MESSAGE}"');
     expect(bash(script, { ARGUMENTS: args, RUN_ID: 'r1', USER_MESSAGE: args })).toBe(`${args}|r1|${args}|`);
     expectNothingRan();
   });
@@ -91,7 +114,7 @@ describe('renderBash', () => {
 
   it('leaves references in comments and escaped references as written', () => {
     const script = '# was $newline.output\nprintf %s \\$a.output';
-    expect(renderBash(script, HOSTILE)).toBe(script);
+    expect(renderBash(script, HOSTILE).script).toBe(script);
     expect(bash(renderBash(script, HOSTILE))).toBe('$a.output');
     expectNothingRan();
   });

@@ -1,13 +1,14 @@
 /**
- * Where in a bash script's quoting a `$<id>.output` reference sits, and which of those places no
- * splice can be made safe in.
+ * Where in a bash script's quoting a `$<id>.output` reference sits, and which of those places svc
+ * refuses a reference in.
  *
- * `$<id>.output` in a bash node is replaced by a single-quoted shell word (docs/contract.md, "Workflow files"). That word is inert only where the shell reads it as shell syntax. Spliced as-is
- * into "…", a here-document or ${…}, the quotes become literal characters and a `$(…)` inside the
- * output would run. So the renderer needs the quoting context of each reference: unquoted words
- * take the word as-is; inside "…" or '…' it closes the quotes, inserts the word and reopens them;
- * comments are left alone; the contexts where no splice is safe are refused by validation. What
- * the shell later does with the word's *value* (arithmetic, `eval`, `bash -c`) is check.ts's part.
+ * `$<id>.output` in a bash node is rewritten to a quoted expansion of the variable holding the
+ * output (docs/decisions.md, "Values as data"): bare `"${V}"`, inside "…" `${V}`, inside '…' the
+ * quotes closed around `"${V}"` and reopened. So the renderer needs the quoting context of each
+ * reference; comments are left alone; the contexts where svc does not rewrite a reference (a
+ * here-document, backticks, `${…}`, arithmetic, `$'…'`, nesting it does not follow) are refused by
+ * validation, with what to write instead. What the shell later does with the *value* (arithmetic,
+ * `eval`, `bash -c`) is check.ts's part.
  */
 
 export type ShellContext =
@@ -23,7 +24,7 @@ export type ShellContext =
   | 'ansi-c-quoted'
   | 'unchecked'; // nested deeper than the scanner follows
 
-/** Contexts in which no textual splice of a value is safe; validation refuses references there. */
+/** Contexts in which svc does not rewrite a reference; validation refuses references there. */
 export const UNSAFE_SHELL_CONTEXTS: ReadonlySet<ShellContext> = new Set([
   'heredoc',
   'backtick',
@@ -38,7 +39,7 @@ export function checkNumberFirst(value: string): string {
   return `check that it is a number on the line after copying it: v=${value}; [[ $v =~ ^[0-9]+$ ]] || exit 1 — then use v`;
 }
 
-/** Why a reference cannot be spliced in `context`, and what to write instead (for messages). */
+/** Why a reference cannot stand in `context`, and what to write instead (for messages). */
 export function unsafeContextAdvice(context: ShellContext, ref: string): string {
   switch (context) {
     case 'heredoc':
@@ -54,6 +55,6 @@ export function unsafeContextAdvice(context: ShellContext, ref: string): string 
     case 'unchecked':
       return `${ref} sits in quoting nested too deeply for svc to check; simplify the script around it`;
     default:
-      return `${ref} is substituted as a single-quoted word`;
+      return `${ref} is rewritten to a quoted expansion of the variable holding it`;
   }
 }

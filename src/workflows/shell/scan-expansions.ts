@@ -135,7 +135,7 @@ export abstract class ExpansionScanner {
     const close = this.src.indexOf("'", i);
     const end = close === -1 ? this.n : close;
     const context = this.contextFor(state, 'single-quoted');
-    // A reference in '…' is still spliced (the quotes are closed around it): the word carries a value.
+    // A reference in '…' is still expanded (the quotes are closed around it): the word carries a value.
     for (const start of this.refsIn(i, end)) {
       this.record(start, context);
       b.expand({ kind: 'splice' });

@@ -1,32 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { withheldEnvironment } from '../../../agents/index.js';
 import { processVariables } from './process-env.js';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { formatDuration, renderBash } from '../../../workflows/index.js';
 import { watchIdle, spawnGroup } from '../../../processes/index.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
+import { prepareBashScript } from './bash-script.js';
 import { bashSandboxDecision, confineBash, type ConfinedBash } from './bash-sandbox.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type SandboxDeps } from './types.js';
 
 /**
- * Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN), and a script with a large
- * `$id.output` spliced in passes that easily; such a script is run from a temporary file instead.
- */
-const MAX_INLINE_SCRIPT_BYTES = 100 * 1024;
-
-async function bashArgs(script: string): Promise<{ args: string[]; cleanup(): Promise<void> }> {
-  if (Buffer.byteLength(script) <= MAX_INLINE_SCRIPT_BYTES) return { args: ['-c', script], cleanup: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'svc-script-'));
-  const file = join(dir, 'script.sh');
-  await writeFile(file, script, { mode: 0o600 });
-  return { args: [file], cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/**
- * `bash` nodes: `bash -c` in the run's cwd, in their own process group. User-controlled values
- * arrive only as environment variables; `$id.output` is spliced as a quoted shell word. With an
+ * `bash` nodes: `bash -c` in the run's cwd, in their own process group. No value is part of the
+ * script's text: user-controlled values arrive as environment variables, and `$id.output` is
+ * rewritten to a quoted expansion of the variable holding the output (bash-script.ts). With an
  * `idle_timeout`, a script that prints nothing (stdout or stderr) for that long is stopped: `stalled`.
  * A node with a sandbox (bash-sandbox.ts) runs its script inside it, in the same process group.
  */
@@ -35,12 +20,12 @@ export const bashRunner =
   async (context) => {
     const { run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess } = context;
     if (node.action.kind !== 'bash') throw new Error(`bashRunner got a ${node.action.kind} node`);
-    const script = await bashArgs(renderBash(node.action.bash, outputs));
+    const script = await prepareBashScript(renderBash(node.action.bash, outputs));
     if (signal.aborted) {
       await script.cleanup();
       throw new NodeCancelled();
     }
-    const given = { ...env, ...processVariables(variables) };
+    const given = { ...env, ...processVariables(variables), ...script.env };
     // A script is the user's own: it keeps the server's environment unless the node withholds it (docs/contract.md, "Least-privilege environment").
     let processEnv: NodeJS.ProcessEnv = { ...process.env, ...given };
     if (node.envInherit === false) {

@@ -2,7 +2,7 @@ import { NodeFailure } from './types.js';
 
 /**
  * The most a node may pass on as its output (`$id.output`, `<node>.out`): bash's stdout, an agent's
- * final answer. An output is held in memory for the rest of its run and spliced whole into later
+ * final answer. An output is held in memory for the rest of its run and passed whole to later
  * scripts and prompts, so a larger one fails the node with `output_too_large` rather than being
  * passed on cut (docs/decisions.md, "Node output").
  */
