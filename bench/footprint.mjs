@@ -19,7 +19,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { median } from './measure.mjs';
+import { median, watchRuns } from './measure.mjs';
 import { cleanup, loadOnce, round, startHello, startSvc, stopServer, tempDir, withTimeout } from './processes.mjs';
 
 const ROUNDS = 3;
@@ -121,56 +121,6 @@ async function rawSpawns(n) {
     });
   }
   return performance.now() - t0;
-}
-
-/**
- * Resolves when the dashboard stream reports `runId` settled. The stream is opened before the run
- * starts (so no event is missed) and read as it arrives: no polling load on the server under test.
- */
-function watchRuns(url) {
-  const waiters = new Map();
-  const settled = new Map();
-  let buffer = '';
-  let req;
-  const opened = new Promise((resolve, reject) => {
-    req = request(`${url}/api/stream/__dashboard__`, { headers: { accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = frame
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trim())
-            .join('\n');
-          if (!data) continue;
-          let event;
-          try {
-            event = JSON.parse(data);
-          } catch {
-            continue;
-          }
-          const type = event.type ?? '';
-          if (!['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned'].includes(type)) continue;
-          const runId = event.runId ?? event.data?.runId;
-          settled.set(runId, type);
-          waiters.get(runId)?.(type);
-        }
-      });
-      resolve();
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  return {
-    opened,
-    until: (runId) => (settled.has(runId) ? Promise.resolve(settled.get(runId)) : new Promise((resolve) => waiters.set(runId, resolve))),
-    close: () => req.destroy(),
-  };
 }
 
 /** (c) A 20-node chain over the API, from the POST until the run settles. */

@@ -11,8 +11,9 @@
 // /api/health req/s ÷ raw node:http — issue 22), `bench/workflows.mjs` (export `benchWorkflows()`),
 // `bench/engine.mjs` (export `benchEngine()`), `bench/conversations.mjs` (`benchConversations()`), `bench/webhooks.mjs`
 // (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`), `bench/streams.mjs` (`benchStreams()`: server RSS
-// with 500 SSE clients that never read) or `bench/postgres.mjs` (`benchPostgres()`) exist they are
-// imported and their rows join the table.
+// with 500 SSE clients that never read), `bench/postgres.mjs` (`benchPostgres()`) or `bench/sandbox.mjs`
+// (`benchSandbox()`: the start-up a sandbox adds to a bash node and to a real agent's node — issue 30)
+// exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
 // `value` (a bare number means "equal to"). Rows with a target get PASS or MISS.
@@ -212,6 +213,7 @@ async function main() {
     rows.push(...(await moduleRows('benchmarks.mjs', 'benchBenchmarks')));
     rows.push(...(await moduleRows('streams.mjs', 'benchStreams')));
     rows.push(...(await moduleRows('postgres.mjs', 'benchPostgres')));
+    rows.push(...(await moduleRows('sandbox.mjs', 'benchSandbox')));
   }
   console.log('');
   printTable(rows);

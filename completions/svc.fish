@@ -28,7 +28,7 @@ complete -c svc -f
 complete -c svc -n '__svc_path_is ' -a 'serve' -d 'start the server (port: PORT, 3090, or automatic inside a git worktree)'
 complete -c svc -n '__svc_path_is ' -a 'status' -d 'show whether the server runs, and its health'
 complete -c svc -n '__svc_path_is ' -a 'open' -d 'open the dashboard (or a run'\''s page) of the running server in a browser'
-complete -c svc -n '__svc_path_is ' -a 'doctor' -d 'check that agents can run in their sandbox here: bubblewrap, socat, user namespaces, each agent CLI (no server needed)'
+complete -c svc -n '__svc_path_is ' -a 'doctor' -d 'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI (no server needed)'
 complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 document (no server needed)'
 complete -c svc -n '__svc_path_is ' -a 'migrate-store' -d 'copy the file store into an empty PostgreSQL database (--to postgres://…)'
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'

@@ -34,7 +34,8 @@ export const MANIFEST: CommandEntry[] = [
   { name: 'open', description: "open the dashboard (or a run's page) of the running server in a browser", load: () => import('./commands/open.js') },
   {
     name: 'doctor',
-    description: 'check that agents can run in their sandbox here: bubblewrap, socat, user namespaces, each agent CLI (no server needed)',
+    description:
+      'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI (no server needed)',
     load: () => import('./commands/doctor.js'),
   },
   { name: 'openapi', description: 'print the OpenAPI 3.0 document (no server needed)', load: () => import('./commands/openapi.js') },

@@ -1,26 +1,28 @@
 /**
- * `svc doctor`: whether this machine can run agents in their sandbox, one check a line, each with
- * what it found and, when something is missing, what to do. It checks what `check.ts`
- * checks before an agent is spawned (and with the same functions), so the two cannot disagree:
- * bubblewrap and socat on PATH, user namespaces (the kernel's limit, then one bubblewrap sandbox),
- * and each agent CLI with `sandboxUnavailable`. A local check of this machine: no store, no server.
+ * `svc doctor`: whether this machine can run agents and bash nodes in their sandbox, one check a
+ * line, each with what it found and, when something is missing, what to do. It checks what svc
+ * checks before an agent or a sandboxed bash node starts (and with the same functions), so the two
+ * cannot disagree: bubblewrap, socat and ripgrep on PATH, user namespaces (the kernel's limit, then
+ * one bubblewrap sandbox), each agent CLI with `sandboxUnavailable`, and bash nodes with
+ * `commandSandboxTools`. A local check of this machine: no store, no server.
  */
 
 import { execFile } from 'node:child_process';
 import { findExecutable, probeBwrap, sandboxUnavailable, userNamespacesRefused } from './check.js';
+import { commandSandboxTools } from './command-sandbox.js';
 
 /** `ok`: there and working; `missing`: absent or refused (see `fix`); `off`: switched off (`SVC_SANDBOX=off`). */
 export type DoctorStatus = 'ok' | 'missing' | 'off';
 
 export interface DoctorCheck {
-  /** `sandbox`, `bubblewrap`, `socat`, `user namespaces`, `claude`, `codex`, `platform`. */
+  /** `sandbox`, `bubblewrap`, `socat`, `ripgrep`, `user namespaces`, `platform`, `claude`, `codex`, `bash nodes`. */
   name: string;
   status: DoctorStatus;
   /** What was found (a path and version, a reason). */
   found: string;
   /** When missing: exactly what to do. */
   fix?: string;
-  /** Whether sandboxed agents need this check to pass (an agent CLI that is not installed is not needed). */
+  /** Whether sandboxed agents or bash nodes need this check to pass (an agent CLI that is not installed is not needed). */
   needed: boolean;
   /** The Debian/Ubuntu package that fixes it, when one does. */
   package?: string;
@@ -30,8 +32,12 @@ export interface DoctorReport {
   platform: NodeJS.Platform;
   /** `SVC_SANDBOX`. */
   sandbox: 'on' | 'off';
-  /** Every needed check passes, or `SVC_SANDBOX=off` (agents then run unconfined). */
+  /** Every needed check passes, or `SVC_SANDBOX=off` (agents and bash nodes then run unconfined). */
   ready: boolean;
+  /** Agents at read and edit can start: the needed checks but the bash nodes' own (`ripgrep`, `bash nodes`) pass, or `SVC_SANDBOX=off`. */
+  agentsReady: boolean;
+  /** Bash nodes with a sandbox can start (the `bash nodes` check), or `SVC_SANDBOX=off`. */
+  bashReady: boolean;
   checks: DoctorCheck[];
   /** One command installing every missing package (Debian/Ubuntu), when any is missing. */
   install?: string;
@@ -118,7 +124,33 @@ async function agentCheck(spec: (typeof AGENTS)[number], bin: string, input: Doc
   return { name: spec.agent, status: 'ok', found: `${at}; its sandbox can start here`, needed: true };
 }
 
-/** Every check, in order: the setting, the system's pieces, then each agent CLI. */
+/**
+ * Bash nodes given a sandbox (`sandbox: true`, every one under `SVC_SANDBOX_BASH=1`, and those of a
+ * run with values from outside — a webhook's — by default): the check made before such a node runs.
+ * Needed whenever the sandbox is on, since a webhook's run needs it without anyone asking; but only
+ * on Linux, where installing something fixes it: elsewhere svc has no bash sandbox yet, and the
+ * agents' readiness does not hang on it.
+ */
+async function bashCheck(input: DoctorInput, platform: NodeJS.Platform): Promise<DoctorCheck> {
+  const name = 'bash nodes';
+  if (input.sandbox === 'off') return { name, status: 'off', found: 'bash nodes given a sandbox run unconfined (SVC_SANDBOX=off)', needed: false };
+  const tools = await commandSandboxTools(input.path, platform);
+  if (typeof tools !== 'string')
+    return { name, status: 'ok', found: "their sandbox can start here (sandbox: true, SVC_SANDBOX_BASH=1, a webhook's runs)", needed: true };
+  const linux = platform === 'linux';
+  return {
+    name,
+    status: 'missing',
+    found: `their sandbox cannot start (sandbox: true, SVC_SANDBOX_BASH=1, a webhook's runs fail sandbox_unavailable): ${tools}`,
+    fix: linux ? 'fix the checks above' : 'run workflows whose bash nodes need a sandbox on Linux, or give such a node sandbox: false',
+    needed: linux,
+  };
+}
+
+/** The bash nodes' own checks: the agents can run without them. */
+const BASH_ONLY = new Set(['ripgrep', 'bash nodes']);
+
+/** Every check, in order: the setting, the system's pieces, each agent CLI, then bash nodes. */
 export async function sandboxDoctor(input: DoctorInput): Promise<DoctorReport> {
   const platform = input.platform ?? process.platform;
   const checks: DoctorCheck[] = [
@@ -126,16 +158,46 @@ export async function sandboxDoctor(input: DoctorInput): Promise<DoctorReport> {
       ? {
           name: 'sandbox',
           status: 'off',
-          found: 'SVC_SANDBOX=off: agents at read and edit run unconfined (every such node says so)',
+          found: 'SVC_SANDBOX=off: agents at read and edit, and bash nodes given a sandbox, run unconfined (every such node says so)',
           fix: 'unset SVC_SANDBOX once the checks below pass',
           needed: false,
         }
-      : { name: 'sandbox', status: 'ok', found: 'on: agents at read and edit run in their sandbox, or their node fails sandbox_unavailable', needed: false },
+      : {
+          name: 'sandbox',
+          status: 'ok',
+          found: 'on: agents at read and edit, and bash nodes given a sandbox, run in it, or their node fails sandbox_unavailable',
+          needed: false,
+        },
   ];
   if (platform === 'linux') {
     checks.push(
-      await toolCheck('bubblewrap', 'bwrap', 'bubblewrap', "Claude Code's sandbox needs bwrap on PATH", input.path, ['--version'], /^bubblewrap\s+(\S+)/),
-      await toolCheck('socat', 'socat', 'socat', "Claude Code's sandbox proxies its network through socat", input.path, ['-V'], /socat version\s+(\S+)/),
+      await toolCheck(
+        'bubblewrap',
+        'bwrap',
+        'bubblewrap',
+        "Claude Code's and bash nodes' sandbox need bwrap on PATH",
+        input.path,
+        ['--version'],
+        /^bubblewrap\s+(\S+)/,
+      ),
+      await toolCheck(
+        'socat',
+        'socat',
+        'socat',
+        "Claude Code's and bash nodes' sandbox proxy their network through socat",
+        input.path,
+        ['-V'],
+        /socat version\s+(\S+)/,
+      ),
+      await toolCheck(
+        'ripgrep',
+        'rg',
+        'ripgrep',
+        "a bash node's sandbox looks for the files it write-protects (shell and git configuration) with rg",
+        input.path,
+        ['--version'],
+        /^ripgrep\s+(\S+)/,
+      ),
       await userNamespacesCheck(input.path),
     );
   } else if (platform === 'darwin') {
@@ -155,12 +217,18 @@ export async function sandboxDoctor(input: DoctorInput): Promise<DoctorReport> {
     });
   }
   for (const spec of AGENTS) checks.push(await agentCheck(spec, spec.agent === 'claude' ? input.claudeBin : input.codexBin, input, platform));
-  if (input.sandbox === 'off') for (const check of checks) check.needed = false;
+  const bash = await bashCheck(input, platform);
+  checks.push(bash);
+  const off = input.sandbox === 'off';
+  if (off) for (const check of checks) check.needed = false;
+  const passes = (check: DoctorCheck) => !check.needed || check.status === 'ok';
   const packages = checks.filter((c) => c.status === 'missing' && c.package).map((c) => c.package);
   return {
     platform,
     sandbox: input.sandbox,
-    ready: input.sandbox === 'off' || checks.every((c) => !c.needed || c.status === 'ok'),
+    ready: off || checks.every(passes),
+    agentsReady: off || checks.filter((c) => !BASH_ONLY.has(c.name)).every(passes),
+    bashReady: off || bash.status === 'ok',
     checks,
     ...(packages.length ? { install: `sudo apt-get install ${packages.join(' ')}` } : {}),
   };
