@@ -7,7 +7,8 @@
  * The runtime is one session per process (`SandboxManager`): started once, on the first sandboxed
  * command, with nothing allowed; each command brings its own files (`customConfig`) and its own
  * hosts, registered under an unguessable id that only its proxy credentials carry. Measured with
- * 0.0.83 on Node 20: the session ≈ 120 ms once, a command's wrap ≈ 10–20 ms.
+ * 0.0.83 on Node 20: the session ≈ 120 ms once (≈ 200 ms with loading the library), a command's wrap
+ * ≈ 10–20 ms, a sandboxed `true` ≈ +36 ms in all (npm run bench, bench/RESULTS.md).
  */
 
 import { randomBytes } from 'node:crypto';
