@@ -26,6 +26,7 @@ import { LandingService } from '../landing/index.js';
 import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
+import { closeCommandSandbox } from '../sandbox/index.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -284,6 +285,8 @@ export async function closeContext(context: AppContext): Promise<void> {
   // The engine first: the runs it stops end `failed`/`interrupted`, and the orchestrator, still
   // open, posts those outcomes to their conversations.
   await context.engine.close();
+  // The bash nodes' sandbox session, once nothing runs in it (its proxies keep the process alive).
+  await closeCommandSandbox();
   await context.conversations.orchestrator.close();
   await context.database?.close();
   await context.store.close();

@@ -1,5 +1,5 @@
 import { createClient, serverOrLocal, type OpenLocalApi, type ServerTarget, type SvcClient } from '../client/index.js';
-import { ACTOR_HEADER } from '../shared/actor.js';
+import { ACTOR_HEADER, type Actor } from '../shared/actor.js';
 import type { Settings } from '../shared/settings.js';
 import { CliError } from './exit-codes.js';
 
@@ -21,7 +21,7 @@ function openLocal(settings: Settings): OpenLocalApi {
 }
 
 /** The client a command works with; `serverOrLocal` decides between the server and the store. */
-export function connect(settings: Settings, target: ServerTarget, reach: Reach): SvcClient {
+export function connect(settings: Settings, target: ServerTarget, reach: Reach, actor: Extract<Actor, 'cli' | 'mcp'> = 'cli'): SvcClient {
   return createClient(
     serverOrLocal({
       url: target.url,
@@ -31,7 +31,7 @@ export function connect(settings: Settings, target: ServerTarget, reach: Reach):
       // On a shared database this process executes no run: a server on it claims them (docs/scaling.md).
       localRuns: settings.databaseUrl ? 'database' : 'process',
     }),
-    // The server's audit entries name the CLI as the actor of what it changes.
-    { headers: { [ACTOR_HEADER]: 'cli' } },
+    // The server's audit entries name the CLI (or svc mcp) as the actor of what it changes.
+    { headers: { [ACTOR_HEADER]: actor } },
   );
 }

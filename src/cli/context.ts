@@ -18,8 +18,11 @@ export interface CommandContext {
   globals: GlobalOptions;
   settings: Settings;
   target: ServerTarget;
-  /** The API client, made on first use; `reach` (first call wins) says whether the store may stand in for a server. */
-  client(reach?: Reach): SvcClient;
+  /**
+   * The API client, made on first use; `reach` (first call wins) says whether the store may stand in
+   * for a server, `actor` whom its requests name (`mcp` for `svc mcp`: the runs it starts take values from an agent).
+   */
+  client(reach?: Reach, actor?: 'cli' | 'mcp'): SvcClient;
   /** The whole command tree with every command's arguments and options (help, completion). */
   commandTree(): Promise<Command>;
   /** Closes the client: in process, after the runs this command set going have settled. */
@@ -42,7 +45,7 @@ export function createCommandContext(globals: GlobalOptions, io?: IO, commandTre
     globals,
     settings,
     target,
-    client: (reach = 'server-or-local') => (client ??= connect(settings, target, reach)),
+    client: (reach = 'server-or-local', actor = 'cli') => (client ??= connect(settings, target, reach, actor)),
     commandTree,
     close: async () => client?.close(),
   };

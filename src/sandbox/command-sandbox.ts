@@ -46,6 +46,21 @@ export async function commandSandboxTools(path: string | undefined, platform: No
 }
 
 let session: Promise<Runtime> | undefined;
+/** Sandboxed commands wrapped and not yet finished: the session is not closed under them. */
+let inFlight = 0;
+
+/**
+ * Ends the process's runtime session, if one was started and no command runs in it: its proxies
+ * listen until then, and would keep a process that is done (`svc mcp`, `svc run`) from exiting.
+ * Another sandboxed command later starts a new one.
+ */
+export async function closeCommandSandbox(): Promise<void> {
+  const started = session;
+  if (!started || inFlight > 0) return;
+  session = undefined;
+  const manager = await started.catch(() => undefined);
+  await manager?.reset();
+}
 
 /** The process's runtime session, started on first use; a start that failed is tried again next time. */
 function runtime(tools: Tools): Promise<Runtime> {
@@ -107,11 +122,13 @@ export async function sandboxCommand(script: string, policy: SandboxPolicy, tmpD
     throw error;
   }
   let finished = false;
+  inFlight += 1;
   return {
     command,
     finish() {
       if (finished) return [];
       finished = true;
+      inFlight -= 1;
       manager.unregisterCommandNetworkLists(commandId);
       manager.cleanupAfterCommand();
       return manager

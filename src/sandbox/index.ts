@@ -9,5 +9,5 @@ export { findExecutable, sandboxUnavailable } from './check.js';
 export { sandboxDoctor, type DoctorCheck, type DoctorInput, type DoctorReport, type DoctorStatus } from './doctor.js';
 export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './setup.js';
 export { sandboxDenials, type SandboxDenial } from './denials.js';
-export { commandSandboxTools, sandboxCommand, type SandboxedCommand } from './command-sandbox.js';
+export { closeCommandSandbox, commandSandboxTools, sandboxCommand, type SandboxedCommand } from './command-sandbox.js';
 export { isPlaceholder, PLACEHOLDER_FILES, removeLeftPlaceholders } from './placeholders.js';

@@ -107,6 +107,10 @@ describe('svc mcp against a running server', () => {
     expect(waited.body).toMatchObject({ id: runId, workflow: 'change', status: 'completed', message: 'add a line', timedOut: false, branch: `svc/${runId}` });
     expect(waited.body.nodes).toEqual([expect.objectContaining({ id: 'edit', status: 'completed', attempts: 1 })]);
     expect(waited.body.lastOutput).toEqual([{ node: 'edit', text: 'edited README.md' }]);
+    // An agent chose its values: the run says so, and its bash node ran in a sandbox.
+    const recorded = (await api(server, 'GET', `/api/workflows/runs/${runId}`)).body as Json;
+    expect(recorded).toMatchObject({ outside: 'mcp', trigger: 'api' });
+    expect(recorded.nodes.edit).toMatchObject({ sandbox: 'on', sandboxDenied: 0 });
 
     const diff = await call(mcp.client, 'run_diff', { runId });
     expect(diff.isError, diff.text).toBe(false);

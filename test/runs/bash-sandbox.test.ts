@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../helpers/git.js';
@@ -167,6 +168,31 @@ describe('bash nodes without a sandbox asked for', () => {
     const declined = await waitForRun(server, await startRun(server, 'declined', { message: '', workspaceId: workspace.id }));
     expect(declined.nodes.b).toMatchObject({ sandbox: 'off', sandboxOff: 'sandbox: false' });
     expect(declined.nodes.b.output).toContain(KEY_TEXT);
+  });
+});
+
+describe('a run another machine started', () => {
+  it('is outside-valued: its bash nodes run in a sandbox; the same start from this machine runs them as ever', async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+    expect(address, 'a non-loopback IPv4 address to reach the server by').toBeDefined();
+    const server = await startServer({ socket: true, env: { SVC_HOST: '0.0.0.0' } });
+    const { workspace } = await project(server);
+    const port = new URL(server.url).port;
+    const remote = await fetch(`http://${address}:${port}/api/workflows/plain/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: '', workspaceId: workspace.id }),
+    });
+    expect(remote.status).toBe(202);
+    const run = await waitForRun(server, ((await remote.json()) as Json).runId);
+    expect(run).toMatchObject({ outside: 'remote', trigger: 'api' });
+    expect(run.nodes.b).toMatchObject({ sandbox: 'on' });
+    expect(run.nodes.b.output).not.toContain(KEY_TEXT);
+    const local = await waitForRun(server, await startRun({ url: server.url }, 'plain', { message: '', workspaceId: workspace.id }));
+    expect(local.outside).toBeUndefined();
+    expect(local.nodes.b.sandbox).toBeUndefined();
   });
 });
 

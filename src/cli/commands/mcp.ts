@@ -21,7 +21,7 @@ export default defineCommand({
     }
     const { serveMcp } = await import('../mcp/server.js');
     await serveMcp({
-      client: cmd.client(),
+      client: cmd.client('server-or-local', 'mcp'),
       version: packageVersion(),
       cwd: process.cwd(),
       stdin: process.stdin,

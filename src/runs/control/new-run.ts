@@ -41,6 +41,7 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     headCommit: place.baseCommit ?? null,
     fromRunId: place.fromRunId ?? null,
     trigger: request.trigger,
+    ...(request.outside ? { outside: request.outside } : {}),
     createdAt: at,
     startedAt: null,
     finishedAt: null,

@@ -160,6 +160,12 @@ export const RunViewSchema = z.object({
   workspaceId: z.string().nullable(),
   cwd: z.string(),
   trigger: TriggerKindSchema,
+  outside: z
+    .enum(['mcp', 'remote'])
+    .optional()
+    .describe(
+      "who chose the start's values when not the local user: an agent through `svc mcp`, or another machine (a request from a non-loopback address); such a run's bash nodes run in a sandbox, as a webhook's do",
+    ),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),

@@ -10,6 +10,8 @@ export interface StartRunRequest {
   conversationId?: string | null;
   cwd?: string;
   trigger: TriggerKind;
+  /** Who chose the start's values when not the local user: an agent through `svc mcp`, or another machine (docs/decisions.md, "Bash nodes in a sandbox"). */
+  outside?: 'mcp' | 'remote';
   /** Extra variables (webhook runs). */
   variables?: Record<string, string>;
   workspaceId?: string | null;

@@ -14,6 +14,8 @@ import {
 } from '../../runs/index.js';
 import { RunDiffSchema } from '../../workspaces/index.js';
 import { defineRoute, reply } from '../route.js';
+import { actorOf } from '../../shared/actor.js';
+import { fromAnotherMachine } from '../http-input.js';
 
 const RunIdParams = z.object({ runId: z.string().min(1).describe('run id (or an unambiguous prefix)') });
 
@@ -56,8 +58,11 @@ export const runRoutes = [
     body: StartRunBodySchema,
     errors: [400, 404, 409, 413, 415, 422],
     responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: RunStatusSchema }) } },
-    handle: async ({ ctx, params, body }) => {
+    handle: async ({ ctx, params, body, headers, event }) => {
+      // Values chosen by an agent (svc mcp) or another machine are outside values (bash-sandbox.ts).
+      const outside = actorOf(headers) === 'mcp' ? 'mcp' : fromAnotherMachine(event) ? 'remote' : undefined;
       const run = await ctx.engine.start({
+        ...(outside ? { outside } : {}),
         workflow: params.name,
         message: body.message,
         conversationId: body.conversationId ?? null,

@@ -5,11 +5,16 @@ import type { RunRecord } from '../../model/types.js';
 import { NodeFailure, type NodeRunContext, type SandboxDeps } from './types.js';
 
 /**
- * Whether values from outside reach the run's scripts: a webhook's payload started it, or a signal
- * delivered one (a wait for an event that completed). Its bash nodes are then sandboxed by default.
+ * Whether values from outside reach the run's scripts: a webhook's payload started it, an agent
+ * (`svc mcp`) or another machine chose its start (`outside`), or a signal delivered a payload (a
+ * wait for an event that completed). Its bash nodes are then sandboxed by default.
  */
-export function valuesFromOutside(run: Pick<RunRecord, 'trigger' | 'nodes'>): boolean {
-  return run.trigger === 'webhook' || Object.values(run.nodes).some((state) => state.waitEvent !== undefined && state.status === 'completed');
+export function valuesFromOutside(run: Pick<RunRecord, 'trigger' | 'outside' | 'nodes'>): boolean {
+  return (
+    run.trigger === 'webhook' ||
+    run.outside !== undefined ||
+    Object.values(run.nodes).some((state) => state.waitEvent !== undefined && state.status === 'completed')
+  );
 }
 
 /**
@@ -21,7 +26,7 @@ export function valuesFromOutside(run: Pick<RunRecord, 'trigger' | 'nodes'>): bo
  */
 export function bashSandboxDecision(
   node: Pick<WorkflowNode, 'bashSandbox'>,
-  run: Pick<RunRecord, 'trigger' | 'nodes'>,
+  run: Pick<RunRecord, 'trigger' | 'outside' | 'nodes'>,
   deps: Pick<SandboxDeps, 'mode' | 'bash'>,
 ): SandboxDecision | undefined {
   const outside = valuesFromOutside(run);
