@@ -1,7 +1,9 @@
 // Workflow benchmarks (issue 3), run by `npm run bench` through bench/run.mjs on the built code:
 // - discovery of 200 workflow files, cold (every file read and validated) and warm (the per-file
 //   cache answers; only readdir + stat): warm must cost a small fraction of cold;
-// - validation of one 500-node workflow, against parsing the same YAML alone.
+// - validation of one 500-node workflow, against parsing the same YAML alone;
+// - the bash parser that checks svc's reading of a script with outside values (issue 31): its load
+//   once per process, and one script's parse against svc's own scan of it.
 // Each row: { name, value, unit, reference?, ratio?, target? } — `reference` is the reference
 // measured in the same run (same unit), `ratio` value ÷ reference, `target` the bound on the ratio
 // that bench/run.mjs marks PASS or MISS (never an absolute time).
@@ -12,6 +14,10 @@ import { performance } from 'node:perf_hooks';
 import { parse } from 'yaml';
 import { discoverWorkflows, WorkflowFileCache } from '../dist/catalog/index.js';
 import { validateWorkflowSource } from '../dist/workflows/index.js';
+import { parseBash } from '../dist/workflows/shell/bash-parser.js';
+import { scanShell } from '../dist/workflows/shell/scanner.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const FILES = 200;
 const NODES = 500;
@@ -103,7 +109,27 @@ export async function benchWorkflows() {
     const parseOnly = await median(() => parse(text));
     const validate = await median(() => validateWorkflowSource(text));
 
+    // The bash parser that checks svc's reading of a script with outside values (issue 31): its
+    // load, once per process (a node start with it against one without), and one script's parse
+    // against svc's own scan of it.
+    const parserModule = fileURLToPath(new URL('../dist/workflows/shell/bash-parser.js', import.meta.url));
+    const wall = (code) => median(() => spawnSync(process.execPath, ['--input-type=module', '-e', code], { stdio: 'ignore' }), { runs: 7, warmup: 1 });
+    const bare = await wall('0');
+    const withParser = await wall(`await import(${JSON.stringify(parserModule)})`);
+    const script =
+      'if [ -n "$ARGUMENTS" ]; then\n  printf "%s\\n" "$ARGUMENTS" > out.txt\nfi\ncase "$x_output" in *) echo hi;; esac\nf() { local a="$1"; echo "$a"; }\nf "$ARGUMENTS"\n';
+    const parsed = await median(() => parseBash(script).delete(), { runs: 201, warmup: 20 });
+    const scanned = await median(() => scanShell(script), { runs: 201, warmup: 20 });
+
     return [
+      { name: 'bash parser load, once per process (node start with it − without)', value: round(withParser - bare, 1), unit: 'ms' },
+      {
+        name: 'bash parser, one script ÷ svc’s own scan of it',
+        value: round(parsed, 3),
+        unit: 'ms',
+        reference: round(scanned, 3),
+        ratio: round(parsed / scanned),
+      },
       { name: `workflow discovery, ${FILES} files, cold`, value: round(cold, 1), unit: 'ms' },
       {
         name: `workflow discovery, ${FILES} files, warm ÷ cold`,

@@ -24,7 +24,9 @@ const SH = which('sh');
 const TOOLS = ['env', 'mktemp', 'rm', 'tail', 'true'];
 
 /** The components by their Debian package names. */
-type Component = 'chromium' | 'postgresql' | 'bubblewrap' | 'socat';
+type Component = 'chromium' | 'postgresql' | 'bubblewrap' | 'socat' | 'ripgrep' | 'curl';
+/** Present in the tests below unless a test is about them: they behave as bubblewrap and socat do. */
+const TOOLS_TOO: Component[] = ['ripgrep', 'curl'];
 
 interface Machine {
   /** The script's whole PATH. */
@@ -59,7 +61,14 @@ function machine(options: { present: Component[]; privilege: 'root' | 'sudo' | '
   const chromium = join(dir, 'chromium');
   mkdirSync(bin);
   for (const tool of TOOLS) symlinkSync(which(tool), join(bin, tool));
-  const standIns: Record<Component, string> = { chromium, postgresql: join(bin, 'initdb'), bubblewrap: join(bin, 'bwrap'), socat: join(bin, 'socat') };
+  const standIns: Record<Component, string> = {
+    chromium,
+    postgresql: join(bin, 'initdb'),
+    bubblewrap: join(bin, 'bwrap'),
+    socat: join(bin, 'socat'),
+    ripgrep: join(bin, 'rg'),
+    curl: join(bin, 'curl'),
+  };
   for (const component of options.present) executable(standIns[component], 'exit 0');
 
   executable(join(bin, 'id'), `[ "$1" = -u ] && echo ${options.privilege === 'root' ? 0 : 1000}`);
@@ -93,7 +102,7 @@ function runSetup(m: Machine, env: Record<string, string> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
 }
 
-const ALL: Component[] = ['chromium', 'postgresql', 'bubblewrap', 'socat'];
+const ALL: Component[] = ['chromium', 'postgresql', 'bubblewrap', 'socat', 'ripgrep', 'curl'];
 
 describe('scripts/setup-test-system.sh', () => {
   it('with everything present, says nothing, calls no apt-get and exits 0, even where it could install', () => {
@@ -102,7 +111,7 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('names the missing packages and the command to install them, and exits 1, when it may not install', () => {
-    const result = runSetup(machine({ present: ['chromium', 'postgresql'], privilege: 'user' }));
+    const result = runSetup(machine({ present: ['chromium', 'postgresql', ...TOOLS_TOO], privilege: 'user' }));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('missing bubblewrap socat, and installing needs root or sudo without a password');
     expect(result.stderr).toContain('sudo apt-get install bubblewrap socat\n');
@@ -113,7 +122,7 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('names the components by their own names where there is no apt-get', () => {
-    const result = runSetup(machine({ present: ['chromium', 'bubblewrap'], privilege: 'root', apt: false }));
+    const result = runSetup(machine({ present: ['chromium', 'bubblewrap', ...TOOLS_TOO], privilege: 'root', apt: false }));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('there is no apt-get to install them with');
     expect(result.stderr).toContain('socat (on PATH)');
@@ -121,7 +130,7 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('installs what is missing with one apt-get update and one install, then finds it there and stays quiet the next time', () => {
-    const m = machine({ present: ['chromium', 'postgresql'], privilege: 'root' });
+    const m = machine({ present: ['chromium', 'postgresql', ...TOOLS_TOO], privilege: 'root' });
     const first = runSetup(m);
     expect(first.code, first.stderr).toBe(0);
     expect(first.calls).toEqual([
@@ -133,7 +142,7 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('fails, naming it, when a package apt-get installed still leaves its component missing', () => {
-    const result = runSetup(machine({ present: ['chromium', 'postgresql'], privilege: 'root', aptLeavesOut: 'socat' }));
+    const result = runSetup(machine({ present: ['chromium', 'postgresql', ...TOOLS_TOO], privilege: 'root', aptLeavesOut: 'socat' }));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('apt-get installed bubblewrap socat, yet socat still missing');
     expect(result.stderr).toContain('sudo apt-get install socat\n');
@@ -141,7 +150,7 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('installs through sudo -n when that needs no password', () => {
-    const result = runSetup(machine({ present: ['chromium', 'postgresql', 'bubblewrap'], privilege: 'sudo' }));
+    const result = runSetup(machine({ present: ['chromium', 'postgresql', 'bubblewrap', ...TOOLS_TOO], privilege: 'sudo' }));
     expect(result.code, result.stderr).toBe(0);
     expect(result.calls).toEqual([
       'sudo -n true',
@@ -153,14 +162,14 @@ describe('scripts/setup-test-system.sh', () => {
   });
 
   it('SVC_TEST_SETUP=check and =skip never install; check fails, skip reports and lets the suite run', () => {
-    const m = machine({ present: ['chromium', 'postgresql', 'bubblewrap'], privilege: 'root' });
+    const m = machine({ present: ['chromium', 'postgresql', 'bubblewrap', ...TOOLS_TOO], privilege: 'root' });
     const check = runSetup(m, { SVC_TEST_SETUP: 'check' });
     expect(check.code).toBe(1);
-    expect(check.stderr).toContain('socat: needed by the agent sandbox tests');
+    expect(check.stderr).toContain('socat: needed by the sandbox tests');
     const skip = runSetup(m, { SVC_TEST_SETUP: 'skip' });
     expect(skip.code).toBe(0);
     expect(skip.stderr).toContain('the tests that need these fail (they are never skipped)');
-    expect(skip.stderr).toContain('socat: needed by the agent sandbox tests');
+    expect(skip.stderr).toContain('socat: needed by the sandbox tests');
     expect([...check.calls, ...skip.calls]).toEqual([]);
     expect(runSetup(m, { SVC_TEST_SETUP: 'yes' }).code).toBe(2);
   });

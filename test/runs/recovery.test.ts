@@ -68,6 +68,8 @@ const readProcessNote = (home: string, runId: string, nodeId: string): Json | un
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
 };
 
+const recordOnDisk = (home: string, runId: string): Json => JSON.parse(readFileSync(join(home, 'data', 'runs', runId, 'record.json'), 'utf8'));
+
 const artifact = (home: string, runId: string, name: string) => join(home, 'data', 'runs', runId, 'artifacts', name);
 
 async function sleeperStarted(home: string, runId: string): Promise<{ leader: number; sleep: number }> {
@@ -87,6 +89,9 @@ describe('kill -9 of the server mid-run', () => {
     expect((await getRun(first, runId)).status).toBe('running');
     // The node's process group is on record before the crash.
     await waitFor(() => (readProcessNote(home, runId, 'sleeper')?.pid === leader ? true : undefined));
+    // And `once`'s end: a round's record write may land after the processes it starts
+    // (docs/decisions.md, "Engine overhead"), so on a loaded machine the crash could come first.
+    await waitFor(() => recordOnDisk(home, runId).nodes.once.status === 'completed');
 
     expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
     // The node's processes lead their own group, so they outlive the server…
@@ -129,6 +134,7 @@ describe('kill -9 of the server mid-run', () => {
     const runId = await startRun(first, 'crashable', { message: 'crash in the window', conversationId: 'conv-window' });
     const { leader, sleep } = await sleeperStarted(home, runId);
     await waitFor(() => (readProcessNote(home, runId, 'sleeper')?.pid === leader ? true : undefined));
+    await waitFor(() => recordOnDisk(home, runId).nodes.once.status === 'completed');
     expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
 
     // A round's write overlaps the spawns it announces (docs/decisions.md, "Engine overhead"): the

@@ -17,6 +17,7 @@ import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
 import { nameFacts, type NameFacts } from './names.js';
 import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
 import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
+import { parserDisagreements } from './parser-agreement.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
 const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_OUTSIDE.join('|')})(?![A-Za-z0-9_])`);
@@ -47,6 +48,9 @@ function findProblems(script: string): readonly string[] {
   const scan = scanShell(script, refs);
   const live = (offset: number) => !['comment', 'escaped'].includes(scan.contextAt(offset));
   if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return [];
+  // What follows trusts the scanner's reading; a script it reads differently from bash is refused first.
+  const misread = parserDisagreements(script, scan.outline);
+  if (misread.length) return misread;
   // A splice in an unsafe quoting context is reported by the context check already.
   const toReport = (offset: number) => live(offset) && !UNSAFE_SHELL_CONTEXTS.has(scan.contextAt(offset));
   return new Checker(script, toReport, 0).check(scan.outline);

@@ -1,0 +1,88 @@
+/**
+ * Whether svc's scanner read a script as bash does (docs/decisions.md, "Parse as bash parses"). The
+ * checks of outside values see only what the scanner found; where it reads a stretch of the script
+ * as quoted text, a comment or a here-document body and bash runs it, every command there goes
+ * unchecked (an outside review found such scripts: a here-document closed inside `$(…)`, an
+ * apostrophe in a comment inside an array). So a script that takes values from outside is also
+ * read by a maintained bash parser (bash-parser.ts), and refused, with the place, when:
+ *
+ * - the parser cannot read it as bash would (an unterminated here-document, a delimiter continued
+ *   with `\`-newline, a quote never closed): svc cannot be sure what bash runs;
+ * - it holds a NUL byte, which bash drops while svc would read past it;
+ * - a command the parser finds does not start where the scanner found a word of a command: the
+ *   two disagree there;
+ * - a here-document delimiter is more than a plain word or one quoted whole (`<<$'EOF'`,
+ *   `<<E\⏎OF`): the parser itself reads some of these differently from bash.
+ *
+ * Code handed on as text (`eval '…'`, `bash -c '…'`, backticks) is the scanner's alone: the parser
+ * sees a string there.
+ */
+
+import type { Node } from 'web-tree-sitter';
+import { OUTPUT_REF_SOURCE } from '../output-ref.js';
+import { parseBash } from './bash-parser.js';
+import { snippet, type ShellOutline } from './outline.js';
+
+/** What the parser reads as text handed on: its inside is not compared. */
+const OPAQUE = new Set(['heredoc_body', 'raw_string', 'string_content', 'ansi_c_string', 'comment']);
+
+const place = (node: Node) => `line ${node.startPosition.row + 1} col ${node.startPosition.column + 1}`;
+
+/** The first node the parser could not read: an ERROR, or a token it had to assume (MISSING). */
+function firstError(node: Node): Node | undefined {
+  if (node.isError || node.isMissing) return node;
+  if (!node.hasError) return undefined;
+  for (const child of node.children) {
+    const found = child && firstError(child);
+    if (found) return found;
+  }
+  return node;
+}
+
+/** Whether `node` sits in code handed on as text (a backtick substitution, inside which the parser and the scanner read differently by design). */
+function handedOn(node: Node): boolean {
+  for (let at = node.parent; at; at = at.parent) {
+    if (OPAQUE.has(at.type)) return true;
+    if (at.type === 'command_substitution' && at.firstChild?.type === '`') return true;
+  }
+  return false;
+}
+
+/** The problems of `script` (which takes values from outside) where the parser and the scanner's `outline` disagree; none when they agree. */
+export function parserDisagreements(script: string, outline: ShellOutline): string[] {
+  if (script.includes('\0')) return ['the script holds a NUL byte, which bash drops and svc does not: remove it'];
+  // `$<id>.output` is svc's, not bash's: the parser reads each as the variable expansion it becomes,
+  // written in as many characters, so the parser's offsets are the script's.
+  const tree = parseBash(script.replace(new RegExp(OUTPUT_REF_SOURCE, 'g'), (ref) => ref.replaceAll('-', '_').replace(/\.output$/, '_output')));
+  try {
+    const broken = firstError(tree.rootNode);
+    if (broken) {
+      const what = broken.isMissing ? `a missing ${broken.type}` : snippet(broken.text);
+      return [
+        `bash cannot be read with certainty at ${place(broken)} (${what}): an unterminated here-document or quote, or a delimiter continued with \\, is refused in a script that takes values from outside; close it`,
+      ];
+    }
+    // Each command bash runs must start where the scanner found a word of a command (a keyword
+    // such as `time` or `coproc` may be a word of its own to the one, part of the command to the other).
+    const names = new Set(
+      outline.commands.filter((command) => command.source === script).flatMap((command) => [command.start, ...command.words.map((word) => word.start)]),
+    );
+    for (const node of tree.rootNode.descendantsOfType('command_name')) {
+      if (!node || handedOn(node) || names.has(node.startIndex)) continue;
+      return [
+        `svc reads this script differently from bash at ${place(node)} (${snippet(node.text)}): bash runs a command there that svc took for quoted text, a comment or a here-document; simplify the quoting, comments or here-documents before it`,
+      ];
+    }
+    // A here-document delimiter other than a plain word or one quoted whole: the parser reads
+    // some of these differently from bash (`<<$'EOF'`, `<<E\⏎OF`), and so may svc.
+    for (const node of tree.rootNode.descendantsOfType('heredoc_start')) {
+      if (!node || handedOn(node) || /^(?:[A-Za-z0-9_.-]+|'[A-Za-z0-9_.-]+'|"[A-Za-z0-9_.-]+")$/.test(node.text)) continue;
+      return [
+        `the here-document delimiter ${snippet(node.text)} at ${place(node)} is one svc cannot be sure bash reads as it does: write it as a plain word (<<EOF) or quoted whole (<<'EOF')`,
+      ];
+    }
+    return [];
+  } finally {
+    tree.delete();
+  }
+}

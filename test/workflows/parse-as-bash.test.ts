@@ -1,0 +1,84 @@
+// Parse as bash parses (docs/decisions.md, "Parse as bash parses"): a script that takes values from
+// outside is read by a maintained bash parser too, and refused where svc's scanner reads it
+// differently from bash — each form below was one where svc saw quoted text, a comment or a
+// here-document body and bash ran the next lines, with `eval` of an outside value in them. Run with
+// the checks off, each really runs a hostile value; with them on, validation refuses it and says where.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { validateWorkflowSource } from '../../src/workflows/validate.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-parse-as-bash-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const PAYLOAD = 'touch MARKER';
+
+/** Validation errors of a bash node `b` after a node `x`. */
+function errorsOf(script: string): string[] {
+  const result = validateWorkflowSource({
+    name: 'w',
+    description: 'd',
+    nodes: [
+      { id: 'x', bash: 'echo' },
+      { id: 'b', bash: script, depends_on: ['x'] },
+    ],
+  });
+  return result.ok ? [] : result.errors;
+}
+
+/** What bash does with the script and a hostile `$ARGUMENTS`, no check in the way: whether the payload ran. */
+function runsPayload(script: string): boolean {
+  spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ARGUMENTS: PAYLOAD },
+    stdio: 'ignore',
+    timeout: 5000,
+  });
+  return readdirSync(dir).includes('MARKER');
+}
+
+const MISREAD: Array<[string, string, RegExp]> = [
+  ['an apostrophe in a comment inside an array', 'files=(a # don\'t\n)\neval "$ARGUMENTS"\n', /differently from bash at line 3 col 1 \(eval\)/],
+  ["a here-document delimiter written $'EOF'", 'cat <<$\'EOF\' >/dev/null\nbody\nEOF\neval "$ARGUMENTS"\n', /here-document delimiter \$'EOF' at line 1 col 7/],
+  [
+    'a here-document delimiter continued with \\-newline',
+    'cat <<E\\\nOF >/dev/null\nbody\nEOF\neval "$ARGUMENTS"\n',
+    /here-document delimiter E\\ OF at line 1 col 7/,
+  ],
+  ['a quote never closed', 'echo "$ARGUMENTS\neval $ARGUMENTS\n', /cannot be read with certainty at line/],
+  ['a NUL byte', 'echo "$ARGUMENTS"\0; eval "$ARGUMENTS"\n', /NUL byte/],
+];
+
+describe('scripts svc used to read differently from bash', () => {
+  it.each(MISREAD)('%s: refused, saying where', (_what, script, message) => {
+    expect(errorsOf(script).join('\n')).toMatch(message);
+  });
+
+  it.each(MISREAD.filter(([what]) => !['a quote never closed', 'a NUL byte'].includes(what)))(
+    '%s: really runs the value, so the refusal is needed',
+    (_what, script) => {
+      expect(runsPayload(script)).toBe(true);
+    },
+  );
+});
+
+describe('scripts bash and svc read alike', () => {
+  const SAME = [
+    'x=$(cat <<EOF\nhello\nEOF\n)\nprintf "%s\\n" "$x" "$ARGUMENTS"\n',
+    'cat <<\'EOF\' > notes.txt\n$ARGUMENTS $(touch MARKER)\nEOF\nwhile read -r line; do echo "$line"; done < notes.txt\n',
+    'cat <<-"EOF"\n\t$ARGUMENTS\n\tEOF\n',
+    'if [ -n "$ARGUMENTS" ]; then\n  printf "%s\\n" "$ARGUMENTS" > out.txt\nfi\ncase "$x.output" in *) echo hi;; esac\nf() { local a="$1"; echo "$a"; }\nf "$ARGUMENTS"\n',
+    'time ls >/dev/null; ! grep -q a /dev/null; coproc cat </dev/null; exec 3>&1; [[ -z $ARGUMENTS ]] && echo none\n',
+    'echo `echo "$ARGUMENTS"`; a=( "$ARGUMENTS" one ); declare -A m; m[k]="$ARGUMENTS"; export FOO=1; unset FOO\n(cd /tmp && ls) & wait\n{ echo a; echo b; } | sort\n',
+  ];
+  it.each(SAME)('accepts %j', (script) => {
+    expect(errorsOf(script)).toEqual([]);
+    runsPayload(script);
+    expect(readdirSync(dir)).not.toContain('MARKER');
+  });
+});
