@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBashOutputRefs, renderBash, type RenderedBash } from '../../src/workflows/references.js';
-import { validateWorkflowSource } from '../../src/workflows/validate.js';
+import { bashErrors } from '../helpers/bash-node.js';
 
 let dir: string;
 beforeAll(() => {
@@ -49,19 +49,6 @@ function bash(rendered: RenderedBash, value: string): number | null {
     TRIGGER_PAYLOAD: value,
   };
   return spawnSync('bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env, stdio: ['ignore', 'ignore', 'ignore'], timeout: 5000 }).status;
-}
-
-/** The validation errors of a bash node `b` downstream of a node `x` (so `$x.output` is a valid reference). */
-function bashErrors(script: string): string[] {
-  const result = validateWorkflowSource({
-    name: 'w',
-    description: 'd',
-    nodes: [
-      { id: 'x', bash: 'echo' },
-      { id: 'b', bash: script, depends_on: ['x'] },
-    ],
-  });
-  return result.ok ? [] : result.errors;
 }
 
 /** What svc would run without these checks: every live `$x.output` an expansion of its variable, as renderBash makes it, nothing refused. */

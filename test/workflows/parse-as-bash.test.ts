@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { validateWorkflowSource } from '../../src/workflows/validate.js';
+import { bashErrors } from '../helpers/bash-node.js';
 
 let dir: string;
 beforeEach(() => {
@@ -17,19 +17,6 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const PAYLOAD = 'touch MARKER';
-
-/** Validation errors of a bash node `b` after a node `x`. */
-function errorsOf(script: string): string[] {
-  const result = validateWorkflowSource({
-    name: 'w',
-    description: 'd',
-    nodes: [
-      { id: 'x', bash: 'echo' },
-      { id: 'b', bash: script, depends_on: ['x'] },
-    ],
-  });
-  return result.ok ? [] : result.errors;
-}
 
 /** What bash does with the script and a hostile `$ARGUMENTS`, no check in the way: whether the payload ran. */
 function runsPayload(script: string): boolean {
@@ -56,7 +43,7 @@ const MISREAD: Array<[string, string, RegExp]> = [
 
 describe('scripts svc used to read differently from bash', () => {
   it.each(MISREAD)('%s: refused, saying where', (_what, script, message) => {
-    expect(errorsOf(script).join('\n')).toMatch(message);
+    expect(bashErrors(script).join('\n')).toMatch(message);
   });
 
   it.each(MISREAD.filter(([what]) => !['a quote never closed', 'a NUL byte'].includes(what)))(
@@ -77,7 +64,7 @@ describe('scripts bash and svc read alike', () => {
     'echo `echo "$ARGUMENTS"`; a=( "$ARGUMENTS" one ); declare -A m; m[k]="$ARGUMENTS"; export FOO=1; unset FOO\n(cd /tmp && ls) & wait\n{ echo a; echo b; } | sort\n',
   ];
   it.each(SAME)('accepts %j', (script) => {
-    expect(errorsOf(script)).toEqual([]);
+    expect(bashErrors(script)).toEqual([]);
     runsPayload(script);
     expect(readdirSync(dir)).not.toContain('MARKER');
   });
