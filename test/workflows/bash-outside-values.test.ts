@@ -22,6 +22,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Hostile values: each leaves a `pwned-*` file in the working directory if bash runs it. */
 const PAYLOADS = [
   'a[$(touch pwned-index)]',
+  // No space: one word even where bash splits the value (read -a, an unquoted expansion).
+  'a[$(touch${IFS}pwned-ifs)]',
   '$(touch pwned-subst)',
   '`touch pwned-backtick`',
   './evil',
@@ -73,6 +75,9 @@ const REFUSED: readonly [string, string][] = [
   // arithmetic, in every form: a[$(…)] in the value runs
   ['(( $x.output > 0 ))', 'cannot be used in arithmetic'],
   ['echo $[ $x.output + 1 ]', 'cannot be used in arithmetic'],
+  // a name set with its option attached (`-vn`, `-ran`) is a write like any other (issue 31)
+  ['printf -vn %s "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
+  ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   ['echo $(( $x.output + 1 ))', 'cannot be used in arithmetic'],
   ['for (( i = 0; i < $x.output; i++ )); do :; done', 'cannot be used in arithmetic'],
   ['let "n = $x.output"', 'cannot be used in let'],
@@ -156,6 +161,9 @@ describe('forms where bash runs a value from outside', () => {
 const ACCEPTED: readonly [string, string][] = [
   ['echo "$x.output" $x.output; printf "%s" "$ARGUMENTS"', '7 7\n7'],
   ['v=$x.output\n[[ $v =~ ^[0-9]+$ ]] || exit 1\necho $(( v + 1 ))', '8\n'],
+  // printf %d converts without arithmetic: what it sets is a number, whatever the value (issue 31)
+  ['v=$x.output; printf -v n \'%d\' "$v" || exit 1; echo $(( n + 1 ))', '8\n'],
+  ['printf -vn %d "$x.output"; echo $(( n * 2 ))', '14\n'],
   ['v=$x.output; [[ $v =~ ^[0-9]+$ ]] || exit 1; (( v > 0 )) && echo positive', 'positive\n'],
   ['k=$WEBHOOK_IDEMPOTENCY_KEY\n[[ "$k" =~ ^-?[0-9]+$ ]] || { echo "not a number" >&2; exit 3; }\nlet "k = k * 2"; echo $k', '14\n'],
   ['read -r n <<< "$ARGUMENTS"\n[[ $n =~ ^[0-9]+$ ]] || exit 1\nfor (( i = 0; i < n; i++ )); do printf .; done', '.......'],

@@ -13,6 +13,15 @@ const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly
 const WITHOUT_OPTIONS = new Set(['test', '[', 'let', 'eval', 'source', '.', 'getopts']);
 const isOption = (word: ShellWord | undefined): boolean => word?.literal !== undefined && word.literal.length > 1 && /^[-+]/.test(word.literal);
 
+/**
+ * Whether `printf -v NAME` sets NAME to a number whatever its argument: a format of one `%d`, `%i`
+ * or `%u` and one argument. bash converts the argument with strtoimax, never arithmetic: what is
+ * not a number is an error, and the variable gets the number read up to there (0 at worst).
+ */
+function printsNumber(name: string, after: readonly ShellWord[]): boolean {
+  return name === 'printf' && after.length === 2 && ['%d', '%i', '%u'].includes(after[0]?.literal ?? '');
+}
+
 /** Builtins that take variable names or arithmetic, and the declaration builtins. */
 export function readBuiltin(reading: CommandReading, command: SimpleCommand, rest: readonly ShellWord[], name: string): void {
   const operands: ShellWord[] = [];
@@ -30,11 +39,25 @@ export function readBuiltin(reading: CommandReading, command: SimpleCommand, res
     flags += text.slice(1);
     const letter = [...text.slice(1)].find((l) => (valueOptions[name] ?? '').includes(l) || arrayOption[name] === l);
     if (!letter) continue;
-    const value = text.slice(text.indexOf(letter) + 1) !== '' ? undefined : rest[++j];
+    // The option's value: the next word, or the rest of this one (`printf -vn`, `read -ra`).
+    const attached = text.slice(text.indexOf(letter) + 1);
+    const value = attached !== '' ? undefined : rest[++j];
+    const writes = letter === arrayOption[name] || (name === 'printf' && letter === 'v') || (name === 'wait' && letter === 'p');
+    if (writes && attached !== '') {
+      addWrite(reading, command, attached, `${name} -${letter}${attached}`, undefined, {
+        scalar: letter !== 'a',
+        number: printsNumber(name, rest.slice(j + 1)),
+      });
+      continue;
+    }
     if (!value) continue;
-    if (letter === arrayOption[name] || (name === 'printf' && letter === 'v') || (name === 'wait' && letter === 'p')) {
+    if (writes) {
       reading.names.push({ word: value, runner: `${name} -${letter}` });
-      if (value.literal !== undefined) addWrite(reading, command, value.literal, `${name} -${letter} ${value.literal}`, undefined, { scalar: letter !== 'a' });
+      if (value.literal !== undefined)
+        addWrite(reading, command, value.literal, `${name} -${letter} ${value.literal}`, undefined, {
+          scalar: letter !== 'a',
+          number: printsNumber(name, rest.slice(j + 1)),
+        });
     }
     if ((name === 'mapfile' || name === 'readarray') && letter === 'C') reading.code.push({ word: value, runner: `${name} -C`, shell: 'same' });
   }

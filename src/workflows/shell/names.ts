@@ -107,7 +107,7 @@ export function nameFacts(
   const kindOfWrite = (write: Write): ValueKind => {
     // A value assigned to an integer variable is evaluated as arithmetic, which check.ts holds to numbers.
     if (write.assignment && options.integers.has(write.name)) return 'number';
-    if (checked.has(write)) return 'number';
+    if (checked.has(write) || write.number) return 'number';
     if (write.values === undefined) return 'unknown';
     let kind: ValueKind = 'number';
     for (const value of write.values) {

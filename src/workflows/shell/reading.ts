@@ -28,6 +28,8 @@ export interface Write {
   readonly local: boolean;
   /** The command that sets it; none for `${v:=…}`. */
   readonly command?: SimpleCommand;
+  /** Whatever its input, what it sets is a number (`printf -v n %d …`). */
+  readonly number?: boolean;
 }
 
 export interface CommandReading {
@@ -79,13 +81,22 @@ export function addWrite(
   name: string,
   how: string,
   values: readonly ShellWord[] | undefined,
-  options: { scalar: boolean; assignment?: boolean; local?: boolean },
+  options: { scalar: boolean; assignment?: boolean; local?: boolean; number?: boolean },
 ): void {
   // `read a[1]` sets an element of `a`: a write of `a`, not of one word.
   const base = /^[A-Za-z_][A-Za-z0-9_]*/.exec(name)?.[0];
   if (base === undefined) return;
   const scalar = options.scalar && base === name;
-  reading.writes.push({ name: base, how, values, scalar, assignment: options.assignment ?? false, local: options.local ?? false, command });
+  reading.writes.push({
+    name: base,
+    how,
+    values,
+    scalar,
+    assignment: options.assignment ?? false,
+    local: options.local ?? false,
+    command,
+    ...(options.number ? { number: true } : {}),
+  });
 }
 
 /**
