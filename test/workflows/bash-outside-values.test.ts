@@ -78,6 +78,9 @@ const REFUSED: readonly [string, string][] = [
   // a name set with its option attached (`-vn`, `-ran`) is a write like any other (issue 31)
   ['printf -vn %s "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
+  // bash's own integer variables evaluate what is assigned to them (issue 31)
+  ['RANDOM=$x.output', 'the value of an integer variable'],
+  ['v=$x.output; OPTIND=$v', 'the value of an integer variable'],
   ['echo $(( $x.output + 1 ))', 'cannot be used in arithmetic'],
   ['for (( i = 0; i < $x.output; i++ )); do :; done', 'cannot be used in arithmetic'],
   ['let "n = $x.output"', 'cannot be used in let'],
@@ -96,7 +99,7 @@ const REFUSED: readonly [string, string][] = [
   ['v=$x.output; s=abc; echo ${s:v}', 'v cannot be used in the offset or length'],
   ['read -r v <<< $x.output; (( v ))', 'v cannot be used in (( … )) in a script that takes values from outside: it is set by read v'],
   ['declare -n r=v; r=$x.output; (( v ))', 'nameref'],
-  ['declare -i n; read n <<< $x.output', 'n is an integer variable (declare -i), so read n evaluates'],
+  ['declare -i n; read n <<< $x.output', "n is an integer variable (declare -i, or one of bash's own), so read n evaluates"],
   // the variables svc sets from outside, with and without $
   ['(( WEBHOOK_IDEMPOTENCY_KEY > 0 ))', '$WEBHOOK_IDEMPOTENCY_KEY holds a value from outside and cannot be used in (( … ))'],
   ['[[ "$ARGUMENTS" -eq 1 ]]', '$ARGUMENTS holds a value from outside and cannot be used in [[ … -eq … ]]'],

@@ -27,7 +27,7 @@ export const ARITHMETIC_PLACES: Record<ArithmeticKind, string> = {
   subscript: 'an array index',
   substring: 'the offset or length of ${v:offset:length}',
   let: 'let',
-  integer: 'the value of an integer variable (declare -i)',
+  integer: "the value of an integer variable (declare -i, or bash's own RANDOM, OPTIND, …)",
   comparison: '[[ … -eq … ]] (and -ne, -lt, -le, -gt, -ge)',
 };
 

@@ -21,6 +21,12 @@ import { parserDisagreements } from './parser-agreement.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
 const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_OUTSIDE.join('|')})(?![A-Za-z0-9_])`);
+/**
+ * bash's own variables with the integer attribute: a value assigned to one is evaluated as
+ * arithmetic, as a `declare -i` variable's is (measured with bash 5.2: RANDOM, SRANDOM, OPTIND,
+ * HISTCMD; SECONDS and LINENO are integers in other versions).
+ */
+const BASH_INTEGERS = ['RANDOM', 'SRANDOM', 'OPTIND', 'HISTCMD', 'SECONDS', 'LINENO'];
 /** Code handed to code handed to code …: deeper than this is not followed (and refused). */
 const MAX_CODE_DEPTH = 8;
 const TAKES = 'in a script that takes values from outside';
@@ -77,7 +83,7 @@ class Checker {
     for (const use of outline.parameters) {
       if (use.op === ':=' || use.op === '=') all.writes.push({ name: use.name, how: snippet(textOf(use)), scalar: false, assignment: false, local: false });
     }
-    const integers = new Set(all.integers);
+    const integers = new Set([...all.integers, ...BASH_INTEGERS]);
     const facts = nameFacts(all.writes, {
       integers,
       namerefs: new Set(all.namerefs),
@@ -94,7 +100,7 @@ class Checker {
       if (write.assignment) for (const value of write.values ?? []) this.arithmetic(value, 'integer', facts);
       else
         this.problems.add(
-          `${write.name} is an integer variable (declare -i), so ${write.how} evaluates what it reads as an arithmetic expression, running any $(…) in it; read into a plain variable and check it first`,
+          `${write.name} is an integer variable (declare -i, or one of bash's own), so ${write.how} evaluates what it reads as an arithmetic expression, running any $(…) in it; read into a plain variable and check it first`,
         );
     }
     for (const use of outline.parameters) {
