@@ -30,6 +30,9 @@ const PAYLOADS = [
   'touch pwned-word',
   "x'; touch pwned-quote; '",
   "__import__('os').system('touch pwned-python')",
+  // Program text for sed (GNU's e command) and awk.
+  '1e touch pwned-sed',
+  'BEGIN { system("touch pwned-awk") }',
 ];
 
 function markers(): string[] {
@@ -80,6 +83,9 @@ const REFUSED: readonly [string, string][] = [
   ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   // bash's own integer variables evaluate what is assigned to them (issue 31)
   ['RANDOM=$x.output', 'the value of an integer variable'],
+  // a program file that is the standard input carrying the value (issue 31)
+  ['printf \'x\\n\' > in.txt; sed -f /dev/stdin in.txt <<< "$x.output"', 'sed -f reads its program from'],
+  ['printf "%s" "$x.output" | awk -f - /dev/null', 'awk -f reads its program from a pipe'],
   ['v=$x.output; OPTIND=$v', 'the value of an integer variable'],
   ['echo $(( $x.output + 1 ))', 'cannot be used in arithmetic'],
   ['for (( i = 0; i < $x.output; i++ )); do :; done', 'cannot be used in arithmetic'],

@@ -264,7 +264,8 @@ function readProgramCommand(reading: CommandReading, rest: readonly ShellWord[],
         program = true;
         const target = value !== undefined ? word : rest[++j];
         if (target && isCode) reading.code.push({ word: target, runner: name, shell: 'other' });
-        else if (target) reading.paths.push({ word: target, runner: name });
+        // A program file may be the standard input (`--file=/dev/stdin`): code read from there.
+        else if (target) addProgramPath(reading, target, name, 'other');
       }
       continue;
     }
@@ -279,7 +280,7 @@ function readProgramCommand(reading: CommandReading, rest: readonly ShellWord[],
         program = true;
         const target = attached ? word : rest[++j];
         if (target && letter === spec.code) reading.code.push({ word: target, runner: `${name} -${letter}`, shell: 'other' });
-        else if (target) reading.paths.push({ word: target, runner: `${name} -${letter}` });
+        else if (target) addProgramPath(reading, target, `${name} -${letter}`, 'other');
         break;
       }
       if (spec.values.includes(letter) || (name.endsWith('sed') && letter === 'i')) {
