@@ -83,6 +83,8 @@ const REFUSED: readonly [string, string][] = [
   ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   // bash's own integer variables evaluate what is assigned to them (issue 31)
   ['RANDOM=$x.output', 'the value of an integer variable'],
+  // brace expansion makes a command name svc does not see: `eval eval …` (issue 31)
+  ['{eval,eval} "$x.output"', 'as bash would'],
   // a program file that is the standard input carrying the value (issue 31)
   ['printf \'x\\n\' > in.txt; sed -f /dev/stdin in.txt <<< "$x.output"', 'sed -f reads its program from'],
   ['printf "%s" "$x.output" | awk -f - /dev/null', 'awk -f reads its program from a pipe'],

@@ -37,7 +37,7 @@ const MISREAD: Array<[string, string, RegExp]> = [
     'cat <<E\\\nOF >/dev/null\nbody\nEOF\neval "$ARGUMENTS"\n',
     /here-document delimiter E\\ OF at line 1 col 7/,
   ],
-  ['a quote never closed', 'echo "$ARGUMENTS\neval $ARGUMENTS\n', /cannot be read with certainty at line/],
+  ['a quote never closed', 'echo "$ARGUMENTS\neval $ARGUMENTS\n', /cannot read line 2 col 16 \(a missing "\) as bash would/],
   ['a NUL byte', 'echo "$ARGUMENTS"\0; eval "$ARGUMENTS"\n', /NUL byte/],
 ];
 

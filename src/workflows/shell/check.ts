@@ -27,6 +27,8 @@ const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_O
  * HISTCMD; SECONDS and LINENO are integers in other versions).
  */
 const BASH_INTEGERS = ['RANDOM', 'SRANDOM', 'OPTIND', 'HISTCMD', 'SECONDS', 'LINENO'];
+/** An unquoted brace expansion in a word: `{a,b}`, `{1..3}`. */
+const BRACE_EXPANSION = /(?:^|[^\\$'"])\{[^{}'"\s]*(?:,|\.\.)[^{}'"\s]*\}/;
 /** Code handed to code handed to code …: deeper than this is not followed (and refused). */
 const MAX_CODE_DEPTH = 8;
 const TAKES = 'in a script that takes values from outside';
@@ -173,6 +175,11 @@ class Checker {
     for (const word of reading.commandNames) {
       if (word.literal === undefined)
         this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
+      else if (BRACE_EXPANSION.test(textOf(word)))
+        // `{eval,eval} "$v"` is `eval eval "$v"` to bash: the words it makes are a command svc does not see.
+        this.problems.add(
+          `the command name ${snippet(textOf(word))} is a brace expansion, which bash turns into other words ${TAKES}: name the command plainly`,
+        );
       else {
         this.replaced(word.literal, reading);
         if (word.literal.includes('/')) this.runsWritten(word, word.literal);

@@ -59,7 +59,7 @@ export function parserDisagreements(script: string, outline: ShellOutline): stri
     if (broken) {
       const what = broken.isMissing ? `a missing ${broken.type}` : snippet(broken.text);
       return [
-        `bash cannot be read with certainty at ${place(broken)} (${what}): an unterminated here-document or quote, or a delimiter continued with \\, is refused in a script that takes values from outside; close it`,
+        `svc's bash parser cannot read ${place(broken)} (${what}) as bash would, and a script that takes values from outside must be one it reads: close a quote or here-document left open, and write commands plainly (no brace expansion as a command name)`,
       ];
     }
     // Each command bash runs must start where the scanner found a word of a command (a keyword
