@@ -86,13 +86,14 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Two dependencies are external, loaded from node_modules: each finds its own files beside its
-  // modules — the sandbox runtime its seccomp filters and Java agent (loaded only when a bash node
-  // asks for a sandbox), web-tree-sitter its tree-sitter.wasm. Every other dependency bundles cleanly (listhen's extras above are required at run time).
+  // One dependency is external: the sandbox runtime finds its own files (the seccomp filters, a Java
+  // agent) beside its modules, so it is loaded from node_modules, and only when a bash node asks for a
+  // sandbox. web-tree-sitter is bundled and told where its tree-sitter.wasm is installed
+  // (src/workflows/shell/bash-parser.ts). Every other dependency bundles cleanly (listhen's extras above are required at run time).
   // An import esbuild cannot resolve is left in place only where the dependency guards it (listhen's
   // `import('@parcel/watcher')`, optional and not installed, falls back to the bundled wasm build;
   // neither runs without `--watch`).
-  external: ['@anthropic-ai/sandbox-runtime', 'web-tree-sitter'],
+  external: ['@anthropic-ai/sandbox-runtime'],
   plugins: [lazyListhenExtras],
   // yaml and node-forge (via listhen) are CommonJS; inside an ES module their `require` of Node
   // built-ins needs a real `require`. Every output file is its own module, so each gets one.

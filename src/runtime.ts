@@ -34,7 +34,7 @@ export { StoreLockedError } from './store/lock.js';
 export { DatabaseUnavailableError } from './store/postgres/errors.js';
 export { toYamlText } from './catalog/index.js';
 export { validateWorkflowSource } from './workflows/index.js';
-export { checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/index.js';
+export { checkedWhole, checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/index.js';
 export { parse as parseYaml } from 'yaml';
 export { ListenError } from './server/listen-error.js';
 /** `svc doctor`: whether agents can run in their sandbox on this machine (sandbox/doctor.ts). */

@@ -41,6 +41,9 @@ export class WorkflowFileCache {
 
     let check: WorkflowFileCheck;
     try {
+      // Listing reads with svc's own scanner only: the bash parser's second reading (≈ 13 MiB once)
+      // comes with `svc workflow validate`, the validate API, and before a bash node runs
+      // (docs/decisions.md, "Parse as bash parses").
       check = checkWorkflowFile(await readRegularFile(path, MAX_WORKFLOW_FILE_BYTES), path);
       this.parses++;
     } catch (error) {

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { DomainError } from '../shared/errors.js';
 import { PROJECT_WORKFLOWS_DIR } from './bundled.js';
-import { WorkflowNameSchema, type RawWorkflow, validateWorkflowSource, WORKFLOW_FILE_EXTENSIONS } from '../workflows/index.js';
+import { checkedWhole, WorkflowNameSchema, type RawWorkflow, validateWorkflowSource, WORKFLOW_FILE_EXTENSIONS } from '../workflows/index.js';
 
 const isDirectory = (path: string) =>
   stat(path).then(
@@ -69,7 +69,7 @@ export async function saveProjectWorkflow(cwd: string, name: string, definition:
   if (!(await isDirectory(folder))) {
     throw invalidCwd(`'${cwd}' has no ${PROJECT_WORKFLOWS_DIR}/ folder; project workflows are saved there (create it with: mkdir -p ${folder}).`);
   }
-  const result = validateWorkflowSource(definition);
+  const result = await checkedWhole(() => validateWorkflowSource(definition));
   if (!result.ok) {
     const count = result.errors.length;
     throw new DomainError('invalid_workflow', `The workflow definition has ${count} error${count === 1 ? '' : 's'}; nothing was saved.`, undefined, {

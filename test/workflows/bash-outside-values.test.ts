@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBashOutputRefs, renderBash, type RenderedBash } from '../../src/workflows/references.js';
 import { bashErrors } from '../helpers/bash-node.js';
+import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
+
+// The check made whole, as before a script runs: with the bash parser's reading.
+beforeAll(() => loadBashParser());
 
 let dir: string;
 beforeAll(() => {

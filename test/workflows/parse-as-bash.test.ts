@@ -4,11 +4,16 @@
 // here-document body and bash ran the next lines, with `eval` of an outside value in them. Run with
 // the checks off, each really runs a hostile value; with them on, validation refuses it and says where.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bashErrors } from '../helpers/bash-node.js';
+import { runCli } from '../helpers/cli.js';
+import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
+
+// The check made whole, as before a script runs: with the bash parser's reading.
+beforeAll(() => loadBashParser());
 
 let dir: string;
 beforeEach(() => {
@@ -67,5 +72,18 @@ describe('scripts bash and svc read alike', () => {
     expect(bashErrors(script)).toEqual([]);
     runsPayload(script);
     expect(readdirSync(dir)).not.toContain('MARKER');
+  });
+});
+
+describe('in a fresh process', () => {
+  it('svc workflow validate loads the parser before it answers, and refuses a misread script saying where', async () => {
+    const file = join(dir, 'misread.yaml');
+    writeFileSync(
+      file,
+      ['name: misread', 'description: d', 'nodes:', '  - id: b', '    bash: |', "      files=(a # don't", '      )', '      eval "$ARGUMENTS"', ''].join('\n'),
+    );
+    const result = await runCli(['workflow', 'validate', file], { cwd: dir });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/svc reads this script differently from bash at line 3 col 1 \(eval\)/);
   });
 });

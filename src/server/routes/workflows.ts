@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineRoute, reply } from '../route.js';
 import { ErrorBodySchema } from '../schemas.js';
 import { PROJECT_DIR_DESCRIPTION, toCommandListing, toSavedDocument, toWorkflowDocument, toWorkflowListing } from '../../catalog/index.js';
-import { RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
+import { checkedWhole, RawWorkflowSchema, validateWorkflowSource, WorkflowNameSchema } from '../../workflows/index.js';
 
 /**
  * Workflow definitions (docs/contract.md, "Workflow files"). `workflow` in every answer is
@@ -84,8 +84,8 @@ export const workflowRoutes = [
         schema: z.object({ valid: z.boolean(), errors: z.array(z.string()).optional() }),
       },
     },
-    handle: ({ body }) => {
-      const result = validateWorkflowSource(body.definition);
+    handle: async ({ body }) => {
+      const result = await checkedWhole(() => validateWorkflowSource(body.definition));
       return result.ok ? { valid: true } : { valid: false, errors: result.errors };
     },
   }),

@@ -17,6 +17,7 @@ import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
 import { nameFacts, type NameFacts } from './names.js';
 import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
 import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
+import { loadBashParser } from './bash-parser.js';
 import { parserDisagreements } from './parser-agreement.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
@@ -34,34 +35,63 @@ const MAX_CODE_DEPTH = 8;
 const TAKES = 'in a script that takes values from outside';
 const TOO_DEEP = 'the script nests code too deeply for svc to check how it uses values from outside; simplify it';
 
+/** How many checks were made without the bash parser (it was not loaded yet): checkedWhole's cue. */
+let checksWithoutParser = 0;
+
+/**
+ * `check()` — a validation — answered whole: when one of the scripts it checked took values from
+ * outside and the bash parser was not loaded yet, the parser is loaded and `check` asked again. So
+ * the parser loads only for such a script (bash-parser.ts).
+ */
+export async function checkedWhole<T>(check: () => T): Promise<T> {
+  const before = checksWithoutParser;
+  const answer = check();
+  if (checksWithoutParser === before) return answer;
+  await loadBashParser();
+  return check();
+}
+
 /** Answers for recent scripts: validation and every run of a node ask about the same script. */
 const recent = new Map<string, readonly string[]>();
 const RECENT_SCRIPTS = 64;
 const RECENT_SCRIPT_LENGTH = 64 * 1024;
 
-/** The problems of a bash script with values from outside; none for a script that takes none. */
+/**
+ * Loads the bash parser (bash-parser.ts) when `text` — a script, or a whole workflow file — may take
+ * values from outside, by a look at it: what runs a script, and a validation whose answer must be
+ * whole, wait for this first.
+ */
+export async function readyToCheck(text: string): Promise<void> {
+  if (TAKES_OUTSIDE.test(text) || findRefsIn(text).size > 0) await loadBashParser();
+}
+
+/**
+ * The problems of a bash script with values from outside; none for a script that takes none. Made
+ * before the bash parser is loaded, the answer lacks the parser's second reading and is not kept.
+ */
 export function outsideValueProblems(script: string): readonly string[] {
   const known = recent.get(script);
   if (known) return known;
-  const problems = findProblems(script);
-  if (script.length <= RECENT_SCRIPT_LENGTH) {
+  const { problems, complete } = findProblems(script);
+  if (!complete) checksWithoutParser++;
+  if (complete && script.length <= RECENT_SCRIPT_LENGTH) {
     if (recent.size >= RECENT_SCRIPTS) recent.delete(recent.keys().next().value as string);
     recent.set(script, problems);
   }
   return problems;
 }
 
-function findProblems(script: string): readonly string[] {
+function findProblems(script: string): { problems: readonly string[]; complete: boolean } {
   const refs = findRefsIn(script);
   const scan = scanShell(script, refs);
   const live = (offset: number) => !['comment', 'escaped'].includes(scan.contextAt(offset));
-  if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return [];
+  if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return { problems: [], complete: true };
   // What follows trusts the scanner's reading; a script it reads differently from bash is refused first.
   const misread = parserDisagreements(script, scan.outline);
-  if (misread.length) return misread;
+  if (misread?.length) return { problems: misread, complete: true };
   // A splice in an unsafe quoting context is reported by the context check already.
   const toReport = (offset: number) => live(offset) && !UNSAFE_SHELL_CONTEXTS.has(scan.contextAt(offset));
-  return new Checker(script, toReport, 0).check(scan.outline);
+  return { problems: new Checker(script, toReport, 0).check(scan.outline), complete: misread !== undefined };
 }
 
 class Checker {

@@ -48,12 +48,16 @@ function handedOn(node: Node): boolean {
   return false;
 }
 
-/** The problems of `script` (which takes values from outside) where the parser and the scanner's `outline` disagree; none when they agree. */
-export function parserDisagreements(script: string, outline: ShellOutline): string[] {
+/**
+ * The problems of `script` (which takes values from outside) where the parser and the scanner's
+ * `outline` disagree; none when they agree; undefined while the parser is not loaded (bash-parser.ts).
+ */
+export function parserDisagreements(script: string, outline: ShellOutline): string[] | undefined {
   if (script.includes('\0')) return ['the script holds a NUL byte, which bash drops and svc does not: remove it'];
   // `$<id>.output` is svc's, not bash's: the parser reads each as the variable expansion it becomes,
   // written in as many characters, so the parser's offsets are the script's.
   const tree = parseBash(script.replace(new RegExp(OUTPUT_REF_SOURCE, 'g'), (ref) => ref.replaceAll('-', '_').replace(/\.output$/, '_output')));
+  if (!tree) return undefined;
   try {
     const broken = firstError(tree.rootNode);
     if (broken) {

@@ -5,7 +5,7 @@ import { defineCommand } from '../../define-command.js';
 import { printJson } from '../../output.js';
 
 /** The validators, from the runtime bundle (they need yaml and zod). */
-type Tools = Pick<typeof import('../../../runtime.js'), 'validateWorkflowSource' | 'checkWorkflowFile' | 'isWorkflowFileName'>;
+type Tools = Pick<typeof import('../../../runtime.js'), 'validateWorkflowSource' | 'checkWorkflowFile' | 'isWorkflowFileName' | 'checkedWhole'>;
 
 interface FileReport {
   file: string;
@@ -32,7 +32,9 @@ async function check(tools: Tools, file: string): Promise<FileReport> {
   } catch (error) {
     return { file, valid: false, errors: [`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`] };
   }
-  const result = inWorkflowsFolder(file) ? tools.checkWorkflowFile(text, file) : tools.validateWorkflowSource(text, { filename: file });
+  const result = await tools.checkedWhole(() =>
+    inWorkflowsFolder(file) ? tools.checkWorkflowFile(text, file) : tools.validateWorkflowSource(text, { filename: file }),
+  );
   return result.ok ? { file, valid: true, errors: [] } : { file, valid: false, errors: result.errors };
 }
 
