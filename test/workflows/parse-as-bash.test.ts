@@ -7,9 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bashErrors } from '../helpers/bash-node.js';
 import { runCli } from '../helpers/cli.js';
+import { cleanupAll, projectWithWorkflows, startRun, tempDir, waitForRun } from '../helpers/runs.js';
+import { killAllServes, spawnServe } from '../helpers/serve-process.js';
 import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
 
 // The check made whole, as before a script runs: with the bash parser's reading.
@@ -20,6 +22,10 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-parse-as-bash-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await killAllServes();
+  await cleanupAll();
+});
 
 const PAYLOAD = 'touch MARKER';
 
@@ -85,5 +91,19 @@ describe('in a fresh process', () => {
     const result = await runCli(['workflow', 'validate', file], { cwd: dir });
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/svc reads this script differently from bash at line 3 col 1 \(eval\)/);
+  });
+});
+
+describe('a run', () => {
+  it('on a fresh server: a workflow the parser refuses may be listed, but the run fails with the refusal before its script runs', async () => {
+    const project = await projectWithWorkflows([{ name: 'misread', nodes: [{ id: 'b', bash: 'files=(a # don\'t\n)\neval "$ARGUMENTS"\n' }] }]);
+    // Its own process: listing reads with the scanner alone; the run is checked again with the parser
+    // (at its launch, or at the latest before the node's script runs), and fails saying where.
+    const server = await spawnServe({ home: await tempDir('svc-parse-home-'), cwd: project });
+    const run = await waitForRun(server, await startRun(server, 'misread', { message: 'touch MARKER', cwd: project }));
+    expect(run.status, JSON.stringify({ error: run.error, nodes: run.nodes })).toBe('failed');
+    expect(run.error + JSON.stringify(run.nodes)).toMatch(/svc reads this script differently from bash at line 3 col 1 \(eval\)/);
+    expect(readdirSync(project)).not.toContain('MARKER');
+    await server.stop();
   });
 });
