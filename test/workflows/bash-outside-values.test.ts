@@ -179,6 +179,9 @@ const ACCEPTED: readonly [string, string][] = [
   // printf %d converts without arithmetic: what it sets is a number, whatever the value (issue 31)
   ['v=$x.output; printf -v n \'%d\' "$v" || exit 1; echo $(( n + 1 ))', '8\n'],
   ['printf -vn %d "$x.output"; echo $(( n * 2 ))', '14\n'],
+  // what a pure program prints from clean arguments brings in nothing from outside (issue 31)
+  ['for i in $(seq 1 3); do echo $(( i * 2 )); done; echo "$x.output"', '2\n4\n6\n7\n'],
+  ['tmp=$(mktemp); printf %s "$x.output" > "$tmp"; cat "$tmp"; rm -f "$tmp"', '7'],
   ['v=$x.output; [[ $v =~ ^[0-9]+$ ]] || exit 1; (( v > 0 )) && echo positive', 'positive\n'],
   ['k=$WEBHOOK_IDEMPOTENCY_KEY\n[[ "$k" =~ ^-?[0-9]+$ ]] || { echo "not a number" >&2; exit 3; }\nlet "k = k * 2"; echo $k', '14\n'],
   ['read -r n <<< "$ARGUMENTS"\n[[ $n =~ ^[0-9]+$ ]] || exit 1\nfor (( i = 0; i < n; i++ )); do printf .; done', '.......'],

@@ -116,8 +116,10 @@ class Checker {
       if (use.op === ':=' || use.op === '=') all.writes.push({ name: use.name, how: snippet(textOf(use)), scalar: false, assignment: false, local: false });
     }
     const integers = new Set([...all.integers, ...BASH_INTEGERS]);
+    const commands = outline.commands;
     const facts = nameFacts(all.writes, {
       integers,
+      commandsIn: (word) => commands.filter((command) => command.source === word.source && command.start >= word.start && command.end <= word.end),
       namerefs: new Set(all.namerefs),
       checksEndTheScript: !this.endingsRedefined(outline, all),
       ...(this.inherited ? { inherited: this.inherited } : {}),
@@ -261,7 +263,7 @@ class Checker {
 
   /** Why a word naming a file may hold a value from outside, or undefined. */
   private unclean(word: ShellWord, facts: NameFacts): string | undefined {
-    if (word.literal !== undefined) return undefined;
+    if (word.literal !== undefined || facts.cleanWord(word)) return undefined;
     for (const expansion of word.expansions) {
       if (expansion.kind === 'splice') return 'it holds the output of a node';
       if (expansion.kind !== 'parameter') return `${expansion.kind === 'process' ? 'a process substitution' : 'a command substitution'} makes it`;

@@ -14,7 +14,7 @@
 
 import { OUTSIDE_VARIABLES } from '../run-variables.js';
 import type { Write } from './reading.js';
-import type { ShellWord } from './outline.js';
+import type { ShellWord, SimpleCommand } from './outline.js';
 
 const OUTSIDE: ReadonlySet<string> = new Set(OUTSIDE_VARIABLES);
 
@@ -46,11 +46,31 @@ const SET_BY_BASH = new Set([
 
 type ValueKind = 'number' | 'clean' | 'unknown';
 
+/**
+ * Programs whose output depends only on their arguments — given plain words they read no file and
+ * no standard input — and what they print: a command substitution of them, with clean arguments
+ * and no input redirected, brings in nothing from outside (`tmp=$(mktemp)`, `for i in $(seq 1 3)`,
+ * `"$(dirname "$0")"`). `seq` prints numbers only without options (`-f`, `-s` print text).
+ */
+const PURE_PROGRAMS = new Map<string, ValueKind>([
+  ['seq', 'number'],
+  ['nproc', 'number'],
+  ['mktemp', 'clean'],
+  ['dirname', 'clean'],
+  ['basename', 'clean'],
+  ['pwd', 'clean'],
+  ['uname', 'clean'],
+  ['whoami', 'clean'],
+  ['hostname', 'clean'],
+]);
+
 export interface NameFacts {
   /** Why `name` may hold something other than a number, or undefined when it holds only numbers. */
   notNumeric(name: string): string | undefined;
   /** Why `name` may hold a value from outside, or undefined when it holds only what the script or the environment chose. */
   notClean(name: string): string | undefined;
+  /** Whether `word` is made only of what the script or the environment chose (literal text, clean variables, pure command substitutions). */
+  cleanWord(word: ShellWord): boolean;
 }
 
 const NUMBER = /^[+-]?(?:[0-9]+|0[xX][0-9a-fA-F]+|[0-9]+#[0-9A-Za-z@_]+)$/;
@@ -64,6 +84,8 @@ export function nameFacts(
     checksEndTheScript: boolean;
     /** For code another shell runs: what the script that starts it knows of the variables it passes on. */
     inherited?: NameFacts;
+    /** The commands inside a word's command substitutions (from the scanner's outline). */
+    commandsIn?: (word: ShellWord) => readonly SimpleCommand[];
   },
 ): NameFacts {
   const byName = new Map<string, Write[]>();
@@ -91,12 +113,35 @@ export function nameFacts(
   const isClean = (name: string) =>
     name === '0' || isNumeric(name) || (fixedReason(name) === undefined && (byName.has(name) ? clean.has(name) : inherited?.notClean(name) === undefined));
 
-  const kindOf = (word: ShellWord): ValueKind => {
+  /** What the command substitutions of `word` print: only pure programs with clean arguments, or `unknown`. */
+  const substitutionKind = (word: ShellWord, depth: number): ValueKind => {
+    const commands = options.commandsIn?.(word) ?? [];
+    if (commands.length === 0 || depth > 4) return 'unknown';
+    let kind: ValueKind = 'number';
+    for (const command of commands) {
+      const program = command.kind === 'simple' ? PURE_PROGRAMS.get(command.words[0]?.literal ?? '') : undefined;
+      if (!program || command.assignments.length > 0 || command.redirects.some((redirect) => redirect.op.includes('<'))) return 'unknown';
+      const args = command.words.slice(1);
+      const argKinds = args.map((arg) => kindOf(arg, depth + 1));
+      if (argKinds.includes('unknown')) return 'unknown';
+      const prints = program === 'number' && args.every((arg) => arg.literal !== undefined && NUMBER.test(arg.literal)) ? 'number' : 'clean';
+      if (prints === 'clean') kind = 'clean';
+    }
+    return kind;
+  };
+
+  const kindOf = (word: ShellWord, depth = 0): ValueKind => {
     if (word.literal !== undefined) return NUMBER.test(word.literal) || BRACE_RANGE.test(word.literal) ? 'number' : 'clean';
     let kind: ValueKind = /^[+-]?[0-9]*$/.test(word.text) ? 'number' : 'clean';
     for (const expansion of word.expansions) {
       const name = expansion.name ?? '';
       if (expansion.kind === 'arithmetic' || (expansion.kind === 'parameter' && expansion.form === 'length')) continue;
+      if (expansion.kind === 'command') {
+        const printed = substitutionKind(word, depth);
+        if (printed === 'unknown') return 'unknown';
+        if (printed === 'clean') kind = 'clean';
+        continue;
+      }
       if (expansion.kind === 'parameter' && expansion.form === 'plain' && isNumeric(name)) continue;
       if (expansion.kind === 'parameter' && (expansion.form === 'plain' || expansion.form === 'keys') && isClean(name)) kind = 'clean';
       else return 'unknown';
@@ -154,6 +199,7 @@ export function nameFacts(
       isNumeric(name) ? undefined : (fixedReason(name) ?? (byName.has(name) ? describe(name, 'number') : inheritedReason(name, inherited?.notNumeric(name)))),
     notClean: (name) =>
       isClean(name) ? undefined : (fixedReason(name) ?? (byName.has(name) ? describe(name, 'clean') : inheritedReason(name, inherited?.notClean(name)))),
+    cleanWord: (word) => kindOf(word) !== 'unknown',
   };
 }
 
