@@ -38,6 +38,8 @@ export function runCli(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command may end before it reads its input (a usage error): EPIPE then is not the test's error.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

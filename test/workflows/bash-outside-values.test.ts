@@ -28,6 +28,8 @@ const PAYLOADS = [
   'a[$(touch pwned-index)]',
   // No space: one word even where bash splits the value (read -a, an unquoted expansion).
   'a[$(touch${IFS}pwned-ifs)]',
+  // An operator for `[` once split: -v evaluates the index.
+  '-v a[$(touch${IFS}pwned-test)]',
   '$(touch pwned-subst)',
   '`touch pwned-backtick`',
   './evil',
@@ -87,6 +89,8 @@ const REFUSED: readonly [string, string][] = [
   ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   // bash's own integer variables evaluate what is assigned to them (issue 31)
   ['RANDOM=$x.output', 'the value of an integer variable'],
+  // an unquoted operand of [ splits into operators: -v a[$(…)] (issue 31)
+  ['v=$x.output; [ $v == yes ] && echo yes', '[ reads the unquoted $v as words of its own'],
   // brace expansion makes a command name svc does not see: `eval eval …` (issue 31)
   ['{eval,eval} "$x.output"', 'as bash would'],
   // a program file that is the standard input carrying the value (issue 31)

@@ -28,6 +28,20 @@ const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_O
  * HISTCMD; SECONDS and LINENO are integers in other versions).
  */
 const BASH_INTEGERS = ['RANDOM', 'SRANDOM', 'OPTIND', 'HISTCMD', 'SECONDS', 'LINENO'];
+/** Whether `text` (a word as written) has a `$` outside quotes. */
+function hasUnquotedDollar(text: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && quote !== "'") i++;
+    else if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '$') return true;
+  }
+  return false;
+}
+
 /** An unquoted brace expansion in a word: `{a,b}`, `{1..3}`. */
 const BRACE_EXPANSION = /(?:^|[^\\$'"])\{[^{}'"\s]*(?:,|\.\.)[^{}'"\s]*\}/;
 /** Code handed to code handed to code …: deeper than this is not followed (and refused). */
@@ -204,6 +218,7 @@ class Checker {
   }
 
   private commandProblems(command: SimpleCommand, reading: CommandReading, facts: NameFacts): void {
+    this.testOperands(command, facts);
     for (const word of reading.commandNames) {
       if (word.literal === undefined)
         this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
@@ -262,6 +277,24 @@ class Checker {
   }
 
   /** Why a word naming a file may hold a value from outside, or undefined. */
+  /**
+   * `[ $v == yes ]`: unquoted, a value is split into words that `[` (and `test`) read as their own
+   * operators — `-v a[$(…)]` evaluates an array index, running the `$(…)`. Such an operand must be
+   * quoted, or hold only what the script chose.
+   */
+  private testOperands(command: SimpleCommand, facts: NameFacts): void {
+    const name = command.words[0]?.literal;
+    if (name !== '[' && name !== 'test') return;
+    for (const word of command.words.slice(1)) {
+      // `$<id>.output` is rewritten to a quoted expansion (references.ts): it is one word, quoted or not.
+      if (word.literal !== undefined || word.expansions.every((expansion) => expansion.kind === 'splice')) continue;
+      if (!hasUnquotedDollar(textOf(word)) || facts.cleanWord(word)) continue;
+      this.problems.add(
+        `${name} reads the unquoted ${snippet(textOf(word))} as words of its own ${TAKES}: a value split there becomes an operator (-v a[$(…)] runs the $(…)); quote it: "${snippet(textOf(word)).replaceAll('"', '')}"`,
+      );
+    }
+  }
+
   private unclean(word: ShellWord, facts: NameFacts): string | undefined {
     if (word.literal !== undefined || facts.cleanWord(word)) return undefined;
     for (const expansion of word.expansions) {
