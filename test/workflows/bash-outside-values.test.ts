@@ -89,6 +89,12 @@ const REFUSED: readonly [string, string][] = [
   ['read -ran <<< "$x.output"; echo $(( n + 1 ))', 'n cannot be used in $(( … ))'],
   // bash's own integer variables evaluate what is assigned to them (issue 31)
   ['RANDOM=$x.output', 'the value of an integer variable'],
+  // constructs that run words svc does not follow (issue 31)
+  ['shopt -s expand_aliases\nalias e=eval\ne "$x.output"', 'shopt -s expand_aliases makes aliases commands svc does not see'],
+  ['mapfile -C eval -c 1 <<< "$x.output"', 'mapfile -C eval hands each line it reads to a command that runs its words'],
+  ['xargs env <<< "$x.output"', 'xargs env runs the words xargs reads as a command'],
+  ['v=$x.output; time -p $v', 'the command name $v must be literal text'],
+  ['v=$x.output; jobs -x $v', 'the command name $v must be literal text'],
   // an unquoted operand of [ splits into operators: -v a[$(…)] (issue 31)
   ['v=$x.output; [ $v == yes ] && echo yes', '[ reads the unquoted $v as words of its own'],
   // brace expansion makes a command name svc does not see: `eval eval …` (issue 31)
@@ -158,6 +164,14 @@ const REFUSED: readonly [string, string][] = [
   ['echo "$ARGUMENTS" > run.sh; bash run.sh', 'bash runs run.sh, a file this script writes'],
   ['printf %s $x.output | tee run.sh; chmod +x run.sh; ./run.sh', './run.sh runs ./run.sh, a file this script writes'],
 ];
+
+describe('constructs refused whatever the payload', () => {
+  it("set -k, and running a file of the run's artifacts (node outputs and the payload live there)", () => {
+    expect(bashErrors('set -k; echo "$x.output"').join('\n')).toContain('set -k makes every NAME=value argument an environment assignment');
+    expect(bashErrors('echo "$x.output"; source "$ARTIFACTS_DIR/x.out"').join('\n')).toContain("a file of the run's artifacts");
+    expect(bashErrors('echo "$x.output"; bash "$TRIGGER_PAYLOAD_FILE"').join('\n')).toContain("a file of the run's artifacts");
+  });
+});
 
 describe('forms where bash runs a value from outside', () => {
   it.each(REFUSED)('refuses %j', (script, message) => {

@@ -52,9 +52,9 @@ export interface CommandReading {
 }
 
 /** Variables whose value bash runs as code (prompts are expanded, with `$(…)`, under `set -x` and in interactive shells). */
-export const CODE_VARIABLES = new Set(['PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND']);
+export const CODE_VARIABLES = new Set(['PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND', 'BASH_ALIASES']);
 /** Variables naming what runs or loads: bash sources BASH_ENV, the dynamic linker loads LD_PRELOAD. */
-export const PATH_VARIABLES = new Set(['BASH_ENV', 'ENV', 'PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH']);
+export const PATH_VARIABLES = new Set(['BASH_ENV', 'ENV', 'PATH', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'BASH_CMDS']);
 export function emptyReading(): CommandReading {
   return {
     commandNames: [],
