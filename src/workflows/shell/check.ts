@@ -18,6 +18,7 @@ import { nameFacts, type NameFacts } from './names.js';
 import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
 import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
 import { loadBashParser } from './bash-parser.js';
+import { constructProblems, TAKES } from './constructs.js';
 import { parserDisagreements } from './parser-agreement.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
@@ -28,68 +29,10 @@ const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_O
  * HISTCMD; SECONDS and LINENO are integers in other versions).
  */
 const BASH_INTEGERS = ['RANDOM', 'SRANDOM', 'OPTIND', 'HISTCMD', 'SECONDS', 'LINENO'];
-/** Commands that run the words after them as a command (or as code): given values as words, they run them. */
-const RUNS_ITS_WORDS = new Set([
-  'eval',
-  'source',
-  '.',
-  'exec',
-  'command',
-  'builtin',
-  'env',
-  'sudo',
-  'doas',
-  'nice',
-  'nohup',
-  'timeout',
-  'stdbuf',
-  'setsid',
-  'time',
-  'xargs',
-  'bash',
-  'sh',
-  'dash',
-  'zsh',
-]);
-
-/** The index of the `)` that closes the `(` at `open`, quotes inside skipped; the text's end when none does. */
-function closingParen(text: string, open: number): number {
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\\' && quote !== "'") i++;
-    else if (quote) {
-      if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
-  }
-  return text.length;
-}
-
-/** Whether `text` (a word as written) has a `$` outside quotes; a `$(…)` inside "…" is quoted whole. */
-function hasUnquotedDollar(text: string): boolean {
-  let quote: string | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\\' && quote !== "'") i++;
-    else if (quote === "'") {
-      if (c === "'") quote = undefined;
-    } else if (quote === '"') {
-      if (c === '"') quote = undefined;
-      else if (c === '$' && text[i + 1] === '(') i = closingParen(text, i + 1);
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '$') return true;
-  }
-  return false;
-}
-
 /** An unquoted brace expansion in a word: `{a,b}`, `{1..3}`. */
 const BRACE_EXPANSION = /(?:^|[^\\$'"])\{[^{}'"\s]*(?:,|\.\.)[^{}'"\s]*\}/;
 /** Code handed to code handed to code …: deeper than this is not followed (and refused). */
 const MAX_CODE_DEPTH = 8;
-const TAKES = 'in a script that takes values from outside';
 const TOO_DEEP = 'the script nests code too deeply for svc to check how it uses values from outside; simplify it';
 
 /** How many checks were made without the bash parser (it was not loaded yet): checkedWhole's cue. */
@@ -261,8 +204,7 @@ class Checker {
   }
 
   private commandProblems(command: SimpleCommand, reading: CommandReading, facts: NameFacts): void {
-    this.testOperands(command, facts);
-    this.unfollowed(command);
+    for (const problem of constructProblems(command, facts)) this.problems.add(problem);
     for (const word of reading.commandNames) {
       if (word.literal === undefined)
         this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
@@ -328,59 +270,6 @@ class Checker {
   }
 
   /** Why a word naming a file may hold a value from outside, or undefined. */
-  /**
-   * Constructs that change how later words are read, or run the words they are given, in ways
-   * svc does not follow (issue 31): refused in a script that takes values from outside.
-   */
-  private unfollowed(command: SimpleCommand): void {
-    const words = command.words.map((word) => word.literal);
-    const name = words[0];
-    if (name === 'shopt' && words.includes('-s') && words.includes('expand_aliases'))
-      this.problems.add(`shopt -s expand_aliases makes aliases commands svc does not see ${TAKES}: call the command or a function instead`);
-    const options = words.slice(1);
-    if (name === 'set' && (options.some((word) => /^-[a-zA-Z]*k/.test(word ?? '')) || (options.includes('-o') && options.includes('keyword'))))
-      this.problems.add(`set -k makes every NAME=value argument an environment assignment of the command ${TAKES}: leave it off`);
-    if ((name === 'mapfile' || name === 'readarray') && words.some((word) => /^-[a-zA-Z]*C/.test(word ?? ''))) {
-      const at = words.findIndex((word) => /^-[a-zA-Z]*C$/.test(word ?? ''));
-      const callback = at >= 0 ? words[at + 1] : undefined;
-      if (callback === undefined || RUNS_ITS_WORDS.has(callback))
-        this.problems.add(
-          `${name} -C ${callback ?? '…'} hands each line it reads to a command that runs its words ${TAKES}: use a function of the script as the callback`,
-        );
-    }
-    // `time -p CMD` and `jobs -x CMD` run CMD: its name must be literal, as any command's.
-    const first = command.words[0];
-    const timed = first !== undefined && first.literal === '-p' && /\btime\s+$/.test(first.source.slice(command.start, first.start));
-    const runAt = timed ? 1 : name === 'jobs' && words[1] === '-x' ? 2 : -1;
-    const ran = runAt > 0 ? command.words[runAt] : undefined;
-    if (ran !== undefined && ran.literal === undefined)
-      this.problems.add(`the command name ${snippet(textOf(ran))} must be literal text ${TAKES}: a value there chooses what runs`);
-    const xargs = words.indexOf('xargs');
-    if (xargs >= 0) {
-      const runs = words.slice(xargs + 1).find((word) => word !== undefined && !word.startsWith('-'));
-      if (runs !== undefined && RUNS_ITS_WORDS.has(runs))
-        this.problems.add(`xargs ${runs} runs the words xargs reads as a command ${TAKES}: give xargs the command to run, and the values as its arguments`);
-    }
-  }
-
-  /**
-   * `[ $v == yes ]`: unquoted, a value is split into words that `[` (and `test`) read as their own
-   * operators — `-v a[$(…)]` evaluates an array index, running the `$(…)`. Such an operand must be
-   * quoted, or hold only what the script chose.
-   */
-  private testOperands(command: SimpleCommand, facts: NameFacts): void {
-    const name = command.words[0]?.literal;
-    if (name !== '[' && name !== 'test') return;
-    for (const word of command.words.slice(1)) {
-      // `$<id>.output` is rewritten to a quoted expansion (references.ts): it is one word, quoted or not.
-      if (word.literal !== undefined || word.expansions.every((expansion) => expansion.kind === 'splice')) continue;
-      if (!hasUnquotedDollar(textOf(word)) || facts.cleanWord(word)) continue;
-      this.problems.add(
-        `${name} reads the unquoted ${snippet(textOf(word))} as words of its own ${TAKES}: a value split there becomes an operator (-v a[$(…)] runs the $(…)); quote it: "${snippet(textOf(word)).replaceAll('"', '')}"`,
-      );
-    }
-  }
-
   private unclean(word: ShellWord, facts: NameFacts): string | undefined {
     if (word.literal !== undefined || facts.cleanWord(word)) return undefined;
     for (const expansion of word.expansions) {
