@@ -30,6 +30,8 @@ const PAYLOADS = [
   'a[$(touch${IFS}pwned-ifs)]',
   // An operator for `[` once split: -v evaluates the index.
   '-v a[$(touch${IFS}pwned-test)]',
+  // A compound assignment, for a value declare -a re-reads.
+  '(a[$(touch${IFS}pwned-decl)]=1)',
   '$(touch pwned-subst)',
   '`touch pwned-backtick`',
   './evil',
@@ -94,6 +96,8 @@ const REFUSED: readonly [string, string][] = [
   ['mapfile -C eval -c 1 <<< "$x.output"', 'mapfile -C eval hands each line it reads to a command that runs its words'],
   ['xargs env <<< "$x.output"', 'xargs env runs the words xargs reads as a command'],
   ['v=$x.output; time -p $v', 'the command name $v must be literal text'],
+  ['f() { local -a arr="$1"; }; f "$x.output"', 'local -a/-A reads the value of arr="$1" as a compound assignment'],
+  ['v=$x.output; arr[ $v ]=1', 'svc reads this script differently from bash at line 1 col 14 (arr[ $v ]=1)'],
   ['v=$x.output; jobs -x $v', 'the command name $v must be literal text'],
   // an unquoted operand of [ splits into operators: -v a[$(…)] (issue 31)
   ['v=$x.output; [ $v == yes ] && echo yes', '[ reads the unquoted $v as words of its own'],

@@ -120,10 +120,31 @@ function testOperands(command: SimpleCommand, facts: NameFacts, problems: string
   }
 }
 
+/** The declaration builtins: with `-a` or `-A` they read a value assigned in them as a compound assignment. */
+const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'readonly', 'export']);
+
+/**
+ * `local -a arr="$v"`: with `-a` or `-A`, bash reads the value as a compound assignment, so
+ * `(a[$(…)]=1)` evaluates the index. Such a value must hold only what the script chose.
+ */
+function arrayDeclarations(command: SimpleCommand, facts: NameFacts, problems: string[]): void {
+  const name = command.words[0]?.literal;
+  if (!name || !DECLARATIONS.has(name)) return;
+  if (!command.words.slice(1).some((word) => /^[-+][a-zA-Z]*[aA]/.test(word.literal ?? ''))) return;
+  for (const word of command.words.slice(1)) {
+    const value = word.assignment?.value;
+    if (value === undefined || value.literal !== undefined || facts.cleanWord(value)) continue;
+    problems.push(
+      `${name} -a/-A reads the value of ${snippet(textOf(word))} as a compound assignment ${TAKES}, so an index in it is evaluated, running any $(…) in it: assign the array with ( … ) from checked values`,
+    );
+  }
+}
+
 /** The problems of `command`'s constructs; none when it has none of them. */
 export function constructProblems(command: SimpleCommand, facts: NameFacts): string[] {
   const problems: string[] = [];
   testOperands(command, facts, problems);
+  arrayDeclarations(command, facts, problems);
   unfollowed(command, problems);
   return problems;
 }

@@ -39,6 +39,18 @@ function firstError(node: Node): Node | undefined {
   return node;
 }
 
+/**
+ * Whether an assignment belongs to a declaration (`local a=1`, read by the scanner as words), an
+ * array's elements, or arithmetic (`for (( i = 0; … ))`, `(( a = 1 ))`), which the scanner reads
+ * as arithmetic regions instead.
+ */
+function withinDeclarationOrArray(node: Node): boolean {
+  for (let at = node.parent; at; at = at.parent) {
+    if (at.type === 'declaration_command' || at.type === 'array' || at.type === 'c_style_for_statement' || at.type.includes('arithmetic')) return true;
+  }
+  return false;
+}
+
 /** Whether `node` sits in code handed on as text (a backtick substitution, inside which the parser and the scanner read differently by design). */
 function handedOn(node: Node): boolean {
   for (let at = node.parent; at; at = at.parent) {
@@ -75,6 +87,18 @@ export function parserDisagreements(script: string, outline: ShellOutline): stri
       if (!node || handedOn(node) || names.has(node.startIndex)) continue;
       return [
         `svc reads this script differently from bash at ${place(node)} (${snippet(node.text)}): bash runs a command there that svc took for quoted text, a comment or a here-document; simplify the quoting, comments or here-documents before it`,
+      ];
+    }
+    // Each assignment bash makes standing as a command (or before one) must be one the scanner
+    // found: `arr[ $v ]=1`, with spaces in its index, is an assignment to bash and a command to a
+    // reader that splits at the spaces.
+    const assignments = new Set(
+      outline.commands.filter((command) => command.source === script).flatMap((command) => command.assignments.map((word) => word.start)),
+    );
+    for (const node of tree.rootNode.descendantsOfType('variable_assignment')) {
+      if (!node || handedOn(node) || assignments.has(node.startIndex) || withinDeclarationOrArray(node)) continue;
+      return [
+        `svc reads this script differently from bash at ${place(node)} (${snippet(node.text)}): bash makes an assignment there that svc read as a command; write the index without spaces`,
       ];
     }
     // A here-document delimiter other than a plain word or one quoted whole: the parser reads
