@@ -14,8 +14,8 @@
  * of 10), so some of its refusals are not seen here.
  */
 
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { realPathOf } from './real-path.js';
 import type { SandboxPolicy } from './policy.js';
 
 export interface SandboxDenial {
@@ -24,16 +24,6 @@ export interface SandboxDenial {
   target: string;
   /** The tool whose call was refused (`Bash`, `exec`). */
   tool: string;
-}
-
-/** `path` through its symbolic links as far as it exists, as the sandbox's own paths are (setup.ts). */
-function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : join(realPathOf(parent), basename(path));
-  }
 }
 
 const under = (path: string, dir: string) => {

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { realPathOf } from './real-path.js';
 import type { Permissions } from '../shared/permissions.js';
 import { sandboxPolicy, sandboxDecision, type SandboxPolicy, type SandboxPlan } from './policy.js';
 
@@ -19,21 +20,7 @@ async function gitDirsOf(cwd: string): Promise<string[]> {
   return common ? [own, resolve(own, common)] : [own];
 }
 
-/**
- * `path` with its symbolic links resolved, as far as it exists (a path that does not exist yet keeps
- * its last parts): the sandboxes mount real paths, and Codex's bubblewrap cannot make a mount point
- * below a symbolic link ("Can't mkdir parents", measured with a HOME reached through one).
- */
-async function realPathOf(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : join(await realPathOf(parent), basename(path));
-  }
-}
-
-const realPaths = async (paths: string[]) => [...new Set(await Promise.all(paths.map(realPathOf)))];
+const realPaths = (paths: string[]) => [...new Set(paths.map(realPathOf))];
 
 export interface SandboxSetup {
   permissions: Permissions;
@@ -83,9 +70,9 @@ export async function setUpSandbox(setup: SandboxSetup): Promise<PreparedSandbox
     widening: setup.widening,
   });
   const sandbox = {
-    write: await realPaths(planned.write),
-    denyRead: await realPaths(planned.denyRead),
-    allowRead: await realPaths(planned.allowRead),
+    write: realPaths(planned.write),
+    denyRead: realPaths(planned.denyRead),
+    allowRead: realPaths(planned.allowRead),
     network: planned.network,
   };
   return { sandbox, env: { ...env, TMPDIR: tmpDir }, dispose: () => rm(tmpDir, { recursive: true, force: true }) };

@@ -1,6 +1,7 @@
 import { assertBodySize, getRequestIP, HTTPError, type H3Event } from 'h3';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, isDomainError } from '../shared/errors.js';
+import { isLoopbackPeer } from './loopback.js';
 
 /**
  * Whether the request came from another machine: its peer is no loopback address. In process
@@ -8,7 +9,7 @@ import { DomainError, isDomainError } from '../shared/errors.js';
  */
 export function fromAnotherMachine(event: H3Event | undefined): boolean {
   const ip = event ? getRequestIP(event) : undefined;
-  return ip !== undefined && !/^(127\.|::1$|::ffff:127\.)/.test(ip);
+  return ip !== undefined && !isLoopbackPeer(ip);
 }
 
 const tooLarge = (limit: number) => new DomainError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`);

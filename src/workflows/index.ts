@@ -60,7 +60,7 @@ export type { BashOutputRef, OutputRef } from './references.js';
 export { OUTSIDE_VARIABLES, PROMPT_VARIABLES, RUN_VARIABLE_SOURCES, VARIABLES_TO_OUTSIDE } from './run-variables.js';
 export type { PromptVariable } from './run-variables.js';
 export type { ShellContext } from './shell/index.js';
-export { checkedWhole, readyToCheck } from './shell/index.js';
+export { checkedWhole } from './shell/index.js';
 
 export { DependencyGraph, findDependencyProblems, formatCycle, topologicalOrder } from './graph.js';
 export type { DependencyProblem, GraphNode } from './graph.js';

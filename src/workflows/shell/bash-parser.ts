@@ -8,7 +8,7 @@
  * Loaded only when a script takes values from outside (measured on Node 20: ≈ 25 ms and ≈ 13 MiB
  * once, then ≈ 0.05 ms a script; `npm run bench`). WebAssembly starts asynchronously and the
  * checks are synchronous, so the check asks for it (`parseBash` answers undefined until it is
- * loaded, and starts loading it), and what runs a script waits for it first (`loadBashParser`):
+ * loaded, and starts loading it), and what runs a script asks again once it is loaded (`checkedWhole`):
  * a script never runs on a check made without it.
  */
 

@@ -57,15 +57,6 @@ const RECENT_SCRIPTS = 64;
 const RECENT_SCRIPT_LENGTH = 64 * 1024;
 
 /**
- * Loads the bash parser (bash-parser.ts) when `text` — a script, or a whole workflow file — may take
- * values from outside, by a look at it: what runs a script, and a validation whose answer must be
- * whole, wait for this first.
- */
-export async function readyToCheck(text: string): Promise<void> {
-  if (TAKES_OUTSIDE.test(text) || findRefsIn(text).size > 0) await loadBashParser();
-}
-
-/**
  * The problems of a bash script with values from outside; none for a script that takes none. Made
  * before the bash parser is loaded, the answer lacks the parser's second reading and is not kept.
  */

@@ -7,4 +7,4 @@
 export { UNSAFE_SHELL_CONTEXTS, unsafeContextAdvice } from './contexts.js';
 export type { ShellContext } from './contexts.js';
 export { scanShell } from './scanner.js';
-export { checkedWhole, outsideValueProblems, readyToCheck } from './check.js';
+export { checkedWhole, outsideValueProblems } from './check.js';

@@ -1,7 +1,7 @@
 import { withheldEnvironment } from '../../../agents/index.js';
 import { processVariables } from './process-env.js';
 import { StringDecoder } from 'node:string_decoder';
-import { formatDuration, readyToCheck, renderBash } from '../../../workflows/index.js';
+import { checkedWhole, formatDuration, renderBash } from '../../../workflows/index.js';
 import { watchIdle, spawnGroup } from '../../../processes/index.js';
 import { OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { prepareBashScript } from './bash-script.js';
@@ -21,8 +21,8 @@ export const bashRunner =
     const { run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess } = context;
     if (node.action.kind !== 'bash') throw new Error(`bashRunner got a ${node.action.kind} node`);
     // The last check of the script (renderBash) is made whole: with the bash parser's reading too.
-    await readyToCheck(node.action.bash);
-    const script = await prepareBashScript(renderBash(node.action.bash, outputs));
+    const source = node.action.bash;
+    const script = await prepareBashScript(await checkedWhole(() => renderBash(source, outputs)));
     if (signal.aborted) {
       await script.cleanup();
       throw new NodeCancelled();
