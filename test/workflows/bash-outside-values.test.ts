@@ -3,79 +3,19 @@
 // value. Both halves are checked against a real `bash -c`: that a refused form really runs the
 // hostile value (so the table is honest), and that an accepted one does not.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBashOutputRefs, renderBash, type RenderedBash } from '../../src/workflows/references.js';
+import { renderBash } from '../../src/workflows/references.js';
 import { bashErrors } from '../helpers/bash-node.js';
+import { hostileDir, PAYLOADS, renderUnchecked } from '../helpers/hostile-bash.js';
 import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
 
 // The check made whole, as before a script runs: with the bash parser's reading.
 beforeAll(() => loadBashParser());
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-outside-values-'));
-  // A payload may name a program: this one leaves a marker when it runs.
-  writeFileSync(join(dir, 'evil'), '#!/bin/sh\ntouch pwned-evil\n');
-  chmodSync(join(dir, 'evil'), 0o755);
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Hostile values: each leaves a `pwned-*` file in the working directory if bash runs it. */
-const PAYLOADS = [
-  'a[$(touch pwned-index)]',
-  // No space: one word even where bash splits the value (read -a, an unquoted expansion).
-  'a[$(touch${IFS}pwned-ifs)]',
-  // An operator for `[` once split: -v evaluates the index.
-  '-v a[$(touch${IFS}pwned-test)]',
-  // A compound assignment, for a value declare -a re-reads.
-  '(a[$(touch${IFS}pwned-decl)]=1)',
-  '$(touch pwned-subst)',
-  '`touch pwned-backtick`',
-  './evil',
-  'touch pwned-word',
-  "x'; touch pwned-quote; '",
-  "__import__('os').system('touch pwned-python')",
-  // Program text for sed (GNU's e command) and awk.
-  '1e touch pwned-sed',
-  'BEGIN { system("touch pwned-awk") }',
-];
-
-function markers(): string[] {
-  const found = readdirSync(dir).filter((name) => name.startsWith('pwned'));
-  for (const name of found) rmSync(join(dir, name));
-  return found;
-}
-
-/** Runs `script` with bash in `dir`, the outside variables set to `value`; returns the exit status. */
-function bash(rendered: RenderedBash, value: string): number | null {
-  const script = rendered.script;
-  const env = {
-    ...rendered.values,
-    PATH: process.env.PATH ?? '',
-    ARGUMENTS: value,
-    USER_MESSAGE: value,
-    WEBHOOK_IDEMPOTENCY_KEY: value,
-    WEBHOOK_EVENT: value,
-    TRIGGER_PAYLOAD: value,
-  };
-  return spawnSync('bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env, stdio: ['ignore', 'ignore', 'ignore'], timeout: 5000 }).status;
-}
-
-/** What svc would run without these checks: every live `$x.output` an expansion of its variable, as renderBash makes it, nothing refused. */
-function renderUnchecked(script: string, value: string): RenderedBash {
-  let out = '';
-  let copied = 0;
-  for (const ref of findBashOutputRefs(script)) {
-    if (ref.context === 'comment' || ref.context === 'escaped') continue;
-    const word = ref.context === 'double-quoted' ? '${SVC_OUTPUT_x}' : ref.context === 'single-quoted' ? `'"\${SVC_OUTPUT_x}"'` : '"${SVC_OUTPUT_x}"';
-    out += script.slice(copied, ref.start) + word;
-    copied = ref.end;
-  }
-  return { script: out + script.slice(copied), values: { SVC_OUTPUT_x: value } };
-}
+const hostile = hostileDir('svc-outside-values-');
+const { dir, markers } = hostile;
+const bash = hostile.run;
+afterAll(() => hostile.remove());
 
 /**
  * Forms in which bash runs an outside value as code, with the part of the message that refuses
@@ -236,10 +176,9 @@ describe('forms validation accepts', () => {
     expect(result.stdout).toBe(expected);
   });
 
-  it('a number check only counts right after the value is set, anchored, ending the script', () => {
+  it('a number check counts after every write of the value, anchored, ending the script', () => {
     const use = '(( v > 0 ))';
     const refused = [
-      `v=$x.output\necho hi\n[[ $v =~ ^[0-9]+$ ]] || exit 1\n${use}`, // not the next line
       `v=$x.output\n[[ $v =~ ^[0-9]+ ]] || exit 1\n${use}`, // not anchored at the end
       `v=$x.output\n[[ $v =~ [0-9]+$ ]] || exit 1\n${use}`, // not anchored at the start
       `v=$x.output\n[[ $v =~ "^[0-9]+$" ]] || exit 1\n${use}`, // quoted: a substring match
@@ -247,7 +186,9 @@ describe('forms validation accepts', () => {
       `v=$x.output\n[[ $v =~ ^[0-9a-z]+$ ]] || exit 1\n${use}`, // letters are names in arithmetic
       `v=$x.output\n[[ $v =~ ^[0-9]+$ ]] || echo bad\n${use}`, // does not end the script
       `v=$x.output\n[[ $v =~ ^[0-9]+$ ]] || return 1\n${use}`, // return leaves a global set
-      `v=$x.output | cat\n[[ $v =~ ^[0-9]+$ ]] || exit 1\n${use}`, // a pipeline runs in a subshell
+      `[[ $v =~ ^[0-9]+$ ]] || exit 1\nv=$x.output\n${use}`, // checked before it is set
+      `f() { v=$x.output; }\n[[ $v =~ ^[0-9]+$ ]] || exit 1\nf\n${use}`, // set in a function, which may run after the check
+      `if true; then [[ $v =~ ^[0-9]+$ ]] || exit 1; fi\nv=$x.output\n${use}`, // checked in another block
       `exit() { :; }\nv=$x.output\n[[ $v =~ ^[0-9]+$ ]] || exit 1\n${use}`, // exit redefined
       `v=$x.output\n[[ $v =~ ^[0-9]+$ ]] || exit 1\nv=$x.output\n${use}`, // set again, unchecked
     ];
@@ -258,6 +199,12 @@ describe('forms validation accepts', () => {
     }
     markers();
     expect(bashErrors(`v=$x.output\n[[ $v =~ ^-?[0-9]+$ ]] || exit 1\n${use}`)).toEqual([]);
+    // Not on the next line: what matters is that every write of v comes before the check.
+    expect(bashErrors(`v=$x.output\necho hi\n[[ $v =~ ^[0-9]+$ ]] || exit 1\n${use}`)).toEqual([]);
+    // A pipeline's assignment never reaches the shell: the check sees an empty v and ends the script.
+    expect(bashErrors(`v=$x.output | cat\n[[ $v =~ ^[0-9]+$ ]] || exit 1\n${use}`)).toEqual([]);
+    // On an outside variable itself, no copy needed.
+    expect(bashErrors(`[[ $ARGUMENTS =~ ^[0-9]+$ ]] || exit 1\necho $(( ARGUMENTS * 2 ))`)).toEqual([]);
     expect(bashErrors(`v=$x.output\n[[ "\${v}" =~ ^(0|[1-9][0-9]*)$ ]] || exit 2\n${use}`)).toEqual([]);
   });
 

@@ -72,7 +72,7 @@ describe('scripts bash and svc read alike', () => {
     'cat <<-"EOF"\n\t$ARGUMENTS\n\tEOF\n',
     'if [ -n "$ARGUMENTS" ]; then\n  printf "%s\\n" "$ARGUMENTS" > out.txt\nfi\ncase "$x.output" in *) echo hi;; esac\nf() { local a="$1"; echo "$a"; }\nf "$ARGUMENTS"\n',
     'time ls >/dev/null; ! grep -q a /dev/null; coproc cat </dev/null; exec 3>&1; [[ -z $ARGUMENTS ]] && echo none\n',
-    'echo `echo "$ARGUMENTS"`; a=( "$ARGUMENTS" one ); declare -A m; m[k]="$ARGUMENTS"; export FOO=1; unset FOO\n(cd /tmp && ls) & wait\n{ echo a; echo b; } | sort\n',
+    'x=`echo "$ARGUMENTS"`; a=( "$ARGUMENTS" one ); declare -A m; m[k]="$ARGUMENTS"; export FOO=1; unset FOO\n(cd /tmp && ls) & wait\n{ echo a; echo b; } | sort\n',
   ];
   it.each(SAME)('accepts %j', (script) => {
     expect(bashErrors(script)).toEqual([]);

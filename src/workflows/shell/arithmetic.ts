@@ -36,13 +36,19 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 
 /**
  * The problems of the arithmetic text in `span`. `notNumeric` says why a name may hold something
- * other than a number. Scanning stops at the first command substitution: what follows is another
+ * other than a number; `numberAt`, when given, clears a name where bash's parse shows a number. Scanning stops at the first command substitution: what follows is another
  * script, and one problem says enough.
  */
-export function arithmeticProblems(span: Span, notNumeric: (name: string) => string | undefined): ArithmeticProblem[] {
+export function arithmeticProblems(
+  span: Span,
+  notNumeric: (name: string) => string | undefined,
+  /** Whether the name read at `offset` holds a number there (bash's parse says so: taint.ts), whatever `notNumeric` says. */
+  numberAt?: (name: string, offset: number) => boolean,
+): ArithmeticProblem[] {
   const problems: ArithmeticProblem[] = [];
   const { source, end } = span;
-  const checkName = (name: string) => {
+  const checkName = (name: string, offset: number) => {
+    if (numberAt?.(name, offset)) return;
     if (OUTSIDE.has(name)) problems.push({ kind: 'outside', name });
     else {
       const reason = notNumeric(name);
@@ -74,11 +80,11 @@ export function arithmeticProblems(span: Span, notNumeric: (name: string) => str
       const special = /^\$\{?[#?$!]\}?/.exec(rest); // numbers: counts, statuses, process ids
       const plain = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(rest);
       if (braced) {
-        if (braced[1] === '') checkName(braced[2] as string); // ${#v} is a length
+        if (braced[1] === '') checkName(braced[2] as string, i); // ${#v} is a length
         i += braced[0].length - (braced[3] === '[' ? 1 : 0);
       } else if (special) i += special[0].length;
       else if (plain) {
-        checkName(plain[1] as string);
+        checkName(plain[1] as string, i);
         i += plain[0].length;
       } else {
         const text = /^\$(?:\{[^}]*\}?|[0-9@*-])?/.exec(rest)?.[0] as string;
@@ -92,7 +98,7 @@ export function arithmeticProblems(span: Span, notNumeric: (name: string) => str
       return problems;
     }
     const token = NUMBER.exec(rest)?.[0] ?? NAME.exec(rest)?.[0];
-    if (token && NAME.test(token)) checkName(token);
+    if (token && NAME.test(token)) checkName(token, i);
     i += token ? token.length : 1;
   }
   return problems;

@@ -16,10 +16,14 @@ import { readCommand } from './commands.js';
 import { checkNumberFirst, UNSAFE_SHELL_CONTEXTS } from './contexts.js';
 import { nameFacts, type NameFacts } from './names.js';
 import { snippet, textOf, type ArithmeticKind, type ShellOutline, type ShellWord, type SimpleCommand, type Span } from './outline.js';
-import { emptyReading, mergeReading, STANDARD_INPUT, type CodeUse, type CommandReading } from './reading.js';
+import { emptyReading, mergeReading, type CodeUse, type CommandReading } from './reading.js';
 import { loadBashParser } from './bash-parser.js';
 import { constructProblems, TAKES } from './constructs.js';
-import { parserDisagreements } from './parser-agreement.js';
+import { parserDisagreements, parseScript } from './parser-agreement.js';
+import { normalPath, programInput, unquoted, writtenFiles } from './program-sources.js';
+import { placementProblems } from './placement.js';
+import { isTrusted } from './kind.js';
+import { readTaint, type Taint } from './taint.js';
 import { findRefsIn, scanInto, scanShell } from './scanner.js';
 
 const TAKES_OUTSIDE = new RegExp(String.raw`(?<![A-Za-z0-9_])(?:${VARIABLES_TO_OUTSIDE.join('|')})(?![A-Za-z0-9_])`);
@@ -77,12 +81,23 @@ function findProblems(script: string): { problems: readonly string[]; complete: 
   const scan = scanShell(script, refs);
   const live = (offset: number) => !['comment', 'escaped'].includes(scan.contextAt(offset));
   if (![...refs.keys()].some(live) && !TAKES_OUTSIDE.test(script)) return { problems: [], complete: true };
-  // What follows trusts the scanner's reading; a script it reads differently from bash is refused first.
-  const misread = parserDisagreements(script, scan.outline);
-  if (misread?.length) return { problems: misread, complete: true };
   // A splice in an unsafe quoting context is reported by the context check already.
   const toReport = (offset: number) => live(offset) && !UNSAFE_SHELL_CONTEXTS.has(scan.contextAt(offset));
-  return { problems: new Checker(script, toReport, 0).check(scan.outline), complete: misread !== undefined };
+  const tree = parseScript(script);
+  if (!tree) return { problems: new Checker(script, toReport, 0).check(scan.outline), complete: false };
+  try {
+    // What follows trusts the scanner's reading; a script it reads differently from bash is refused first.
+    const misread = parserDisagreements(script, scan.outline, tree);
+    if (misread.length) return { problems: misread, complete: true };
+    // The scanner's rules name the known ways a value runs as code, with advice for each; a script
+    // they pass must also pass the positive policy: a value from outside only where bash treats it as data.
+    const taint = readTaint(tree.rootNode, new Set([...refs.keys()].filter(live)), script);
+    const known = new Checker(script, toReport, 0, undefined, taint).check(scan.outline);
+    if (known.length) return { problems: known, complete: true };
+    return { problems: placementProblems(tree.rootNode, taint, script), complete: true };
+  } finally {
+    tree.delete();
+  }
 }
 
 class Checker {
@@ -97,7 +112,22 @@ class Checker {
     private readonly spliceToReport: (offset: number) => boolean,
     private readonly depth: number,
     private readonly inherited?: NameFacts,
+    /** What bash's parse says each value of the script holds (taint.ts); for the script itself, not code it hands on. */
+    private readonly taint?: Taint,
   ) {}
+
+  /** Whether bash's parse shows that a word of the script holds only what the script or svc chose. */
+  private trusted(word: ShellWord): boolean {
+    const kind = word.source === this.script ? this.taint?.wordKind(word.start, word.end) : undefined;
+    return kind !== undefined && isTrusted(kind);
+  }
+
+  /** An array's subscript in the script, when the array is associative: its index is a string, not arithmetic. */
+  private associativeIndex(span: Span): boolean {
+    if (span.source !== this.script || !this.taint) return false;
+    const name = /([A-Za-z_][A-Za-z0-9_]*)\[$/.exec(span.source.slice(Math.max(0, span.start - 200), span.start))?.[1];
+    return name !== undefined && this.taint.associative.has(name);
+  }
 
   check(outline: ShellOutline): string[] {
     const readings = this.read(outline);
@@ -118,7 +148,7 @@ class Checker {
     this.facts = facts;
     this.written = writtenFiles(outline);
     if (outline.tooDeep) this.problems.add(TOO_DEEP);
-    for (const region of outline.arithmetic) this.arithmetic(region, region.kind, facts);
+    for (const region of outline.arithmetic) if (!(region.kind === 'subscript' && this.associativeIndex(region))) this.arithmetic(region, region.kind, facts);
     for (const { word, kind } of all.arithmetic) this.arithmetic(word, kind, facts);
     for (const write of all.writes) {
       if (!integers.has(write.name)) continue;
@@ -170,7 +200,8 @@ class Checker {
   private arithmetic(span: Span, kind: ArithmeticKind, facts: NameFacts): void {
     const where = ARITHMETIC_PLACES[kind];
     const evaluates = 'bash evaluates it as an arithmetic expression and runs any $(…) in it';
-    for (const problem of arithmeticProblems(span, facts.notNumeric)) {
+    const numberAt = span.source === this.script ? this.taint?.numberAt : undefined;
+    for (const problem of arithmeticProblems(span, facts.notNumeric, numberAt)) {
       switch (problem.kind) {
         case 'splice':
           if (span.source === this.script && this.spliceToReport(problem.offset)) {
@@ -184,7 +215,7 @@ class Checker {
           break;
         case 'name':
           this.problems.add(
-            `${problem.name} cannot be used in ${where} ${TAKES}: ${problem.reason}, and bash evaluates a variable's value there as an expression, running any $(…) in it; check it on the line after it is set: [[ $${problem.name} =~ ^[0-9]+$ ]] || exit 1`,
+            `${problem.name} cannot be used in ${where} ${TAKES}: ${problem.reason}, and bash evaluates a variable's value there as an expression, running any $(…) in it; check it after it is set: [[ $${problem.name} =~ ^[0-9]+$ ]] || exit 1`,
           );
           break;
         case 'expansion':
@@ -197,9 +228,10 @@ class Checker {
   private commandProblems(command: SimpleCommand, reading: CommandReading, facts: NameFacts): void {
     for (const problem of constructProblems(command, facts)) this.problems.add(problem);
     for (const word of reading.commandNames) {
-      if (word.literal === undefined)
-        this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
-      else if (BRACE_EXPANSION.test(textOf(word)))
+      if (word.literal === undefined) {
+        // A name made of what the script chose (`"${cmd[@]}"` after `cmd=(git status)`) runs what the script chose.
+        if (!this.trusted(word)) this.problems.add(`the command name ${snippet(textOf(word))} must be literal text ${TAKES}: a value there chooses what runs`);
+      } else if (BRACE_EXPANSION.test(textOf(word)))
         // `{eval,eval} "$v"` is `eval eval "$v"` to bash: the words it makes are a command svc does not see.
         this.problems.add(
           `the command name ${snippet(textOf(word))} is a brace expansion, which bash turns into other words ${TAKES}: name the command plainly`,
@@ -211,9 +243,14 @@ class Checker {
     }
     for (const code of reading.code) {
       const text = code.text ?? code.word.literal;
-      if (text === undefined)
-        this.problems.add(`${code.runner} runs ${snippet(textOf(code.word))} as code: ${TAKES} it must be literal text; ${codeAdvice(code)}`);
-      else if (code.shell === 'new') {
+      if (text === undefined) {
+        // Code built from what the script chose (`trap "rm -f $tmp" EXIT`, `sed "s/V/$version/"`):
+        // what it runs is checked as code of its own, where it can be read as text.
+        const chosen = this.trusted(code.word) ? unquoted(textOf(code.word)) : undefined;
+        if (chosen === undefined)
+          this.problems.add(`${code.runner} runs ${snippet(textOf(code.word))} as code: ${TAKES} it must be literal text; ${codeAdvice(code)}`);
+        else if (code.shell !== 'other') this.nested(chosen, code.runner);
+      } else if (code.shell === 'new') {
         this.replaced(text, reading);
         this.nested(text, code.runner);
       }
@@ -227,12 +264,12 @@ class Checker {
         this.problems.add(
           `${runner} runs ${snippet(textOf(word))}, a file of the run's artifacts, where node outputs and the payload are written ${TAKES}: read it as data instead`,
         );
-      const reason = this.unclean(word, facts);
+      const reason = this.trusted(word) ? undefined : this.unclean(word, facts);
       if (reason !== undefined) this.problems.add(`${runner} runs or loads the file ${snippet(textOf(word))} names, and ${reason}; name the file literally`);
     }
-    for (const { word, runner } of reading.names) this.variableName(word, runner, facts);
+    for (const { word, runner } of reading.names) if (!this.trusted(word)) this.variableName(word, runner, facts);
     for (const { word, runner } of reading.literalOnly) {
-      if (word.literal !== undefined) continue;
+      if (word.literal !== undefined || this.trusted(word)) continue;
       this.problems.add(
         runner === 'ssh'
           ? `ssh hands its words to a shell on the remote host: ${TAKES} they must be literal text, not ${snippet(textOf(word))}; send values on standard input: printf '%s' "$v" | ssh host 'read -r v; …'`
@@ -330,35 +367,4 @@ function codeAdvice(code: CodeUse): string {
   if (code.runner.includes('awk')) return `pass values through the environment: v="$x" awk '{ print ENVIRON["v"] }'`;
   if (code.runner.includes('sed')) return "GNU sed's e command runs shell commands; pass values to a tool that reads them as data (awk's ENVIRON, perl's %ENV)";
   return 'pass values as arguments or environment variables, never inside the program text';
-}
-
-/**
- * The program a command reads from its standard input: the text of a literal here-document or
- * here-string, or where it comes from otherwise (a pipe, a file, whatever the script's own input is).
- */
-function programInput(command: SimpleCommand): string | { from: string } | { file: ShellWord } {
-  const input = [...command.redirects].reverse().find((redirect) => /^0?<(?:<-?|<<)?$/.test(redirect.op));
-  if (input?.heredoc) {
-    if (input.heredoc.expanded) return { from: 'a here-document that expands values' };
-    return input.heredoc.body ? textOf(input.heredoc.body) : '';
-  }
-  if (input?.op.endsWith('<<<') && input.target) return input.target.literal ?? { from: snippet(textOf(input.target)) };
-  if (input?.target && !(input.target.literal !== undefined && STANDARD_INPUT.test(input.target.literal))) return { file: input.target };
-  return { from: input?.target ? snippet(textOf(input.target)) : command.piped ? 'a pipe' : 'its standard input' };
-}
-
-const normalPath = (path: string): string => path.replace(/^(?:\.\/)+/, '');
-
-/** The literal paths the script writes by redirection (`> f`, `>> f`, `&> f`) or with `tee`. */
-function writtenFiles(outline: ShellOutline): Set<string> {
-  const written = new Set<string>();
-  for (const command of outline.commands) {
-    for (const redirect of command.redirects) {
-      if (/^(?:[0-9]*|&)>(?:>|\|)?$/.test(redirect.op) && redirect.target?.literal !== undefined) written.add(normalPath(redirect.target.literal));
-    }
-    if (command.words[0]?.literal?.split('/').pop() === 'tee') {
-      for (const word of command.words.slice(1)) if (word.literal !== undefined && !word.literal.startsWith('-')) written.add(normalPath(word.literal));
-    }
-  }
-  return written;
 }

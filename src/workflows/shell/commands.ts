@@ -182,6 +182,7 @@ function readInvocation(reading: CommandReading, command: SimpleCommand, words: 
     });
   }
   if (LITERAL_ONLY.has(name)) for (const word of rest) reading.literalOnly.push({ word, runner: name });
+  if (name === 'git') readGitOptions(reading, rest);
   if (name === 'find') return readFind(reading, command, words, k + 1);
   // Programs svc does not know may run a shell too (`docker exec box sh -c …`, `kubectl exec … -- bash -c …`).
   const shell = rest.findIndex((word, j) => SHELLS.has(basename(word) ?? '') && /^-[a-zA-Z]*c/.test(rest[j + 1]?.literal ?? ''));
@@ -301,5 +302,18 @@ function readFind(reading: CommandReading, command: SimpleCommand, words: readon
     readInvocation(inner, command, words.slice(j + 1, end === -1 ? words.length : end), 0);
     mergeReading(reading, inner);
     j = end === -1 ? words.length : end;
+  }
+}
+
+/**
+ * git's options before its subcommand: `-c key=value` sets configuration, and some keys are
+ * commands git runs (`core.pager`, `core.sshCommand`, `alias.x=!…`): code. (`--upload-pack` and
+ * the like, after the subcommand, are option injection into a program: the sandbox's part.)
+ */
+function readGitOptions(reading: CommandReading, rest: readonly ShellWord[]): void {
+  for (let j = 0; j < rest.length && isOption(rest[j]); j++) {
+    const text = rest[j]?.literal as string;
+    if (text === '-c' && rest[j + 1]) reading.code.push({ word: rest[++j] as ShellWord, runner: 'git -c', shell: 'other' });
+    else if (/^-[CcP]$|^--(?:git-dir|work-tree|namespace|exec-path)$/.test(text)) j++;
   }
 }

@@ -36,7 +36,7 @@ export const UNSAFE_SHELL_CONTEXTS: ReadonlySet<ShellContext> = new Set([
 
 /** The advice for arithmetic, shared with check.ts: the only safe way is to check the value is a number first. */
 export function checkNumberFirst(value: string): string {
-  return `check that it is a number on the line after copying it: v=${value}; [[ $v =~ ^[0-9]+$ ]] || exit 1 — then use v`;
+  return `check that it is a number after copying it: v=${value}; [[ $v =~ ^[0-9]+$ ]] || exit 1 — then use v`;
 }
 
 /** Why a reference cannot stand in `context`, and what to write instead (for messages). */

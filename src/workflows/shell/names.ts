@@ -52,7 +52,7 @@ type ValueKind = 'number' | 'clean' | 'unknown';
  * and no input redirected, brings in nothing from outside (`tmp=$(mktemp)`, `for i in $(seq 1 3)`,
  * `"$(dirname "$0")"`). `seq` prints numbers only without options (`-f`, `-s` print text).
  */
-const PURE_PROGRAMS = new Map<string, ValueKind>([
+export const PURE_PROGRAMS = new Map<string, ValueKind>([
   ['seq', 'number'],
   ['nproc', 'number'],
   ['mktemp', 'clean'],

@@ -18,7 +18,7 @@
  * sees a string there.
  */
 
-import type { Node } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
 import { OUTPUT_REF_SOURCE } from '../output-ref.js';
 import { parseBash } from './bash-parser.js';
 import { snippet, type ShellOutline } from './outline.js';
@@ -64,13 +64,9 @@ function handedOn(node: Node): boolean {
  * The problems of `script` (which takes values from outside) where the parser and the scanner's
  * `outline` disagree; none when they agree; undefined while the parser is not loaded (bash-parser.ts).
  */
-export function parserDisagreements(script: string, outline: ShellOutline): string[] | undefined {
+export function parserDisagreements(script: string, outline: ShellOutline, tree: Tree): string[] {
   if (script.includes('\0')) return ['the script holds a NUL byte, which bash drops and svc does not: remove it'];
-  // `$<id>.output` is svc's, not bash's: the parser reads each as the variable expansion it becomes,
-  // written in as many characters, so the parser's offsets are the script's.
-  const tree = parseBash(script.replace(new RegExp(OUTPUT_REF_SOURCE, 'g'), (ref) => ref.replaceAll('-', '_').replace(/\.output$/, '_output')));
-  if (!tree) return undefined;
-  try {
+  {
     const broken = firstError(tree.rootNode);
     if (broken) {
       const what = broken.isMissing ? `a missing ${broken.type}` : snippet(broken.text);
@@ -110,7 +106,15 @@ export function parserDisagreements(script: string, outline: ShellOutline): stri
       ];
     }
     return [];
-  } finally {
-    tree.delete();
   }
+}
+
+/**
+ * `script` as bash reads it, or undefined while the parser is not loaded (bash-parser.ts); the
+ * caller deletes the tree. `$<id>.output` is svc's, not bash's: the parser reads each as the
+ * variable expansion it becomes, written in as many characters, so the parser's offsets are the
+ * script's.
+ */
+export function parseScript(script: string): Tree | undefined {
+  return parseBash(script.replace(new RegExp(OUTPUT_REF_SOURCE, 'g'), (ref) => ref.replaceAll('-', '_').replace(/\.output$/, '_output')));
 }

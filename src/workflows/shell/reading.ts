@@ -125,7 +125,11 @@ export function readAssignment(reading: CommandReading, command: SimpleCommand, 
   if (!assignment) return;
   const { name, value, elements } = assignment;
   if (CODE_VARIABLES.has(name)) reading.code.push({ word: value ?? word, runner: name, shell: 'same' });
-  if (PATH_VARIABLES.has(name) && value) reading.paths.push({ word: value, runner: name });
+  // BASH_ENV and ENV name a file bash runs first: /dev/stdin there is code read from the standard input.
+  if (PATH_VARIABLES.has(name) && value) {
+    if (name === 'BASH_ENV' || name === 'ENV') addProgramPath(reading, value, name, 'new');
+    else reading.paths.push({ word: value, runner: name });
+  }
   const scalar = value !== undefined && assignment.subscript === undefined && !assignment.append;
   addWrite(reading, command, name, snippet(textOf(word)), value ? [value] : elements, { scalar, assignment: true, local: runner === 'local' });
 }

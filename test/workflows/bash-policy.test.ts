@@ -1,0 +1,131 @@
+// The positive policy for values from outside in bash (issue 31; docs/decisions.md, "A positive
+// policy"): a value from outside, and every variable made from one, may stand only where bash
+// treats it as data. Each refused form below was accepted before and runs a hostile value when
+// nothing is refused (checked against a real bash: the table is honest); the safe forms validate
+// and run, whatever the value, without running it.
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderBash } from '../../src/workflows/references.js';
+import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
+import { bashErrors } from '../helpers/bash-node.js';
+import { hostileDir, PAYLOADS, renderUnchecked } from '../helpers/hostile-bash.js';
+
+// The check made whole, as before a script runs: with the bash parser's reading.
+beforeAll(() => loadBashParser());
+const hostile = hostileDir('svc-bash-policy-');
+afterAll(() => hostile.remove());
+
+/** Forms the check accepted before issue 31's policy, where bash runs the value: each is refused now, with the part of the message that says why. */
+const REFUSED: readonly [string, string][] = [
+  // code read from the standard input, by a path or a process substitution
+  ['v=$x.output; bash < <(printf "%s" "$v")', 'bash reads its program from there'],
+  ['v=$x.output; exec 3< <(printf \'%s\' "$v"); bash /dev/fd/3', 'bash reads its program from'],
+  ['v=$x.output; printf \'%s\' "$v" | BASH_ENV=/dev/stdin bash -c :', 'BASH_ENV reads its program from a pipe'],
+  // a file the script writes, named another way when it runs
+  ['v=$x.output; printf \'%s\' "$v" > run.sh; bash .//run.sh', 'bash runs .//run.sh, a file this script writes'],
+  ['v=$x.output; printf \'%s\' "$v" > x; . ./x', '. runs ./x, a file this script writes'],
+  // unquoted, a value splits into words, and a word becomes an option
+  ['v=$x.output; find . -maxdepth 0 -name $v', 'unquoted, bash splits it into words'],
+  // git's configuration names commands
+  ['v=$x.output; git -c "$v" x 2>/dev/null', 'git -c runs "$v" as code'],
+  // what a regular expression matched of the value
+  ['v=$x.output; [[ $v =~ (.*) ]] && eval "${BASH_REMATCH[1]}"', 'eval runs'],
+  // a check that cannot end the script: exit disabled
+  ['v=$x.output; enable -n exit; [[ $v =~ ^[0-9]+$ ]] || exit 1; echo $(( v ))', 'v cannot be used in $(( … ))'],
+];
+
+/** Forms refused by the policy whatever bash would do with a payload today: the value stands where bash does not treat it as data. */
+const REFUSED_BY_PLACE: readonly [string, RegExp][] = [
+  ['v=$x.output; echo $v', /line 1 col 19: v is set by v=\$x\.output; check it first: .*, and unquoted, bash splits it/],
+  ['v=$x.output; for w in $v; do echo "$w"; done', /line 1 col 23: .*unquoted/],
+  [
+    'echo $(( n + 1 )); echo "$ARGUMENTS"',
+    /line 1 col 10: n: the script never sets it, so svc cannot know what it holds, and bash evaluates its value there as an arithmetic expression/,
+  ],
+  ['v=$x.output; cd "$v"; eval "ls $PWD"', /eval runs/],
+  ['while IFS= read -r line; do eval "$line"; done < "$TRIGGER_PAYLOAD_FILE"', /eval runs/],
+  ['select x in "$ARGUMENTS"; do eval "$x"; done', /eval runs/],
+  ['v=$x.output; getopts ab opt "$v"; eval "$opt"', /eval runs/],
+  ['v=$x.output; BASH_ALIASES[exit]=:; [[ $v =~ ^[0-9]+$ ]] || exit 1; echo $(( v ))', /v cannot be used in \$\(\( … \)\)/],
+  ['exit() { :; }; v=$x.output; [[ $v =~ ^[0-9]+$ ]] || exit 1; echo $(( v ))', /v cannot be used in \$\(\( … \)\)/],
+  ['((bash) ); echo "$ARGUMENTS"', /svc's bash parser cannot read line 1 col 1/],
+  ['id=$(jq -r .id "$TRIGGER_PAYLOAD_FILE"); echo $(( id + 1 ))', /id cannot be used in \$\(\( … \)\)/],
+  ['branch=$(jq -r .ref "$TRIGGER_PAYLOAD_FILE"); git checkout $branch', /line 1 col 60: branch is set by .*unquoted/],
+];
+
+describe('the positive policy refuses a value from outside wherever bash does not treat it as data', () => {
+  it.each(REFUSED)('refuses %j', (script, message) => {
+    expect(bashErrors(script).join('\n')).toContain(message);
+    expect(() => renderBash(script, { x: '1' })).toThrow();
+  });
+
+  it('runs a hostile value in each of them when nothing is refused (the table is honest)', () => {
+    for (const [script] of REFUSED) {
+      const ran = PAYLOADS.some((payload) => {
+        hostile.run(renderUnchecked(script, payload), payload);
+        return hostile.markers().length > 0;
+      });
+      expect(ran, script).toBe(true);
+    }
+  });
+
+  it.each(REFUSED_BY_PLACE)('refuses %j, saying where and why', (script, message) => {
+    expect(bashErrors(script).join('\n')).toMatch(message);
+  });
+});
+
+/** Safe forms the check used to refuse (issue 31's list and more), with what each prints for the value 7. */
+const SAFE: readonly [string, string][] = [
+  // code built from values the script chose
+  ['tmp=$(mktemp); trap "rm -f $tmp" EXIT; printf %s "$ARGUMENTS" > "$tmp"; cat "$tmp"', '7'],
+  ['version=1.2.3; echo V | sed "s/V/$version/"; echo "$x.output"', '1.2.3\n7\n'],
+  ['cmd=(printf \'%s\\n\'); "${cmd[@]}" "$ARGUMENTS"', '7\n'],
+  ['dir=/; sh -c "cd $dir && pwd"; echo "$x.output"', '/\n7\n'],
+  // associative arrays: a key is a string, not arithmetic
+  ['declare -A m; k=$x.output; m[$k]=1; echo "${!m[@]} ${m[$k]}"', '7 1\n'],
+  // an indexed array's keys are numbers
+  ['arr=(a b); for i in "${!arr[@]}"; do echo "${arr[i]}"; done; echo "$ARGUMENTS"', 'a\nb\n7\n'],
+  // recognised checks: on the variable itself, anywhere after its writes, the sanitiser
+  ['[[ $ARGUMENTS =~ ^[0-9]+$ ]] || exit 1; echo $(( ARGUMENTS * 2 ))', '14\n'],
+  ['v=$x.output; echo hi; [[ $v =~ ^[0-9]+$ ]] || exit 1; echo $(( v + 1 ))', 'hi\n8\n'],
+  ['n=${ARGUMENTS//[^0-9]/}; echo $(( n + 1 ))', '8\n'],
+  ['v=$x.output; n=${#v}; echo $(( n + 1 ))', '2\n'],
+  // values as data: arguments, assignments, here-documents and here-strings fed to programs
+  ['v=$ARGUMENTS; cat <<EOF\n<$v>\nEOF', '<7>\n'],
+  ['v=$x.output; json=$(jq -cn --arg v "$v" \'{v:$v}\'); printf \'%s\\n\' "$json"', '{"v":"7"}\n'],
+  ['branch=$(printf %s "$ARGUMENTS"); echo "$branch"', '7\n'],
+  ['v=$x.output; echo "${v^^}${v,,}${v#a}${v%b}${v/a/b}${v@Q}"', "77777'7'\n"],
+  ['v=$x.output; [[ $v == *7* ]] && echo matched', 'matched\n'],
+  ['v=$x.output; set -- "$v"; echo "$1"', '7\n'],
+  // -- before a value: a program reads it as an operand, never an option
+  ['git ls-remote -- "$x.output" 2>/dev/null; echo done', 'done\n'],
+];
+
+describe('safe forms validate, and run without running the value', () => {
+  it.each(SAFE)('accepts %j', (script, expected) => {
+    expect(bashErrors(script)).toEqual([]);
+    for (const payload of PAYLOADS) {
+      hostile.run(renderBash(script, { x: payload }), payload);
+      expect(hostile.markers(), `${script} with ${payload}`).toEqual([]);
+    }
+    const rendered = renderBash(script, { x: '7' });
+    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], {
+      cwd: hostile.dir,
+      env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', ...rendered.values },
+      encoding: 'utf8',
+    });
+    expect(result.stdout).toBe(expected);
+  });
+
+  it('accepts values the script chose in places a value from outside may not stand', () => {
+    for (const script of [
+      'host=example.com; ssh "$host" uptime; echo "$ARGUMENTS"',
+      'source "$(dirname "$0")/lib.sh"; echo "$ARGUMENTS"',
+      'git ls-remote "$ARGUMENTS"', // a quoted value given to a program: option injection is the sandbox's part
+      'tar -tf "$x.output"',
+      'perl -ne print "$x.output"',
+    ]) {
+      expect(bashErrors(script), script).toEqual([]);
+    }
+  });
+});
