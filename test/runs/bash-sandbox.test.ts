@@ -3,8 +3,9 @@
 // outside its worktree, a request to a local server and a write inside. Sandboxed (`sandbox: true`,
 // `SVC_SANDBOX_BASH=1`, a webhook's run): the key unread, nothing written outside, no request
 // arrives, the inside write committed, each refusal a `sandbox_denied` event; a host in `sandbox:`
-// is reached. Without a sandbox: as bash nodes always ran.
-import { existsSync } from 'node:fs';
+// is reached; a webhook payload that injects an option (`git ls-remote "$repo"` with
+// `--upload-pack=…`) steals nothing and writes nothing outside. Without a sandbox: as bash nodes always ran.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -206,5 +207,53 @@ describe("a webhook's run", () => {
     expect(delivered.status, JSON.stringify(delivered.body)).toBe(202);
     const run = await waitForRun(server, delivered.body.run_id);
     expectConfined(run, 'hooked');
+  });
+
+  // Validation accepts a quoted value given to a program (docs/workflows.md, "Options in values"), but
+  // git reads `--upload-pack=…` in `git ls-remote "$repo"` as an option and runs its value through a
+  // shell, the repository path appended: keeping that in is the sandbox's part.
+  const listRefs = (repo: string) => `repo=${repo}; git ls-remote "$repo" .; echo "ls-remote=$?"`;
+  const hostile = (tag: string) => `--upload-pack=cp ${join(home, '.ssh', 'id_test')} ${join(home, `stolen-${tag}`)}; touch ${join(home, `outside-${tag}`)}; :`;
+
+  it('whose payload exploits option injection in a bash node leaves no file outside the worktree and reads no secret', async () => {
+    const server = await startServer();
+    const { dir, workspace } = await registerProject(server, {
+      workflows: [
+        {
+          name: 'refs-hooked',
+          nodes: [{ id: 'b', bash: listRefs('$(jq -r .repo "$TRIGGER_PAYLOAD_FILE")') }],
+          triggers: { webhook: [{ event: 'issue', slug: 'refs-hooked', secret_env: 'HOOK_SECRET', idempotency_key: 'id' }] },
+        },
+        { name: 'refs-local', nodes: [{ id: 'b', bash: listRefs('"$ARGUMENTS"') }] },
+      ],
+    });
+    await registerTriggers(server, dir);
+    const body = JSON.stringify({ event: 'issue', id: 'inject-1', repo: hostile('hooked-inject') });
+    const delivered = await deliver(server, 'refs-hooked', body);
+    expect(delivered.status, JSON.stringify(delivered.body)).toBe(202);
+    const run = await waitForRun(server, delivered.body.run_id);
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.nodes.b).toMatchObject({ sandbox: 'on' });
+    // The script ran (validation let it through) and git ran the injected command, which was refused.
+    expect(run.nodes.b.output).toMatch(/ls-remote=\d+/);
+    expect(run.nodes.b.output).not.toContain(KEY_TEXT);
+    expect(existsSync(join(home, 'stolen-hooked-inject'))).toBe(false);
+    expect(existsSync(join(home, 'outside-hooked-inject'))).toBe(false);
+    expect(denials(run)).toEqual(
+      expect.arrayContaining([
+        { nodeId: 'b', kind: 'fs', target: join(home, '.ssh', 'id_test'), tool: 'bash' },
+        { nodeId: 'b', kind: 'fs', target: join(home, 'outside-hooked-inject'), tool: 'bash' },
+      ]),
+    );
+    // Its worktree holds nothing the script did not write: here, nothing.
+    expect(run.nodes.b.commit).toBeNull();
+    expect(git(run.cwd, 'status', '--porcelain', '--ignored')).toBe('');
+
+    // The control: the same value as the message of a run this machine started runs unsandboxed and does what it says.
+    const control = await waitForRun(server, await startRun(server, 'refs-local', { message: hostile('local-inject'), workspaceId: workspace.id }));
+    expect(control.status, JSON.stringify(control.nodes)).toBe('completed');
+    expect(control.nodes.b.sandbox).toBeUndefined();
+    expect(readFileSync(join(home, 'stolen-local-inject'), 'utf8')).toBe(`${KEY_TEXT}\n`);
+    expect(existsSync(join(home, 'outside-local-inject'))).toBe(true);
   });
 });
