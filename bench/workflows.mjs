@@ -3,7 +3,8 @@
 //   cache answers; only readdir + stat): warm must cost a small fraction of cold;
 // - validation of one 500-node workflow, against parsing the same YAML alone;
 // - the bash parser that checks svc's reading of a script with outside values (issue 31): its load
-//   once per process, and one script's parse against svc's own scan of it.
+//   once per process, and one script's parse against svc's own scan of it; the positive policy
+//   (what each value holds, where it stands) on that parse, and the whole check of one script.
 // Each row: { name, value, unit, reference?, ratio?, target? } — `reference` is the reference
 // measured in the same run (same unit), `ratio` value ÷ reference, `target` the bound on the ratio
 // that bench/run.mjs marks PASS or MISS (never an absolute time).
@@ -16,6 +17,9 @@ import { discoverWorkflows, WorkflowFileCache } from '../dist/catalog/index.js';
 import { validateWorkflowSource } from '../dist/workflows/index.js';
 import { loadBashParser, parseBash } from '../dist/workflows/shell/bash-parser.js';
 import { scanShell } from '../dist/workflows/shell/scanner.js';
+import { outsideValueProblems } from '../dist/workflows/shell/check.js';
+import { placementProblems } from '../dist/workflows/shell/placement.js';
+import { readTaint } from '../dist/workflows/shell/taint.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -122,6 +126,12 @@ export async function benchWorkflows() {
       'if [ -n "$ARGUMENTS" ]; then\n  printf "%s\\n" "$ARGUMENTS" > out.txt\nfi\ncase "$x_output" in *) echo hi;; esac\nf() { local a="$1"; echo "$a"; }\nf "$ARGUMENTS"\n';
     const parsed = await median(() => parseBash(script).delete(), { runs: 201, warmup: 20 });
     const scanned = await median(() => scanShell(script), { runs: 201, warmup: 20 });
+    const tree = parseBash(script);
+    const policy = await median(() => placementProblems(readTaint(tree.rootNode, new Set(), script), script), { runs: 201, warmup: 20 });
+    tree.delete();
+    // A new script each time: the check keeps its answers for recent scripts.
+    let k = 0;
+    const whole = await median(() => outsideValueProblems(`${script}# ${k++}\n`), { runs: 201, warmup: 20 });
 
     return [
       {
@@ -136,6 +146,20 @@ export async function benchWorkflows() {
         unit: 'ms',
         reference: round(scanned, 3),
         ratio: round(parsed / scanned),
+      },
+      {
+        name: 'positive policy on the parse (taint + placement), one script ÷ the parse',
+        value: round(policy, 3),
+        unit: 'ms',
+        reference: round(parsed, 3),
+        ratio: round(policy / parsed),
+      },
+      {
+        name: 'the whole check of one script with outside values (scan, parse, rules, policy) ÷ svc’s own scan',
+        value: round(whole, 3),
+        unit: 'ms',
+        reference: round(scanned, 3),
+        ratio: round(whole / scanned),
       },
       { name: `workflow discovery, ${FILES} files, cold`, value: round(cold, 1), unit: 'ms' },
       {

@@ -23,7 +23,6 @@ const CONSTRUCTS: readonly Construct[] = [
   (n) => `echo T${n}`,
   (n) => `echo T${n} 'a b' "c \\"d\\"" \\$e >/dev/null`,
   (n) => `# it's a "comment" with echo D${n}\necho T${n}`,
-  (n) => `arr=(a # don't\n  b "c'd" 'e"f')\necho T${n}`,
   (n) => `cat <<EOF >/dev/null\necho D${n} $HOME 'x\nEOF\necho T${n}`,
   (n) => `cat <<'EOF' >/dev/null\necho D${n} $(x) "y\nEOF\necho T${n}`,
   (n) => `cat <<"END" >/dev/null\necho D${n}\nEND\necho T${n}`,
@@ -48,12 +47,16 @@ const CONSTRUCTS: readonly Construct[] = [
   (n) => `printf '%s\\n' "$ARGUMENTS" >/dev/null # ' "\necho T${n}`,
   (n) => `f${n}() { echo T${n}; }\nf${n}`,
   (n) => `while false; do echo N${n}; done; echo T${n}`,
-  // Forms readers have got wrong (the check refuses those it cannot be sure of).
+  // Forms readers have got wrong (the check refuses those it cannot be sure of): from here on.
+  (n) => `arr=(a # don't\n  b "c'd" 'e"f')\necho T${n}`,
   (n) => `x=$(cat <<EOF\necho D${n}\nEOF)\necho T${n}`,
   (n) => `cat <<$'EOF' >/dev/null\necho D${n}\nEOF\necho T${n}`,
   (n) => `cat <<E\\\nOF >/dev/null\necho D${n}\nEOF\necho T${n}`,
   (n) => `((echo T${n}) )`,
 ];
+
+/** Where the forms readers have got wrong begin in CONSTRUCTS. */
+const MISREAD_FROM = CONSTRUCTS.findIndex((construct) => construct(0).startsWith('arr=(a # don'));
 
 const script = fc.array(fc.tuple(fc.nat({ max: CONSTRUCTS.length - 1 }), fc.constantFrom('\n', '; ', '\n\n')), { minLength: 1, maxLength: 8 }).map((parts) => {
   // Every script takes a value from outside, so the check reads it whole.
@@ -63,7 +66,7 @@ const script = fc.array(fc.tuple(fc.nat({ max: CONSTRUCTS.length - 1 }), fc.cons
     // A construct that ends in a here-document or a comment needs its newline.
     text += construct + (/\n[^\n]*EOF$|END$/.test(construct) ? '\n' : separator);
   });
-  return text;
+  return { text, misreadForms: parts.some(([k]) => k >= MISREAD_FROM) };
 });
 
 /** The `echo T<n>`, `N<n>`, `D<n>` commands bash ran, from its trace. */
@@ -93,13 +96,13 @@ function readByParser(text: string): string[] {
 }
 
 it('for every generated script the check accepts, bash runs exactly the commands the parser reads, and none of the decoys', () => {
-  let accepted = 0;
-  let runs = 0;
   fc.assert(
-    fc.property(script, (text) => {
-      runs++;
-      if (outsideValueProblems(text).length > 0) return;
-      accepted++;
+    fc.property(script, ({ text, misreadForms }) => {
+      const accepted = outsideValueProblems(text).length === 0;
+      // The property says something only about scripts the check accepts: it accepts every one
+      // made of the forms bash and the parser read alike.
+      if (!misreadForms) expect(accepted, text).toBe(true);
+      if (!accepted) return;
       const ran = ranByBash(text);
       const read = readByParser(text);
       expect(
@@ -117,6 +120,4 @@ it('for every generated script the check accepts, bash runs exactly the commands
     }),
     { numRuns: 300 },
   );
-  // The property says something only about scripts the check accepts: most of these are.
-  expect(accepted / runs).toBeGreaterThan(0.5);
 });

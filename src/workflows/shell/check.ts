@@ -94,7 +94,7 @@ function findProblems(script: string): { problems: readonly string[]; complete: 
     const taint = readTaint(tree.rootNode, new Set([...refs.keys()].filter(live)), script);
     const known = new Checker(script, toReport, 0, undefined, taint).check(scan.outline);
     if (known.length) return { problems: known, complete: true };
-    return { problems: placementProblems(tree.rootNode, taint, script), complete: true };
+    return { problems: placementProblems(taint, script), complete: true };
   } finally {
     tree.delete();
   }

@@ -38,7 +38,7 @@ interface Reading {
   readonly nodeOf: Map<ShellWord, Node>;
 }
 
-export function placementProblems(root: Node, taint: Taint, script: string): string[] {
+export function placementProblems(taint: Taint, script: string): string[] {
   const problems: string[] = [];
   const readings = new Map<number, Reading>();
   const readingOf = (command: Node): Reading => {
@@ -48,7 +48,7 @@ export function placementProblems(root: Node, taint: Taint, script: string): str
   };
   const refuse = (node: Node, what: string, why: string) => problems.push(`${placeOf(node)}: ${what}, and ${why}`);
 
-  for (const node of nodesBelow(root)) {
+  for (const node of taint.nodes) {
     if (VALUES.has(node.type)) {
       const kind = taint.kindOfWord(node);
       if (node.type === 'expansion') expansionForm(node, taint, refuse);

@@ -85,6 +85,8 @@ export interface Taint {
   wordKind(start: number, end: number): Kind | undefined;
   /** Whether `name`, read at `offset` of the script, holds a number there. */
   numberAt(name: string, offset: number): boolean;
+  /** Every node of the script's parse, in document order. */
+  readonly nodes: readonly Node[];
   /** The offsets of the script's live `$<id>.output` references: each becomes a quoted expansion (references.ts). */
   readonly splices: ReadonlySet<number>;
   /** Arrays declared associative (`declare -A`): their keys are strings, not arithmetic. */
@@ -98,7 +100,9 @@ export interface Taint {
 /** Reads the kinds of the variables of `script` (parsed as `root`); `splices` are the offsets of its live `$<id>.output` references. */
 export function readTaint(root: Node, splices: ReadonlySet<number>, script: string): Taint {
   const facts = { associative: new Set<string>(), integers: new Set<string>(BASH_INTEGERS), namerefs: new Set<string>() };
-  const writes = findWrites(root, facts, script);
+  // Reading a node out of the parser costs: the tree is walked once, and its nodes kept.
+  const nodes = [...nodesBelow(root)];
+  const writes = findWrites(nodes, facts, script);
   const byName = new Map<string, Write[]>();
   for (const write of writes) byName.set(write.name, [...(byName.get(write.name) ?? []), write]);
 
@@ -106,9 +110,9 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
   // A check covers the statements after it in its sequence, when every write of the variable comes
   // before it, in the same function (or none), and leaves what it wrote to be checked: a write that
   // leaves a number (`(( v++ ))`) may come anywhere.
-  const checks = endingsRedefined(root)
+  const checks = endingsRedefined(nodes)
     ? []
-    : numberChecks(root).filter(
+    : numberChecks(nodes).filter(
         ({ name, statement }) =>
           !facts.namerefs.has(name) &&
           (byName.get(name) ?? []).every(
@@ -278,5 +282,5 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
     return at !== null && kindOf(name, at) === 'number';
   };
 
-  return { kindOf, kindOfWord, why, wordKind, numberAt, splices, associative: facts.associative, integers: facts.integers, namerefs: facts.namerefs };
+  return { nodes, kindOf, kindOfWord, why, wordKind, numberAt, splices, associative: facts.associative, integers: facts.integers, namerefs: facts.namerefs };
 }

@@ -7,7 +7,7 @@
 
 import type { Node } from 'web-tree-sitter';
 import { isNumberPattern } from './names.js';
-import { argumentsOf, childrenOf, commandNameOf, declarationFlags, inArithmetic, inFunction, literalOf, nodesBelow } from './syntax.js';
+import { argumentsOf, childrenOf, commandNameOf, declarationFlags, inArithmetic, inFunction, literalOf } from './syntax.js';
 import type { Kind } from './kind.js';
 
 export interface Write {
@@ -58,13 +58,13 @@ const nameOf = (value: Node | string | undefined): string | undefined => {
 const targetName = (target: Node): string => (target.type === 'subscript' ? (target.childForFieldName('name')?.text ?? '') : target.text);
 
 /** The variables a script writes, and how (every write, wherever it stands). */
-export function findWrites(root: Node, facts: { associative: Set<string>; integers: Set<string>; namerefs: Set<string> }, script: string): Write[] {
+export function findWrites(nodes: readonly Node[], facts: { associative: Set<string>; integers: Set<string>; namerefs: Set<string> }, script: string): Write[] {
   const writes: Write[] = [];
   // Messages quote the script as written (`$x.output`, where the parser read a variable).
   const add = (name: string | undefined, at: Node, from: readonly Node[] | Kind, how = script.slice(at.startIndex, at.endIndex)) => {
     if (name !== undefined) writes.push({ name, at, from, how: how.length > 60 ? `${how.slice(0, 57)}…` : how });
   };
-  for (const node of nodesBelow(root)) {
+  for (const node of nodes) {
     switch (node.type) {
       case 'variable_assignment': {
         const target = node.childForFieldName('name');
@@ -170,8 +170,8 @@ function commandWrites(command: Node, add: (name: string | undefined, at: Node, 
 }
 
 /** Whether a script can have redefined what ends it: a function named `exit` or `return`, an alias, `enable`. */
-export function endingsRedefined(root: Node): boolean {
-  for (const node of nodesBelow(root)) {
+export function endingsRedefined(nodes: readonly Node[]): boolean {
+  for (const node of nodes) {
     if (node.type === 'function_definition' && ['exit', 'return'].includes(node.childForFieldName('name')?.text ?? '')) return true;
     if (node.type === 'command' && ['alias', 'enable', 'shopt'].includes(commandNameOf(node) ?? '')) return true;
     if (node.type === 'variable_assignment' && node.text.startsWith('BASH_ALIASES')) return true;
@@ -202,9 +202,9 @@ export interface Check {
  * or `return` in a function), the pattern unquoted and anchored (names.ts, isNumberPattern), as a
  * statement of its own.
  */
-export function numberChecks(root: Node): Check[] {
+export function numberChecks(nodes: readonly Node[]): Check[] {
   const checks: Check[] = [];
-  for (const statement of nodesBelow(root)) {
+  for (const statement of nodes) {
     if (statement.type !== 'list' || !statement.parent || !SEQUENCES.has(statement.parent.type)) continue;
     const [test, operator, ending] = childrenOf(statement);
     if (test?.type !== 'test_command' || test.firstChild?.type !== '[[' || operator?.type !== '||' || !ends(ending ?? null, inFunction(statement))) continue;
