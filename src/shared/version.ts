@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE_NAME = 'svc';
+// Not `svc`: that name on npm is an unrelated package, which `npx svc` outside a checkout would offer.
+const PACKAGE_NAME = 'svc-orchestrator';
 
 /**
  * The nearest folder at or above `start` holding svc's own package.json. This file runs at several

@@ -168,7 +168,7 @@ describe('findPackageRoot', () => {
     const root = join(dir, 'pkg');
     const deep = join(root, 'dist', 'chunks', 'node_modules', 'other', 'lib');
     await mkdir(deep, { recursive: true });
-    await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'svc', version: '9.8.7' }));
+    await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'svc-orchestrator', version: '9.8.7' }));
     await writeFile(join(root, 'dist', 'chunks', 'node_modules', 'other', 'package.json'), JSON.stringify({ name: 'other', version: '1.0.0' }));
     await writeFile(join(root, 'dist', 'package.json'), '{ not json');
     expect(findPackageRoot(join(root, 'dist'))).toEqual({ root, version: '9.8.7' });
@@ -176,6 +176,6 @@ describe('findPackageRoot', () => {
   });
 
   it('fails clearly when there is no svc package above', () => {
-    expect(() => findPackageRoot(dir)).toThrow(/no package\.json named "svc"/);
+    expect(() => findPackageRoot(dir)).toThrow(/no package\.json named "svc-orchestrator"/);
   });
 });

@@ -2,8 +2,9 @@
 // agent drives it: the built binary as a real subprocess, against a running server and with none
 // (the store in its own process), and its stdout checked to carry protocol messages only.
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -294,8 +295,16 @@ function rawSession(cwd: string, env: Record<string, string>) {
 }
 
 describe('svc mcp --print-config', () => {
-  it('prints how to register svc with Claude Code: the claude mcp add command and a .mcp.json', async () => {
-    const result = await runCli(['mcp', '--print-config', 'claude']);
+  /** A PATH whose `svc` is this checkout's, as `npm link` makes it. */
+  async function linkedPath(): Promise<string> {
+    const bin = await tempDir('svc-linked-bin-');
+    await symlink(SVC_BIN, join(bin, 'svc'));
+    return `${bin}${delimiter}${process.env.PATH ?? ''}`;
+  }
+  const withoutSvc = { PATH: dirname(process.execPath) };
+
+  it('prints how to register svc with Claude Code: the claude mcp add command and a .mcp.json, as `svc mcp` when svc on PATH is this one', async () => {
+    const result = await runCli(['mcp', '--print-config', 'claude'], { env: { PATH: await linkedPath() } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('\nclaude mcp add --scope user svc -- svc mcp\n');
     const json = result.stdout.slice(result.stdout.indexOf('{'));
@@ -303,9 +312,34 @@ describe('svc mcp --print-config', () => {
   });
 
   it("prints codex's [mcp_servers.svc] table, valid TOML to append to config.toml", async () => {
-    const result = await runCli(['mcp', '--print-config', 'codex']);
+    const result = await runCli(['mcp', '--print-config', 'codex'], { env: { PATH: await linkedPath() } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('# Codex: add this to ~/.codex/config.toml\n[mcp_servers.svc]\ncommand = "svc"\nargs = ["mcp"]\n');
+  });
+
+  it('without svc on PATH prints node and the absolute path of this installation, a command that starts the MCP server', async () => {
+    const result = await runCli(['mcp', '--print-config', 'claude'], { env: withoutSvc });
+    expect(result.code, result.stderr).toBe(0);
+    const { command, args } = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))).mcpServers.svc;
+    expect(command).toBe(process.execPath);
+    expect(args).toEqual([realpathSync(SVC_BIN), 'mcp']);
+    expect(result.stdout).toContain(`claude mcp add --scope user svc -- ${process.execPath} ${realpathSync(SVC_BIN)} mcp\n`);
+    const codex = await runCli(['mcp', '--print-config', 'codex'], { env: withoutSvc });
+    expect(codex.stdout).toContain(`command = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(realpathSync(SVC_BIN))}, "mcp"]\n`);
+    // What it printed, run as an agent would (its own PATH, no svc on it): svc's MCP server answers.
+    const server = await startServer({ socket: true });
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      cwd: await tempDir('svc-mcp-printed-'),
+      env: childEnv({ ...withoutSvc, SVC_URL: server.url }),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'svc-test', version: '1.0.0' });
+    await client.connect(transport);
+    onCleanup(() => client.close());
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
   });
 
   it('refuses an agent it does not know with a usage error', async () => {
