@@ -1,7 +1,7 @@
 import { packageVersion } from '../../shared/version.js';
 import { defineCommand } from '../define-command.js';
 import { CliError, EXIT } from '../exit-codes.js';
-import { agentConfig, MCP_AGENTS, type McpAgent } from '../mcp/agent-config.js';
+import { agentConfig, MCP_AGENTS, mcpCommand, type McpAgent } from '../mcp/agent-config.js';
 
 /**
  * `svc mcp`: svc as a tool for coding agents (docs/mcp.md). The server and the SDK load only
@@ -16,7 +16,7 @@ export default defineCommand({
       if (!(MCP_AGENTS as readonly string[]).includes(options.printConfig)) {
         throw new CliError(`--print-config takes ${MCP_AGENTS.join(' or ')}, not '${options.printConfig}'.`, EXIT.usage);
       }
-      cmd.io.out(agentConfig(options.printConfig as McpAgent));
+      cmd.io.out(agentConfig(options.printConfig as McpAgent, mcpCommand(cmd.settings.searchPath)));
       return;
     }
     const { serveMcp } = await import('../mcp/server.js');

@@ -25,12 +25,12 @@ const realPath = (path: string): string | undefined => {
 };
 
 /**
- * The command an agent runs to start svc's MCP server: `svc mcp` when the `svc` on PATH is this
+ * The command an agent runs to start svc's MCP server: `svc mcp` when the `svc` on `path` is this
  * installation (npm link, npm install -g); otherwise this Node and the absolute path of this
  * installation's entry, which works without `svc` on PATH — an agent starts it with its own PATH,
  * and `npx svc` outside the checkout names an unrelated npm package.
  */
-export function mcpCommand(path = process.env.PATH ?? ''): McpCommand {
+export function mcpCommand(path: string): McpCommand {
   const own = realPath(OWN_BIN);
   for (const dir of path.split(delimiter).filter(Boolean)) {
     const candidate = join(dir, 'svc');
@@ -53,7 +53,7 @@ const shellWord = (word: string): string => (/^[A-Za-z0-9_./:@%+=-]+$/.test(word
  * scope: every project), or a project's `.mcp.json`. Codex: the `[mcp_servers.svc]` table of
  * `~/.codex/config.toml` (its comment lines are TOML comments, so the output can be appended as is).
  */
-export function agentConfig(agent: McpAgent, { command, args }: McpCommand = mcpCommand()): string {
+export function agentConfig(agent: McpAgent, { command, args }: McpCommand): string {
   if (agent === 'claude') {
     const json = JSON.stringify({ mcpServers: { svc: { command, args } } }, null, 2);
     return [
