@@ -29,6 +29,8 @@ export const PAYLOADS = [
   '--upload-pack=touch pwned-upload',
   '. -exec touch pwned-find ;',
   'alias.x=!touch pwned-git',
+  // An option of a builtin, attached to its value (printf -va[…] names an element).
+  '-va[$(touch${IFS}pwned-opt)]',
 ];
 
 /** A directory to run hostile scripts in, with a program `./evil` that leaves a marker. */

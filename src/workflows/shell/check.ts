@@ -126,7 +126,7 @@ class Checker {
   private associativeIndex(span: Span): boolean {
     if (span.source !== this.script || !this.taint) return false;
     const name = /([A-Za-z_][A-Za-z0-9_]*)\[$/.exec(span.source.slice(Math.max(0, span.start - 200), span.start))?.[1];
-    return name !== undefined && this.taint.associative.has(name);
+    return name !== undefined && this.taint.isAssociative(name, span.start);
   }
 
   check(outline: ShellOutline): string[] {
@@ -267,7 +267,8 @@ class Checker {
       const reason = this.trusted(word) ? undefined : this.unclean(word, facts);
       if (reason !== undefined) this.problems.add(`${runner} runs or loads the file ${snippet(textOf(word))} names, and ${reason}; name the file literally`);
     }
-    for (const { word, runner } of reading.names) if (!this.trusted(word)) this.variableName(word, runner, facts);
+    // A name must be literal, whoever chose it: an index inside it is evaluated (`w='a[$v]'; read "$w"`).
+    for (const { word, runner } of reading.names) this.variableName(word, runner, facts);
     for (const { word, runner } of reading.literalOnly) {
       if (word.literal !== undefined || this.trusted(word)) continue;
       this.problems.add(

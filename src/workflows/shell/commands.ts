@@ -174,13 +174,18 @@ function readInvocation(reading: CommandReading, command: SimpleCommand, words: 
   if (SHELLS.has(name)) return readShell(reading, rest, name);
   const interpreter = INTERPRETERS.find(([pattern]) => pattern.test(name))?.[1];
   if (interpreter) return readInterpreter(reading, rest, name, interpreter);
-  if (/^(?:g|m|n)?awk$/.test(name)) return readProgramCommand(reading, rest, name, { code: 'e', file: 'f', values: 'vF' });
-  if (/^g?sed$/.test(name)) return readProgramCommand(reading, rest, name, { code: 'e', file: 'f', values: 'l' });
-  if (SHELL_CODE_OPTION[name]) {
-    rest.forEach((word, j) => {
-      if (word.literal === SHELL_CODE_OPTION[name] && rest[j + 1]) reading.code.push({ word: rest[j + 1] as ShellWord, runner: `${name} -c`, shell: 'new' });
-    });
-  }
+  // gawk: -E is a program file too, -i and -l load code (a library, an extension), -W takes a value.
+  if (/^(?:g|m|n)?awk$/.test(name)) return readProgramCommand(reading, rest, name, { code: 'e', file: 'fE', values: 'vFW', loads: 'il' });
+  if (/^g?sed$/.test(name)) return readProgramCommand(reading, rest, name, { code: 'e', file: 'f', values: 'l', loads: '' });
+  if (SHELL_CODE_OPTION[name]) readShellCodeOption(reading, rest, name);
+  // sg GROUP COMMAND runs its command through sh -c.
+  if (name === 'sg')
+    addJoinedCode(
+      reading,
+      rest.slice(1).filter((word) => word.literal !== '-c'),
+      'sg',
+      'new',
+    );
   if (LITERAL_ONLY.has(name)) for (const word of rest) reading.literalOnly.push({ word, runner: name });
   if (name === 'git') readGitOptions(reading, rest);
   if (name === 'find') return readFind(reading, command, words, k + 1);
@@ -249,7 +254,16 @@ function readInterpreter(reading: CommandReading, rest: readonly ShellWord[], na
 }
 
 /** awk and sed: a program given with an option, read from a file, or as the first operand. */
-function readProgramCommand(reading: CommandReading, rest: readonly ShellWord[], name: string, spec: { code: string; file: string; values: string }): void {
+/** Long options of awk and sed: which take a value, and which name code or a file of code. */
+const LONG_VALUES = new Set(['--assign', '--field-separator', '--line-length', '--dump-variables', '--profile', '--debug', '--pretty-print']);
+const LONG_LOADS = new Set(['--include', '--load', '--exec']);
+
+function readProgramCommand(
+  reading: CommandReading,
+  rest: readonly ShellWord[],
+  name: string,
+  spec: { code: string; file: string; values: string; loads: string },
+): void {
   let program = false;
   for (let j = 0; j < rest.length; j++) {
     const word = rest[j] as ShellWord;
@@ -261,13 +275,13 @@ function readProgramCommand(reading: CommandReading, rest: readonly ShellWord[],
     if (text?.startsWith('--')) {
       const [option, value] = text.split('=', 2) as [string, string | undefined];
       const isCode = option === '--expression' || option === '--source';
-      if (isCode || option === '--file') {
-        program = true;
+      if (isCode || option === '--file' || LONG_LOADS.has(option)) {
+        program ||= !LONG_LOADS.has(option) || option === '--exec';
         const target = value !== undefined ? word : rest[++j];
         if (target && isCode) reading.code.push({ word: target, runner: name, shell: 'other' });
         // A program file may be the standard input (`--file=/dev/stdin`): code read from there.
         else if (target) addProgramPath(reading, target, name, 'other');
-      }
+      } else if (LONG_VALUES.has(option) && value === undefined && !['--dump-variables', '--profile', '--debug', '--pretty-print'].includes(option)) j++;
       continue;
     }
     if (!isOption(word) || text === undefined) {
@@ -277,8 +291,8 @@ function readProgramCommand(reading: CommandReading, rest: readonly ShellWord[],
     for (let l = 1; l < text.length; l++) {
       const letter = text[l] as string;
       const attached = text.slice(l + 1) !== '';
-      if (letter === spec.code || letter === spec.file) {
-        program = true;
+      if (letter === spec.code || spec.file.includes(letter) || spec.loads.includes(letter)) {
+        program ||= !spec.loads.includes(letter);
         const target = attached ? word : rest[++j];
         if (target && letter === spec.code) reading.code.push({ word: target, runner: `${name} -${letter}`, shell: 'other' });
         else if (target) addProgramPath(reading, target, `${name} -${letter}`, 'other');
@@ -316,4 +330,36 @@ function readGitOptions(reading: CommandReading, rest: readonly ShellWord[]): vo
     if (text === '-c' && rest[j + 1]) reading.code.push({ word: rest[++j] as ShellWord, runner: 'git -c', shell: 'other' });
     else if (/^-[CcP]$|^--(?:git-dir|work-tree|namespace|exec-path)$/.test(text)) j++;
   }
+}
+
+/** Whether a program takes code, or a command to run, through an option: a computed option word may make a value code. */
+export function runsCodeByOption(name: string): boolean {
+  return (
+    SHELLS.has(name) ||
+    INTERPRETERS.some(([pattern]) => pattern.test(name)) ||
+    /^(?:g|m|n)?awk$|^g?sed$/.test(name) ||
+    name in SHELL_CODE_OPTION ||
+    name in WRAPPERS ||
+    ['git', 'find', 'ssh', 'sg'].includes(name)
+  );
+}
+
+/**
+ * su, runuser, script: the command their option gives a shell — `-c CMD`, `-lc CMD` (the option
+ * last in a cluster), `-cCMD`, `--command CMD`, `--command=CMD`, `--session-command CMD`.
+ */
+function readShellCodeOption(reading: CommandReading, rest: readonly ShellWord[], name: string): void {
+  rest.forEach((word, j) => {
+    const text = word.literal;
+    const runner = `${name} -c`;
+    const next = rest[j + 1];
+    if (text === undefined) {
+      // `--command="$v"`: the option is literal, its value is not.
+      if (/^--(?:session-)?command=/.test(word.source.slice(word.start, word.end))) reading.code.push({ word, runner, shell: 'new' });
+      return;
+    }
+    if (/^--(?:session-)?command=/.test(text)) reading.code.push({ word, runner, shell: 'new', text: text.slice(text.indexOf('=') + 1) });
+    else if ((/^--(?:session-)?command$/.test(text) || /^-[A-Za-z]*c$/.test(text)) && next) reading.code.push({ word: next, runner, shell: 'new' });
+    else if (/^-[A-Za-z]*c./.test(text) && !text.startsWith('--')) reading.code.push({ word, runner, shell: 'new', text: text.slice(text.indexOf('c') + 1) });
+  });
 }

@@ -97,6 +97,27 @@ export function parserDisagreements(script: string, outline: ShellOutline, tree:
         `svc reads this script differently from bash at ${place(node)} (${snippet(node.text)}): bash makes an assignment there that svc read as a command; write the index without spaces`,
       ];
     }
+    // `cmd 0<file`: tree-sitter reads the descriptor 0 as an argument of the command (measured; `2>`
+    // and `3<` it reads as bash does), so the command it sees is not the one bash runs.
+    for (const node of tree.rootNode.descendantsOfType('command')) {
+      const glued = node?.childrenForFieldName('argument').find((arg) => arg && /^[0-9]+$/.test(arg.text) && /[<>]/.test(script[arg.endIndex] ?? ''));
+      if (glued && !handedOn(glued))
+        return [
+          `svc's bash parser reads ${snippet(glued.text + (script[glued.endIndex] ?? ''))} at ${place(glued)} as an argument and a redirection, bash as a redirection of descriptor ${glued.text}: write the redirection without the 0 (<file), or with a space before the argument`,
+        ];
+    }
+    // A line continuation inside an operator (`$(\⏎(`, `<\⏎<`): bash joins the lines before it reads
+    // them, making `$((` of what both readers took for `$(` and `(`.
+    for (const match of script.matchAll(/([^\n]?)\\\n(.?)/g)) {
+      if (!/[$(<>&|;{]/.test(match[1] ?? '') && !/[(<>&|;{]/.test(match[2] ?? '')) continue;
+      const offset = (match.index ?? 0) + (match[1]?.length ?? 0);
+      const node = tree.rootNode.descendantForIndex(offset);
+      if (!node || ['raw_string', 'comment'].includes(node.type) || handedOn(node) || node.type === 'heredoc_body' || node.parent?.type === 'heredoc_body')
+        continue;
+      return [
+        `a line continuation at ${place(node)} joins an operator across lines (${snippet(match[0])}), which bash reads differently from svc: write the operator on one line`,
+      ];
+    }
     // A here-document delimiter other than a plain word or one quoted whole: the parser reads
     // some of these differently from bash (`<<$'EOF'`, `<<E\⏎OF`), and so may svc.
     for (const node of tree.rootNode.descendantsOfType('heredoc_start')) {

@@ -36,16 +36,27 @@ export function unquoted(word: string): string | undefined {
   return /["'\\]/.test(word) ? undefined : word;
 }
 
-/** The literal paths the script writes by redirection (`> f`, `>> f`, `&> f`) or with `tee`. */
+/** Programs that write the files named by their operands. */
+const WRITERS = new Set(['tee', 'cp', 'mv', 'ln', 'install', 'rsync', 'sponge', 'link']);
+
+/** The literal paths the script writes: by redirection (`> f`, `>> f`, `&> f`), with `tee`, `cp`, `mv`, `ln` …, `dd of=`, `curl -o`, `wget -O`. */
 export function writtenFiles(outline: ShellOutline): Set<string> {
   const written = new Set<string>();
   for (const command of outline.commands) {
     for (const redirect of command.redirects) {
       if (/^(?:[0-9]*|&)>(?:>|\|)?$/.test(redirect.op) && redirect.target?.literal !== undefined) written.add(normalPath(redirect.target.literal));
     }
-    if (command.words[0]?.literal?.split('/').pop() === 'tee') {
-      for (const word of command.words.slice(1)) if (word.literal !== undefined && !word.literal.startsWith('-')) written.add(normalPath(word.literal));
-    }
+    const program = command.words[0]?.literal?.split('/').pop() ?? '';
+    const operands = command.words.slice(1).map((word) => word.literal);
+    // Programs that write (or put in place) the files they name: every literal operand counts,
+    // since svc does not read which is the destination (`cp "$TRIGGER_PAYLOAD_FILE" f; bash f`).
+    if (WRITERS.has(program)) for (const operand of operands) if (operand !== undefined && !operand.startsWith('-')) written.add(normalPath(operand));
+    if (program === 'dd') for (const operand of operands) if (operand?.startsWith('of=')) written.add(normalPath(operand.slice(3)));
+    // curl -o FILE, wget -O FILE (and --output, --output-document).
+    operands.forEach((operand, k) => {
+      const output = /^(?:-o|-O|--output|--output-document)$/.test(operand ?? '') && ['curl', 'wget'].includes(program) ? operands[k + 1] : undefined;
+      if (output !== undefined) written.add(normalPath(output));
+    });
   }
   return written;
 }

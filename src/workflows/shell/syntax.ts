@@ -104,7 +104,7 @@ const EXPRESSIONS = new Set(['binary_expression', 'unary_expression', 'postfix_e
  * indexed array's subscript, a substring's offset and length, or an operand of `[[ a -eq b ]]`.
  * (A subscript of an associative array is a string: the caller knows which arrays are.)
  */
-export function inArithmetic(node: Node, associative: ReadonlySet<string> = new Set()): boolean {
+export function inArithmetic(node: Node, associative: (name: string, at: Node) => boolean = () => false): boolean {
   let child = node;
   for (let at = node.parent; at; child = at, at = at.parent) {
     if (EXPRESSIONS.has(at.type)) {
@@ -123,7 +123,7 @@ export function inArithmetic(node: Node, associative: ReadonlySet<string> = new 
       case 'compound_statement':
         return isArithmeticCommand(at);
       case 'subscript':
-        return child.id === at.childForFieldName('index')?.id && !associative.has(at.childForFieldName('name')?.text ?? '');
+        return child.id === at.childForFieldName('index')?.id && !associative(at.childForFieldName('name')?.text ?? '', at);
       case 'expansion':
         // ${v:offset:length}: what follows a `:` operator.
         return childrenOf(at).some((part) => part.type === ':' && part.endIndex <= child.startIndex);

@@ -23,10 +23,18 @@ import type { Node } from 'web-tree-sitter';
 import { RUN_VARIABLE_SOURCES } from '../run-variables.js';
 import { PURE_PROGRAMS } from './names.js';
 import { isTrusted, join, type Kind } from './kind.js';
-import { BASH_INTEGERS, endingsRedefined, findWrites, numberChecks, type Write } from './writes.js';
+import { commandReader, type NodeReading } from './command-nodes.js';
+import { endingsRedefined, numberChecks } from './number-checks.js';
+import { findWrites, type ScriptFacts, type Write } from './writes.js';
 import { argumentsOf, childrenOf, commandNameOf, literalOf, nodesBelow, functionOf } from './syntax.js';
 
 const NUMBER = /^[+-]?(?:[0-9]+|0[xX][0-9a-fA-F]+)$/;
+/** A write that leaves a number whatever it reads: `(( v++ ))`, `v=$(( v + 1 ))`, `v=0`. */
+const leavesNumber = (write: Write): boolean =>
+  write.from === 'number' || (typeof write.from !== 'string' && write.from.every((node) => node.type === 'arithmetic_expansion' || node.type === 'number'));
+
+/** What no code can assign: bash's specials and the script's name. */
+const UNWRITABLE = new Set(['#', '?', '$', '!', '0', '-']);
 
 /** Variables whose values are paths svc chose, to files that hold values from outside: reading those files reads such a value. */
 const PATHS_TO_OUTSIDE = new Set(['ARTIFACTS_DIR', 'TRIGGER_PAYLOAD_FILE']);
@@ -60,6 +68,8 @@ const HOST = new Set([
 
 /** What a name holds before the script writes it. */
 function initialKind(name: string): Kind {
+  // svc's own variables for node outputs, named directly.
+  if (name.startsWith('SVC_OUTPUT_')) return 'outside';
   const source = (RUN_VARIABLE_SOURCES as Record<string, string | undefined>)[name];
   if (PATHS_TO_OUTSIDE.has(name) || source === 'svc') return NUMBERS.has(name) ? 'number' : 'clean';
   if (source === 'outside' || SET_FROM_INPUT.has(name)) return 'outside';
@@ -89,20 +99,28 @@ export interface Taint {
   readonly nodes: readonly Node[];
   /** The offsets of the script's live `$<id>.output` references: each becomes a quoted expansion (references.ts). */
   readonly splices: ReadonlySet<number>;
-  /** Arrays declared associative (`declare -A`): their keys are strings, not arithmetic. */
-  readonly associative: ReadonlySet<string>;
-  /** Integer variables (`declare -i`, bash's own): what is assigned to them is arithmetic. */
-  readonly integers: ReadonlySet<string>;
-  /** Namerefs and their targets (`declare -n`): what they name is a variable, and writes through them go unseen. */
-  readonly namerefs: ReadonlySet<string>;
+  /** Whether `name` is an associative array where `at` reads it: its keys are strings there, not arithmetic. */
+  isAssociative(name: string, at: Node | number): boolean;
+  /** Whether a word names a file that holds values from outside: the run's artifacts, the payload (through any variable). */
+  leadsOutside(node: Node): boolean;
+  /** Whether the script changes directory into the run's artifacts: a relative path run after that may run one of their files. */
+  readonly cdOutside: boolean;
+  /** The literal words a command name holds, when it expands a variable the script set once, to literal text (`cmd=(git status); "${cmd[@]}"`). */
+  literalWords(name: Node): string[] | undefined;
+  /** Every write of the script, with what it brings. */
+  readonly writes: readonly (Write & { readonly kind: Kind })[];
+  /** What the script declares, and whether it may write unseen (writes.ts). */
+  readonly facts: ScriptFacts;
+  /** svc's reading of a command of the script (command-nodes.ts). */
+  readonly readingOf: (command: Node) => NodeReading;
 }
 
 /** Reads the kinds of the variables of `script` (parsed as `root`); `splices` are the offsets of its live `$<id>.output` references. */
 export function readTaint(root: Node, splices: ReadonlySet<number>, script: string): Taint {
-  const facts = { associative: new Set<string>(), integers: new Set<string>(BASH_INTEGERS), namerefs: new Set<string>() };
   // Reading a node out of the parser costs: the tree is walked once, and its nodes kept.
   const nodes = [...nodesBelow(root)];
-  const writes = findWrites(nodes, facts, script);
+  const readingOf = commandReader(script);
+  const { writes, facts } = findWrites(nodes, script, readingOf);
   const byName = new Map<string, Write[]>();
   for (const write of writes) byName.set(write.name, [...(byName.get(write.name) ?? []), write]);
 
@@ -110,26 +128,28 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
   // A check covers the statements after it in its sequence, when every write of the variable comes
   // before it, in the same function (or none), and leaves what it wrote to be checked: a write that
   // leaves a number (`(( v++ ))`) may come anywhere.
-  const checks = endingsRedefined(nodes)
-    ? []
-    : numberChecks(nodes).filter(
-        ({ name, statement }) =>
-          !facts.namerefs.has(name) &&
-          (byName.get(name) ?? []).every(
-            (write) => write.from === 'number' || (write.at.endIndex <= statement.startIndex && functionOf(write.at)?.id === functionOf(statement)?.id),
-          ),
-      );
+  // A check of an array's first element says nothing of the others; code run unseen may write anywhere.
+  const checks =
+    endingsRedefined(nodes) || facts.hidden
+      ? []
+      : numberChecks(nodes).filter(
+          ({ name, statement }) =>
+            !facts.namerefs.has(name) &&
+            (byName.get(name) ?? []).every(
+              (write) =>
+                leavesNumber(write) || (write.scalar && write.at.endIndex <= statement.startIndex && functionOf(write.at)?.id === functionOf(statement)?.id),
+            ),
+        );
 
   const kinds = new Map<string, Kind>();
   const kindOf = (name: string, at: Node): Kind => {
-    const covered = checks.some(
-      (check) =>
-        check.name === name && at.startIndex >= check.statement.endIndex && at.endIndex <= check.scope.endIndex && at.startIndex >= check.scope.startIndex,
-    );
+    const covered = checks.some((check) => check.name === name && at.startIndex >= check.scope.start && at.endIndex <= check.scope.end);
     if (covered) return 'number';
     if (facts.namerefs.has(name)) return 'unknown';
     if (functionOf(at) && /^[0-9@*]$/.test(name)) return 'unknown';
-    return kinds.get(name) ?? initialKind(name);
+    const kind = kinds.get(name) ?? initialKind(name);
+    // Code run unseen may have set it to anything (bash's specials excepted).
+    return facts.hidden && !UNWRITABLE.has(name) ? join(kind, 'unknown') : kind;
   };
 
   const kindOfWord = (node: Node): Kind => {
@@ -180,7 +200,7 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
       // ${!arr[@]}: an indexed array's keys are numbers; ${!v} reads another variable, named by a value.
       const index = subject?.type === 'subscript' ? subject.childForFieldName('index')?.text : undefined;
       const array = subject?.childForFieldName('name')?.text ?? '';
-      return (index === '@' || index === '*') && !facts.associative.has(array) ? 'number' : 'unknown';
+      return (index === '@' || index === '*') && !facts.everAssociative.has(array) ? 'number' : 'unknown';
     }
     if (!subject) return 'unknown';
     const name = subject.type === 'subscript' ? subject.childForFieldName('name')?.text : subject.text;
@@ -213,10 +233,19 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
     }
   };
 
-  /** A command substitution: a pure program's output (names.ts), else what it reads. */
+  /** A command substitution: a pure program's output (names.ts), a count (`… | wc -l`), else what it reads. */
   const substitutionKind = (node: Node): Kind => {
     const inner = childrenOf(node, true);
     const command = inner[0];
+    const last =
+      command?.type === 'pipeline' ? childrenOf(command, true).at(-1) : command?.type === 'redirected_statement' ? command.childForFieldName('body') : command;
+    if (
+      inner.length === 1 &&
+      last?.type === 'command' &&
+      commandNameOf(last) === 'wc' &&
+      argumentsOf(last).every((arg) => /^-[lcwm]+$/.test(literalOf(arg) ?? ''))
+    )
+      return 'number';
     if (inner.length === 1 && command?.type === 'command' && !command.childForFieldName('redirect')) {
       const program = PURE_PROGRAMS.get(commandNameOf(command) ?? '');
       const args = argumentsOf(command);
@@ -237,6 +266,59 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
       }
     }
     return false;
+  };
+
+  // Names that hold a path to a file of values from outside, and everything made from one.
+  const pathsOutside = new Set(PATHS_TO_OUTSIDE);
+  const namesIn = (node: Node): string[] =>
+    [node, ...nodesBelow(node)]
+      .filter((part) => part.type === 'simple_expansion' || part.type === 'expansion')
+      .map((part) => (part.type === 'expansion' ? (childrenOf(part, true)[0]?.text ?? '') : part.text.slice(1)).replace(/\[.*$/s, ''));
+  const leadsOutside = (node: Node): boolean => namesIn(node).some((name) => pathsOutside.has(name));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const write of writes) {
+      if (pathsOutside.has(write.name) || typeof write.from === 'string') continue;
+      if (write.from.some(leadsOutside)) {
+        pathsOutside.add(write.name);
+        changed = true;
+      }
+    }
+  }
+
+  const cdOutside = nodes.some(
+    (node) => node.type === 'command' && ['cd', 'pushd'].includes(commandNameOf(node) ?? '') && argumentsOf(node).some((arg) => leadsOutside(arg)),
+  );
+
+  const literalWords = (word: Node): string[] | undefined => {
+    const quoted = word.type === 'string' && word.namedChildCount === 1;
+    const expansion = quoted ? word.firstNamedChild : word;
+    if (!expansion || facts.hidden || (expansion.type !== 'simple_expansion' && expansion.type !== 'expansion')) return undefined;
+    const subject = expansion.type === 'expansion' ? childrenOf(expansion, true) : [];
+    if (subject.length > 1 || (expansion.type === 'expansion' && childrenOf(expansion).length !== 3)) return undefined; // an operator
+    const whole = subject[0];
+    const all = whole?.type === 'subscript' && ['@', '*'].includes(whole.childForFieldName('index')?.text ?? '');
+    const name = whole?.type === 'subscript' ? whole.childForFieldName('name')?.text : (whole?.text ?? expansion.text.slice(1));
+    const list = name === undefined ? undefined : byName.get(name);
+    const only = list?.length === 1 ? list[0] : undefined;
+    if (!only || typeof only.from === 'string' || facts.namerefs.has(name as string) || byName.has('IFS')) return undefined;
+    const values = only.from.map(literalOf);
+    if (values.some((value) => value === undefined)) return undefined;
+    const words = values as string[];
+    // An array's elements, whole; a quoted variable as one word; an unquoted one split at blanks.
+    if (only.at.childForFieldName?.('value')?.type === 'array') return all && quoted ? words : undefined;
+    if (whole?.type === 'subscript') return undefined;
+    return quoted
+      ? words
+      : words
+          .join(' ')
+          .split(/[ \t\n]+/)
+          .filter(Boolean);
+  };
+
+  const isAssociative = (name: string, at: Node | number): boolean => {
+    const from = facts.associative.get(name);
+    return from !== undefined && (typeof at === 'number' ? at : at.startIndex) >= from;
   };
 
   const kindOfWrite = (write: Write): Kind => {
@@ -282,5 +364,20 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
     return at !== null && kindOf(name, at) === 'number';
   };
 
-  return { nodes, kindOf, kindOfWord, why, wordKind, numberAt, splices, associative: facts.associative, integers: facts.integers, namerefs: facts.namerefs };
+  return {
+    nodes,
+    kindOf,
+    kindOfWord,
+    why,
+    wordKind,
+    numberAt,
+    splices,
+    isAssociative,
+    leadsOutside,
+    cdOutside,
+    literalWords,
+    writes: writes.map((write) => ({ ...write, kind: kindOfWrite(write) })),
+    facts,
+    readingOf,
+  };
 }
