@@ -11,7 +11,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate" ;;
+      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate" ;;
     esac
   done
   case "$cmdpath" in
@@ -65,11 +65,12 @@ _svc() {
     "mcp") words='--print-config --help' ;;
     "commands") words='--cwd --help' ;;
     "run") words='-c --conversation --cwd --workspace --from --max-cost --permissions -d --detach -w --wait --verbose --dry-run --help' ;;
-    "runs") words='list show diff merge push pr --help' ;;
+    "runs") words='list show diff merge logs push pr --help' ;;
     "runs list") words='-s --status --workflow --definition-hash --since --until -L --limit --help' ;;
     "runs show") words='--help' ;;
     "runs diff") words='--node --stat --help' ;;
     "runs merge") words='--into --squash --ff-only -m --message --help' ;;
+    "runs logs") words='-f --follow --help' ;;
     "runs push") words='--remote --help' ;;
     "runs pr") words='--title --body --base --draft --help' ;;
     "bench") words='show compare workflows --help' ;;

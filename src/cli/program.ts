@@ -177,6 +177,11 @@ export const MANIFEST: CommandEntry[] = [
         description: "merge a run's branch into its workspace's branch (--into, --squash, --ff-only); your checkout kept safe",
         load: () => import('./commands/run/merge.js'),
       },
+      {
+        name: 'logs',
+        description: "a node's whole log (stdout and stderr), or every node's; --follow streams a running node's until it ends",
+        load: () => import('./commands/run/logs.js'),
+      },
       { name: 'push', description: "push a run's branch svc/<runId> (--remote, default origin)", load: () => import('./commands/run/push.js') },
       { name: 'pr', description: "push a run's branch and open a pull request with gh (--title, --body, --draft)", load: () => import('./commands/run/pr.js') },
     ],

@@ -25,6 +25,7 @@ import type {
   RunDiff,
   MergeAnswer,
   MergeInput,
+  NodeLogPage,
   PullRequestInput,
   RunList,
   RunListQuery,
@@ -72,6 +73,8 @@ export interface SvcClient {
     delete(runId: string): Promise<{ deleted: true; runId: string }>;
     /** What the run changed on its branch (or one node's commits): files and the patch, cut at 1 MiB. */
     diff(runId: string, query?: { node?: string }): Promise<RunDiff>;
+    /** A page (at most 1 MiB) of a node's log from byte `offset`, with the node's state. */
+    log(runId: string, nodeId: string, query?: { offset?: number }): Promise<NodeLogPage>;
     /** Merges the run's branch into a branch of its workspace (the user's checkout kept safe). */
     merge(runId: string, input?: MergeInput): Promise<MergeAnswer>;
     /** Pushes the run's branch `svc/<runId>` (to origin unless named). */
@@ -217,6 +220,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       reject: (runId, input = {}) => call('POST', run(runId, 'reject'), input),
       delete: (runId) => call('DELETE', run(runId)),
       diff: (runId, query = {}) => call('GET', withQuery(run(runId, 'diff'), { ...query })),
+      log: (runId, nodeId, query = {}) => call('GET', withQuery(run(runId, `nodes/${segment(nodeId)}/log`), { ...query })),
       merge: (runId, input = {}) => call('POST', run(runId, 'merge'), input),
       push: (runId, input = {}) => call('POST', run(runId, 'push'), input),
       pr: (runId, input = {}) => call('POST', run(runId, 'pr'), input),

@@ -7,7 +7,7 @@
 import type { CommandListing, WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary, CommandEntry } from '../catalog/index.js';
 import type { AssistantsConfig, AssistantsPatch, ConfigView } from '../config/index.js';
 import type { z } from 'zod';
-import type { RunView, StartRunBodySchema, WorkflowTestResult } from '../runs/index.js';
+import type { NodeLogPageSchema, RunView, StartRunBodySchema, WorkflowTestResult } from '../runs/index.js';
 import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/index.js';
 import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
 import type { healthReport, updateCheck } from '../system/index.js';
@@ -68,6 +68,8 @@ export type Health = Awaited<ReturnType<typeof healthReport>>;
 export type UpdateCheck = ReturnType<typeof updateCheck>;
 /** What `runs.start` takes: the route's body schema, as the caller writes it. */
 export type StartRunInput = z.input<typeof StartRunBodySchema>;
+/** `GET …/nodes/{nodeId}/log`: a page of a node's log and its node's state. */
+export type NodeLogPage = z.infer<typeof NodeLogPageSchema>;
 export interface WorkspaceList {
   workspaces: Workspace[];
   total: number;

@@ -19,6 +19,7 @@ export { type RunView, toRunView } from './model/run-view.js';
 export { changeRange } from './model/change-range.js';
 export type { WorkflowResolver } from './model/workflow-resolver.js';
 export {
+  NodeLogPageSchema,
   ResumeRunBodySchema,
   RunDetailSchema,
   RunStatusListSchema,

@@ -85,6 +85,8 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     ...sandboxOf(action.kind, workflow, node),
     envAllow: [...new Set([...(workflow.env?.allow ?? []), ...(node.env?.allow ?? [])])],
     envInherit: action.kind === 'bash' ? node.env?.inherit !== false : false,
+    // Absent unless asked for, so the snapshots (and versions) of workflows that never say it stay as they were.
+    ...(node.continue_on_error ? { continueOnError: true } : {}),
   };
 }
 

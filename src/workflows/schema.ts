@@ -197,6 +197,7 @@ export const RawNodeSchema = z.strictObject({
     })
     .optional(),
   env: RawNodeEnvSchema.optional(),
+  continue_on_error: z.boolean().optional(),
 });
 
 export const RawWebhookTriggerSchema = z.strictObject({
@@ -343,6 +344,8 @@ export interface WorkflowNode {
   readonly envAllow?: readonly string[];
   /** `false` when a bash node says `env: { inherit: false }`; a bash node otherwise gets the server's whole environment, an agent never. */
   readonly envInherit?: boolean;
+  /** `continue_on_error: true`: its failure is tolerated — the run can still complete, dependents run as after a success. */
+  readonly continueOnError?: boolean;
 }
 
 export interface WebhookTrigger {

@@ -95,6 +95,16 @@ function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
   });
 }
 
+/** An approval cannot fail: it is approved, or rejected, and a rejection stops the whole run. */
+function checkContinueOnError(node: NodeSketch, problems: Problem[]): void {
+  if (!Object.hasOwn(node.raw, 'continue_on_error') || !Object.hasOwn(node.raw, 'approval')) return;
+  problems.push({
+    path: ['nodes', node.index, 'continue_on_error'],
+    message:
+      'continue_on_error applies to a node that can fail (prompt, command, bash, wait); an approval is approved or rejected, and a rejection cancels the run (remove it)',
+  });
+}
+
 /** A wait is for a time or for an event, never both; only an event wait can time out (a time wait is its own timeout). */
 function checkWait(node: NodeSketch, problems: Problem[]): void {
   const wait = node.raw.wait;
@@ -275,6 +285,7 @@ export function semanticProblems(input: unknown): Problem[] {
       checkActions(node, problems);
       checkPermissionsKey(node, problems);
       checkIdleTimeoutKey(node, problems);
+      checkContinueOnError(node, problems);
       checkWait(node, problems);
       checkEnvInherit(node, problems);
     }

@@ -1,7 +1,7 @@
 import { renderPrompt } from '../../workflows/index.js';
 import { frozenDefinition } from '../model/frozen-definition.js';
 import { autoResumeAppointment } from '../wake-ups/auto-resume.js';
-import { settledStatus } from '../model/dag-rules.js';
+import { isTolerated, settledStatus } from '../model/dag-rules.js';
 import type { StopReason } from './engine-deps.js';
 import { runVariables } from '../executor/run-variables.js';
 import { moveNode } from '../model/lifecycle.js';
@@ -75,7 +75,8 @@ export async function finishRun(
   }
   if (status === 'waiting') return transition(runs, run, 'wait', { patch: { costUsd, wakeAt: wakeAtOf(run) }, events: [waitingFields(run)] });
   if (status === 'failed') {
-    const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed');
+    // A tolerated failure (`continue_on_error`) is not why the run failed.
+    const failed = Object.entries(run.nodes).filter(([, s]) => s.status === 'failed' && !isTolerated(s));
     const error = failure ?? (failed.length ? failed.map(([id, s]) => `${id}: ${s.error}`).join('; ') : 'some nodes could not run');
     // Nodes the executor stopped for the code (the spend cap) say so rather than `cancelled`.
     if (failureCode) nameStopped(failureCode, failureCode);

@@ -77,7 +77,12 @@ export function resumedNodes(run: RunRecord, resolved: ResolvedWorkflow): Record
     resolved.workflow.nodes.map((node) => {
       const state = run.nodes[node.id];
       if (!state) return [node.id, freshNodeState()];
-      return [node.id, state.status === 'completed' ? state : moveNode(state, 'reset', { ...freshNodeState(), errorCode: undefined, resumeAt: undefined })];
+      return [
+        node.id,
+        state.status === 'completed'
+          ? state
+          : moveNode(state, 'reset', { ...freshNodeState(), errorCode: undefined, resumeAt: undefined, logTail: undefined, tolerated: undefined }),
+      ];
     }),
   );
 }

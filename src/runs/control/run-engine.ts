@@ -13,6 +13,9 @@ import { RunExecutions } from './run-execution.js';
 import { RunOperations } from './run-operations.js';
 import { RunStarts } from './run-start.js';
 import type { RunRecord } from '../model/types.js';
+import type { NodeStatus } from '../model/statuses.js';
+import { readNodeLog, type NodeLogPage } from '../storage/node-log-reader.js';
+import { join } from 'node:path';
 
 export type { EngineDeps, EngineLimits, RecoveryOptions, RunFilter, RunLink } from './engine-deps.js';
 export type { StartRunRequest } from '../model/start-request.js';
@@ -156,6 +159,18 @@ export class RunEngine {
   /** A run's persisted events, in order (the run detail). */
   async events(runId: string): Promise<RunEvent[]> {
     return this.runs.readEvents((await this.runs.resolve(runId)).id);
+  }
+
+  /**
+   * A page of a node's `<node>.log` from byte `offset` (`svc runs logs`), with the node's state, so a
+   * follower knows when the log is complete: once its node is no longer running or waiting.
+   */
+  async nodeLog(runId: string, nodeId: string, offset = 0): Promise<NodeLogPage & { runId: string; nodeId: string; status: NodeStatus }> {
+    const run = await this.runs.resolve(runId);
+    const state = Object.hasOwn(run.nodes, nodeId) ? run.nodes[nodeId] : undefined;
+    if (!state) throw new DomainError('node_not_found', `Run ${run.id} has no node '${nodeId}'; its nodes: ${Object.keys(run.nodes).join(', ')}.`);
+    const page = await readNodeLog(join(this.runs.artifactsDir(run.id), `${nodeId}.log`), offset);
+    return { runId: run.id, nodeId, status: state.status, ...page };
   }
 
   /** Persisted events after stream position `after` of the runs `filter` names, in position order (Last-Event-ID replay). */

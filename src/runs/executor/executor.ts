@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkflowDefinition, WorkflowNode } from '../../workflows/index.js';
-import { decideNode } from '../model/dag-rules.js';
+import { decideNode, isTolerated } from '../model/dag-rules.js';
 import { moveNode } from '../model/lifecycle.js';
 import { freshNodeState } from '../model/node-state.js';
 import { without } from '../model/run-snapshot.js';
@@ -27,7 +27,8 @@ const now = () => new Date().toISOString();
 async function restoreOutputs(run: RunRecord, artifactsDir: string): Promise<Record<string, string>> {
   const outputs: Record<string, string> = {};
   for (const [id, state] of Object.entries(run.nodes)) {
-    if (state.status !== 'completed') continue;
+    // A tolerated failure's output is passed on as a completed node's is.
+    if (state.status !== 'completed' && !isTolerated(state)) continue;
     outputs[id] = state.outputTruncated ? await readFile(join(artifactsDir, `${id}.out`), 'utf8').catch(() => state.output ?? '') : (state.output ?? '');
   }
   return outputs;

@@ -59,7 +59,7 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   rounds.land(unlink(streams.processFile).catch(() => {}));
   if (cancelled) state.setNode(node.id, moveNode(state.node(node.id), 'stop', { error: 'cancelled', costUsd }));
   else if (outcome) await completed(scope, node, outcome, costUsd);
-  else failed(scope, node, failure, costUsd);
+  else await failed(scope, node, failure, costUsd, log.tail());
   rounds.changed();
 }
 
@@ -215,16 +215,35 @@ async function completed(
   );
 }
 
-function failed({ deps, state, rounds }: ExecutionScope, node: WorkflowNode, failure: NodeFailure | undefined, costUsd: number | null): void {
+async function failed(
+  { deps, state, rounds, outputs, artifactsDir }: ExecutionScope,
+  node: WorkflowNode,
+  failure: NodeFailure | undefined,
+  costUsd: number | null,
+  logTail: string,
+): Promise<void> {
   const error = failure?.message ?? 'failed';
   const resumeAt = failure?.resumeAt ?? undefined;
+  // `continue_on_error` (docs/decisions.md, "Tolerated failures"): dependents run as after a
+  // success, so what the node printed on stdout is its output, on disk before any of them starts.
+  const tolerated = node.continueOnError === true;
+  const output = tolerated ? (failure?.output ?? '') : undefined;
+  if (output !== undefined) {
+    await writeOutputFile(join(artifactsDir, `${node.id}.out`), output);
+    outputs[node.id] = output;
+  }
+  const capped = output === undefined ? undefined : capUtf8(output);
   // The code goes on the node as well as on its event: a reader of the record (the run detail,
-  // a script polling it) tells a stall from a usage limit without parsing the sentence.
+  // a script polling it) tells a stall from a usage limit without parsing the sentence. The last
+  // lines it printed go with them: why it failed, readable without its log.
   const ended = moveNode(state.node(node.id), 'fail', {
     error,
     ...(failure ? { errorCode: failure.code } : {}),
     costUsd,
     ...(resumeAt ? { resumeAt } : {}),
+    ...(logTail ? { logTail } : {}),
+    ...(tolerated ? { tolerated: true } : {}),
+    ...(capped ? { output: capped.text, outputTruncated: capped.truncated } : {}),
   });
   state.setNode(node.id, ended);
   rounds.land(
@@ -235,6 +254,8 @@ function failed({ deps, state, rounds }: ExecutionScope, node: WorkflowNode, fai
       ...(resumeAt ? { resumeAt } : {}),
       attempts: ended.attempts,
       durationMs: ended.durationMs,
+      ...(logTail ? { logTail } : {}),
+      ...(tolerated ? { tolerated: true as const } : {}),
     }),
   );
 }

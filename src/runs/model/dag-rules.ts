@@ -9,7 +9,9 @@ export type NodeDecision = { kind: 'wait' } | { kind: 'run' } | { kind: 'skip'; 
  * the outputs do. A failed dependency only affects its own descendants, never siblings.
  */
 export function decideNode(node: WorkflowNode, states: Readonly<Record<string, NodeState>>, outputs: Readonly<Record<string, string>>): NodeDecision {
-  const deps = node.dependsOn.map((id) => ({ id, status: states[id]?.status ?? 'pending' }));
+  // A tolerated failure (`continue_on_error`) counts as a success for its dependents, as GitHub
+  // Actions' does (docs/decisions.md, "Tolerated failures").
+  const deps = node.dependsOn.map((id) => ({ id, status: isTolerated(states[id]) ? 'completed' : (states[id]?.status ?? 'pending') }));
   if (deps.some((dep) => !isNodeDone(dep.status))) return { kind: 'wait' };
   const succeeded = deps.filter((d) => d.status === 'completed').length;
   const failed = deps.filter((d) => d.status === 'failed' || d.status === 'cancelled');
@@ -34,6 +36,9 @@ export function decideNode(node: WorkflowNode, states: Readonly<Record<string, N
   return { kind: 'run' };
 }
 
+/** A failed node whose `continue_on_error` tolerates its failure: the run can still complete. */
+export const isTolerated = (state: NodeState | undefined): boolean => state?.status === 'failed' && state.tolerated === true;
+
 function describe(deps: Array<{ id: string; status: string }>): string {
   return deps.map((d) => `'${d.id}' ${d.status}`).join(', ');
 }
@@ -47,6 +52,7 @@ export function settledStatus(states: Readonly<Record<string, NodeState>>): Extr
   const all = Object.values(states);
   if (all.some((s) => s.status === 'waiting_approval')) return 'paused';
   if (all.some((s) => s.status === 'waiting')) return 'waiting';
-  if (all.some((s) => s.status === 'failed' || s.status === 'cancelled' || s.status === 'pending' || s.status === 'running')) return 'failed';
+  if (all.some((s) => (s.status === 'failed' && !isTolerated(s)) || s.status === 'cancelled' || s.status === 'pending' || s.status === 'running'))
+    return 'failed';
   return 'completed';
 }

@@ -27,7 +27,17 @@ export interface RunEventFields {
   /** A prompt node's agent was refused by its OS sandbox: a path (`fs`) or `host:port` (`net`); docs/decisions.md, "Agents in a sandbox". */
   sandbox_denied: { nodeId: string } & SandboxDenial;
   node_completed: { nodeId: string; durationMs: number | null; costUsd?: number | null; output: string; attempts?: number };
-  node_failed: { nodeId: string; error: string; code?: string; resumeAt?: string; attempts: number; durationMs: number | null };
+  /** `logTail`: the last lines it printed (the node's `logTail`); `tolerated`: `continue_on_error`, the run goes on as after a success. */
+  node_failed: {
+    nodeId: string;
+    error: string;
+    code?: string;
+    resumeAt?: string;
+    attempts: number;
+    durationMs: number | null;
+    logTail?: string;
+    tolerated?: true;
+  };
   node_skipped: { nodeId: string; reason: string };
   run_paused: { nodeId: string; message: string };
   run_approved: { nodeId: string; comment: string };

@@ -54,6 +54,18 @@ export const NodeStateSchema = z.object({
       "true when the node's log (`<node>.log` in the run's artifacts) reached its 32 MiB limit: it ends with a marker line, and what the node printed after it is not kept",
     ),
   error: z.string().nullable(),
+  logTail: z
+    .string()
+    .optional()
+    .describe(
+      "a failed node: the last lines of what it printed (stdout and stderr as they came, svc's retry notes; at most 20 lines and 4 KiB), so the failure is readable without the log; `<node>.log` has all of it (`GET …/nodes/{nodeId}/log`, `svc runs logs`)",
+    ),
+  tolerated: z
+    .boolean()
+    .optional()
+    .describe(
+      'a failed node with `continue_on_error: true`: its failure does not fail the run (which completes when everything else succeeds), and its dependents run as after a success, its stdout as `$<id>.output`',
+    ),
   errorCode: z
     .string()
     .optional()
@@ -119,6 +131,17 @@ export const NodeStateSchema = z.object({
     .describe(
       "agent nodes and bash nodes with `env: { inherit: false }`, once started: the names of the environment variables the process got beyond the base set (the run's variables, the workspace's env values, the allowed ones; never values)",
     ),
+});
+
+/** A page of a node's log (`GET …/nodes/{nodeId}/log`; docs/decisions.md, "Node output"). */
+export const NodeLogPageSchema = z.object({
+  runId: z.string(),
+  nodeId: z.string(),
+  status: NodeStatusSchema.describe("the node's state when the page was read: once it is no longer `running` (or `waiting`, `pending`), the log is complete"),
+  text: z.string().describe('the log from `offset`, whole characters only; empty when the node printed nothing (yet)'),
+  offset: z.number().int(),
+  nextOffset: z.number().int().describe('where the next page starts; equal to `size` once everything written so far was read'),
+  size: z.number().int().describe('the size of the log in bytes when it was read (at most 32 MiB and its marker line)'),
 });
 
 /** A run's branch merged into a branch of its workspace (docs/decisions.md, "Landing a run: merge, push, pull request"). */

@@ -5,6 +5,7 @@ import { formatDuration, type NodeAction } from '../../workflows/index.js';
 import type { EventSpec } from '../model/lifecycle.js';
 import { moveNode } from '../model/lifecycle.js';
 import { capUtf8 } from '../model/node-state.js';
+import { frozenDefinition } from '../model/frozen-definition.js';
 import type { NodeState, RunRecord } from '../model/types.js';
 
 /**
@@ -48,6 +49,12 @@ export function waitingFields(run: RunRecord): Extract<EventSpec, { type: 'run_w
   return { type: 'run_waiting', fields: { nodes, wakeAt: wakeAtOf(run) } };
 }
 
+/** Whether the run's definition says `continue_on_error: true` for the node. */
+function toleratesFailure(run: RunRecord, nodeId: string): boolean {
+  const validation = frozenDefinition(run);
+  return validation.ok && validation.workflow.nodes.find((node) => node.id === nodeId)?.continueOnError === true;
+}
+
 const durationOf = (state: NodeState, at: string) => (state.startedAt ? Date.parse(at) - Date.parse(state.startedAt) : null);
 
 /** How waits end: the nodes that changed (to patch the run's next snapshot with) and the events that say so. */
@@ -88,10 +95,21 @@ export async function endDueWaits(artifactsDir: string, run: RunRecord, at: stri
     // The timeout as written (its end less its start), not the time measured until the timer fired.
     const timeout = state.startedAt ? Date.parse(state.waitUntil) - Date.parse(state.startedAt) : null;
     const error = `wait_timeout: no '${state.waitEvent}' signal${timeout === null ? '' : ` within ${formatDuration(timeout)}`}`;
-    ended.nodes[nodeId] = moveNode(state, 'expire', { error, errorCode: 'wait_timeout', finishedAt: at, durationMs: waited });
+    // `continue_on_error` on the wait: the run goes on as if the event had come, with no payload.
+    const tolerated = toleratesFailure(run, nodeId);
+    ended.nodes[nodeId] = moveNode(state, 'expire', {
+      error,
+      errorCode: 'wait_timeout',
+      finishedAt: at,
+      durationMs: waited,
+      ...(tolerated ? { tolerated: true, output: '' } : {}),
+    });
     ended.events.push(
       { type: 'run_woken', fields: { nodeId, by: 'timeout', event: state.waitEvent } },
-      { type: 'node_failed', fields: { nodeId, error, code: 'wait_timeout', attempts: 0, durationMs: waited } },
+      {
+        type: 'node_failed',
+        fields: { nodeId, error, code: 'wait_timeout', attempts: 0, durationMs: waited, ...(tolerated ? { tolerated: true as const } : {}) },
+      },
     );
   }
   return ended;

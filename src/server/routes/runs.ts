@@ -4,6 +4,7 @@ import { parseTimeBound } from '../../benchmarks/index.js';
 import {
   changeRange,
   toRunView,
+  NodeLogPageSchema,
   ResumeRunBodySchema,
   RunDetailSchema,
   RunStatusListSchema,
@@ -133,6 +134,19 @@ export const runRoutes = [
       const run = await ctx.engine.get(params.runId);
       return ctx.workspaces.runDiff(run.id, changeRange(run, query.node));
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workflows/runs/{runId}/nodes/{nodeId}/log',
+    summary: "A node's log (`<node>.log`: what it printed, stdout and stderr as they came), a page of at most 1 MiB from byte `offset`",
+    tag: 'runs',
+    params: RunIdParams.extend({ nodeId: z.string().min(1) }),
+    query: z.object({
+      offset: z.coerce.number().int().min(0).default(0).describe("the byte to start at: 0, or the previous page's `nextOffset`"),
+    }),
+    errors: [400, 404],
+    responses: { 200: { description: 'A page of the log, and the state of its node', schema: NodeLogPageSchema } },
+    handle: ({ ctx, params, query }) => ctx.engine.nodeLog(params.runId, params.nodeId, query.offset),
   }),
   operation('cancel', 'Cancel a pending or running run (its processes get SIGTERM, then SIGKILL); of a failed run, call off its auto-resume'),
   defineRoute({

@@ -1,4 +1,5 @@
 import { refusalsNote, type RunView, type StreamEvent } from '../../../client/index.js';
+import { indentTail, toleratedNote } from './_failures.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { formatCost, formatMs, waitingText } from './_outcome.js';
@@ -130,7 +131,14 @@ export class RunPrinter {
         break;
       case 'node_failed':
         this.#running.delete(event.nodeId);
-        this.#line(`${p.red('✖')} ${event.nodeId} ${event.error}`);
+        // A tolerated failure (`continue_on_error`) is shown as a failure, marked, in the run's colour of a warning.
+        this.#line(
+          event.tolerated
+            ? `${p.yellow('✖')} ${event.nodeId} ${event.error} ${p.dim('(tolerated: continue_on_error)')}`
+            : `${p.red('✖')} ${event.nodeId} ${event.error}`,
+        );
+        // Its last lines say why; with --verbose they were streamed already.
+        if (!this.options.verbose && event.logTail) this.#line(indentTail(event.logTail, p));
         break;
       case 'node_skipped':
         this.#line(`${p.yellow('↷')} ${event.nodeId} skipped: ${event.reason}`);
@@ -186,8 +194,9 @@ export class RunPrinter {
     const p = this.#paint!;
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '';
     const cost = run.costUsd === null ? '' : ` ${formatCost(run.costUsd)}`;
-    // A run whose agent was refused tools says so on its last line, never as a plain success.
-    const denied = refusalsNote(run);
+    // A run whose agent was refused tools says so on its last line, never as a plain success; so
+    // does a completed run that tolerated failures.
+    const denied = [refusalsNote(run), toleratedNote(run)].filter(Boolean).join('; ');
     const colour =
       run.status === 'completed' && !denied ? p.green : run.status === 'paused' || run.status === 'waiting' || run.status === 'completed' ? p.yellow : p.red;
     this.io.out(

@@ -3,6 +3,7 @@ import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
+import { indentTail, toleratedNote } from './_failures.js';
 
 /** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
 function toolsCell(node: RunView['nodes'][string]): string {
@@ -39,6 +40,7 @@ function nodeNote(nodeId: string, state: RunDetail['nodes'][string]): string {
     state.sandbox === 'off' ? `unsandboxed (${state.sandboxOff ?? 'no reason recorded'})` : undefined,
     state.sandboxWarning ? `sandbox weakened: ${state.sandboxWarning}` : undefined,
     state.sandboxDenied ? `sandbox refused ${state.sandboxDenied}` : undefined,
+    state.tolerated ? 'tolerated (continue_on_error)' : undefined,
     state.waitingFor ? `waiting for ${state.waitingFor}` : undefined,
     state.status === 'waiting' && !state.waitingFor ? `waits ${waitText({ until: state.waitUntil, event: state.waitEvent })}` : undefined,
     state.error ?? state.reason ?? (state.toolsDenied?.length ? `denied: ${state.toolsDenied.join(', ')}` : undefined),
@@ -68,7 +70,7 @@ export default defineCommand({
     if (cmd.globals.json) return printJson(cmd.io, run);
     const p = await styler(cmd.io);
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
-    const denied = refusalsNote(run);
+    const denied = [refusalsNote(run), toleratedNote(run)].filter(Boolean).join('; ');
     cmd.io.out(
       [
         `${p.bold(run.id)}  ${run.workflow}  ${run.status}${denied ? p.yellow(` — ${denied}`) : ''}${run.resumePending ? ' (resume pending)' : ''}`,
@@ -125,6 +127,11 @@ export default defineCommand({
       cmd.io.out(
         `\n${p.dim('environment beyond the base set')}\n${given.map(([nodeId, s]) => `  ${nodeId}: ${s.envGiven!.join(' ') || '(none)'}`).join('\n')}\n`,
       );
+    }
+    // Why each failed node failed, in its own words: the last lines it printed (the run detail's `logTail`).
+    for (const [nodeId, s] of Object.entries(run.nodes)) {
+      if (s.status !== 'failed' || !s.logTail) continue;
+      cmd.io.out(`\n${p.dim(`${nodeId}: last lines of its log (all of it: svc runs logs ${run.id} ${nodeId})`)}\n${indentTail(s.logTail, p)}\n`);
     }
     const timeline = drawTimeline(run);
     if (timeline.length) cmd.io.out(`\n${p.dim('timeline')}\n${timeline.join('\n')}\n`);

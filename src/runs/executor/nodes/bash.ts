@@ -103,13 +103,17 @@ export const bashRunner =
       takeStdout(decoder.end());
       const stderrTail = stderrDecoder.end();
       if (stderrTail) onOutput('stderr', stderrTail);
+      const output = stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
+      // What it printed goes with a failure too (its `$id.output` if the failure is tolerated); not
+      // with output_too_large, whose output was dropped at the limit.
+      const failure = (failureCode: string, message: string) => new NodeFailure(failureCode, message, null, null, output);
       if (stopped === 'cancelled') throw new NodeCancelled();
-      if (stopped === 'timeout') throw new NodeFailure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
+      if (stopped === 'timeout') throw failure('timeout', `timed out after ${formatDuration(node.timeoutMs)}`);
       // Whatever bash exited with once stopped (a trap may exit 0), a stalled node never succeeds.
-      if (stopped === 'stalled') throw new NodeFailure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
+      if (stopped === 'stalled') throw failure('stalled', `no output for ${formatDuration(node.idleTimeoutMs!)} (idle_timeout); bash was stopped`);
       if (stopped === 'output_too_large') throw outputTooLarge(node.id, 'printed');
-      if (code !== 0) throw new NodeFailure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
-      return { output: stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout };
+      if (code !== 0) throw failure('exit_code', killedBy ? `killed by ${killedBy}` : `exited with code ${code}`);
+      return { output };
     } catch (error) {
       if (error instanceof NodeFailure || error instanceof NodeCancelled) throw error;
       throw new NodeFailure('spawn_error', `bash could not be started: ${(error as Error).message}`);

@@ -89,6 +89,8 @@ export class NodeFailure extends Error {
     readonly costUsd: number | null = null,
     /** `usage_limit`: when the agent's limit resets (ISO). */
     readonly resumeAt: string | null = null,
+    /** A bash node that ran and failed: its stdout, which a tolerated failure (`continue_on_error`) passes on as `$<id>.output`. */
+    readonly output: string | null = null,
   ) {
     super(message);
     this.name = 'NodeFailure';
