@@ -20,11 +20,16 @@ const ascending = (values: number[]) => values.sort((a, b) => a - b);
 /** The benchmark document of these summaries (newest first; node order: first seen in the newest run). */
 export function benchmarkOf(summaries: readonly RunSummary[]): Benchmark {
   const wall = ascending(summaries.map((s) => s.durationMs));
-  const nodes = new Map<string, { times: number[]; withCost: number; cost: number }>();
+  // Time spent waiting (a person at a gate, a wait node) apart from the work: a run approved the
+  // next morning is not a slow run (docs/decisions.md, "Benchmarks").
+  const waited = ascending(summaries.map((s) => Math.min(s.waitedMs ?? 0, s.durationMs)));
+  const worked = ascending(summaries.map((s) => s.durationMs - Math.min(s.waitedMs ?? 0, s.durationMs)));
+  const nodes = new Map<string, { times: number[]; withCost: number; cost: number; waits?: 'approval' | 'wait' }>();
   for (const summary of summaries) {
     for (const node of summary.nodes) {
       const entry = nodes.get(node.id) ?? { times: [], withCost: 0, cost: 0 };
       nodes.set(node.id, entry);
+      entry.waits ??= node.waits;
       entry.times.push(node.durationMs);
       if (node.costUsd !== null) {
         entry.withCost++;
@@ -39,6 +44,10 @@ export function benchmarkOf(summaries: readonly RunSummary[]): Benchmark {
       p99Ms: percentile(wall, 99),
       runs: summaries.length,
       usd: summaries.reduce((sum, s) => sum + (s.costUsd ?? 0), 0),
+      workP50Ms: percentile(worked, 50),
+      workP95Ms: percentile(worked, 95),
+      waitP50Ms: percentile(waited, 50),
+      waitP95Ms: percentile(waited, 95),
     },
     nodes: [...nodes].map(([stepName, entry]) => {
       const times = ascending(entry.times);
@@ -49,6 +58,7 @@ export function benchmarkOf(summaries: readonly RunSummary[]): Benchmark {
         totalRuns: times.length,
         runsWithCost: entry.withCost,
         totalCostUsd: entry.cost,
+        ...(entry.waits ? { waits: entry.waits } : {}),
       };
     }),
   };

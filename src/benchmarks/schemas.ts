@@ -3,7 +3,17 @@ import * as z from 'zod';
 import { RUN_STATUSES, RunViewSchema, type RunStatus } from '../runs/index.js';
 
 export const BenchmarkSchema = z.object({
-  summary: z.object({ p50Ms: z.number(), p95Ms: z.number(), p99Ms: z.number(), runs: z.number().int(), usd: z.number() }),
+  summary: z.object({
+    p50Ms: z.number().describe("the runs' wall time, waits included"),
+    p95Ms: z.number(),
+    p99Ms: z.number(),
+    runs: z.number().int(),
+    usd: z.number(),
+    workP50Ms: z.number().describe('wall time less the time an approval gate or a wait node was open: what svc and its agents took'),
+    workP95Ms: z.number(),
+    waitP50Ms: z.number().describe('the time an approval gate (a person) or a wait node (a time, a signal) was open, per run'),
+    waitP95Ms: z.number(),
+  }),
   nodes: z.array(
     z.object({
       stepName: z.string(),
@@ -12,6 +22,10 @@ export const BenchmarkSchema = z.object({
       totalRuns: z.number().int().describe('runs that executed the node (skips do not count)'),
       runsWithCost: z.number().int().describe('of those, runs whose agent reported a cost'),
       totalCostUsd: z.number(),
+      waits: z
+        .enum(['approval', 'wait'])
+        .optional()
+        .describe("the node's time is waiting, not work: for a person at an approval gate, or for a time or a signal (a wait node)"),
     }),
   ),
 });

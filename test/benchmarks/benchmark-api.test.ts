@@ -10,6 +10,15 @@ let server: TestServer;
 
 const get = (path: string) => server.json('GET', path);
 
+/** A summary of runs that never waited at a gate or a wait node: all of their time is work. */
+const withoutWaits = (wall: { p50Ms: number; p95Ms: number; p99Ms: number; runs: number; usd: number }) => ({
+  ...wall,
+  workP50Ms: wall.p50Ms,
+  workP95Ms: wall.p95Ms,
+  waitP50Ms: 0,
+  waitP95Ms: 0,
+});
+
 beforeAll(async () => {
   const home = await makeHome();
   const runs: RunFixture[] = [];
@@ -55,20 +64,20 @@ describe('GET /api/runs/benchmark', () => {
     const { status, body } = await get('/api/runs/benchmark?workflow=one');
     expect(status).toBe(200);
     expect(body).toEqual({
-      summary: { p50Ms: 1000, p95Ms: 1000, p99Ms: 1000, runs: 1, usd: 0.5 },
+      summary: withoutWaits({ p50Ms: 1000, p95Ms: 1000, p99Ms: 1000, runs: 1, usd: 0.5 }),
       nodes: [{ stepName: 'a', p50Ms: 400, p95Ms: 400, totalRuns: 1, runsWithCost: 1, totalCostUsd: 0.5 }],
     });
   });
 
   it('two runs: p50 is the lower, p95 and p99 the higher (nearest rank); a cancelled run is not measured', async () => {
     const { body } = await get('/api/runs/benchmark?workflow=two');
-    expect(body.summary).toEqual({ p50Ms: 100, p95Ms: 200, p99Ms: 200, runs: 2, usd: 0 });
+    expect(body.summary).toEqual(withoutWaits({ p50Ms: 100, p95Ms: 200, p99Ms: 200, runs: 2, usd: 0 }));
     expect(body.nodes).toEqual([{ stepName: 'a', p50Ms: 100, p95Ms: 200, totalRuns: 2, runsWithCost: 0, totalCostUsd: 0 }]);
   });
 
   it('twenty runs (failed ones included): ranks 10, 19, 20; skips are not executions; unknown costs are not zeros', async () => {
     const { body } = await get('/api/runs/benchmark?workflow=twenty');
-    expect(body.summary).toEqual({ p50Ms: 100, p95Ms: 190, p99Ms: 200, runs: 20, usd: 2.5 });
+    expect(body.summary).toEqual(withoutWaits({ p50Ms: 100, p95Ms: 190, p99Ms: 200, runs: 20, usd: 2.5 }));
     const byName = Object.fromEntries(body.nodes.map((n: any) => [n.stepName, n]));
     expect(byName.a).toEqual({ stepName: 'a', p50Ms: 10, p95Ms: 19, totalRuns: 20, runsWithCost: 0, totalCostUsd: 0 });
     // b ran in the 10 even runs: 1002, 1004, … 1020 → ranks 5 and 10.
@@ -78,9 +87,9 @@ describe('GET /api/runs/benchmark', () => {
 
   it('two hundred runs: the default limit measures the newest 20; limit=200 all of them', async () => {
     const recent = (await get('/api/runs/benchmark?workflow=hundreds')).body;
-    expect(recent.summary).toEqual({ p50Ms: 190, p95Ms: 199, p99Ms: 200, runs: 20, usd: 0 });
+    expect(recent.summary).toEqual(withoutWaits({ p50Ms: 190, p95Ms: 199, p99Ms: 200, runs: 20, usd: 0 }));
     const all = (await get('/api/runs/benchmark?workflow=hundreds&limit=200')).body;
-    expect(all.summary).toEqual({ p50Ms: 100, p95Ms: 190, p99Ms: 198, runs: 200, usd: 0 });
+    expect(all.summary).toEqual(withoutWaits({ p50Ms: 100, p95Ms: 190, p99Ms: 198, runs: 200, usd: 0 }));
     expect(all.nodes[0]).toMatchObject({ stepName: 'a', p50Ms: 100, p95Ms: 190, totalRuns: 200 });
   });
 
@@ -106,7 +115,9 @@ describe('GET /api/runs/benchmark', () => {
   });
 
   it('limit edges: 1 and 200 are measured; 201, 0 and "x" are 400 invalid_limit', async () => {
-    expect((await get('/api/runs/benchmark?workflow=hundreds&limit=1')).body.summary).toEqual({ p50Ms: 200, p95Ms: 200, p99Ms: 200, runs: 1, usd: 0 });
+    expect((await get('/api/runs/benchmark?workflow=hundreds&limit=1')).body.summary).toEqual(
+      withoutWaits({ p50Ms: 200, p95Ms: 200, p99Ms: 200, runs: 1, usd: 0 }),
+    );
     expect((await get('/api/runs/benchmark?workflow=hundreds&limit=200')).body.summary.runs).toBe(200);
     for (const limit of ['201', '0', 'x', '-1', '2.5']) {
       const { status, body } = await get(`/api/runs/benchmark?workflow=hundreds&limit=${limit}`);
@@ -117,7 +128,10 @@ describe('GET /api/runs/benchmark', () => {
 
   it('a workflow without measured runs is zeros, not an error; no workflow is 400', async () => {
     for (const workflow of ['nothing-here', 'gated']) {
-      expect((await get(`/api/runs/benchmark?workflow=${workflow}`)).body).toEqual({ summary: { p50Ms: 0, p95Ms: 0, p99Ms: 0, runs: 0, usd: 0 }, nodes: [] });
+      expect((await get(`/api/runs/benchmark?workflow=${workflow}`)).body).toEqual({
+        summary: withoutWaits({ p50Ms: 0, p95Ms: 0, p99Ms: 0, runs: 0, usd: 0 }),
+        nodes: [],
+      });
     }
     const { status, body } = await get('/api/runs/benchmark');
     expect(status).toBe(400);

@@ -11,6 +11,11 @@ export interface NodeSummary {
   id: string;
   durationMs: number;
   costUsd: number | null;
+  /**
+   * Its time was waiting, not work: for a person at an approval gate (`approval`), or for a time or
+   * a signal (`wait`). Absent for nodes that ran something, and in summaries written before it.
+   */
+  waits?: 'approval' | 'wait';
 }
 
 export interface RunSummary {
@@ -25,6 +30,8 @@ export interface RunSummary {
   costUsd: number | null;
   /** Executed nodes only: skipped, cancelled and never-started nodes are not executions. */
   nodes: NodeSummary[];
+  /** The part of `durationMs` some approval gate or wait node was open (their spans joined, overlaps once). */
+  waitedMs?: number;
 }
 
 /** The statuses a run summary is kept for: the runs benchmarks measure. */
@@ -49,11 +56,16 @@ export function summarizeRun(run: RunRecord): RunSummary | undefined {
   if (!MEASURED.has(run.status) || !run.finishedAt || run.trigger === 'test') return undefined;
   const start = run.startedAt ?? run.createdAt;
   const nodes: NodeSummary[] = [];
+  const waiting = waitingNodes(run.definition);
+  const spans: Array<[number, number]> = [];
   for (const [id, state] of Object.entries(run.nodes)) {
     if ((state.status !== 'completed' && state.status !== 'failed') || state.startedAt === null) continue;
     const durationMs = state.durationMs ?? (state.finishedAt ? Date.parse(state.finishedAt) - Date.parse(state.startedAt) : null);
     if (durationMs === null || !Number.isFinite(durationMs)) continue;
-    nodes.push({ id, durationMs: Math.max(0, durationMs), costUsd: state.costUsd });
+    const waits = waiting.get(id);
+    nodes.push({ id, durationMs: Math.max(0, durationMs), costUsd: state.costUsd, ...(waits ? { waits } : {}) });
+    const from = Date.parse(state.startedAt);
+    if (waits && Number.isFinite(from)) spans.push([from, from + Math.max(0, durationMs)]);
   }
   return {
     runId: run.id,
@@ -65,7 +77,36 @@ export function summarizeRun(run: RunRecord): RunSummary | undefined {
     durationMs: Math.max(0, Date.parse(run.finishedAt) - Date.parse(start)),
     costUsd: run.costUsd,
     nodes,
+    waitedMs: joinedLength(spans),
   };
+}
+
+/**
+ * The nodes of a definition snapshot whose time is waiting (approval gates, wait nodes), read from
+ * the definition as written: no validation, since the index is built from every record at open.
+ */
+function waitingNodes(definition: unknown): Map<string, 'approval' | 'wait'> {
+  const nodes = (definition as { nodes?: unknown } | null)?.nodes;
+  const kinds = new Map<string, 'approval' | 'wait'>();
+  if (!Array.isArray(nodes)) return kinds;
+  for (const node of nodes as Array<Record<string, unknown> | null>) {
+    if (typeof node?.id !== 'string') continue;
+    if (node.approval !== undefined) kinds.set(node.id, 'approval');
+    else if (node.wait !== undefined) kinds.set(node.id, 'wait');
+  }
+  return kinds;
+}
+
+/** The length of the union of spans: two gates open at once count once. */
+function joinedLength(spans: Array<[number, number]>): number {
+  let total = 0;
+  let end = -Infinity;
+  for (const [from, to] of spans.sort((a, b) => a[0] - b[0])) {
+    if (to <= end) continue;
+    total += to - Math.max(from, end);
+    end = to;
+  }
+  return total;
 }
 
 export interface RecentQuery {

@@ -97,4 +97,53 @@ export function runSummaryContract(factory: ContractStoreFactory): void {
     expect((await summaries.versions('build', { limit: 10, sinceMs: Date.parse(at(30)) })).map((v) => v.definitionHash)).toEqual([v2]);
     expect(await summaries.versions('deploy', { limit: 10 })).toEqual([]);
   });
+
+  it('keeps which nodes waited (an approval gate, a wait node) and how long the run waited, gates open at once counted once', async () => {
+    const runs = await stores.current().runs();
+    const summaries = await stores.current().runSummaries();
+    const node = (from: number, ms: number) => ({
+      status: 'completed' as const,
+      startedAt: at(from),
+      finishedAt: at(from + ms / 1000),
+      durationMs: ms,
+      costUsd: null,
+      output: '',
+      error: null,
+      attempts: 0,
+    });
+    const record = ended(100, {
+      workflow: 'gated',
+      finishedAt: at(200),
+      nodes: {
+        make: node(100, 4000),
+        review: node(104, 60_000),
+        legal: node(134, 40_000),
+        pause: node(180, 10_000),
+      },
+      definition: {
+        name: 'gated',
+        nodes: [
+          { id: 'make', bash: 'make' },
+          { id: 'review', approval: { message: 'ok?' } },
+          { id: 'legal', approval: { message: 'ok?' } },
+          { id: 'pause', wait: { for: '10s' } },
+        ],
+      },
+    });
+    await runs.save(record);
+    await summaries.update(record);
+    const check = async (index: typeof summaries) => {
+      const [summary] = await index.recent('gated', { limit: 1 });
+      expect(summary!.nodes.map((n) => [n.id, n.waits])).toEqual([
+        ['make', undefined],
+        ['review', 'approval'],
+        ['legal', 'approval'],
+        ['pause', 'wait'],
+      ]);
+      // review 104–164 and legal 134–174 join to 70 s; the wait adds 10 s.
+      expect(summary!.waitedMs).toBe(80_000);
+    };
+    await check(summaries);
+    await check(await (await stores.reopen()).runSummaries());
+  });
 }

@@ -33,17 +33,39 @@ export default defineCommand({
     }
     const paint = await styler(cmd.io);
     const usd = summary.usd > 0 ? ` · ${formatCost(summary.usd)}` : '';
+    // Runs that waited (a person at a gate, a wait node) say how much of their time was work.
+    const waited =
+      summary.waitP95Ms > 0
+        ? `\n  work p50 ${formatMs(summary.workP50Ms)} · p95 ${formatMs(summary.workP95Ms)}   waiting p50 ${formatMs(summary.waitP50Ms)} · p95 ${formatMs(summary.waitP95Ms)} (gates and waits)`
+        : '';
     cmd.io.out(
-      `${paint.bold(workflow)}: ${summary.runs} run${summary.runs === 1 ? '' : 's'} · p50 ${formatMs(summary.p50Ms)} · p95 ${formatMs(summary.p95Ms)} · p99 ${formatMs(summary.p99Ms)}${usd}\n`,
+      `${paint.bold(workflow)}: ${summary.runs} run${summary.runs === 1 ? '' : 's'} · p50 ${formatMs(summary.p50Ms)} · p95 ${formatMs(summary.p95Ms)} · p99 ${formatMs(summary.p99Ms)}${usd}${waited}\n`,
     );
-    const slowest = Math.max(0, ...nodes.map((n) => n.p50Ms));
-    const rows = nodes.map((node) => {
+    // Waiting nodes apart: their time is a person's (or a clock's), not svc's, and would otherwise
+    // be the slowest bar of nearly every workflow with a gate.
+    const work = nodes.filter((node) => !node.waits);
+    const waiting = nodes.filter((node) => node.waits);
+    const slowest = Math.max(0, ...work.map((n) => n.p50Ms));
+    const rows = work.map((node) => {
       const cost = node.runsWithCost > 0 ? `${formatCost(node.totalCostUsd)}${node.runsWithCost < node.totalRuns ? ` (${node.runsWithCost} runs)` : ''}` : '-';
       const row = [node.stepName, formatMs(node.p50Ms), formatMs(node.p95Ms), node.totalRuns, cost];
       if (!cmd.io.isStdoutTTY) return row;
       const drawn = bar(node.p50Ms, slowest);
-      return [...row, node.p50Ms === slowest && nodes.length > 1 ? paint.red(drawn) : paint.cyan(drawn)];
+      return [...row, node.p50Ms === slowest && work.length > 1 ? paint.red(drawn) : paint.cyan(drawn)];
     });
     await printTable(cmd.io, ['NODE', 'P50', 'P95', 'RUNS', 'COST', ...(cmd.io.isStdoutTTY ? [''] : [])], rows);
+    if (waiting.length === 0) return;
+    cmd.io.out(`\n${paint.dim('waiting, not work (a person at an approval gate, a wait node):')}\n`);
+    await printTable(
+      cmd.io,
+      ['NODE', 'P50', 'P95', 'RUNS', 'WAITS FOR'],
+      waiting.map((node) => [
+        node.stepName,
+        formatMs(node.p50Ms),
+        formatMs(node.p95Ms),
+        node.totalRuns,
+        node.waits === 'approval' ? 'approval' : 'time or signal',
+      ]),
+    );
   },
 });
