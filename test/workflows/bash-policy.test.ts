@@ -4,11 +4,16 @@
 // nothing is refused (checked against a real bash: the table is honest); the safe forms validate
 // and run, whatever the value, without running it.
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderBash } from '../../src/workflows/references.js';
 import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
 import { bashErrors } from '../helpers/bash-node.js';
+import { runCli } from '../helpers/cli.js';
 import { hostileDir, PAYLOADS, renderUnchecked } from '../helpers/hostile-bash.js';
+import { cleanupAll, projectWithWorkflows, startRun, startServer, waitForRun } from '../helpers/runs.js';
 
 // The check made whole, as before a script runs: with the bash parser's reading.
 beforeAll(() => loadBashParser());
@@ -188,6 +193,31 @@ describe('safe forms validate, and run without running the value', () => {
       'perl -ne print "$x.output"',
     ]) {
       expect(bashErrors(script), script).toEqual([]);
+    }
+  });
+});
+
+describe('end to end: validation refuses, and a run of what it accepts runs no payload', () => {
+  afterAll(() => cleanupAll());
+
+  it('svc workflow validate names the place of a refused form; a run of safe forms with a hostile message completes and leaves no marker', async () => {
+    const safe = SAFE.filter(([script]) => !script.includes('git ls-remote')).map(([script], k) => ({ id: `s${k}`, bash: script }));
+    const project = await projectWithWorkflows([
+      { name: 'safe', nodes: [{ id: 'x', bash: 'printf %s "$ARGUMENTS"' }, ...safe.map((node) => ({ ...node, depends_on: ['x'] }))] },
+    ]);
+    const refused = join(project, '.svc', 'workflows', 'refused.yaml');
+    await writeFile(refused, 'name: refused\nnodes:\n  - id: b\n    bash: v=$ARGUMENTS; printf "$v" x\n');
+    const validate = await runCli(['workflow', 'validate', refused], { cwd: project });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr + validate.stdout).toMatch(/refused\.yaml:\d+:\d+.*printf may read it as one of its options/s);
+    const server = await startServer();
+    const benign = await waitForRun(server, await startRun(server, 'safe', { message: '7', cwd: project }));
+    expect(benign.status, JSON.stringify(benign.nodes)).toBe('completed');
+    // A hostile message: the checks in the scripts may end a node (a value that is no number), nothing runs it.
+    for (const payload of ['a[$(touch pwned-index)]', '-v a[$(touch${IFS}pwned-test)]', '$(touch pwned-subst)']) {
+      const run = await waitForRun(server, await startRun(server, 'safe', { message: payload, cwd: project }));
+      expect(['completed', 'failed']).toContain(run.status);
+      expect(readdirSync(project).filter((name) => name.startsWith('pwned'))).toEqual([]);
     }
   });
 });
