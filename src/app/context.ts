@@ -245,7 +245,7 @@ function openConversationService(
     agents,
     assistants,
     workspaces: {
-      assertExists: async (id) => void (await workspaces.get(id)),
+      idOf: (ref) => workspaces.idOf(ref),
       cwdOf: async (id) => (await workspaces.get(id)).path,
       env: (id) => workspaces.envValues(id),
       assertAgentAllowed: (id) => workspaces.assertAgentAllowed(id),

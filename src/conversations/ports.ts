@@ -12,8 +12,8 @@ import type { ConversationEventLog } from './events.js';
 import type { ConversationRepositories } from './repository.js';
 
 export interface ConversationWorkspaces {
-  /** Rejects with `workspace_not_found`. */
-  assertExists(workspaceId: string): Promise<void>;
+  /** The full id of the workspace `ref` names (an id, a name or a unique prefix); rejects with `workspace_not_found` or `ambiguous_workspace`. */
+  idOf(ref: string): Promise<string>;
   /** The workspace's source checkout, where its conversations' agents run. */
   cwdOf(workspaceId: string): Promise<string>;
   env(workspaceId: string): Promise<Record<string, string>>;

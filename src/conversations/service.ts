@@ -35,9 +35,10 @@ export class ConversationService {
     assistant?: AssistantName | undefined;
     permissions?: Permissions | undefined;
   }): Promise<Conversation> {
-    if (input.workspace_id) await this.deps.workspaces.assertExists(input.workspace_id);
+    // Kept by its full id, whatever the user named it by.
+    const workspaceId = input.workspace_id ? await this.deps.workspaces.idOf(input.workspace_id) : null;
     const record = newConversationRecord({
-      workspace_id: input.workspace_id ?? null,
+      workspace_id: workspaceId,
       title: input.title ?? null,
       assistant: input.assistant ?? null,
       permissions: input.permissions ?? null,

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   invalid_limit: 400,
   invalid_idempotency_key: 400,
   ambiguous_run_id: 400,
+  ambiguous_workspace: 400,
   from_run_without_worktree: 400,
   from_run_other_workspace: 400,
   // Registering a url git cannot clone: the url given is the problem.

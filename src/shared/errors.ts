@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'invalid_limit',
   'invalid_idempotency_key',
   'ambiguous_run_id',
+  'ambiguous_workspace',
   'from_run_without_worktree',
   'from_run_other_workspace',
   'clone_failed',

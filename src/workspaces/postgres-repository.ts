@@ -5,8 +5,9 @@
  * `source_key`, so two servers registering one repository together make one workspace.
  */
 
-import { asJson, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
-import type { Environment, WorkspaceRecord } from './records.js';
+import { asJson, likePrefix, selectPage, type PostgresDatabase } from '../store/postgres/index.js';
+import { pickOne, shortIdPrefix } from '../shared/short-ids.js';
+import { WORKSPACE_IDS, type Environment, type WorkspaceRecord } from './records.js';
 import type { EnvironmentRepository, WorkspaceRepositories, WorkspaceRepository, WorkspaceSecretRepository } from './repository.js';
 
 /** `{...current, ...patch, id}` in SQL: jsonb `||` merges top-level keys, and the id never changes. */
@@ -30,6 +31,22 @@ function workspacesIn(db: PostgresDatabase): WorkspaceRepository {
     },
     get: async (id) => (await db.query<{ record: WorkspaceRecord }>('SELECT record FROM workspaces WHERE id = $1', [id])).rows[0]?.record,
     findBySourceKey: bySourceKey,
+    async resolve(ref) {
+      // Workspaces are a developer's few repositories: the name is read from the record, with no index of its own.
+      const prefix = shortIdPrefix(WORKSPACE_IDS, ref);
+      const { rows } = await db.query<{ record: WorkspaceRecord }>(
+        `SELECT record FROM workspaces WHERE id = $1 OR record->>'name' = $1 OR ($2::text IS NOT NULL AND id LIKE $2 ESCAPE '\\')
+         ORDER BY created_at, id`,
+        [ref, prefix === undefined ? null : likePrefix(prefix)],
+      );
+      const records = rows.map((row) => row.record);
+      return pickOne(
+        WORKSPACE_IDS,
+        ref,
+        records.find((w) => w.id === ref),
+        records,
+      );
+    },
     list: ({ limit = 50, offset = 0 } = {}) =>
       selectPage<WorkspaceRecord>(db, { from: 'workspaces', where: [], params: [], orderBy: 'created_at, id', limit, offset }),
     update: async (id, patch) =>

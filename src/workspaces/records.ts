@@ -4,6 +4,7 @@
  */
 
 import * as z from 'zod';
+import type { ShortIdKind } from '../shared/short-ids.js';
 
 export const EnvScanSchema = z.object({
   status: z.enum(['clean', 'keys_found', 'unreadable']).describe('keys_found when an agent key matched; unreadable when a file could not be read'),
@@ -62,3 +63,17 @@ export const EnvironmentViewSchema = EnvironmentSchema.extend({
 export type EnvironmentView = z.infer<typeof EnvironmentViewSchema>;
 
 export const toWorkspaceView = ({ source_key: _key, ...view }: WorkspaceRecord): Workspace => view;
+
+/**
+ * How a workspace is named where one is asked for (docs/contract.md, "Short ids and names"): its
+ * id, its name, or `ws_` and at least four more characters of its id — the rule run ids follow.
+ */
+export const WORKSPACE_IDS: ShortIdKind = {
+  idPrefix: 'ws_',
+  minChars: 4,
+  noun: 'workspace',
+  plural: 'workspaces',
+  notFound: 'workspace_not_found',
+  ambiguous: 'ambiguous_workspace',
+  label: (w: Pick<WorkspaceRecord, 'id' | 'name' | 'path'>) => `${w.id} (${w.name}, ${w.path})`,
+};

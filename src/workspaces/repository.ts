@@ -6,7 +6,8 @@
  */
 
 import type { Collection, Store } from '../store/index.js';
-import type { Environment, WorkspaceRecord } from './records.js';
+import { pickOne, shortIdPrefix } from '../shared/short-ids.js';
+import { WORKSPACE_IDS, type Environment, type WorkspaceRecord } from './records.js';
 
 export interface Page<T> {
   items: T[];
@@ -25,6 +26,12 @@ export interface WorkspaceRepository {
   insertIfAbsent(record: WorkspaceRecord): Promise<InsertResult<WorkspaceRecord>>;
   get(id: string): Promise<WorkspaceRecord | undefined>;
   findBySourceKey(key: string): Promise<WorkspaceRecord | undefined>;
+  /**
+   * The workspace `ref` names: its id, its name, or a unique prefix of its id with at least
+   * WORKSPACE_IDS.minChars characters after `ws_` (shared/short-ids.ts, as run ids); several matches
+   * are 400 `ambiguous_workspace` listing them, none 404 `workspace_not_found`.
+   */
+  resolve(ref: string): Promise<WorkspaceRecord>;
   /** Oldest first. */
   list(paging?: Paging): Promise<Page<WorkspaceRecord>>;
   update(id: string, patch: Partial<Omit<WorkspaceRecord, 'id'>>): Promise<WorkspaceRecord | undefined>;
@@ -71,6 +78,9 @@ async function updateIn<T extends { id: string }>(collection: Collection<T>, id:
   return next;
 }
 
+/** Oldest first, ties by id: the order of every list of workspaces (and of the candidates of an ambiguous name). */
+const byAge = (records: WorkspaceRecord[]) => records.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+
 function workspacesOn(collection: Collection<WorkspaceRecord>): WorkspaceRepository {
   return {
     async insertIfAbsent(record) {
@@ -83,11 +93,12 @@ function workspacesOn(collection: Collection<WorkspaceRecord>): WorkspaceReposit
     },
     get: async (id) => collection.get(id),
     findBySourceKey: async (key) => collection.find((w) => w.source_key === key),
-    list: async (paging) =>
-      page(
-        [...collection.all()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
-        paging,
-      ),
+    resolve: async (ref) => {
+      const prefix = shortIdPrefix(WORKSPACE_IDS, ref);
+      const candidates = collection.filter((w) => w.name === ref || (prefix !== undefined && w.id.startsWith(prefix)));
+      return pickOne(WORKSPACE_IDS, ref, collection.get(ref), byAge(candidates));
+    },
+    list: async (paging) => page(byAge([...collection.all()]), paging),
     update: (id, patch) => updateIn(collection, id, patch),
     delete: (id) => collection.delete(id),
   };

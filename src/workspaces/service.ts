@@ -56,14 +56,23 @@ export class WorkspaceService {
     return workspace;
   }
 
-  async get(id: string): Promise<Workspace> {
-    return toWorkspaceView(await this.#core.record(id));
+  /**
+   * Every method here that takes a workspace takes it as the user names it — an id, a name or a
+   * unique id prefix (docs/contract.md, "Short ids and names") — and works on the id it resolves to.
+   */
+  async get(ref: string): Promise<Workspace> {
+    return toWorkspaceView(await this.#core.resolve(ref));
+  }
+
+  /** The full id `ref` names; 404 `workspace_not_found` or 400 `ambiguous_workspace` else. */
+  async idOf(ref: string): Promise<string> {
+    return (await this.#core.resolve(ref)).id;
   }
 
   /** The workspace and what its run worktrees take in this server's home (walked now: disk-usage.ts). */
-  async detail(id: string): Promise<WorkspaceDetail> {
-    const record = await this.#core.record(id);
-    const { items } = await this.#core.repos.environments.list({ workspaceId: id, limit: Number.MAX_SAFE_INTEGER });
+  async detail(ref: string): Promise<WorkspaceDetail> {
+    const record = await this.#core.resolve(ref);
+    const { items } = await this.#core.repos.environments.list({ workspaceId: record.id, limit: Number.MAX_SAFE_INTEGER });
     const disk = await worktreesOnDisk(items.filter((e) => this.#core.isOwn(e)).map((e) => e.path));
     return { ...toWorkspaceView(record), disk };
   }
@@ -73,8 +82,8 @@ export class WorkspaceService {
     return { workspaces: items.map(toWorkspaceView), total };
   }
 
-  async environments(id: string): Promise<EnvironmentView[]> {
-    await this.#core.record(id);
+  async environments(ref: string): Promise<EnvironmentView[]> {
+    const { id } = await this.#core.resolve(ref);
     const { items } = await this.#core.repos.environments.list({ workspaceId: id });
     return Promise.all(items.map((environment) => this.#core.environmentView(environment)));
   }
@@ -82,16 +91,16 @@ export class WorkspaceService {
   // Env values and consent (workspace-env.ts).
 
   /** The consent bit, with its warn-level audit entry (docs/contract.md, "Log entries"). */
-  setConsent(id: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
-    return this.#env.setConsent(id, allow, actor);
+  async setConsent(ref: string, allow: boolean, actor: ConsentActor): Promise<Workspace> {
+    return this.#env.setConsent(await this.idOf(ref), allow, actor);
   }
 
-  setEnv(id: string, values: Record<string, string>): Promise<Workspace> {
-    return this.#env.setEnv(id, values);
+  async setEnv(ref: string, values: Record<string, string>): Promise<Workspace> {
+    return this.#env.setEnv(await this.idOf(ref), values);
   }
 
-  unsetEnv(id: string, key: string): Promise<Workspace> {
-    return this.#env.unsetEnv(id, key);
+  async unsetEnv(ref: string, key: string): Promise<Workspace> {
+    return this.#env.unsetEnv(await this.idOf(ref), key);
   }
 
   /** The workspace's env values, for a process's environment only. */
@@ -129,8 +138,8 @@ export class WorkspaceService {
   // Clean-up (workspace-cleanup.ts) and deleting (workspace-removal.ts).
 
   /** `svc workspace cleanup`: the worktrees and `svc/*` branches of finished runs, by age, by outcome or both. */
-  cleanup(rule: CleanupRule, workspaceId?: string, options?: { announce?: boolean }): Promise<CleanupResult> {
-    return this.#cleanup.cleanup(rule, workspaceId, options);
+  async cleanup(rule: CleanupRule, workspace?: string, options?: { announce?: boolean }): Promise<CleanupResult> {
+    return this.#cleanup.cleanup(rule, workspace === undefined ? undefined : await this.idOf(workspace), options);
   }
 
   /**
@@ -138,8 +147,8 @@ export class WorkspaceService {
    * directory the user registered by path is never deleted, nor anything outside
    * `<home>/workspaces/<id>`. Refused (409 `workspace_in_use`) while a run on it can still change.
    */
-  delete(id: string): Promise<Workspace> {
-    return this.#removal.delete(id);
+  async delete(ref: string): Promise<Workspace> {
+    return this.#removal.delete(await this.idOf(ref));
   }
 
   /** What another server announced (coordination/postgres-homes.ts): this server removes what its own home holds of it. */

@@ -85,6 +85,11 @@ export class WorkspaceCore {
     return record;
   }
 
+  /** The workspace `ref` names: an id, a name or a unique id prefix (repository.ts `resolve`). */
+  resolve(ref: string): Promise<WorkspaceRecord> {
+    return this.repos.workspaces.resolve(ref);
+  }
+
   /** `update` that answers 404 when the workspace is gone meanwhile. */
   async update(id: string, patch: Partial<Omit<WorkspaceRecord, 'id'>>): Promise<WorkspaceRecord> {
     const updated = await this.repos.workspaces.update(id, patch);

@@ -54,7 +54,11 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: {
         workflow: z.string().min(1).describe('the workflow name, as list_workflows shows it'),
         message: z.string().default('').describe('the task for the run ($ARGUMENTS in the workflow)'),
-        workspace: z.string().min(1).optional().describe('a registered workspace id: the run works in a git worktree of its own (branch svc/<runId>)'),
+        workspace: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('a registered workspace (id, name or unambiguous id prefix): the run works in a git worktree of its own (branch svc/<runId>)'),
         permissions: z
           .enum(PERMISSIONS)
           .optional()

@@ -336,7 +336,12 @@ export const StartRunBodySchema = z.strictObject({
     .nullish()
     .describe('links the run to a conversation; a resumable failed run of this workflow with this id is continued'),
   cwd: z.string().optional().describe("absolute working directory (default: the server's); project workflows are found under it"),
-  workspaceId: z.string().min(1).max(200).nullish().describe('run in this workspace, in a git worktree of its own (svc/<runId>)'),
+  workspaceId: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('run in this workspace (its id, its name or a unique id prefix), in a git worktree of its own (svc/<runId>)'),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
   fromRunId: z
     .string()

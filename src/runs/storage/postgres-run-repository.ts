@@ -7,15 +7,12 @@
  */
 
 import { DomainError } from '../../shared/errors.js';
-import { asJson, type PostgresDatabase } from '../../store/postgres/index.js';
+import { asJson, likePrefix, type PostgresDatabase } from '../../store/postgres/index.js';
 import type { RunEvent } from '../model/events.js';
 import type { RunEventFilter, RunRepository } from './run-repository.js';
 import { inStreamSql } from '../../events/index.js';
 import { pickRun, runIdPrefix } from './run-queries.js';
 import type { RunRecord, RunStatus } from '../model/types.js';
-
-/** `LIKE` treats `_` and `%` as wildcards, and run ids have underscores. */
-const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** `serverId`: the server whose engine writes through this repository, recorded on the runs it starts executing. */
 export function postgresRunRepository(db: PostgresDatabase, serverId: string | null = null): RunRepository {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../shared/errors.js';
+import { pickOne, shortIdPrefix, type ShortIdKind } from '../../shared/short-ids.js';
 import type { RunRecord, RunStatus } from '../model/types.js';
 
 export interface RunFilter {
@@ -56,35 +56,27 @@ export function pageOfRuns(sorted: readonly RunRecord[], filter: RunFilter): Run
   return { runs, total, counts };
 }
 
-/** Every run id starts with this (`newId('run')`), so these characters tell no run apart. */
-export const RUN_ID_PREFIX = 'run_';
-
-/** Fewest characters after `run_` a short run id must give (docs/contract.md, "HTTP"). */
-export const MIN_RUN_PREFIX = 4;
+/** How a run is named by a short id: `run_` and at least four more characters (docs/contract.md, "HTTP"). */
+export const RUN_IDS: ShortIdKind = {
+  idPrefix: 'run_',
+  minChars: 4,
+  noun: 'run',
+  plural: 'runs',
+  notFound: 'run_not_found',
+  ambiguous: 'ambiguous_run_id',
+};
 
 /**
  * The prefix to look runs up by, or `undefined` when `idOrPrefix` is too short to be one. The
  * characters are counted after `run_`: `run_` itself would otherwise count as 4 and name any
  * single stored run (DELETE /api/workflows/runs/run_ deleted it).
  */
-export function runIdPrefix(idOrPrefix: string): string | undefined {
-  const distinctive = idOrPrefix.startsWith(RUN_ID_PREFIX) ? idOrPrefix.slice(RUN_ID_PREFIX.length) : idOrPrefix;
-  return distinctive.length >= MIN_RUN_PREFIX ? idOrPrefix : undefined;
-}
+export const runIdPrefix = (idOrPrefix: string): string | undefined => shortIdPrefix(RUN_IDS, idOrPrefix);
 
 /**
  * The run an id or short id names: `exact` if there is one, else the single prefix match (the
  * caller looks prefixes up only when `runIdPrefix` allows); several matches are 400
- * `ambiguous_run_id`, none 404 `run_not_found`.
+ * `ambiguous_run_id`, none 404 `run_not_found` (shared/short-ids.ts, which workspaces use too).
  */
-export function pickRun<R extends { id: string }>(idOrPrefix: string, exact: R | undefined, prefixMatches: readonly R[]): R {
-  if (exact) return exact;
-  if (prefixMatches.length === 1) return prefixMatches[0]!;
-  if (prefixMatches.length > 1) {
-    throw new DomainError('ambiguous_run_id', `'${idOrPrefix}' matches ${prefixMatches.length} runs; give more of the id.`, {
-      matches: prefixMatches.slice(0, 10).map((run) => run.id),
-    });
-  }
-  const tooShort = runIdPrefix(idOrPrefix) === undefined ? ` A short id needs at least ${MIN_RUN_PREFIX} characters after '${RUN_ID_PREFIX}'.` : '';
-  throw new DomainError('run_not_found', `No run '${idOrPrefix}'.${tooShort}`);
-}
+export const pickRun = <R extends { id: string }>(idOrPrefix: string, exact: R | undefined, prefixMatches: readonly R[]): R =>
+  pickOne(RUN_IDS, idOrPrefix, exact, prefixMatches);

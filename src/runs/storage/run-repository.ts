@@ -34,7 +34,7 @@ export interface RunRepository extends AutoResumeClaims {
    */
   save(run: RunRecord, options?: PutOptions, expected?: RunStatus | 'absent'): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
-  /** An exact id, or a unique prefix with at least MIN_RUN_PREFIX characters after `run_`; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
+  /** An exact id, or a unique prefix with at least RUN_IDS.minChars characters after `run_`; else 400 `ambiguous_run_id` or 404 `run_not_found`. */
   resolve(idOrPrefix: string): Promise<RunRecord>;
   /** The run whose worker conversation this is. */
   byWorker(platformId: string): Promise<RunRecord | undefined>;

@@ -13,7 +13,7 @@ import { defineRoute, reply } from '../route.js';
 const IdParams = z.object({ id: z.string().min(1).describe('conversation id or platform_conversation_id') });
 
 const CreateBody = z.strictObject({
-  workspace_id: z.string().min(1).optional().describe('the workspace its agents and runs use'),
+  workspace_id: z.string().min(1).optional().describe('the workspace its agents and runs use: its id, name or an unambiguous id prefix (kept as the id)'),
   title: z.string().trim().min(1).max(TITLE_MAX).optional(),
   assistant: z.enum(ASSISTANT_NAMES).optional().describe("the agent answering its messages (default: the configuration's)"),
   permissions: z

@@ -69,7 +69,8 @@ export const runRoutes = [
         conversationId: body.conversationId ?? null,
         cwd: body.cwd === undefined ? undefined : checkProjectDir(body.cwd),
         trigger: body.trigger ?? 'api',
-        workspaceId: body.workspaceId ?? null,
+        // Named as the user names it (an id, a name or a unique prefix); the run keeps the full id.
+        workspaceId: body.workspaceId ? await ctx.workspaces.idOf(body.workspaceId) : null,
         ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
         ...(body.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {}),
         ...(body.permissions ? { permissions: body.permissions } : {}),

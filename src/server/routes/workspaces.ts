@@ -16,7 +16,7 @@ import { defineRoute, reply } from '../route.js';
  * (`WorkspaceSchema`); env values go in and never come out — only their names (`env_keys`).
  */
 
-const IdParams = z.object({ id: z.string().min(1).describe('workspace id') });
+const IdParams = z.object({ id: z.string().min(1).describe('workspace id, name, or an unambiguous id prefix') });
 
 const RegisterBody = z
   .strictObject({
@@ -38,7 +38,7 @@ const CleanupBody = z
       .describe(`only runs that ended longer ago than this (${AGE_HINT}); default 7d, or any age with merged`),
     merged: z.boolean().default(false).describe("only runs whose branch is merged into the workspace's default branch (or whose changes are already in it)"),
     force: z.boolean().default(false).describe('with merged: remove unmerged branches too'),
-    workspaceId: z.string().min(1).optional().describe('only this workspace (default: all)'),
+    workspaceId: z.string().min(1).optional().describe('only this workspace: its id, name or an unambiguous id prefix (default: all)'),
   })
   .refine((body) => body.merged || !body.force, {
     message: 'force applies with merged only (an age-only clean-up removes unmerged branches already)',
@@ -94,7 +94,7 @@ export const workspaceRoutes = [
     summary: "One workspace, with what its runs' worktrees take on this server's disk",
     tag: 'workspaces',
     params: IdParams,
-    errors: [404],
+    errors: [400, 404],
     responses: { 200: { description: 'The workspace', schema: WorkspaceDetailSchema } },
     handle: ({ ctx, params }) => ctx.workspaces.detail(params.id),
   }),
@@ -104,7 +104,7 @@ export const workspaceRoutes = [
     summary: "The workspace's isolation environments: one git worktree per run",
     tag: 'workspaces',
     params: IdParams,
-    errors: [404],
+    errors: [400, 404],
     responses: { 200: { description: 'Environments, newest first', schema: z.object({ environments: z.array(EnvironmentViewSchema) }) } },
     handle: async ({ ctx, params }) => ({ environments: await ctx.workspaces.environments(params.id) }),
   }),
@@ -147,7 +147,7 @@ export const workspaceRoutes = [
       'Remove a workspace: its worktrees, their svc/* branches, our clone and the registration (never a directory registered by path); 409 while a run on it is not finished',
     tag: 'workspaces',
     params: IdParams,
-    errors: [404, 409],
+    errors: [400, 404, 409],
     responses: { 200: { description: 'Deleted', schema: z.object({ deleted: z.literal(true), id: z.string() }) } },
     handle: async ({ ctx, params }) => ({ deleted: true as const, id: (await ctx.workspaces.delete(params.id)).id }),
   }),

@@ -32,3 +32,6 @@ export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ 
 
 /** A record as a jsonb parameter. Always stringified: the driver would turn a JS array into a SQL array. */
 export const asJson = (value: unknown): string => JSON.stringify(value);
+
+/** A LIKE pattern (with `ESCAPE '\'`) for what starts with `prefix`: its `%`, `_` and `\` taken as characters (short ids). */
+export const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

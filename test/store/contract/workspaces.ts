@@ -69,6 +69,28 @@ export function workspaceRepositoryContract(factory: ContractStoreFactory): void
     expect(await workspaces.list()).toMatchObject({ total: 55, items: expect.objectContaining({ length: 50 }) });
   });
 
+  it('resolves a workspace by id, by name or by a unique id prefix; an ambiguous one lists the candidates, oldest first', async () => {
+    const { workspaces } = await stores.current().workspaces();
+    await workspaces.insertIfAbsent(workspace(1, { id: 'ws_aaaa1111', name: 'api' }));
+    await workspaces.insertIfAbsent(workspace(2, { id: 'ws_aaaa2222', name: 'web' }));
+    await workspaces.insertIfAbsent(workspace(3, { id: 'ws_bbbb3333', name: 'web' }));
+    await workspaces.insertIfAbsent(workspace(4, { id: 'ws_cccc4444', name: 'a_%' }));
+    expect((await workspaces.resolve('ws_aaaa2222')).name).toBe('web');
+    expect((await workspaces.resolve('api')).id).toBe('ws_aaaa1111');
+    expect((await workspaces.resolve('ws_bbbb')).id).toBe('ws_bbbb3333');
+    expect((await workspaces.resolve('a_%')).id).toBe('ws_cccc4444');
+    await expect(workspaces.resolve('ws_aaaa')).rejects.toMatchObject({
+      code: 'ambiguous_workspace',
+      details: { matches: ['ws_aaaa1111', 'ws_aaaa2222'] },
+      message: expect.stringContaining('ws_aaaa1111 (api, /srv/repo-1)'),
+    });
+    // Two workspaces of one name (two clones called `web`): the name alone tells them not apart.
+    await expect(workspaces.resolve('web')).rejects.toMatchObject({ code: 'ambiguous_workspace', details: { matches: ['ws_aaaa2222', 'ws_bbbb3333'] } });
+    // Too short to be a prefix (counted after `ws_`), LIKE's wildcards are characters, and no name is a prefix.
+    for (const ref of ['ws_', 'ws_aaa', 'ws_%', 'ws____', 'ap', 'nothing'])
+      await expect(workspaces.resolve(ref)).rejects.toMatchObject({ code: 'workspace_not_found' });
+  });
+
   it('updates merge into the record and keep its id; deletes free the source key; all of it survives a reopen', async () => {
     let { workspaces } = await stores.current().workspaces();
     await workspaces.insertIfAbsent(workspace(1));

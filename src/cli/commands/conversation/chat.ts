@@ -16,7 +16,7 @@ import { sendAndAwaitReply, waitingNote } from './_reply.js';
  */
 export default defineCommand({
   args: [['[conversation]', 'conversation id (default: a new conversation)']],
-  options: { workspace: ['-w, --workspace <id>', 'the workspace of a new conversation'] },
+  options: { workspace: ['-w, --workspace <workspace>', 'the workspace of a new conversation (name, id or id prefix)'] },
   run: async (cmd, [given], options) => {
     const client = cmd.client();
     const conversation = given

@@ -2,16 +2,19 @@ import { defineCommand } from '../../define-command.js';
 import { printJson } from '../../output.js';
 import { printConversations } from './_print.js';
 
-/** `svc conversation list [--workspace id] [--all]`: newest first. */
+/** `svc conversation list [--workspace name|id] [--all]`: newest first. */
 export default defineCommand({
   options: {
-    workspace: ['-w, --workspace <id>', 'only the conversations of this workspace'],
+    workspace: ['-w, --workspace <workspace>', 'only the conversations of this workspace (name, id or id prefix)'],
     all: ['-a, --all', 'include deleted conversations'],
     limit: ['-n, --limit <n>', 'at most this many (default 50, at most 200)'],
   },
   run: async (cmd, _args, options) => {
-    const result = await cmd.client().conversations.list({
-      ...(options.workspace ? { workspace_id: options.workspace } : {}),
+    const client = cmd.client();
+    // The filter is by the id conversations keep: a name or prefix is resolved (or refused) first.
+    const workspaceId = options.workspace ? (await client.workspaces.get(options.workspace)).id : undefined;
+    const result = await client.conversations.list({
+      ...(workspaceId ? { workspace_id: workspaceId } : {}),
       ...(options.all ? { include_deleted: true } : {}),
       ...(options.limit ? { limit: Number(options.limit) } : {}),
     });

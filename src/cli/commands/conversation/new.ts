@@ -5,7 +5,7 @@ import { printConversation } from './_print.js';
 /** `svc conversation new [--workspace id] [--title text] [--assistant claude|codex] [--permissions read|edit|full]`. */
 export default defineCommand({
   options: {
-    workspace: ['-w, --workspace <id>', 'the workspace its agents and runs use'],
+    workspace: ['-w, --workspace <workspace>', 'the workspace its agents and runs use (name, id or id prefix)'],
     title: ['-t, --title <text>', 'a title'],
     assistant: ['--assistant <name>', "claude or codex (default: the configuration's)"],
     permissions: ['--permissions <level>', "what its agent may do: read, edit or full (default: the configuration's, read)"],

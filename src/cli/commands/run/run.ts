@@ -98,7 +98,7 @@ export default defineCommand({
   options: {
     conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
-    workspace: ['--workspace <id>', 'run in this workspace, in a git worktree of its own (svc/<run id>)'],
+    workspace: ['--workspace <workspace>', 'run in this workspace (name, id or id prefix), in a git worktree of its own (svc/<run id>)'],
     from: ['--from <run>', "a follow-on run: branch from that run's head, with its changes (id or prefix)"],
     maxCost: MAX_COST_OPTION,
     permissions: ['--permissions <level>', "what the run's agents may do at most: read, edit or full (lowers the workflow's, never raises it)"],

@@ -2,15 +2,15 @@ import type { EnvironmentView, Workspace, WorkspaceDetail } from '../../../clien
 import type { CommandContext } from '../../context.js';
 import { formatBytes, printJson, printTable } from '../../output.js';
 
-export const WORKSPACE_ARG = ['<workspace>', 'workspace id'] as const;
+export const WORKSPACE_ARG = ['<workspace>', 'workspace name, id, or unambiguous id prefix'] as const;
 
 /** One workspace, as `svc workspace show` (with `disk`) and the commands that change one print it. */
 export function printWorkspace(cmd: CommandContext, workspace: Workspace | WorkspaceDetail): void {
   if (cmd.globals.json) return printJson(cmd.io, workspace);
   const scan = workspace.env_scan;
   const lines = [
-    ['id', workspace.id],
     ['name', workspace.name],
+    ['id', workspace.id],
     ['source', workspace.source === 'clone' ? `clone of ${workspace.url}` : 'registered directory'],
     ['path', workspace.path],
     ['default branch', workspace.default_branch || '(not a git repository: runs execute in the directory itself)'],
@@ -28,8 +28,9 @@ export function printWorkspace(cmd: CommandContext, workspace: Workspace | Works
 export async function printWorkspaces(cmd: CommandContext, workspaces: Workspace[]): Promise<void> {
   await printTable(
     cmd.io,
-    ['ID', 'NAME', 'SOURCE', 'BRANCH', 'PATH'],
-    workspaces.map((w) => [w.id, w.name, w.source, w.default_branch, w.path]),
+    // The name first: it is what a person reads and types (any command takes it for the id).
+    ['NAME', 'ID', 'SOURCE', 'BRANCH', 'PATH'],
+    workspaces.map((w) => [w.name, w.id, w.source, w.default_branch, w.path]),
   );
 }
 

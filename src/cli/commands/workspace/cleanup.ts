@@ -14,7 +14,7 @@ export default defineCommand({
     olderThan: ['--older-than <age>', 'runs that ended longer ago than this: 30s, 90m, 12h, 7d, 2w (default 7d; with --merged, any age)'],
     merged: ['--merged', "only runs whose branch is merged into the workspace's default branch (or whose changes already are in it)"],
     force: ['--force', 'with --merged: remove branches with unmerged commits too'],
-    workspace: ['--workspace <id>', 'only this workspace'],
+    workspace: ['--workspace <workspace>', 'only this workspace (name, id or id prefix)'],
   },
   run: async (cmd, _args, options) => {
     if (options.force && !options.merged) throw new UsageError('--force applies with --merged only (by age alone, unmerged branches go already)');

@@ -17,7 +17,7 @@ export default defineCommand({
       const workspace = await client.workspaces.get(id);
       const prompts = await import('@clack/prompts');
       const what = workspace.source === 'clone' ? `its clone at ${workspace.path}` : `its worktrees (your directory ${workspace.path} stays)`;
-      const answer = await prompts.confirm({ message: `Remove workspace ${workspace.name} (${id}) and ${what}?`, initialValue: false });
+      const answer = await prompts.confirm({ message: `Remove workspace ${workspace.name} (${workspace.id}) and ${what}?`, initialValue: false });
       if (prompts.isCancel(answer) || !answer) throw new CliError('Not removed.', EXIT.cancelled);
     }
     const result = await client.workspaces.delete(id);
