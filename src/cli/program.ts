@@ -19,6 +19,8 @@ export interface CommandEntry {
    * uses it, because `svc con<TAB>` completes to `config` alone, as it always has.
    */
   completeName?: false;
+  /** Not listed in help or offered by completion: `__complete`, which the completion scripts call. */
+  hidden?: true;
 }
 
 const runCommand = () => import('./commands/run/run.js');
@@ -213,6 +215,12 @@ export const MANIFEST: CommandEntry[] = [
     load: () => import('./commands/run/signal.js'),
   },
   { name: 'completion', description: 'print a shell completion script', load: () => import('./commands/completion.js') },
+  {
+    name: '__complete',
+    description: 'the values completion offers: workflow names, run ids or workspace names (for the completion scripts)',
+    hidden: true,
+    load: () => import('./commands/complete.js'),
+  },
   { name: 'help', description: 'show help for a command, or a topic (exit-codes)', load: () => import('./commands/help.js') },
 ];
 
@@ -243,7 +251,9 @@ export function buildProgram(version: string, io?: IO): Program {
   if (io) root.configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
 
   const add = (parent: Command, entry: CommandEntry) => {
-    const command = parent.command(entry.name, entry.isDefault ? { isDefault: true } : {}).description(entry.description);
+    const command = parent
+      .command(entry.name, { ...(entry.isDefault ? { isDefault: true } : {}), ...(entry.hidden ? { hidden: true } : {}) })
+      .description(entry.description);
     if (entry.completeName === false) NOT_COMPLETED.add(command);
     if (entry.load) {
       loaders.set(command, entry.load);

@@ -4,7 +4,7 @@ import { cwdOption } from './_shared.js';
 
 /** `svc workflow delete <name> [--cwd dir]`: removes a project workflow file; bundled ones are read-only. */
 export default defineCommand({
-  args: [['<name>', 'workflow name']],
+  args: [['<workflow>', 'workflow name']],
   options: { cwd: CWD_OPTION },
   run: async (cmd, [name], options) => {
     const result = await cmd.client().workflows.delete(name, cwdOption(options.cwd));

@@ -8,7 +8,7 @@ import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';
  * terminal, or a Mermaid `flowchart TD` to paste into Markdown.
  */
 export default defineCommand({
-  args: [['<name>', 'workflow name']],
+  args: [['<workflow>', 'workflow name']],
   options: {
     mermaid: ['--mermaid', 'print a Mermaid flowchart instead'],
     ascii: ['--ascii', 'plain ASCII boxes'],

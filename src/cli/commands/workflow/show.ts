@@ -5,7 +5,7 @@ import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';
 
 /** `svc workflow show <name>`: where it comes from, the definition as written, its agents' permissions, and its DAG. */
 export default defineCommand({
-  args: [['<name>', 'workflow name']],
+  args: [['<workflow>', 'workflow name']],
   options: { cwd: CWD_OPTION },
   run: async (cmd, [name], options) => {
     const doc = await fetchWorkflow(cmd, name, cwdOption(options.cwd));

@@ -30,7 +30,7 @@ async function readFixture(cwd: string, name: string, given: string | undefined)
  * problem of an invalid fixture as `file:line:col: message`.
  */
 export default defineCommand({
-  args: [['<name>', 'workflow name']],
+  args: [['<workflow>', 'workflow name']],
   options: {
     fixture: ['--fixture <file>', 'the fixture (YAML: message, nodes, approvals, expect); default .svc/tests/<name>.yaml when it exists'],
     keep: ['--keep', 'keep the test run afterwards (it is deleted otherwise)'],
