@@ -78,10 +78,11 @@ export interface ContextOptions {
 }
 
 /**
- * How often the server registers the webhook triggers of its own directory and workspaces again
- * (docs/decisions.md, "Webhooks"): the schedules' tick, so a file edited by hand counts within it.
+ * The server registers the webhook triggers of its own directory and workspaces when a file in
+ * their `.svc/workflows/` changes (docs/decisions.md, "Webhooks"), and every TRIGGER_FALLBACK_MS
+ * whatever the watches saw: the schedules' tick, for a file system that sends no events.
  */
-const TRIGGER_REFRESH_MS = 15_000;
+const TRIGGER_FALLBACK_MS = 15_000;
 
 export async function createContext(options: ContextOptions): Promise<AppContext> {
   const { settings } = options;
@@ -130,7 +131,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       homes: coordination.homes,
       // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
       // (Offline, the next server start does: the CLI's directory is no server's.)
-      ...(policy.keepsClocks ? { registered: () => ctx.workflows.registerTriggers() } : {}),
+      ...(policy.keepsClocks ? { registered: () => ctx.workflows.workspaceRegistered() } : {}),
       // Asked only after the engine below exists.
       runs: {
         finishedAt: async (runId) => {
@@ -213,7 +214,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       // its first request, and keeps them registered: the only triggers registered without an
       // explicit call (docs/decisions.md, "Webhooks").
       await ctx.workflows.registerTriggers().catch((error: Error) => logger.warn('workflows.discovery_failed', { error: error.message }));
-      ctx.closers.add(ctx.workflows.keepTriggersRegistered(TRIGGER_REFRESH_MS));
+      ctx.closers.add(await ctx.workflows.watchTriggers({ fallbackMs: TRIGGER_FALLBACK_MS }));
       // Only the server keeps runs' wake-ups (durable waits, auto-resume): a CLI process never continues a run on its own.
       engine.keepWakeUps(shared ? settings.runLeaseMs : undefined);
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.

@@ -12,7 +12,8 @@ import type { Store } from '../store/index.js';
 import { listCommands, readCommand, type CommandList } from './commands.js';
 import { discoverWorkflows, type DiscoveredWorkflow, type Discovery, type DiscoveryError } from './discovery.js';
 import { WorkflowFileCache } from './file-cache.js';
-import { readWorkspaces, type WorkspaceRef } from './project-roots.js';
+import { projectRoots, readWorkspaces, type WorkspaceRef } from './project-roots.js';
+import { TriggerWatch } from './trigger-watch.js';
 import { deleteProjectWorkflow, projectFilesOf, saveProjectWorkflow } from './project-files.js';
 import { resolveProjectDir } from './project-dir.js';
 
@@ -74,6 +75,7 @@ export interface SavedWorkflow {
 export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   readonly cache = new WorkflowFileCache();
   readonly defaultCwd: string;
+  #watch: TriggerWatch | undefined;
 
   constructor(private readonly options: CatalogOptions<T> = {}) {
     this.defaultCwd = options.defaultCwd ?? process.cwd();
@@ -100,7 +102,7 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   /**
    * A discovery pass that registers the webhook triggers it finds under `cwd` (default: the
    * server's directory) and the registered workspaces. Called for the server's directory and
-   * workspaces at start and every few seconds (`keepTriggersRegistered`), and for a directory
+   * workspaces at start and when their workflow files change (`watchTriggers`), and for a directory
    * named by a state-changing call: save, delete, `POST /api/webhooks/register`.
    */
   async registerTriggers(cwd?: string): Promise<TriggerRegistration<T>> {
@@ -110,24 +112,32 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   }
 
   /**
-   * Keeps the triggers of the server's directory and workspaces registered: a pass every
-   * `everyMs` (a failed one only logs), so a workflow file edited by hand, or a workspace added
-   * through another server, is picked up without any request. Returns the stop.
+   * Keeps the triggers of the server's directory and workspaces registered (trigger-watch.ts): a
+   * pass soon after a file in one of their `.svc/workflows/` changes, and a slow pass every
+   * `fallbackMs` for what a watch misses (a file system without events, a workspace another server
+   * registered). Returns the stop.
    */
-  keepTriggersRegistered(everyMs: number): () => void {
-    let timer: NodeJS.Timeout | undefined;
-    const pass = () => {
-      void this.registerTriggers()
-        .catch((error: Error) => this.options.logger?.warn('workflows.discovery_failed', { error: error.message }))
-        .finally(() => {
-          if (timer) timer = setTimeout(pass, everyMs).unref();
-        });
-    };
-    timer = setTimeout(pass, everyMs).unref();
+  async watchTriggers({ debounceMs = 100, fallbackMs = 15_000 } = {}): Promise<() => void> {
+    const watch = new TriggerWatch({
+      roots: async () => (await projectRoots(this.defaultCwd, (await this.options.workspaces?.()) ?? [])).map((root) => root.dir),
+      register: () => this.registerTriggers(),
+      changed: (path) => this.cache.forget(path),
+      debounceMs,
+      fallbackMs,
+      logger: this.options.logger,
+    });
+    await watch.start();
+    this.#watch = watch;
     return () => {
-      clearTimeout(timer);
-      timer = undefined;
+      watch.stop();
+      if (this.#watch === watch) this.#watch = undefined;
     };
+  }
+
+  /** A workspace was registered: its triggers are registered, and its workflow directory watched, at once. */
+  async workspaceRegistered(): Promise<void> {
+    await this.registerTriggers();
+    this.#watch?.poke();
   }
 
   /** `triggersOnly`: a pass for the triggers alone, which leaves out the bundled workflows (none declares one). */

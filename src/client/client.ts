@@ -127,8 +127,12 @@ export interface SvcClient {
   webhooks: {
     /** The registered triggers and whether each secret is configured (never its value). */
     list(): Promise<{ webhooks: WebhookTriggerView[] }>;
-    /** Registers the triggers of the workflows under `cwd` (and the workspaces): a listing never does. */
-    register(cwd: string): Promise<TriggerRegistrationView>;
+    /**
+     * Registers the triggers of the workflows under `cwd` (and the workspaces): a listing never
+     * does. Without `cwd`, the server's own directory and workspaces: what it registers when their
+     * files change, done now.
+     */
+    register(cwd?: string): Promise<TriggerRegistrationView>;
     /** Recent deliveries, newest first. */
     deliveries(query?: DeliveryQuery): Promise<{ deliveries: DeliveryView[] }>;
   };

@@ -8,6 +8,7 @@ import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import type { CommandContext } from '../../context.js';
 import { printJson } from '../../output.js';
 import { readStdin } from '../../io.js';
+import { currentTriggers } from './_shared.js';
 
 const SIGNATURE_HEADER = 'x-svc-signature-256';
 
@@ -16,7 +17,7 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The trigger as the server knows it; undefined when it has no such slug (the delivery then shows the 404). */
 async function findTrigger(cmd: CommandContext, slug: string): Promise<WebhookTriggerView | undefined> {
-  const { webhooks } = await cmd.client('server').webhooks.list();
+  const { webhooks } = await currentTriggers(cmd.client('server'));
   return webhooks.find((w) => w.slug === slug);
 }
 
