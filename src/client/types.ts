@@ -33,6 +33,8 @@ export interface MergeAnswer {
   into: string;
   commit: string;
   strategy: MergeStrategy;
+  /** The branch was in `into` already (landed by hand): nothing changed; the run records it as landed. */
+  alreadyLanded: boolean;
 }
 export interface PullRequestInput {
   title?: string;

@@ -8,7 +8,7 @@
  */
 
 import { DomainError } from '../shared/errors.js';
-import { identityArgs, GitError, runGit, type WorktreeGit } from '../workspaces/index.js';
+import { changesAlreadyIn, identityArgs, GitError, runGit, type WorktreeGit } from '../workspaces/index.js';
 
 export const MERGE_STRATEGIES = ['merge', 'squash', 'fast-forward'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
@@ -27,8 +27,11 @@ export interface MergeRequest {
 
 export interface MergeResult {
   into: string;
+  /** The commit `into` points at now: the merge, or, already landed, where it already was. */
   commit: string;
   strategy: MergeStrategy;
+  /** The branch was in `into` already (merged, squashed or cherry-picked by hand): nothing was changed. */
+  alreadyLanded: boolean;
 }
 
 /** svc's own git runs no hook of the repository and signs nothing: nobody is there to answer a passphrase or a hook's question. */
@@ -132,11 +135,10 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
   if (!head) throw new DomainError('worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
   const old = await commitOf(`refs/heads/${request.into}`, options);
   if (!old) throw new DomainError('branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
-  if (await isAncestor(head, old, options)) {
-    throw new DomainError('already_merged', `${request.into} already has every commit of ${request.branch}; there is nothing to merge.`, {
-      into: request.into,
-      commit: old,
-    });
+  // Landed by hand already (issue 32): every commit of the branch is in `into`, or merging it would
+  // change nothing there (a squash or cherry-pick). That is the outcome asked for, not a refusal.
+  if ((await isAncestor(head, old, options)) || (await changesAlreadyIn(`refs/heads/${request.into}`, `refs/heads/${request.branch}`, options))) {
+    return { into: request.into, commit: old, strategy: request.strategy, alreadyLanded: true };
   }
   const checkout = await checkoutOf(request.into, options);
   if (checkout) {
@@ -177,7 +179,7 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
       throw intoMoved(request, (error as Error).message);
     }
   }
-  return { into: request.into, commit, strategy: request.strategy };
+  return { into: request.into, commit, strategy: request.strategy, alreadyLanded: false };
 }
 
 const intoMoved = (request: MergeRequest, gitSaid: string) =>

@@ -34,13 +34,23 @@ export interface PullRequestInput {
 export class LandingService {
   constructor(private readonly deps: { engine: Pick<RunEngine, 'settled' | 'runs'>; workspaces: Pick<WorkspaceService, 'landingSite'> }) {}
 
-  async merge(runId: string, request: MergeInput = {}): Promise<{ merged: true; into: string; commit: string; strategy: MergeStrategy }> {
+  /**
+   * Merges the run's branch, or, when it is in `into` already (the user landed it by hand), says
+   * so (`alreadyLanded`) and records that on the run — unless the run's record already says it
+   * landed there (svc's own merge, asked again), which stays as it is.
+   */
+  async merge(
+    runId: string,
+    request: MergeInput = {},
+  ): Promise<{ merged: true; into: string; commit: string; strategy: MergeStrategy; alreadyLanded: boolean }> {
     const { run, landing } = await this.#open(runId);
     const into = request.into ?? landing.defaultBranch;
     const strategy = request.strategy ?? 'merge';
-    const merged = await landing.merge({ into, strategy, message: request.message ?? mergeMessage(run, into, strategy) });
-    await recordLanding(this.deps.engine.runs, run, { merged });
-    return { merged: true, ...merged };
+    const { alreadyLanded, ...merged } = await landing.merge({ into, strategy, message: request.message ?? mergeMessage(run, into, strategy) });
+    if (!alreadyLanded || run.merged?.into !== into) {
+      await recordLanding(this.deps.engine.runs, run, { merged: alreadyLanded ? { ...merged, alreadyLanded } : merged });
+    }
+    return { merged: true, ...merged, alreadyLanded };
   }
 
   async push(runId: string, remote = 'origin'): Promise<{ remote: string; branch: string }> {

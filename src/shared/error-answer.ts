@@ -52,7 +52,6 @@ export const ERROR_STATUS = {
   merge_failed: 409,
   merge_conflict: 409,
   not_fast_forward: 409,
-  already_merged: 409,
   dirty_checkout: 409,
   into_moved: 409,
   push_failed: 409,

@@ -52,7 +52,6 @@ export const ERROR_CODES = [
   'merge_failed',
   'merge_conflict',
   'not_fast_forward',
-  'already_merged',
   'dirty_checkout',
   'into_moved',
   'push_failed',

@@ -57,7 +57,7 @@ async function existingRefs(refs: string[], options: { cwd: string; env: NodeJS.
  * commit of the branch has an equivalent patch in `target` (a squash of several commits is not
  * recognised there, and such a branch needs `--force`).
  */
-async function changesAlreadyIn(
+export async function changesAlreadyIn(
   target: string,
   branch: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number | undefined },

@@ -7,6 +7,7 @@ export type { RunWorktrees } from './run-worktrees.js';
 export { isDirectory } from './local-repository.js';
 export { AGE_HINT, parseAge } from './age.js';
 export { type CleanupResult, CleanupResultSchema, type KeptEnvironment } from './cleanup.js';
+export { changesAlreadyIn } from './branch-merged.js';
 export { identityArgs } from './commits.js';
 export { type DiffFile, type RunDiff, RunDiffSchema } from './diff.js';
 export { GitError, runGit } from './git.js';

@@ -57,7 +57,7 @@ describe('merge into a path workspace', () => {
     const before = git(dir, 'rev-parse', 'main');
     const answer = await merge(run.id);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body).toEqual({ merged: true, into: 'main', commit: expect.stringMatching(/^[0-9a-f]{40}$/), strategy: 'merge' });
+    expect(answer.body).toEqual({ merged: true, into: 'main', commit: expect.stringMatching(/^[0-9a-f]{40}$/), strategy: 'merge', alreadyLanded: false });
     const { commit } = answer.body;
     expect(git(dir, 'rev-parse', 'main')).toBe(commit);
     expect(parents(dir, commit)).toEqual([before, run.headCommit]);
@@ -71,8 +71,11 @@ describe('merge into a path workspace', () => {
     expect(after.status).toBe('completed');
     expect(after.merged).toEqual({ into: 'main', commit, strategy: 'merge', at: expect.any(String) });
     expect(after.events.find((e: Json) => e.type === 'run_merged')).toMatchObject({ into: 'main', commit, strategy: 'merge' });
-    // A second merge has nothing to bring.
-    expect((await merge(run.id)).body.error).toBe('already_merged');
+    // A second merge has nothing to bring: already landed (issue 32), and svc's own record of the merge stays.
+    const again = await merge(run.id);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ merged: true, into: 'main', commit, strategy: 'merge', alreadyLanded: true });
+    expect((await getRun(server, run.id)).merged).toEqual(after.merged);
   });
 
   it('refuses a dirty checkout, naming its changed files, and touches nothing', async () => {

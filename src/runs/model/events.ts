@@ -65,7 +65,7 @@ export interface RunEventFields {
   run_cancelled: { reason?: string };
   run_abandoned: Record<never, never>;
   /** The run's branch was merged (docs/decisions.md, "Landing a run: merge, push, pull request"); the run's status does not change. */
-  run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward' };
+  run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward'; alreadyLanded?: boolean };
 }
 
 export type RunEventType = keyof RunEventFields;

@@ -148,7 +148,11 @@ export const NodeLogPageSchema = z.object({
 export const RunMergedSchema = z.object({
   into: z.string().describe('the branch merged into'),
   commit: z.string().describe('the commit `into` points at after the merge'),
-  strategy: z.enum(['merge', 'squash', 'fast-forward']),
+  strategy: z.enum(['merge', 'squash', 'fast-forward']).describe('the strategy asked for (with alreadyLanded, none was needed)'),
+  alreadyLanded: z
+    .boolean()
+    .optional()
+    .describe('true: the branch was in `into` already (merged, squashed or cherry-picked by hand); svc recorded it and changed nothing'),
   at: z.string(),
 });
 

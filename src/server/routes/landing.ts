@@ -34,6 +34,9 @@ const MergedSchema = z.object({
   into: z.string(),
   commit: z.string().describe('the commit `into` points at now'),
   strategy: z.enum(MERGE_STRATEGIES),
+  alreadyLanded: z
+    .boolean()
+    .describe('true: the branch was in `into` already (merged, squashed or cherry-picked by hand); nothing was changed, and the run records it as landed'),
 });
 
 const PushBodySchema = z.strictObject({ remote: refName('remote').optional().describe('a remote name or URL (default origin)') });
@@ -59,7 +62,7 @@ export const landingRoutes = [
     body: MergeBodySchema,
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
-    responses: { 200: { description: 'Merged', schema: MergedSchema } },
+    responses: { 200: { description: 'Merged, or already landed (alreadyLanded)', schema: MergedSchema } },
     handle: ({ ctx, params, body }) => ctx.landing.merge(params.runId, body ?? {}),
   }),
   defineRoute({

@@ -12,6 +12,7 @@ const LABEL: Record<Action, string> = { merge: 'Merge', push: 'Push', pr: 'Creat
 async function land(action: Action, run: RunDetail): Promise<Outcome> {
   if (action === 'merge') {
     const merged = await client.runs.merge(run.id);
+    if (merged.alreadyLanded) return { ok: true, text: `Already landed in ${merged.into}: ${merged.commit.slice(0, 10)}` };
     return { ok: true, text: `Merged into ${merged.into}: ${merged.commit.slice(0, 10)}` };
   }
   if (action === 'push') {
@@ -25,12 +26,14 @@ async function land(action: Action, run: RunDetail): Promise<Outcome> {
 /**
  * Merge, Push and Create PR for a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"), beside its
  * Changes: each button shows what it did — the merge commit, the pull request's link — or why the
- * server refused (a dirty checkout, a conflict, gh missing). Only once the run stops changing.
+ * server refused (a dirty checkout, a conflict, gh missing). Only once the run stops changing, and
+ * not once it has landed (issue 32): a merged branch has nothing left to merge, push or propose.
  */
 export function Landing({ run }: { run: RunDetail }) {
   const [busy, setBusy] = useState<Action | null>(null);
   const [outcomes, setOutcomes] = useState<Partial<Record<Action, Outcome>>>({});
   const active = run.status === 'pending' || run.status === 'running';
+  const landed = run.merged !== undefined;
   const act = async (action: Action) => {
     setBusy(action);
     let outcome: Outcome;
@@ -44,8 +47,8 @@ export function Landing({ run }: { run: RunDetail }) {
   };
   return (
     <div class="landing" data-landing>
-      <div class="buttons">
-        {(Object.keys(LABEL) as Action[]).map((action) => (
+      <div class="buttons" hidden={landed}>
+        {(landed ? [] : (Object.keys(LABEL) as Action[])).map((action) => (
           <button
             key={action}
             type="button"
@@ -81,7 +84,8 @@ export function Landing({ run }: { run: RunDetail }) {
       })}
       {run.merged && !outcomes.merge ? (
         <p class="muted" data-merged={run.merged.commit}>
-          Merged into {run.merged.into} ({run.merged.strategy}): <span class="mono">{run.merged.commit.slice(0, 10)}</span>
+          {run.merged.alreadyLanded ? `Already landed in ${run.merged.into}` : `Merged into ${run.merged.into} (${run.merged.strategy})`}:{' '}
+          <span class="mono">{run.merged.commit.slice(0, 10)}</span>
         </p>
       ) : null}
       {run.pullRequest && !outcomes.pr ? (

@@ -24,7 +24,8 @@ export function RunActions({ run, onDone, onDeleting }: { run: RunDetail; onDone
   const [error, setError] = useState<string | undefined>(undefined);
   const [comment, setComment] = useState('');
   const [reason, setReason] = useState('');
-  const allowed = allowedOperations(run.status);
+  // A landed run's branch is in its target (issue 32): resuming it would make changes nobody lands.
+  const allowed = allowedOperations(run.status).filter((operation) => !(operation === 'resume' && run.merged !== undefined));
   const act = async (operation: RunOperation) => {
     if (operation === 'delete' && !confirm(`Delete run ${run.id} and its history?`)) return;
     if (operation === 'delete') onDeleting(true);

@@ -181,7 +181,11 @@ export class RunPrinter {
         this.#line(`${p.yellow('↻')} auto-resume at ${event.at} called off (${event.reason})`);
         break;
       case 'run_merged':
-        this.#line(`${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`);
+        this.#line(
+          event.alreadyLanded
+            ? `${p.green('✔')} already landed in ${event.into}: ${event.commit}`
+            : `${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`,
+        );
         break;
     }
     this.#refreshSpinner();

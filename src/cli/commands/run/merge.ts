@@ -4,8 +4,10 @@ import { printJson } from '../../output.js';
 
 /**
  * `svc runs merge <run> [--into b] [--squash | --ff-only] [-m msg]`: the run's branch merged into
- * a branch of its workspace (docs/decisions.md, "Landing a run: merge, push, pull request"). A refusal (a dirty checkout, a
- * conflict, no fast-forward, a run still running) exits 1 with the reason, nothing changed.
+ * a branch of its workspace (docs/decisions.md, "Landing a run: merge, push, pull request"). A branch
+ * the user landed already (merged, squashed or cherry-picked by hand) is "already landed", exit 0,
+ * and recorded on the run. A refusal (a dirty checkout, a conflict, no fast-forward, a run still
+ * running) exits 1 with the reason, nothing changed.
  */
 export default defineCommand({
   args: [RUN_ARG],
@@ -24,6 +26,8 @@ export default defineCommand({
       ...(options.message ? { message: options.message } : {}),
     });
     if (cmd.globals.json) return printJson(cmd.io, merged);
-    cmd.io.out(`Merged into ${merged.into} (${merged.strategy}): ${merged.commit}\n`);
+    // Landed by hand before: the outcome asked for, so exit 0 (issue 32), and the run now says so.
+    if (merged.alreadyLanded) cmd.io.out(`Already landed: ${merged.into} (${merged.commit}) has the run's changes; recorded on the run.\n`);
+    else cmd.io.out(`Merged into ${merged.into} (${merged.strategy}): ${merged.commit}\n`);
   },
 });

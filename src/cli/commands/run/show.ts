@@ -88,7 +88,13 @@ export default defineCommand({
             ]
           : []),
         // What landed it (`svc runs merge`, `svc runs pr`).
-        ...(run.merged ? [`  merged:   into ${run.merged.into} (${run.merged.strategy}) ${run.merged.commit}`] : []),
+        ...(run.merged
+          ? [
+              run.merged.alreadyLanded
+                ? `  merged:   already landed in ${run.merged.into} (by hand) ${run.merged.commit}`
+                : `  merged:   into ${run.merged.into} (${run.merged.strategy}) ${run.merged.commit}`,
+            ]
+          : []),
         ...(run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
         ...(run.serverId || run.worktreeHome
