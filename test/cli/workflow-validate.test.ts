@@ -121,9 +121,27 @@ describe('svc workflow validate', () => {
     });
   });
 
-  it('needs at least one file (usage error, exit 2)', async () => {
-    const result = await runSvcInProcess(['workflow', 'validate'], env);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/missing required argument 'file'/);
+  it("with no file, validates the current project's .svc/workflows/ (issue 32), through the built CLI", async () => {
+    await project.write('good.yaml', workflowYaml('good'));
+    await project.write('other.yml', workflowYaml('other'));
+    const valid = await runCli(['workflow', 'validate'], { env, cwd: project.dir });
+    expect(valid).toEqual({ code: 0, stdout: 'ok: 2 workflow files valid\n', stderr: '' });
+
+    await project.write('broken.yaml', BROKEN);
+    const invalid = await runCli(['workflow', 'validate'], { env, cwd: project.dir });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toContain(".svc/workflows/broken.yaml:6:18: nodes[0].depends_on: unknown node 'tset' (did you mean 'test'?)\n");
+    expect(invalid.stdout).toMatch(/\n1 of 3 workflow files invalid \(2 errors\)\n$/);
+  });
+
+  it('with no file outside a project, is a usage error naming what it looked for (exit 2)', async () => {
+    const bare = await makeProject({ bare: true });
+    try {
+      const result = await runCli(['workflow', 'validate'], { env, cwd: bare.dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`no .svc/workflows/ in ${bare.dir}`);
+    } finally {
+      await bare.remove();
+    }
   });
 });

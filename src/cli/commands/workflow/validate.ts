@@ -38,15 +38,27 @@ async function check(tools: Tools, file: string): Promise<FileReport> {
   return result.ok ? { file, valid: true, errors: [] } : { file, valid: false, errors: result.errors };
 }
 
+/** Where discovery finds a project's workflows (catalog/bundled.ts PROJECT_WORKFLOWS_DIR), relative to the current directory. */
+const PROJECT_WORKFLOWS = join('.svc', 'workflows');
+
+/** With no file named: the current project's workflows (issue 32), as `svc workflow list` would find them. */
+async function projectWorkflows(): Promise<string> {
+  if (!(await stat(PROJECT_WORKFLOWS).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(`no ${PROJECT_WORKFLOWS}/ in ${process.cwd()}: name workflow files or directories, or run it in a project`);
+  }
+  return PROJECT_WORKFLOWS;
+}
+
 /**
- * `svc workflow validate <file|dir...>`: offline — no server, no store — so it runs in CI and
- * pre-commit hooks. Prints each problem as `file:line:col: message` (the form editors and CI
+ * `svc workflow validate [file|dir...]`: offline — no server, no store — so it runs in CI and
+ * pre-commit hooks. With no argument, the project's `.svc/workflows/` under the current directory. Prints each problem as `file:line:col: message` (the form editors and CI
  * annotators parse), then a count on a line of its own; exit 1 when any file is invalid, else 0
  * with one OK line. Everything goes to stdout.
  */
 export default defineCommand({
-  args: [['<file...>', 'workflow files, or directories of them']],
-  run: async (cmd, [args]) => {
+  args: [['[file...]', "workflow files, or directories of them (default: this project's .svc/workflows/)"]],
+  run: async (cmd, [given]) => {
+    const args = given.length > 0 ? given : [await projectWorkflows()];
     const tools: Tools = await import('../../../runtime.js');
     const files = (await Promise.all(args.map((arg) => expand(tools, arg)))).flat();
     const reports = await Promise.all(files.map((file) => check(tools, file)));
