@@ -66,6 +66,10 @@ describe('a workspace by name or by id prefix', () => {
     expect(onWorkspace).toHaveLength(2);
     expect(onWorkspace.map((c) => c.id)).toContain(created.id);
 
+    const cleaned = await svc('workspace', 'cleanup', '--workspace', 'repo', '--json');
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect((await svc('workspace', 'cleanup', '--workspace', 'nothing-called-this')).code).toBe(1);
+
     const missing = await svc('workspace', 'show', 'nothing-called-this');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("No workspace 'nothing-called-this'");

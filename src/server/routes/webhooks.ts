@@ -75,7 +75,7 @@ export const webhookRoutes = [
     method: 'POST',
     path: '/api/webhooks/register',
     summary:
-      "Register the webhook triggers of the workflows under cwd (and the registered workspaces). The server's own directory and workspaces are registered without it; a listing (GET) never registers",
+      "Register the webhook triggers of the workflows under cwd (and the registered workspaces); without cwd, the server's own directory and workspaces, which it also registers as their workflow files change. A listing (GET) never registers",
     tag: 'webhooks',
     query: z.object({ cwd: z.string().optional().describe(PROJECT_DIR_DESCRIPTION) }),
     errors: [400, 415],
