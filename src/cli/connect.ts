@@ -21,7 +21,13 @@ function openLocal(settings: Settings): OpenLocalApi {
 }
 
 /** The client a command works with; `serverOrLocal` decides between the server and the store. */
-export function connect(settings: Settings, target: ServerTarget, reach: Reach, actor: Extract<Actor, 'cli' | 'mcp'> = 'cli'): SvcClient {
+export function connect(
+  settings: Settings,
+  target: ServerTarget,
+  reach: Reach,
+  actor: Extract<Actor, 'cli' | 'mcp'> = 'cli',
+  options: { readTimeoutMs?: number } = {},
+): SvcClient {
   return createClient(
     serverOrLocal({
       url: target.url,
@@ -30,6 +36,7 @@ export function connect(settings: Settings, target: ServerTarget, reach: Reach, 
       local: reach === 'server' ? false : openLocal(settings),
       // On a shared database this process executes no run: a server on it claims them (docs/scaling.md).
       localRuns: settings.databaseUrl ? 'database' : 'process',
+      ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
     }),
     // The server's audit entries name the CLI (or svc mcp) as the actor of what it changes.
     { headers: { [ACTOR_HEADER]: actor } },

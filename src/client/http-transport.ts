@@ -11,7 +11,7 @@ const READ_TIMEOUT_MS = 30_000;
 import { requestHeaders, type ApiAnswer, type ApiRequest, type Transport } from './transport.js';
 
 /** A JSON exchange on node:http (see transport.ts for why not fetch); node:https (TLS) loads only for https URLs. */
-export async function sendHttp(baseUrl: string, request: ApiRequest): Promise<ApiAnswer> {
+export async function sendHttp(baseUrl: string, request: ApiRequest, readTimeoutMs = READ_TIMEOUT_MS): Promise<ApiAnswer> {
   const { method, path, body } = request;
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -43,16 +43,16 @@ export async function sendHttp(baseUrl: string, request: ApiRequest): Promise<Ap
       const reason = error.code ?? error.message;
       reject(error.code && NOT_CONNECTED.has(error.code) ? new ServerUnreachableError(baseUrl, reason) : new ServerExchangeError(baseUrl, reason));
     });
-    if (method === 'GET') req.setTimeout(READ_TIMEOUT_MS, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    if (method === 'GET') req.setTimeout(readTimeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
     req.end(payload);
   });
 }
 
 /** A server over HTTP; streams are Server-Sent Events (events.ts). */
-export function httpTransport(baseUrl: string): Transport {
+export function httpTransport(baseUrl: string, options: { readTimeoutMs?: number } = {}): Transport {
   return {
     baseUrl,
-    send: (request) => sendHttp(baseUrl, request),
+    send: (request) => sendHttp(baseUrl, request, options.readTimeoutMs),
     runHost: async () => 'server',
     close: async () => {},
   };

@@ -20,6 +20,8 @@ export interface ServerOrLocalOptions {
   explicit: boolean;
   /** A live server holds the store's lock: it answers, or nothing may touch the store. */
   running: boolean;
+  /** How long a read may take before it is given up (default 30 s; shell completion waits less). */
+  readTimeoutMs?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export function serverOrLocal(options: ServerOrLocalOptions): Transport {
     if (options.local === false || options.explicit || options.running) throw unreachable;
     return (chosen = localTransport(options.local, options.localRuns));
   };
-  const http = httpTransport(options.url);
+  const http = httpTransport(options.url, { readTimeoutMs: options.readTimeoutMs });
 
   return {
     get baseUrl() {
