@@ -1,5 +1,5 @@
 /**
- * Naming a record by less than its whole id (docs/contract.md, "Short ids and names"): an exact
+ * Naming a record by less than its whole id (docs/contract.md, "HTTP"): an exact
  * id, or a prefix of one, and for kinds that have them a name. One piece of code for every kind
  * (runs, workspaces), so a short run id and a workspace prefix are counted, matched and refused
  * alike; each repository finds the candidates its own way (a scan of a small file, or SQL) and

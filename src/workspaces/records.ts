@@ -65,7 +65,7 @@ export type EnvironmentView = z.infer<typeof EnvironmentViewSchema>;
 export const toWorkspaceView = ({ source_key: _key, ...view }: WorkspaceRecord): Workspace => view;
 
 /**
- * How a workspace is named where one is asked for (docs/contract.md, "Short ids and names"): its
+ * How a workspace is named where one is asked for (docs/contract.md, "HTTP"): its
  * id, its name, or `ws_` and at least four more characters of its id — the rule run ids follow.
  */
 export const WORKSPACE_IDS: ShortIdKind = {

@@ -58,7 +58,7 @@ export class WorkspaceService {
 
   /**
    * Every method here that takes a workspace takes it as the user names it — an id, a name or a
-   * unique id prefix (docs/contract.md, "Short ids and names") — and works on the id it resolves to.
+   * unique id prefix (docs/contract.md, "HTTP") — and works on the id it resolves to.
    */
   async get(ref: string): Promise<Workspace> {
     return toWorkspaceView(await this.#core.resolve(ref));
