@@ -15,7 +15,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
+      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
       *) npos=$((npos + 1)) ;;
     esac
   done
@@ -70,11 +70,12 @@ _svc() {
     "mcp") words='--print-config --help'; args=(); case "$prev" in --print-config|--url) optkind=- ;; esac ;;
     "commands") words='--cwd --help'; args=(); case "$prev" in --cwd|--url) optkind=- ;; esac ;;
     "run") words='-c --conversation --cwd --workspace --from --max-cost --permissions -d --detach -w --wait --verbose --dry-run --help'; args=(workflows -); case "$prev" in -c|--conversation|--cwd|--max-cost|--permissions|--url) optkind=- ;; --workspace) optkind=workspaces ;; --from) optkind=runs ;; esac ;;
-    "runs") words='list show diff merge push pr --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "runs") words='list show diff merge logs push pr --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "runs list") words='-s --status --workflow --definition-hash --since --until -L --limit --help'; args=(); case "$prev" in -s|--status|--workflow|--definition-hash|--since|--until|-L|--limit|--url) optkind=- ;; esac ;;
     "runs show") words='--help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;
     "runs diff") words='--node --stat --help'; args=(runs); case "$prev" in --node|--url) optkind=- ;; esac ;;
     "runs merge") words='--into --squash --ff-only -m --message --help'; args=(runs); case "$prev" in --into|-m|--message|--url) optkind=- ;; esac ;;
+    "runs logs") words='-f --follow --help'; args=(runs -); case "$prev" in --url) optkind=- ;; esac ;;
     "runs push") words='--remote --help'; args=(runs); case "$prev" in --remote|--url) optkind=- ;; esac ;;
     "runs pr") words='--title --body --base --draft --help'; args=(runs); case "$prev" in --title|--body|--base|--url) optkind=- ;; esac ;;
     "bench") words='show compare workflows --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;

@@ -20,7 +20,7 @@ function __svc_walk
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
             set npos 0
         else
@@ -194,6 +194,7 @@ complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its branch, or one node'\''s commits (--node); --stat for the files'
 complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only); your checkout kept safe'
+complete -c svc -n '__svc_path_is runs' -a 'logs' -d 'a node'\''s whole log (stdout and stderr), or every node'\''s; --follow streams a running node'\''s until it ends'
 complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
 complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, waiting, completed, failed, cancelled, abandoned'
@@ -211,6 +212,8 @@ complete -c svc -n '__svc_path_is runs merge' -l into -r -d 'the branch to merge
 complete -c svc -n '__svc_path_is runs merge' -l squash -d 'one commit on top of the branch instead of a merge commit'
 complete -c svc -n '__svc_path_is runs merge' -l ff-only -d 'only fast-forward the branch to the run'\''s head'
 complete -c svc -n '__svc_path_is runs merge' -s m -l message -r -d 'the commit message'
+complete -c svc -n '__svc_arg_is 0 runs logs' -a '(__svc_values runs)'
+complete -c svc -n '__svc_path_is runs logs' -s f -l follow -d 'keep printing what the node prints until it ends (needs a server)'
 complete -c svc -n '__svc_arg_is 0 runs push' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs push' -l remote -r -d 'a remote name or URL (default origin)'
 complete -c svc -n '__svc_arg_is 0 runs pr' -a '(__svc_values runs)'

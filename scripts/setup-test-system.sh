@@ -8,6 +8,7 @@
 #   socat       the sandbox tests: socat on PATH
 #   ripgrep     the bash sandbox's tests: rg on PATH (the sandbox runtime needs it)
 #   curl        the sandbox tests: a request through the sandbox's proxy
+#   zsh, fish   the shell completion tests: the real shells calling svc __complete
 #
 # Everything present: nothing printed, no apt-get, exit 0. Something missing: with apt-get and
 # root (or sudo that asks for no password), one `apt-get update` and one `apt-get install` of the
@@ -35,7 +36,7 @@ esac
 chromium_path="${SVC_TEST_CHROMIUM:-/usr/bin/chromium}"
 
 # Each component is also the name of its Debian package. A check succeeds, silently, when it is there.
-components="chromium postgresql bubblewrap socat ripgrep curl"
+components="chromium postgresql bubblewrap socat ripgrep curl zsh fish"
 has() {
   case "$1" in
     chromium) [ -x "$chromium_path" ] ;;
@@ -44,6 +45,8 @@ has() {
     socat) command -v socat >/dev/null 2>&1 ;;
     ripgrep) command -v rg >/dev/null 2>&1 ;;
     curl) command -v curl >/dev/null 2>&1 ;;
+    zsh) command -v zsh >/dev/null 2>&1 ;;
+    fish) command -v fish >/dev/null 2>&1 ;;
   esac
 }
 needed_by() {
@@ -54,6 +57,7 @@ needed_by() {
     socat) echo 'the sandbox tests' ;;
     ripgrep) echo 'the bash sandbox tests (the sandbox runtime scans with rg)' ;;
     curl) echo 'the sandbox tests (requests through the sandbox proxy)' ;;
+    zsh | fish) echo 'the shell completion tests (test/cli/completion-values)' ;;
   esac
 }
 # The component by its generic name, for systems without Debian's packages.
@@ -65,6 +69,8 @@ described() {
     socat) echo 'socat (on PATH)' ;;
     ripgrep) echo 'ripgrep (rg on PATH)' ;;
     curl) echo 'curl (on PATH)' ;;
+    zsh) echo 'zsh (on PATH)' ;;
+    fish) echo 'fish (on PATH)' ;;
   esac
 }
 # Installed along with a package: --no-install-recommends would leave out the metric-compatible

@@ -24,9 +24,9 @@ const SH = which('sh');
 const TOOLS = ['env', 'mktemp', 'rm', 'tail', 'true'];
 
 /** The components by their Debian package names. */
-type Component = 'chromium' | 'postgresql' | 'bubblewrap' | 'socat' | 'ripgrep' | 'curl';
+type Component = 'chromium' | 'postgresql' | 'bubblewrap' | 'socat' | 'ripgrep' | 'curl' | 'zsh' | 'fish';
 /** Present in the tests below unless a test is about them: they behave as bubblewrap and socat do. */
-const TOOLS_TOO: Component[] = ['ripgrep', 'curl'];
+const TOOLS_TOO: Component[] = ['ripgrep', 'curl', 'zsh', 'fish'];
 
 interface Machine {
   /** The script's whole PATH. */
@@ -68,6 +68,8 @@ function machine(options: { present: Component[]; privilege: 'root' | 'sudo' | '
     socat: join(bin, 'socat'),
     ripgrep: join(bin, 'rg'),
     curl: join(bin, 'curl'),
+    zsh: join(bin, 'zsh'),
+    fish: join(bin, 'fish'),
   };
   for (const component of options.present) executable(standIns[component], 'exit 0');
 
@@ -102,7 +104,7 @@ function runSetup(m: Machine, env: Record<string, string> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
 }
 
-const ALL: Component[] = ['chromium', 'postgresql', 'bubblewrap', 'socat', 'ripgrep', 'curl'];
+const ALL: Component[] = ['chromium', 'postgresql', 'bubblewrap', 'socat', 'ripgrep', 'curl', 'zsh', 'fish'];
 
 describe('scripts/setup-test-system.sh', () => {
   it('with everything present, says nothing, calls no apt-get and exits 0, even where it could install', () => {
