@@ -16,7 +16,7 @@ export interface IO {
   color: boolean;
   /** Interactive prompts allowed: stdin and stdout are TTYs, not CI, `SVC_PROMPT_DISABLED` unset. */
   canPrompt: boolean;
-  /** Spinners allowed: stderr is a TTY, not CI, and no `--json`. */
+  /** Spinners allowed: stderr is a TTY that reports its width (not 0), not CI, and no `--json`. */
   canSpin: boolean;
   env: NodeJS.ProcessEnv;
   out(text: string): void;
@@ -36,6 +36,17 @@ export function colorEnabled(env: NodeJS.ProcessEnv, isTTY: boolean, noColorFlag
   return isTTY;
 }
 
+/**
+ * The width a terminal reports, when it is one a drawing can use: `undefined` for 0 or unknown.
+ * Ptys made by `script`, some CI runners and containers report 0 columns; ora divides by the width
+ * to know how many lines to clear, and with 0 it clears forever (issue 32): such a terminal gets
+ * plain lines.
+ */
+export function terminalWidth(stream: unknown): number | undefined {
+  const columns = (stream as { columns?: unknown } | undefined)?.columns;
+  return typeof columns === 'number' && Number.isFinite(columns) && columns > 0 ? columns : undefined;
+}
+
 export function systemIO(options: IOOptions = {}, env: NodeJS.ProcessEnv = process.env): IO {
   const isStdoutTTY = Boolean(process.stdout.isTTY);
   const isStderrTTY = Boolean(process.stderr.isTTY);
@@ -50,7 +61,7 @@ export function systemIO(options: IOOptions = {}, env: NodeJS.ProcessEnv = proce
     isStdinTTY,
     color: colorEnabled(env, isStdoutTTY, options.noColor),
     canPrompt: isStdinTTY && isStdoutTTY && !ci && !promptDisabled,
-    canSpin: isStderrTTY && !ci && !options.json,
+    canSpin: isStderrTTY && terminalWidth(process.stderr) !== undefined && !ci && !options.json,
     env,
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),

@@ -94,7 +94,11 @@ export async function killAllServes(): Promise<void> {
  * A CLI command left running while the test acts (one following a run or waiting for a reply): its
  * output so far, and its end. `killAllServes` ends it too.
  */
-export function spawnCli(args: string[], env: Record<string, string>, cwd: string): { stdout(): string; stderr(): string; done: Promise<CliResult> } {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): { pid: number; stdout(): string; stderr(): string; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [SVC_BIN, ...args], { env: svcEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let stdout = '';
@@ -107,7 +111,7 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd: strin
       resolve({ code, stdout, stderr });
     }),
   );
-  return { stdout: () => stdout, stderr: () => stderr, done };
+  return { pid: child.pid!, stdout: () => stdout, stderr: () => stderr, done };
 }
 
 /** A loopback port that was free a moment ago and has nothing listening on it now. */

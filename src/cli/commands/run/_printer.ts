@@ -2,6 +2,7 @@ import { refusalsNote, type RunView, type StreamEvent } from '../../../client/in
 import { indentTail, toleratedNote } from './_failures.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
+import { createSpinner, type Spinner } from '../../spinner.js';
 import { formatCost, formatMs, waitingText } from './_outcome.js';
 import { showsToolCall, toolLine } from './_tools.js';
 
@@ -12,16 +13,9 @@ export interface PrinterOptions {
   quiet: boolean;
 }
 
-interface Spinner {
-  text: string;
-  start(): Spinner;
-  stop(): Spinner;
-  isSpinning: boolean;
-}
-
 /**
  * Progress of a followed run. On a TTY: one spinner naming the nodes running now, and a line per
- * node as it ends; piped: plain lines, no colour, no spinner. The same printer serves live
+ * node as it ends; piped, or on a terminal of 0 or unknown width: plain lines, no spinner. The same printer serves live
  * streams (SSE) and the offline foreground mode (the in-process bus).
  */
 export class RunPrinter {
@@ -38,9 +32,15 @@ export class RunPrinter {
   static async create(io: IO, options: PrinterOptions): Promise<RunPrinter> {
     const printer = new RunPrinter(io, options);
     printer.#paint = await styler(io);
-    if (io.canSpin && !options.quiet) {
-      const { default: ora } = await import('ora');
-      printer.#spinner = ora({ stream: io.stderr as NodeJS.WriteStream, discardStdin: false }) as unknown as Spinner;
+    if (!options.quiet) {
+      // A terminal that loses its width mid-run: from then on, a line per node started too.
+      printer.#spinner = await createSpinner(io, {
+        onGone: () => {
+          printer.#spinner = undefined;
+          clearInterval(printer.#timer);
+          printer.#timer = undefined;
+        },
+      });
     }
     return printer;
   }

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { defineCommand } from '../../define-command.js';
+import { createSpinner } from '../../spinner.js';
 import { printWorkspace } from './_print.js';
 
 /** A URL to clone, or anything else as a directory (relative to where the command runs). */
@@ -10,11 +11,8 @@ export default defineCommand({
   args: [['<source>', 'a repository URL (https://, ssh://, git@host:path, file://) or a local directory']],
   run: async (cmd, [source]) => {
     const input = isUrl(source) || source.startsWith('-') ? { url: source } : { path: isAbsolute(source) ? source : resolve(source) };
-    // A clone can take a while: a spinner on a terminal, nothing when piped.
-    const spinner =
-      'url' in input && cmd.io.isStdoutTTY && !cmd.globals.json
-        ? (await import('ora')).default({ text: `Cloning ${source}…`, stream: process.stderr }).start()
-        : undefined;
+    // A clone can take a while: a spinner on a terminal that can draw one, nothing otherwise.
+    const spinner = 'url' in input ? (await createSpinner(cmd.io, { text: `Cloning ${source}…` }))?.start() : undefined;
     try {
       const workspace = await cmd.client().workspaces.add(input);
       spinner?.succeed(`Registered workspace ${workspace.id}`);

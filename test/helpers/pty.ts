@@ -1,0 +1,71 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { SVC_BIN, svcEnv } from './cli.js';
+import { waitFor } from './runs.js';
+
+/** Whether util-linux `script` is here to give a command a real pseudo-terminal. */
+export function hasScript(): boolean {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const live = new Set<() => void>();
+
+/** For afterEach: SIGKILLs every svc still on a pty and its `script` (a test that failed leaves them). */
+export function killAllPtys(): void {
+  for (const kill of live) kill();
+  live.clear();
+}
+
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+export interface PtyCli {
+  /** What the terminal showed so far: stdout and stderr together, escapes included. */
+  output(): string;
+  /** The svc process itself (not `script`), to signal it. */
+  pid(): Promise<number>;
+  /** Resolves when `script` ended, which it does when svc does: svc's exit code (`script -e`). */
+  exited: Promise<number | null>;
+  child: ChildProcess;
+}
+
+/**
+ * The built CLI on a real pseudo-terminal (`script`), sized by `stty` first: `columns: 0` is the
+ * terminal of `script`, some CI runners and containers, that reports no width. `exec` makes svc
+ * the direct child of `script`, so `pid()` finds it to send it a signal.
+ */
+export function spawnOnPty(args: string[], options: { env: Record<string, string>; cwd?: string; columns?: number; rows?: number }): PtyCli {
+  const size = options.columns === undefined ? '' : `stty cols ${options.columns} rows ${options.rows ?? options.columns}; `;
+  const command = `${size}exec ${[process.execPath, SVC_BIN, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: svcEnv(options.env), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const svcPid = () => {
+    try {
+      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      // Before the exec, the child is the shell that runs stty: only svc itself counts.
+      return children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(SVC_BIN));
+    } catch {
+      return undefined;
+    }
+  };
+  // An svc that hangs outlives its `script`: SIGKILL it first.
+  const kill = () => {
+    const pid = svcPid();
+    if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    child.kill('SIGKILL');
+  };
+  live.add(kill);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      live.delete(kill);
+      resolve(code);
+    }),
+  );
+  return { output: () => out, pid: () => waitFor(svcPid, 10_000), exited, child };
+}
