@@ -1,3 +1,5 @@
+import type { ClientFailureCode } from '../shared/errors.js';
+
 /** Exit codes (docs/contract.md, "Exit codes"); `svc help exit-codes` prints this table. */
 export const EXIT = {
   ok: 0,
@@ -20,14 +22,27 @@ export const EXIT_CODE_HELP = `Exit codes:
   6  the run completed, but its agent was denied tool calls (\`svc runs show\` lists them)
 `;
 
-/** An error the CLI reports as a message (no stack) and an exit code. */
+/** The code of a CLI error in `--json`'s error document, by default the one of its exit code. */
+export type CliErrorCode = Exclude<ClientFailureCode, 'server_exchange_failed'>;
+
+const CODE_OF_EXIT: Partial<Record<number, CliErrorCode>> = {
+  [EXIT.usage]: 'usage_error',
+  [EXIT.cancelled]: 'cancelled',
+  [EXIT.unreachable]: 'server_unreachable',
+};
+
+/** An error the CLI reports as a message (no stack) and an exit code; with `--json`, as `{ error: code, message }`. */
 export class CliError extends Error {
+  readonly code: CliErrorCode;
+
   constructor(
     message: string,
     readonly exitCode: number = EXIT.failed,
+    code?: CliErrorCode,
   ) {
     super(message);
     this.name = 'CliError';
+    this.code = code ?? CODE_OF_EXIT[exitCode] ?? 'svc_error';
   }
 }
 

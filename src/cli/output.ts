@@ -1,7 +1,7 @@
 import type { IO } from './io.js';
 
 /** `--json`: exactly one JSON document on stdout, indented on a TTY, compact when piped. */
-export function printJson(io: IO, value: unknown): void {
+export function printJson(io: Pick<IO, 'out' | 'isStdoutTTY'>, value: unknown): void {
   io.out(`${JSON.stringify(value, null, io.isStdoutTTY ? 2 : undefined)}\n`);
 }
 

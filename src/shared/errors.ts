@@ -80,10 +80,11 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * Failures a client meets before any svc answer exists (no server, a broken exchange, the CLI's
- * own refusal). They have no HTTP status, but a front end that reports errors as bodies (the MCP
- * tools) gives them the same shape through the one builder.
+ * own refusal: a usage error, a prompt cancelled or left unanswered). They have no HTTP status, but
+ * a front end that reports errors as bodies (`--json`, the MCP tools) gives them the same shape
+ * through the one builder.
  */
-export const CLIENT_FAILURE_CODES = ['server_unreachable', 'server_exchange_failed', 'svc_error'] as const;
+export const CLIENT_FAILURE_CODES = ['server_unreachable', 'server_exchange_failed', 'usage_error', 'cancelled', 'svc_error'] as const;
 
 export type ClientFailureCode = (typeof CLIENT_FAILURE_CODES)[number];
 

@@ -65,6 +65,37 @@ describe('--json', () => {
   });
 });
 
+describe('--json failures', () => {
+  // Issue 32: a script reads svc's code from stdout, and the exit code is the documented one.
+  it('print one JSON document { error, message, details? } on stdout with the exit code of the failure', async () => {
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    for (const [args, error, code] of [
+      [['runs', 'show', 'run_nothere', '--json'], 'run_not_found', 1],
+      [['--json', 'workflow', 'show', 'no-such-workflow'], 'workflow_not_found', 1],
+      [['runs', 'merge', 'run_x', '--squash', '--ff-only', '--json'], 'usage_error', 2],
+      [['frobnicate', '--json'], 'usage_error', 2],
+      [['watch', 'run_x', '--json', '--url', closed], 'server_unreachable', 5],
+    ] as Array<[string[], string, number]>) {
+      const result = await runCli(args, { env: await env() });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(code);
+      expect(result.stdout.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      const body = JSON.parse(result.stdout);
+      expect(body, args.join(' ')).toMatchObject({ error, message: expect.any(String) });
+      expect(
+        Object.keys(body).every((key) => ['error', 'message', 'details'].includes(key)),
+        JSON.stringify(body),
+      ).toBe(true);
+      expect(body.message).not.toMatch(/^error: /);
+    }
+  });
+
+  it("a word after -- is the command's, not the flag", async () => {
+    const result = await runCli(['runs', 'show', 'run_nothere', '--', '--json'], { env: await env() });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+  });
+});
+
 /** `script` gives the command a real pseudo-terminal, where colour is on unless turned off. */
 function hasScript(): boolean {
   try {

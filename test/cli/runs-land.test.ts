@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, writeWorkflows, type Json } from '../helpers/runs.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
+import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { git, makeRepository } from '../helpers/git.js';
 
@@ -90,5 +91,24 @@ describe('svc runs merge, push, pr', () => {
     expect(argv).toEqual(['pr', 'create', `--head=svc/${run.id}`, '--base=main', '--title=A file', '--body=Body from stdin\n', '--draft', '']);
     const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: server.home });
     expect(shown.stdout).toContain('  pr:       https://github.com/me/demo/pull/3\n');
+  });
+
+  it("--json: a conflict is one JSON document on stdout with svc's code, exit 1 (the built CLI)", async () => {
+    const { dir, run } = await finishedRun();
+    // The run added added.txt; the user's branch adds it too, otherwise.
+    writeFileSync(join(dir, 'added.txt'), 'mine\n');
+    git(dir, 'add', 'added.txt');
+    git(dir, 'commit', '-q', '-m', 'my own added.txt');
+    const refused = await runCli(['--url', server.url, 'runs', 'merge', run.id, '--json'], { env: { SVC_HOME: server.home } });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout.trim().split('\n')).toHaveLength(1);
+    const body = JSON.parse(refused.stdout);
+    expect(body).toEqual({ error: 'merge_conflict', message: expect.stringContaining('added.txt'), details: { files: ['added.txt'] } });
+    expect(refused.stderr).toBe('');
+    // Without --json, the same refusal is a sentence on stderr.
+    const prose = await runCli(['--url', server.url, 'runs', 'merge', run.id], { env: { SVC_HOME: server.home } });
+    expect(prose.code).toBe(1);
+    expect(prose.stdout).toBe('');
+    expect(prose.stderr).toBe(`svc: ${body.message}\n`);
   });
 });

@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SvcClient } from '../../client/index.js';
-import { errorBody } from './tool-result.js';
+import { errorBodyOf } from '../error-body.js';
 
 /** A template variable as one string (the SDK gives a list for exploded variables, which ours are not). */
 const one = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
@@ -10,7 +10,7 @@ async function reading<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    const body = errorBody(error);
+    const body = errorBodyOf(error);
     throw new Error(`${body.error}: ${body.message}`, { cause: error });
   }
 }
