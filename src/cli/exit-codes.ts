@@ -15,11 +15,13 @@ export const EXIT = {
 export const EXIT_CODE_HELP = `Exit codes:
   0  success; the run completed
   1  failure: the command or the run failed
-  2  usage error: unknown command, bad flag or argument
-  3  the run was cancelled, abandoned or rejected
-  4  the run is paused at an approval gate (with --wait), or waits at a wait node with no server to continue it
+  2  usage error: unknown command, bad flag or argument, or one no prompt can ask for (no terminal, or stdin closed first)
+  3  the run was cancelled, abandoned or rejected; or a prompt was cancelled
+  4  the run followed (svc run, streaming or --wait; svc resume; svc watch --exit-status) is paused at an approval gate, or waits at a wait node with no server to continue it
   5  a server is required but none is reachable (start one with \`svc serve\`)
   6  the run completed, but its agent was denied tool calls (\`svc runs show\` lists them)
+
+With --json, a failure prints one JSON document on stdout: { "error": code, "message", "details"? }.
 `;
 
 /** The code of a CLI error in `--json`'s error document, by default the one of its exit code. */

@@ -79,6 +79,14 @@ export async function main(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
+  // A command left waiting on nothing (the event loop empty, its promise unsettled) would make Node
+  // exit 13, "unsettled top-level await", a code svc does not document: it exits 1 and says so.
+  let settled = false;
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('svc: the command stopped waiting for something that cannot come (was stdin closed?)\n');
+    process.exitCode = EXIT.failed;
+  });
   try {
     process.exitCode = await buildProgram(packageVersion()).run(argv);
   } catch (error) {
@@ -88,5 +96,7 @@ export async function main(argv: string[]): Promise<void> {
       isStdoutTTY: Boolean(process.stdout.isTTY),
       json: asksForJson(argv.slice(2)),
     });
+  } finally {
+    settled = true;
   }
 }

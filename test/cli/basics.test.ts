@@ -2,7 +2,7 @@
 // errors, exit codes, and the commands that need no server.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,19 @@ describe('svc help exit-codes', () => {
     expect(result.code).toBe(0);
     for (const code of [0, 1, 2, 3, 4, 5, 6]) expect(result.stdout).toMatch(new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
     expect(result.stdout).toMatch(/5\s+.*server/);
+  });
+
+  it('says what the code does for 4: streaming `svc run` exits 4 at a gate too, not only with --wait (issue 32)', async () => {
+    const help = (await runCli(['help', 'exit-codes'], { env })).stdout;
+    const four = help.split('\n').find((line) => /^\s+4\s/.test(line))!;
+    expect(four).not.toContain('(with --wait)');
+    expect(four).toContain('svc run');
+    const project = join(dir, 'project');
+    await mkdir(join(project, '.svc', 'workflows'), { recursive: true });
+    await writeFile(join(project, '.svc', 'workflows', 'gate.yaml'), 'name: gate\ndescription: asks\nnodes:\n  - id: ask\n    approval: { message: ship? }\n');
+    const streamed = await runCli(['run', 'gate'], { env, cwd: project });
+    expect(streamed.code, streamed.stderr).toBe(4);
+    expect(streamed.stdout).toContain('paused at ask: ship?');
   });
 
   it('and the environment topic names every variable', async () => {

@@ -4,6 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { EXIT } from '../../exit-codes.js';
 import { styler } from '../../output.js';
+import { ask } from '../../prompt.js';
 import { sendAndAwaitReply, waitingNote } from './_reply.js';
 
 /**
@@ -54,8 +55,10 @@ async function interactive(cmd: CommandContext, client: SvcClient, conversationI
   const terminal = { input: cmd.io.stdin, output: cmd.io.stdout };
   prompts.intro(`svc chat ${conversationId} — /help for commands, Ctrl+C to leave`, terminal);
   for (;;) {
-    const text = await prompts.text({ message: 'you', placeholder: 'a message, or /help', ...terminal });
-    if (prompts.isCancel(text)) break;
+    // Ctrl+C, Esc or stdin closed (a terminal gone): leave.
+    const asked = await ask(cmd.io, (options) => prompts.text({ message: 'you', placeholder: 'a message, or /help', ...options }));
+    if (!('answer' in asked)) break;
+    const text = asked.answer;
     if (text.trim() === '') continue;
     // Ctrl+C while a reply streams leaves at once; the server finishes and stores the reply.
     const leave = () => {

@@ -1,6 +1,7 @@
 import type { RunView } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
+import { askOrStop } from '../../prompt.js';
 import { followRun, waitsForServe, waitsForServer } from './_follow.js';
 
 /** With no run id on a TTY, offer the paused runs (gh-style: prompts only where someone can answer). */
@@ -9,19 +10,19 @@ export async function pickPausedRun(cmd: CommandContext, verb: string): Promise<
   const { runs } = await cmd.client().runs.list({ status: 'paused', limit: 50 });
   if (runs.length === 0) throw new CliError('No run is paused for approval.', EXIT.failed);
   const prompts = await import('@clack/prompts');
-  const choice = await prompts.select({
-    message: `Which run do you want to ${verb}?`,
-    options: runs.map((run) => ({ value: run.id, label: `${run.workflow} ${run.id}`, hint: run.message.slice(0, 60) })),
-  });
-  if (prompts.isCancel(choice)) throw new CliError('Cancelled.', EXIT.cancelled);
-  return choice;
+  return askOrStop(cmd.io, `give the run id: svc ${verb} <run>`, (terminal) =>
+    prompts.select({
+      message: `Which run do you want to ${verb}?`,
+      options: runs.map((run) => ({ value: run.id, label: `${run.workflow} ${run.id}`, hint: run.message.slice(0, 60) })),
+      ...terminal,
+    }),
+  );
 }
 
-export async function askText(cmd: CommandContext, message: string): Promise<string | undefined> {
+export async function askText(cmd: CommandContext, message: string, instead: string): Promise<string | undefined> {
   if (!cmd.io.canPrompt) return undefined;
   const prompts = await import('@clack/prompts');
-  const answer = await prompts.text({ message, placeholder: '(optional, Enter to skip)' });
-  if (prompts.isCancel(answer)) throw new CliError('Cancelled.', EXIT.cancelled);
+  const answer = await askOrStop(cmd.io, instead, (terminal) => prompts.text({ message, placeholder: '(optional, Enter to skip)', ...terminal }));
   return answer.trim() || undefined;
 }
 

@@ -8,7 +8,9 @@ export default defineCommand({
   options: { comment: ['-m, --comment <text>', "comment; becomes the gate's output"] },
   run: async (cmd, [id], options) => {
     const runId = id ?? (await pickPausedRun(cmd, 'approve'));
-    const comment = options.comment ?? (id ? undefined : await askText(cmd, "Comment (becomes the gate's output)"));
+    const comment =
+      options.comment ??
+      (id ? undefined : await askText(cmd, "Comment (becomes the gate's output)", `nothing was approved; give it all: svc approve ${runId} [-m <comment>]`));
     const run = await cmd.client().runs.approve(runId, comment === undefined ? {} : { comment });
     printOutcome(cmd, 'approve', await carriedOn(cmd, run));
   },

@@ -8,7 +8,8 @@ export default defineCommand({
   options: { reason: ['-r, --reason <text>', 'why'] },
   run: async (cmd, [id], options) => {
     const runId = id ?? (await pickPausedRun(cmd, 'reject'));
-    const reason = options.reason ?? (id ? undefined : await askText(cmd, 'Reason'));
+    const reason =
+      options.reason ?? (id ? undefined : await askText(cmd, 'Reason', `nothing was rejected; give it all: svc reject ${runId} [--reason <text>]`));
     printOutcome(cmd, 'reject', await cmd.client().runs.reject(runId, reason === undefined ? {} : { reason }));
   },
 });

@@ -3,15 +3,14 @@ import { UsageError } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
 import { WORKSPACE_ARG } from './_print.js';
 import { readStdin, type IO } from '../../io.js';
+import { askOrStop } from '../../prompt.js';
 
 /** A value given as `KEY` alone: from stdin when piped (the whole input, less one trailing newline), else asked for, hidden. */
 async function readValue(io: IO, key: string): Promise<string> {
   if (io.isStdinTTY) {
     if (!io.canPrompt) throw new UsageError(`give ${key}=VALUE, or pipe the value in`);
     const prompts = await import('@clack/prompts');
-    const answer = await prompts.password({ message: `Value of ${key}` });
-    if (prompts.isCancel(answer)) throw new UsageError('cancelled');
-    return answer;
+    return askOrStop(io, `give ${key}=VALUE, or pipe the value in`, (terminal) => prompts.password({ message: `Value of ${key}`, ...terminal }));
   }
   const value = (await readStdin(io)).toString('utf8').replace(/\r?\n$/, '');
   if (value === '') throw new UsageError(`no value for ${key} on stdin; give ${key}=VALUE, or pipe the value in`);

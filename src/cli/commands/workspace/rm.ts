@@ -1,6 +1,7 @@
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
+import { ask } from '../../prompt.js';
 import { WORKSPACE_ARG } from './_print.js';
 
 /**
@@ -17,8 +18,12 @@ export default defineCommand({
       const workspace = await client.workspaces.get(id);
       const prompts = await import('@clack/prompts');
       const what = workspace.source === 'clone' ? `its clone at ${workspace.path}` : `its worktrees (your directory ${workspace.path} stays)`;
-      const answer = await prompts.confirm({ message: `Remove workspace ${workspace.name} (${workspace.id}) and ${what}?`, initialValue: false });
-      if (prompts.isCancel(answer) || !answer) throw new CliError('Not removed.', EXIT.cancelled);
+      const asked = await ask(cmd.io, (terminal) =>
+        prompts.confirm({ message: `Remove workspace ${workspace.name} (${workspace.id}) and ${what}?`, initialValue: false, ...terminal }),
+      );
+      if ('ended' in asked && asked.ended === 'stdin-closed')
+        throw new UsageError('stdin closed before an answer; nothing was removed (pass --yes to remove without asking)');
+      if (!('answer' in asked) || !asked.answer) throw new CliError('Not removed.', EXIT.cancelled);
     }
     const result = await client.workspaces.delete(id);
     if (cmd.globals.json) return printJson(cmd.io, result);
