@@ -56,3 +56,12 @@ export function describeValue(value: unknown): string {
       return typeof value;
   }
 }
+
+/**
+ * An approval written as its text (`approval: "ship?"`): the form it takes, with the text the
+ * author wrote when it is short enough to copy (a JSON string is YAML too); else zod's own words.
+ */
+export function approvalFormHint(code: string, input: unknown): string | undefined {
+  if (code !== 'invalid_type' || typeof input !== 'string') return undefined;
+  return `expected a mapping, got ${describeValue(input)}: write approval: { message: ${input.length <= 60 ? JSON.stringify(input) : '"…"'} }`;
+}

@@ -57,7 +57,7 @@ import { ENV_NAME_PATTERN } from '../shared/settings.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
 import { DURATION_HINT, parseDuration } from '../shared/duration.js';
-import { describeValue, quoteValue } from './problems.js';
+import { approvalFormHint, describeValue, quoteValue } from './problems.js';
 import type { WhenExpr } from './when.js';
 import { RawSandboxSchema, type SandboxWidening } from './sandbox.js';
 
@@ -119,9 +119,8 @@ function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay' | 'wait') {
     });
 }
 
-export const RawApprovalSchema = z.strictObject({
-  message: nonEmptyText,
-});
+// `approval: "ship?"` is the natural first try (issue 32): its message says the form an approval takes.
+export const RawApprovalSchema = z.strictObject({ message: nonEmptyText }, { error: (issue) => approvalFormHint(issue.code, issue.input) });
 
 /** An event name a signal delivers (`svc signal <run> <event>`, a webhook's `signal:`). */
 export const EVENT_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/;

@@ -75,6 +75,10 @@ export function problemsFromZodIssues(issues: readonly z.core.$ZodIssue[], input
             found.push(missing);
           }
           missing.fields.push(String(path[path.length - 1]));
+        } else if (!issue.message.startsWith('Invalid input')) {
+          // The schema said it better than the generic words (zod's own all start 'Invalid input'):
+          // e.g. the form an approval takes.
+          found.push({ path, message: issue.message });
         } else {
           const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
           found.push({ path, message: `expected ${expected}, got ${describeValue(value)}` });

@@ -82,6 +82,14 @@ describe('schema errors', () => {
     );
   });
 
+  it('suggests approval: { message: … } for an approval written as a string (issue 32)', () => {
+    expect(errorsOf(yaml(...HEAD, '  - id: gate', '    approval: "ship?"'))).toEqual([
+      `5:15: nodes[0].approval: expected a mapping, got a string ('ship?'): write approval: { message: "ship?" }`,
+    ]);
+    // Any other wrong type is told as before.
+    expect(errorsOf(yaml(...HEAD, '  - id: gate', '    approval: 3'))).toEqual(['5:15: nodes[0].approval: expected a mapping, got a whole number (3)']);
+  });
+
   it('reports a malformed workflow name', () => {
     expect(errorsOf(yaml('name: Fix It', 'description: d', 'nodes:', '  - id: plan', '    prompt: hi'))).toEqual([
       "1:7: name: invalid workflow name 'Fix It': lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters",
