@@ -4,6 +4,7 @@
  */
 export { createClient, type SvcClient } from './client.js';
 export { ApiResponseError, ServerExchangeError, ServerUnreachableError } from './errors.js';
+export { formatUsd } from './format.js';
 export { DASHBOARD_STREAM, type EventFeed, type FollowOptions } from './events.js';
 export { httpTransport } from './http-transport.js';
 export { LOCAL_ORIGIN, localTransport, type LocalApi, type OpenLocalApi } from './local-transport.js';

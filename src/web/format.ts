@@ -1,4 +1,5 @@
 /** How numbers and times read on the page. */
+import { formatUsd } from '../client/format.js';
 
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
@@ -10,9 +11,10 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
+/** A cost as the CLI shows it too (`formatUsd`), `—` when there is none. */
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return '—';
-  return `$${usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  return formatUsd(usd);
 }
 
 export function formatTime(iso: string | null | undefined): string {

@@ -46,8 +46,8 @@ describe('svc bench', () => {
     const result = await svc(['bench', 'build']);
     expect(result.code, result.stderr).toBe(0);
     const [summary, ...nodes] = result.stdout.trim().split('\n');
-    expect(summary).toBe('build: 10 runs · p50 5.0s · p95 10.0s · p99 10.0s · $0.1000');
-    expect(nodes).toEqual(['lint\t500ms\t1.0s\t10\t-', 'test\t2.0s\t4.0s\t10\t$0.1000', 'deploy\t50ms\t50ms\t10\t-']);
+    expect(summary).toBe('build: 10 runs · p50 5.0s · p95 10.0s · p99 10.0s · $0.10');
+    expect(nodes).toEqual(['lint\t500ms\t1.0s\t10\t-', 'test\t2.0s\t4.0s\t10\t$0.10', 'deploy\t50ms\t50ms\t10\t-']);
   });
 
   it('draws a bar of each node p50 on a TTY, the slowest longest', async () => {
@@ -88,9 +88,9 @@ describe('svc bench', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([
       'lint\t100ms\t300ms\t+200ms\t-\t-',
-      'test\t400ms\t1.2s\t+800ms\t$0.0100\t$0.0100',
+      'test\t400ms\t1.2s\t+800ms\t$0.010\t$0.010',
       'deploy\t50ms\t50ms\t0ms\t-\t-',
-      'total\t550ms\t1.6s\t+1.0s\t$0.0100\t$0.0100',
+      'total\t550ms\t1.6s\t+1.0s\t$0.010\t$0.010',
     ]);
     expect((await svc(['bench', 'compare', runId(1), 'run_none_such'])).code).toBe(1);
   });
@@ -107,8 +107,8 @@ describe('svc bench', () => {
       .split('\n')
       .map((line) => line.split('\t'));
     expect(rows.map((row) => [row[0], ...row.slice(2)])).toEqual([
-      [V2, '3', '2.0s', '+1.0s (+100%)', '3.0s', '$0.0200', '+$0.0100 (+100%)'],
-      [V1, '2', '1.0s', '-', '1.0s', '$0.0100', '-'],
+      [V2, '3', '2.0s', '+1.0s (+100%)', '3.0s', '$0.020', '+$0.010 (+100%)'],
+      [V1, '2', '1.0s', '-', '1.0s', '$0.010', '-'],
     ]);
     expect(rows[1]![1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const json = JSON.parse((await svc(['bench', 'versioned', '--by-version', '--json'])).stdout);

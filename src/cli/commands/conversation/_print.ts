@@ -1,4 +1,4 @@
-import type { Conversation, ConversationEvent, Message } from '../../../client/index.js';
+import { formatUsd, type Conversation, type ConversationEvent, type Message } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
 import { printJson, printTable, type Styler } from '../../output.js';
 import { showsToolCall, toolLine } from '../run/_tools.js';
@@ -11,7 +11,7 @@ const roleLabel = (p: Styler, role: Message['role']) => (role === 'user' ? p.cya
 export function formatMessage(p: Styler, message: Message): string {
   const meta = message.metadata;
   const extra = [
-    typeof meta.costUsd === 'number' ? `$${meta.costUsd.toFixed(4)}` : undefined,
+    typeof meta.costUsd === 'number' ? formatUsd(meta.costUsd) : undefined,
     meta.runId ? `run ${meta.runId}` : undefined,
     meta.code ? p.red(meta.code) : undefined,
   ].filter(Boolean);

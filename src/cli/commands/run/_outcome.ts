@@ -1,4 +1,4 @@
-import { deniedToolCalls, type RunView } from '../../../client/index.js';
+import { deniedToolCalls, formatUsd, type RunView } from '../../../client/index.js';
 import { EXIT } from '../../exit-codes.js';
 
 /**
@@ -38,8 +38,9 @@ export function formatMs(ms: number | null | undefined): string {
   return `${minutes}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
+/** A cost as the dashboard shows it too (`formatUsd`), `-` when there is none. */
 export function formatCost(usd: number | null | undefined): string {
-  return typeof usd === 'number' ? `$${usd.toFixed(4)}` : '-';
+  return typeof usd === 'number' ? formatUsd(usd) : '-';
 }
 
 /**
