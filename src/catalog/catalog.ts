@@ -95,8 +95,8 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
    * included). Reads only: the trigger registry is checked, never written, so a listing — a GET,
    * which any web page can make the user's browser send — registers nothing (docs/decisions.md, "Webhooks").
    */
-  async discover(cwd?: string, options: { triggersOnly?: boolean } = {}): Promise<Discovery> {
-    return this.#pass(cwd, false, options.triggersOnly);
+  async discover(cwd?: string, options: { triggersOnly?: boolean; workspaceId?: string | null } = {}): Promise<Discovery> {
+    return this.#pass(cwd, false, options.triggersOnly, options.workspaceId ?? null);
   }
 
   /**
@@ -119,7 +119,10 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
    */
   async watchTriggers({ debounceMs = 100, fallbackMs = 15_000 } = {}): Promise<() => void> {
     const watch = new TriggerWatch({
-      roots: async () => (await projectRoots(this.defaultCwd, (await this.options.workspaces?.()) ?? [])).map((root) => root.dir),
+      roots: async () => {
+        const { here, elsewhere } = await projectRoots(this.defaultCwd, (await this.options.workspaces?.()) ?? []);
+        return [...here, ...elsewhere].map((root) => root.dir);
+      },
       register: () => this.registerTriggers(),
       changed: (path) => this.cache.forget(path),
       debounceMs,
@@ -140,13 +143,20 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
     this.#watch?.poke();
   }
 
-  /** `triggersOnly`: a pass for the triggers alone, which leaves out the bundled workflows (none declares one). */
-  async #pass(cwd: string | undefined, register: boolean, triggersOnly = false): Promise<Discovery> {
+  /**
+   * `triggersOnly`: a pass for the triggers alone, which leaves out the bundled workflows (none
+   * declares one). `workspaceId`: the workspace the request speaks for (404 when none has that id).
+   */
+  async #pass(cwd: string | undefined, register: boolean, triggersOnly = false, workspaceId: string | null = null): Promise<Discovery> {
     const dir = await this.resolveCwd(cwd);
     const workspaces = (await this.options.workspaces?.()) ?? [];
+    if (workspaceId !== null && !workspaces.some((w) => w.id === workspaceId)) {
+      throw new DomainError('workspace_not_found', `No workspace '${workspaceId}'; list them with svc workspace list.`);
+    }
     const discovery = await discoverWorkflows({
       cwd: dir,
       workspaces,
+      workspaceId,
       cache: this.cache,
       bundledDir: this.options.bundledWorkflowsDir,
       bundled: !triggersOnly,
@@ -181,10 +191,25 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
     return (await Promise.all(problems)).filter((problem): problem is DiscoveryError => problem !== undefined);
   }
 
-  async get(name: string, cwd?: string): Promise<DiscoveredWorkflow> {
-    const discovery = await this.discover(cwd);
-    const found = discovery.workflows.find((w) => w.name === name);
-    if (found !== undefined) return found;
+  /**
+   * The workflow `name` means from `cwd` (and `workspaceId`, the workspace the request speaks for):
+   * that workspace's, then the cwd's, then the bundled one; failing those, the one other workspace
+   * that has it. Several other workspaces with it is 404 naming them: which one is the caller's to say.
+   */
+  async get(name: string, cwd?: string, workspaceId?: string | null): Promise<DiscoveredWorkflow> {
+    return (await this.lookup(name, cwd, workspaceId)).found;
+  }
+
+  /** `get`, with the workspace the request speaks for (`workspaceHere`): the one asked for, else the one whose checkout holds `cwd`. */
+  async lookup(name: string, cwd?: string, workspaceId?: string | null): Promise<{ found: DiscoveredWorkflow; workspaceHere: string | null }> {
+    const discovery = await this.discover(cwd, { workspaceId: workspaceId ?? null });
+    const named = discovery.workflows.filter((w) => w.name === name);
+    const found = named.find((w) => w.here) ?? (named.length === 1 ? named[0] : undefined);
+    if (found !== undefined) return { found, workspaceHere: discovery.workspaceId };
+    if (named.length > 1) {
+      const where = named.map((w) => `${w.workspaceName ?? w.workspaceId} (${w.workspaceId}, ${w.filename})`).join(', ');
+      throw new DomainError('workflow_not_found', `No workflow named '${name}' here; workspaces ${where} each have one: choose one with --workspace <id>.`);
+    }
     const broken = [...new Set(discovery.errors.filter((e) => fileStem(e.filename) === name).map((e) => e.filename))];
     const hint = broken.length === 0 ? '' : ` ${broken.join(' and ')} ${broken.length === 1 ? 'has' : 'have'} errors; list them with svc workflow list.`;
     throw new DomainError('workflow_not_found', `No workflow named '${name}'.${hint}`);
@@ -193,7 +218,7 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   /**
    * Validates and writes a project workflow. Discovery then runs again, registering the webhook
    * triggers of `cwd` (a PUT: an explicit, state-changing call); what it reports about the saved
-   * file (a name also used in a registered workspace, a webhook slug taken elsewhere, a weak
+   * file (a clash with another file of its folder, a webhook slug taken elsewhere, a weak
    * secret) comes back as `errors` — the file is saved either way.
    */
   async save(name: string, definition: unknown, cwd?: string): Promise<SavedWorkflow> {

@@ -1,14 +1,17 @@
 /**
  * Discovery: which workflows exist for a working directory. Bundled workflows ship with svc;
- * project workflows are `.svc/workflows/*.yaml|yml` under the cwd and every registered workspace
- * (docs/contract.md, "Workflow files"). The rules, in the order they apply:
+ * project workflows are `.svc/workflows/*.yaml|yml` of a source: the workspace the request speaks
+ * for, the cwd, each other registered workspace (docs/contract.md, "Workflow files"). The rules, in
+ * the order they apply:
  * - every file is validated on its own; a broken file is reported in `errors` and never hides
  *   the others;
  * - a file's stem must equal its `name` (workflow-file.ts);
- * - two project files with one name are both errors, and neither is used;
- * - a project workflow overrides the bundled one of the same name — and so does a broken or
- *   duplicated project file of that name: the user meant to override it, and silently running the
- *   bundled one instead would be the worse surprise.
+ * - two files of one name in one source are both errors, and neither is used; the same name in two
+ *   sources is no clash (two repositories may each have their `fix-add`);
+ * - a name means, from here, the first source that has it: the request's workspace, then the cwd,
+ *   then bundled — and a broken or duplicated file claims its name as a good one would: the user
+ *   meant to define it there, and silently running another instead would be the worse surprise;
+ * - every other workspace's workflows are listed too, each with its workspace: they belong to it.
  */
 
 import { readdir } from 'node:fs/promises';
@@ -28,6 +31,10 @@ export interface DiscoveredWorkflow {
   /** The project root the file was found under (cwd or workspace); null for bundled workflows. */
   readonly root: string | null;
   readonly workspaceId: string | null;
+  /** The name of that workspace, when it has one. */
+  readonly workspaceName: string | null;
+  /** Whether the name means this workflow from the request's place; false for another workspace's. */
+  readonly here: boolean;
   /** The definition as written (snake_case), validated. */
   readonly raw: RawWorkflow;
   readonly workflow: WorkflowDefinition;
@@ -47,12 +54,16 @@ export interface Discovery {
   readonly errors: DiscoveryError[];
   /** The project roots that were read (for the trigger registry's refresh). */
   readonly roots: ProjectRoot[];
+  /** The workspace the request speaks for: the one asked for, else the one whose checkout holds the cwd. */
+  readonly workspaceId: string | null;
 }
 
 export interface DiscoverOptions {
   /** An existing absolute directory. */
   readonly cwd: string;
   readonly workspaces?: readonly WorkspaceRef[];
+  /** The workspace the request speaks for (`--workspace`); by default the one whose checkout holds `cwd`. */
+  readonly workspaceId?: string | null;
   /** Reuse one across calls: unchanged files are then not parsed again. */
   readonly cache?: WorkflowFileCache;
   readonly bundledDir?: string;
@@ -82,7 +93,7 @@ async function listFolder(dir: string, errors: DiscoveryError[]): Promise<string
 
 async function readFolder(
   dir: string,
-  origin: { source: WorkflowSource; root: ProjectRoot | null },
+  origin: { source: WorkflowSource; root: ProjectRoot | null; workspaceName?: string | null },
   cache: WorkflowFileCache,
   errors: DiscoveryError[],
 ): Promise<{ found: DiscoveredWorkflow[]; brokenStems: string[] }> {
@@ -105,6 +116,8 @@ async function readFolder(
       filename,
       root: origin.root?.dir ?? null,
       workspaceId: origin.root?.workspaceId ?? null,
+      workspaceName: origin.workspaceName ?? null,
+      here: false,
       raw: check.raw,
       workflow: check.workflow,
       text: check.text,
@@ -113,23 +126,14 @@ async function readFolder(
   return { found, brokenStems };
 }
 
-export async function discoverWorkflows(options: DiscoverOptions): Promise<Discovery> {
-  const cache = options.cache ?? new WorkflowFileCache();
-  const errors: DiscoveryError[] = [];
-  const roots = await projectRoots(options.cwd, options.workspaces ?? []);
-  const [bundled, ...projects] = await Promise.all([
-    options.bundled === false ? undefined : readFolder(options.bundledDir ?? BUNDLED_WORKFLOWS_DIR, { source: 'bundled', root: null }, cache, errors),
-    ...roots.map((root) => readFolder(join(root.dir, PROJECT_WORKFLOWS_DIR), { source: 'project', root }, cache, errors)),
-  ]);
-
+/** One source's workflows with a clash inside it reported: two files of one name there are both errors, and neither is used. */
+function withoutClashes(found: DiscoveredWorkflow[], errors: DiscoveryError[]): DiscoveredWorkflow[] {
   const byName = new Map<string, DiscoveredWorkflow[]>();
-  for (const workflow of projects.flatMap((p) => p.found)) byName.set(workflow.name, [...(byName.get(workflow.name) ?? []), workflow]);
-  const claimed = new Set([...byName.keys(), ...projects.flatMap((p) => p.brokenStems)]);
-
-  const workflows: DiscoveredWorkflow[] = [];
+  for (const workflow of found) byName.set(workflow.name, [...(byName.get(workflow.name) ?? []), workflow]);
+  const kept: DiscoveredWorkflow[] = [];
   for (const [name, group] of byName) {
     if (group.length === 1) {
-      workflows.push(group[0] as DiscoveredWorkflow);
+      kept.push(group[0] as DiscoveredWorkflow);
       continue;
     }
     for (const workflow of group) {
@@ -140,10 +144,42 @@ export async function discoverWorkflows(options: DiscoverOptions): Promise<Disco
       });
     }
   }
-  for (const workflow of bundled?.found ?? []) if (!claimed.has(workflow.name)) workflows.push(workflow);
+  return kept;
+}
 
-  workflows.sort((a, b) => a.name.localeCompare(b.name));
+/** Workflows first by name, then the one meant from here, then by workspace and file. */
+function byNameThenPlace(a: DiscoveredWorkflow, b: DiscoveredWorkflow): number {
+  if (a.name !== b.name) return a.name.localeCompare(b.name);
+  if (a.here !== b.here) return a.here ? -1 : 1;
+  return (a.workspaceId ?? '').localeCompare(b.workspaceId ?? '') || a.filename.localeCompare(b.filename);
+}
+
+export async function discoverWorkflows(options: DiscoverOptions): Promise<Discovery> {
+  const cache = options.cache ?? new WorkflowFileCache();
+  const errors: DiscoveryError[] = [];
+  const workspaces = options.workspaces ?? [];
+  const { here, elsewhere, workspaceId } = await projectRoots(options.cwd, workspaces, options.workspaceId ?? null);
+  const nameOf = (root: ProjectRoot) => workspaces.find((w) => w.id === root.workspaceId)?.name ?? null;
+  const read = (root: ProjectRoot) =>
+    readFolder(join(root.dir, PROJECT_WORKFLOWS_DIR), { source: 'project', root, workspaceName: nameOf(root) }, cache, errors);
+  const [bundled, ...projects] = await Promise.all([
+    options.bundled === false ? undefined : readFolder(options.bundledDir ?? BUNDLED_WORKFLOWS_DIR, { source: 'bundled', root: null }, cache, errors),
+    ...[...here, ...elsewhere].map(read),
+  ]);
+
+  // Each source in the order a name is looked up from here; the first that has a name (even broken) keeps it.
+  const workflows: DiscoveredWorkflow[] = [];
+  const claimed = new Set<string>();
+  const sources = [...projects.slice(0, here.length), ...(bundled ? [bundled] : [])];
+  for (const source of sources) {
+    const names = new Set([...source.found.map((w) => w.name), ...source.brokenStems]);
+    for (const workflow of withoutClashes(source.found, errors)) if (!claimed.has(workflow.name)) workflows.push({ ...workflow, here: true });
+    for (const name of names) claimed.add(name);
+  }
+  for (const source of projects.slice(here.length)) workflows.push(...withoutClashes(source.found, errors));
+
+  workflows.sort(byNameThenPlace);
   // Folders are read concurrently; sort so the same files always give the same report.
   errors.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
-  return { workflows, errors, roots };
+  return { workflows, errors, roots: [...here, ...elsewhere], workspaceId };
 }

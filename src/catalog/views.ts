@@ -18,6 +18,8 @@ export interface WorkflowSummary {
   readonly nodes: number;
   readonly triggers: { readonly kind: 'webhook'; readonly event: string; readonly slug: string }[];
   readonly workspaceId: string | null;
+  /** That workspace's name. */
+  readonly workspaceName: string | null;
 }
 
 export interface WorkflowListing {
@@ -53,6 +55,7 @@ export function toWorkflowSummary(w: DiscoveredWorkflow): WorkflowSummary {
     nodes: w.raw.nodes.length,
     triggers: (w.raw.triggers?.webhook ?? []).map((t) => ({ kind: 'webhook' as const, event: t.event, slug: t.slug })),
     workspaceId: w.workspaceId,
+    workspaceName: w.workspaceName,
   };
 }
 

@@ -29,11 +29,11 @@ import type {
   PullRequestInput,
   RunList,
   RunListQuery,
-  RunStatus,
   RunView,
   SavedWorkflowDocument,
   ScheduleView,
   StartRunInput,
+  StartedRun,
   EnvironmentView,
   UpdateCheck,
   WorkflowDocument,
@@ -58,7 +58,8 @@ export interface SvcClient {
   /** Where runs started through this client execute (transport.ts). */
   runHost(): Promise<RunHost>;
   runs: {
-    start(workflow: string, input: StartRunInput): Promise<{ runId: string; status: RunStatus }>;
+    /** Accepted: the run's id and state, and where it runs (its workspace and worktree, or its cwd in place). */
+    start(workflow: string, input: StartRunInput): Promise<StartedRun>;
     list(query?: RunListQuery): Promise<RunList>;
     get(runId: string): Promise<RunDetail>;
     byWorker(platformId: string): Promise<RunView>;
@@ -94,8 +95,10 @@ export interface SvcClient {
     runs(query?: DashboardQuery): Promise<DashboardRuns>;
   };
   workflows: {
-    list(cwd?: string): Promise<WorkflowListing>;
-    get(name: string, cwd?: string): Promise<WorkflowDocument>;
+    /** `workspaceId`: the workspace the listing speaks for (default: the one whose checkout holds `cwd`). */
+    list(cwd?: string, place?: { workspaceId?: string }): Promise<WorkflowListing>;
+    /** The workflow `name` means from `cwd`, or from `workspaceId`: that workspace's own first. */
+    get(name: string, cwd?: string, place?: { workspaceId?: string }): Promise<WorkflowDocument>;
     /** YAML text (kept as written) or an object. */
     save(name: string, definition: string | Record<string, unknown>, cwd?: string): Promise<SavedWorkflowDocument>;
     delete(name: string, cwd?: string): Promise<{ name: string; deleted: string[] }>;
@@ -204,7 +207,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
   const run = (runId: string, action = '') => `/api/workflows/runs/${segment(runId)}${action ? `/${action}` : ''}`;
   const workspace = (id: string, rest = '') => `/api/workspaces/${segment(id)}${rest ? `/${rest}` : ''}`;
   const conversation = (id: string, rest = '') => `/api/conversations/${segment(id)}${rest ? `/${rest}` : ''}`;
-  const workflow = (name: string, cwd?: string) => withQuery(`/api/workflows/${segment(name)}`, { cwd });
+  const workflow = (name: string, cwd?: string, workspaceId?: string) => withQuery(`/api/workflows/${segment(name)}`, { cwd, workspaceId });
 
   return {
     get baseUrl() {
@@ -239,8 +242,8 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       runs: (query = {}) => call('GET', withQuery('/api/dashboard/runs', { ...query })),
     },
     workflows: {
-      list: (cwd) => call('GET', withQuery('/api/workflows', { cwd })),
-      get: (name, cwd) => call('GET', workflow(name, cwd)),
+      list: (cwd, place = {}) => call('GET', withQuery('/api/workflows', { cwd, workspaceId: place.workspaceId })),
+      get: (name, cwd, place = {}) => call('GET', workflow(name, cwd, place.workspaceId)),
       save: (name, definition, cwd) => call('PUT', workflow(name, cwd), { definition }),
       delete: (name, cwd) => call('DELETE', workflow(name, cwd)),
       validate: (definition) => call('POST', '/api/workflows/validate', { definition }),

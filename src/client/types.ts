@@ -17,6 +17,7 @@ import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTri
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
 
+import type { RunStatus } from '../runs/model/statuses.js';
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/statuses.js';
 export { PERMISSIONS, type Permissions } from '../shared/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
@@ -72,6 +73,14 @@ export type UpdateCheck = ReturnType<typeof updateCheck>;
 export type StartRunInput = z.input<typeof StartRunBodySchema>;
 /** `GET …/nodes/{nodeId}/log`: a page of a node's log and its node's state. */
 export type NodeLogPage = z.infer<typeof NodeLogPageSchema>;
+/** What `runs.start` answers (202): the run, and where it runs — a workspace's worktree on its branch, or in place in `cwd`. */
+export interface StartedRun {
+  runId: string;
+  status: RunStatus;
+  workspaceId: string | null;
+  cwd: string;
+  branch: string | null;
+}
 export interface WorkspaceList {
   workspaces: Workspace[];
   total: number;

@@ -24,7 +24,7 @@ function View({ route }: { route: Route }) {
     case 'runs':
       return id ? <RunDetailView key={id} runId={id} /> : <RunsView query={route.query} />;
     case 'workflows':
-      return <WorkflowsView key={id} name={id} />;
+      return <WorkflowsView key={`${id ?? ''} ${route.query.get('workspace') ?? ''}`} name={id} workspace={route.query.get('workspace') ?? undefined} />;
     case 'conversations':
       return <ConversationsView key={id} conversationId={id} />;
     case 'benchmarks':

@@ -20,9 +20,10 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
       .split('\n')
       .map((line) => line.split('\t'));
     expect(rows.map((r) => r[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'smoke']);
-    for (const row of rows) expect(row).toHaveLength(6);
-    expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml')]);
-    expect(rows[4]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml')]);
+    for (const row of rows) expect(row).toHaveLength(7);
+    // The last column is the workspace a workflow belongs to: none for the cwd's project (not registered) and bundled ones.
+    expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml'), '-']);
+    expect(rows[4]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml'), '-']);
     expect(result.stderr).toBe(['1 workflow file could not be used:', `${broken}:1:1: missing required fields 'description', 'nodes'`, ''].join('\n'));
   });
 

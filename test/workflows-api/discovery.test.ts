@@ -31,6 +31,7 @@ describe('GET /api/workflows', () => {
       nodes: 4,
       triggers: [],
       workspaceId: null,
+      workspaceName: null,
     });
   });
 
@@ -111,11 +112,14 @@ describe('GET /api/workflows', () => {
     expect(body).not.toHaveProperty('errors');
     expect(body.workflows.find((w) => w.name === 'here')).toMatchObject({ source: 'project', workspaceId: null });
     expect(body.workflows.find((w) => w.name === 'there')).toMatchObject({ source: 'project', filename: there, workspaceId: 'ws-1' });
-    // The same name in the cwd and a workspace: both are errors (which one would a run use?).
-    const clash = await workspace.write('here.yaml', workflowYaml('here'));
+    // The same name in the cwd and a workspace is no clash: each is listed, the cwd's first (the one meant from here).
+    const theirs = await workspace.write('here.yaml', workflowYaml('here'));
     const again = await list(project.dir);
-    expect(again.workflows.map((w) => w.name)).not.toContain('here');
-    expect(again.errors!.map((e) => e.filename).sort()).toEqual([join(project.workflowsDir, 'here.yaml'), clash].sort());
+    expect(again).not.toHaveProperty('errors');
+    expect(again.workflows.filter((w) => w.name === 'here').map((w) => [w.filename, w.workspaceId])).toEqual([
+      [join(project.workflowsDir, 'here.yaml'), null],
+      [theirs, 'ws-1'],
+    ]);
     // Listing from the workspace itself marks its files with its id.
     const fromWorkspace = await list(workspace.dir);
     expect(fromWorkspace.workflows.find((w) => w.name === 'there')).toMatchObject({ workspaceId: 'ws-1' });

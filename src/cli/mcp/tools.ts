@@ -41,7 +41,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       answer(async () => {
         const listing = await client.workflows.list(where(input.cwd));
         return {
-          workflows: listing.workflows.map((w) => ({ name: w.name, description: w.description, source: w.source, nodes: w.nodes })),
+          workflows: listing.workflows.map((w) => ({ name: w.name, description: w.description, source: w.source, nodes: w.nodes, workspaceId: w.workspaceId })),
           ...(listing.errors ? { errors: listing.errors } : {}),
         };
       }),

@@ -12,6 +12,21 @@ import type { RunRecord } from '../model/types.js';
 import type { ResolvedWorkflow } from '../model/workflow-resolver.js';
 
 /**
+ * A run's workspace (docs/contract.md, "Workspaces"): the one asked for; its conversation's; for a
+ * webhook run, the one its workflow was found in. A run a person starts (`cli`, `api`), unless
+ * `inPlace`, then goes to the workspace its workflow belongs to, else to the one whose checkout holds
+ * its cwd: the user's checkout is theirs, and a run edits a worktree of its own (docs/decisions.md,
+ * "A workspace's workflows and runs belong to it"). Otherwise none, and it runs in its cwd.
+ */
+function workspaceOf(request: StartRunRequest, ofConversation: string | null, resolved: ResolvedWorkflow): string | null {
+  if (request.workspaceId) return request.workspaceId;
+  if (ofConversation) return ofConversation;
+  if (request.trigger === 'webhook') return resolved.workspaceId;
+  if (request.inPlace || (request.trigger !== 'cli' && request.trigger !== 'api')) return null;
+  return resolved.workspaceId ?? resolved.workspaceHere ?? null;
+}
+
+/**
  * Starting a run: a new one in its place (a workspace's worktree, or its cwd), or — for a start in a
  * conversation whose last run failed and was marked to resume — that run continued, its completed
  * nodes kept. Either way the run is then handed to the executions to run or queue.
@@ -28,27 +43,30 @@ export class RunStarts {
 
   async start(request: StartRunRequest): Promise<RunRecord> {
     const cwd = request.cwd ?? process.cwd();
-    const resolved = await this.deps.resolver.resolve(request.workflow, cwd);
+    if (request.inPlace && request.workspaceId) {
+      throw new DomainError('invalid_request', 'A run is either in place (inPlace) or on a workspace (workspaceId), not both.', [
+        { path: 'inPlace', message: 'inPlace cannot be combined with workspaceId' },
+      ]);
+    }
+    const conversationId = request.conversationId ?? null;
+    const ofConversation = conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null;
+    // The workflow as its workspace defines it: the one named, else the conversation's, else the one holding cwd.
+    const resolved = await this.deps.resolver.resolve(request.workflow, cwd, request.workspaceId ?? ofConversation);
     if (!resolved) throw new DomainError('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     checkRunPermissions(resolved.workflow, request.permissions);
-    const conversationId = request.conversationId ?? null;
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
     // A second start of the same conversation may be continuing it already.
     if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);
 
     const id = request.runId ?? newId('run');
-    // A run's workspace (docs/contract.md, "Workspaces"): the one asked for; its conversation's; for a webhook run, the
-    // one its workflow was found in; otherwise none, and it runs in its cwd. On a workspace it runs
-    // in a worktree of its own, made now so that the run's cwd is on record from the start — with a
-    // shared database, by the server that executes it, at launch (the workspace's path until then).
-    const asked =
-      request.workspaceId ??
-      (conversationId !== null ? await this.deps.conversations.workspaceOf(conversationId) : null) ??
-      (request.trigger === 'webhook' ? resolved.workspaceId : null);
-    // A follow-on run is on the earlier run's workspace, its branch starting at that run's head
-    // commit — its base commit from the start, also when a server places it only at launch.
-    const follow = request.fromRunId ? await followOnBase(this.runs, request.fromRunId, asked) : undefined;
-    const workspaceId = follow?.workspaceId ?? asked;
+    // A follow-on run is on the earlier run's workspace (unless one was asked for: then they must
+    // agree), its branch starting at that run's head commit — its base commit from the start, also
+    // when a server places it only at launch.
+    const follow = request.fromRunId ? await followOnBase(this.runs, request.fromRunId, request.workspaceId || ofConversation || null) : undefined;
+    const workspaceId = follow?.workspaceId ?? workspaceOf(request, ofConversation, resolved);
+    // On a workspace a run is in a worktree of its own, made now so that the run's cwd is on record
+    // from the start — with a shared database, by the server that executes it, at launch (the
+    // workspace's path until then).
     const place = !workspaceId
       ? { cwd }
       : this.deps.coordination.placesRunsAtLaunch

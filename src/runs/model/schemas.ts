@@ -345,7 +345,15 @@ export const StartRunBodySchema = z.strictObject({
     .min(1)
     .max(200)
     .nullish()
-    .describe('run in this workspace (its id, its name or a unique id prefix), in a git worktree of its own (svc/<runId>)'),
+    .describe(
+      "run in this workspace (its id, its name or a unique id prefix), in a git worktree of its own (svc/<runId>), with this workspace's definition of the workflow first",
+    ),
+  inPlace: z
+    .boolean()
+    .optional()
+    .describe(
+      "run in cwd itself, no worktree and no branch, even when a registered workspace's checkout holds it (by default such a run goes to a worktree of that workspace); excludes workspaceId",
+    ),
   trigger: z.enum(['api', 'cli']).optional().describe('who started the run (the CLI says cli)'),
   fromRunId: z
     .string()

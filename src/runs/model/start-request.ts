@@ -15,6 +15,11 @@ export interface StartRunRequest {
   /** Extra variables (webhook runs). */
   variables?: Record<string, string>;
   workspaceId?: string | null;
+  /**
+   * Run in `cwd` itself even when a registered workspace's checkout holds it (`svc run --in-place`):
+   * no worktree, no branch. Excludes `workspaceId`.
+   */
+  inPlace?: boolean;
   /** The start's spend cap in USD; with the workflow's `max_cost_usd` too, the smaller wins. */
   maxCostUsd?: number;
   /** The run's own permissions: each agent node at most this (permission-cap.ts). */

@@ -58,7 +58,18 @@ export const runRoutes = [
     params: WorkflowParams,
     body: StartRunBodySchema,
     errors: [400, 404, 409, 413, 415, 422],
-    responses: { 202: { description: 'Accepted', schema: z.object({ runId: z.string(), status: RunStatusSchema }) } },
+    responses: {
+      202: {
+        description: "Accepted: the run's id and state, and where it runs",
+        schema: z.object({
+          runId: z.string(),
+          status: RunStatusSchema,
+          workspaceId: z.string().nullable().describe('the workspace the run is on; null: it runs in place in cwd'),
+          cwd: z.string().describe("the run's working directory: its worktree, or (no workspace) the directory itself"),
+          branch: z.string().nullable().describe("the worktree's branch `svc/<runId>`; null in place, or until a server places the run (shared database)"),
+        }),
+      },
+    },
     handle: async ({ ctx, params, body, headers, event }) => {
       // Values chosen by an agent (svc mcp) or another machine are outside values (bash-sandbox.ts).
       const outside = actorOf(headers) === 'mcp' ? 'mcp' : fromAnotherMachine(event) ? 'remote' : undefined;
@@ -71,11 +82,12 @@ export const runRoutes = [
         trigger: body.trigger ?? 'api',
         // Named as the user names it (an id, a name or a unique prefix); the run keeps the full id.
         workspaceId: body.workspaceId ? await ctx.workspaces.idOf(body.workspaceId) : null,
+        ...(body.inPlace ? { inPlace: true } : {}),
         ...(body.fromRunId ? { fromRunId: body.fromRunId } : {}),
         ...(body.maxCostUsd !== undefined ? { maxCostUsd: body.maxCostUsd } : {}),
         ...(body.permissions ? { permissions: body.permissions } : {}),
       });
-      return reply(202, { runId: run.id, status: run.status });
+      return reply(202, { runId: run.id, status: run.status, workspaceId: run.workspaceId, cwd: run.cwd, branch: run.branch ?? null });
     },
   }),
   defineRoute({

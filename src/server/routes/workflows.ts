@@ -14,6 +14,18 @@ import { checkedWhole, RawWorkflowSchema, validateWorkflowSource, WorkflowNameSc
 // route and the CLI's offline mode answer a bad one alike.
 const CwdQuery = z.object({ cwd: z.string().optional().describe(PROJECT_DIR_DESCRIPTION) });
 
+/** Where a name is looked up: a workspace's own workflows first (docs/contract.md, "Workflow files"). */
+const PlaceQuery = CwdQuery.extend({
+  workspaceId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'the workspace the request speaks for (its id, its name or a unique id prefix; 404 workspace_not_found when unknown): its workflows first; default: the one whose checkout holds cwd',
+    ),
+});
+
 const NameParams = z.object({ name: WorkflowNameSchema });
 
 const DefinitionBody = z.object({
@@ -32,6 +44,7 @@ const SummarySchema = z.object({
   nodes: z.int().describe('Number of nodes.'),
   triggers: z.array(z.object({ kind: z.literal('webhook'), event: z.string(), slug: z.string() })),
   workspaceId: z.string().nullable().describe('The registered workspace the file was found in, if any.'),
+  workspaceName: z.string().nullable().describe("That workspace's name."),
 });
 
 const DiscoveryErrorSchema = z.object({
@@ -59,17 +72,20 @@ export const workflowRoutes = [
   defineRoute({
     method: 'GET',
     path: '/api/workflows',
-    summary: 'Discover workflows: bundled, then project (.svc/workflows/ under cwd and every workspace)',
+    summary: "Discover workflows: the workspace of the request, the project under cwd, bundled ones, and every other workspace's",
     tag: 'workflows',
-    query: CwdQuery,
-    errors: [400],
+    query: PlaceQuery,
+    errors: [400, 404],
     responses: {
       200: {
-        description: 'Workflows by name; files that failed to load are in errors and hide nothing else',
+        description:
+          'Workflows by name, each with the workspace it belongs to: a name is listed once from here (its workspace, cwd, bundled: the first that has it) and once for each other workspace that has it; files that failed to load are in errors and hide nothing else',
         schema: z.object({ workflows: z.array(SummarySchema), errors: z.array(DiscoveryErrorSchema).optional() }),
       },
     },
-    handle: async ({ ctx, query }) => toWorkflowListing(await ctx.workflows.discover(query.cwd)),
+    handle: async ({ ctx, query }) =>
+      // Named as the user names it (an id, a name or a unique prefix), as everywhere.
+      toWorkflowListing(await ctx.workflows.discover(query.cwd, { workspaceId: query.workspaceId ? await ctx.workspaces.idOf(query.workspaceId) : null })),
   }),
   defineRoute({
     method: 'POST',
@@ -95,10 +111,11 @@ export const workflowRoutes = [
     summary: 'One workflow definition as written',
     tag: 'workflows',
     params: NameParams,
-    query: CwdQuery,
+    query: PlaceQuery,
     errors: [400, 404],
     responses: { 200: { description: 'The workflow', schema: DocumentSchema } },
-    handle: async ({ ctx, params, query }) => toWorkflowDocument(await ctx.workflows.get(params.name, query.cwd)),
+    handle: async ({ ctx, params, query }) =>
+      toWorkflowDocument(await ctx.workflows.get(params.name, query.cwd, query.workspaceId ? await ctx.workspaces.idOf(query.workspaceId) : undefined)),
   }),
   defineRoute({
     method: 'PUT',

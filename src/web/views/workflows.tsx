@@ -6,10 +6,11 @@ import { Dag } from '../components/dag.js';
 import { ErrorNote } from '../components/status.js';
 import { navigate, useLoad } from '../hooks.js';
 
-function RunForm({ name }: { name: string }) {
+/** Starts a run of the workflow: on its own workspace by default (a worktree of its own), or in place if the user picks none. */
+function RunForm({ name, defaultWorkspace }: { name: string; defaultWorkspace: string | null }) {
   const workspaces = useLoad(() => client.workspaces.list({ limit: 200 }), 'workspaces');
   const [message, setMessage] = useState('');
-  const [workspaceId, setWorkspaceId] = useState('');
+  const [workspaceId, setWorkspaceId] = useState(defaultWorkspace ?? '');
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   return (
@@ -21,7 +22,8 @@ function RunForm({ name }: { name: string }) {
         setBusy(true);
         setError(undefined);
         try {
-          const started = await client.runs.start(name, { message, ...(workspaceId ? { workspaceId } : {}) });
+          // "none" is asked for explicitly: in place, even where the server's directory is a workspace's checkout.
+          const started = await client.runs.start(name, { message, ...(workspaceId ? { workspaceId } : { inPlace: true }) });
           navigate(`#/runs/${encodeURIComponent(started.runId)}`);
         } catch (err) {
           setError(errorText(err));
@@ -38,7 +40,7 @@ function RunForm({ name }: { name: string }) {
       <label>
         Workspace{' '}
         <select name="workspace" value={workspaceId} onChange={(e) => setWorkspaceId(e.currentTarget.value)}>
-          <option value="">none (the server's working directory)</option>
+          <option value="">none: in place, in the server's working directory</option>
           {workspaces.data?.workspaces.map((w) => (
             <option key={w.id} value={w.id}>
               {w.name} ({w.id})
@@ -98,19 +100,27 @@ function BrokenFile({ name, file }: { name: string; file: FileErrors }) {
   );
 }
 
-function WorkflowDetail({ name }: { name: string }) {
-  const doc = useLoad(async () => {
-    const found = await client.workflows.get(name);
-    const validation = await client.workflows.validate(found.workflow as unknown as Record<string, unknown>);
-    return { ...found, errors: validation.errors ?? [] };
-  }, name);
+/** The link to a workflow: by name, and by its workspace when it has one (two workspaces may each have their own). */
+const workflowHref = (name: string, workspaceId: string | null) =>
+  `#/workflows/${encodeURIComponent(name)}${workspaceId ? `?workspace=${encodeURIComponent(workspaceId)}` : ''}`;
+
+function WorkflowDetail({ name, workspace }: { name: string; workspace: string | undefined }) {
+  const doc = useLoad(
+    async () => {
+      const found = await client.workflows.get(name, undefined, workspace ? { workspaceId: workspace } : {});
+      const validation = await client.workflows.validate(found.workflow as unknown as Record<string, unknown>);
+      return { ...found, errors: validation.errors ?? [] };
+    },
+    `${name} ${workspace ?? ''}`,
+  );
   if (!doc.data) return doc.error ? <ErrorNote error={doc.error} /> : <p class="note">Loading…</p>;
-  const { workflow, filename, source, errors } = doc.data;
+  const { workflow, filename, source, errors, workspaceId } = doc.data;
   return (
-    <div class="workflow-detail" data-workflow={name}>
+    <div class="workflow-detail" data-workflow={name} data-workspace={workspaceId ?? ''}>
       <h2>{name}</h2>
       <p class="muted">
-        {source} · <span class="mono">{filename}</span>
+        {source}
+        {workspaceId ? ` · workspace ${workspaceId}` : ''} · <span class="mono">{filename}</span>
       </p>
       {workflow.description ? <p>{workflow.description}</p> : null}
       {errors.length > 0 ? (
@@ -122,21 +132,22 @@ function WorkflowDetail({ name }: { name: string }) {
         <p class="note ok">Valid.</p>
       )}
       <Dag nodes={toDrawNodes(workflow)} label={`DAG of ${name}`} />
-      <RunForm name={name} />
+      <RunForm name={name} defaultWorkspace={workspaceId} />
     </div>
   );
 }
 
 /** The chosen workflow once the listing says what it is: a workflow, or a file that failed to load. */
-function Detail({ name, listing, broken }: { name: string | undefined; listing: WorkflowListing | undefined; broken: FileErrors[] }) {
+function Detail(props: { name: string | undefined; workspace: string | undefined; listing: WorkflowListing | undefined; broken: FileErrors[] }) {
+  const { name, workspace, listing, broken } = props;
   if (!name) return <p class="note">Choose a workflow to see its graph and run it.</p>;
   if (!listing) return <p class="note">Loading…</p>;
   const file = broken.find((candidate) => candidate.name === name);
   if (file && !listing.workflows.some((workflow) => workflow.name === name)) return <BrokenFile name={name} file={file} />;
-  return <WorkflowDetail name={name} />;
+  return <WorkflowDetail name={name} workspace={workspace} />;
 }
 
-export function WorkflowsView({ name }: { name: string | undefined }) {
+export function WorkflowsView({ name, workspace }: { name: string | undefined; workspace: string | undefined }) {
   const listing = useLoad(() => client.workflows.list(), 'workflows');
   const broken = byFile(listing.data?.errors ?? []);
   return (
@@ -146,11 +157,11 @@ export function WorkflowsView({ name }: { name: string | undefined }) {
         <ErrorNote error={listing.error} />
         <ul class="pick-list">
           {listing.data?.workflows.map((w) => (
-            <li key={w.name}>
-              <a href={`#/workflows/${encodeURIComponent(w.name)}`} aria-current={w.name === name ? 'page' : undefined}>
+            <li key={`${w.name} ${w.workspaceId ?? ''}`}>
+              <a href={workflowHref(w.name, w.workspaceId)} aria-current={w.name === name && (w.workspaceId ?? undefined) === workspace ? 'page' : undefined}>
                 <strong>{w.name}</strong>{' '}
                 <span class="muted">
-                  {w.nodes} nodes · {w.source}
+                  {w.nodes} nodes · {w.workspaceId ? `workspace ${w.workspaceName ?? w.workspaceId}` : w.source}
                 </span>
                 {w.description ? <span class="muted block">{w.description}</span> : null}
               </a>
@@ -176,7 +187,7 @@ export function WorkflowsView({ name }: { name: string | undefined }) {
         ) : null}
       </div>
       <div class="detail">
-        <Detail name={name} listing={listing.data} broken={broken} />
+        <Detail name={name} workspace={workspace} listing={listing.data} broken={broken} />
       </div>
     </section>
   );

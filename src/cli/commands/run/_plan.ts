@@ -27,9 +27,9 @@ export function planText(plan: ExecutionPlan): string {
 }
 
 /** `svc run <workflow> --dry-run`: the execution plan of the workflow as the run would find it; nothing runs. */
-export async function printPlan(cmd: CommandContext, workflow: string, cwd: string): Promise<void> {
+export async function printPlan(cmd: CommandContext, workflow: string, cwd: string, workspaceId?: string): Promise<void> {
   const client = cmd.client();
-  const [doc, config] = await Promise.all([client.workflows.get(workflow, cwd), client.config.get()]);
+  const [doc, config] = await Promise.all([client.workflows.get(workflow, cwd, workspaceId ? { workspaceId } : {}), client.config.get()]);
   const plan = executionPlan(doc.workflow, {
     assistant: config.defaultAssistant,
     modelOf: (name) => config.assistants[name as keyof typeof config.assistants]?.model ?? null,

@@ -10,11 +10,14 @@ import { RunPrinter } from './_printer.js';
 import { MAX_COST_OPTION, maxCostOf } from './_max-cost.js';
 import { PERMISSIONS, type Permissions } from '../../../client/types.js';
 import { printPlan } from './_plan.js';
+import { placeLine } from './_place.js';
 
 export interface FollowOptions {
   detach?: boolean;
   wait?: boolean;
   verbose?: boolean;
+  /** Say first where the run went (`svc run`): a workspace's worktree, or in place. */
+  sayPlace?: boolean;
 }
 
 /**
@@ -71,6 +74,11 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
     const started = await client.runs.start(workflow, input);
     runId = started.runId;
     signals?.cancelled(runId);
+    // The first line of the progress says where the run edits files; --json, --wait and --detach print
+    // only their document, outcome or id (the place is in the JSON documents: workspaceId, cwd, branch).
+    if (options.sayPlace && !cmd.globals.json && !options.wait && !options.detach) {
+      cmd.io.out(`${placeLine(workflow, started, { inPlace: Boolean(input.inPlace), atLaunch: host === 'database' })}\n`);
+    }
     if (host === 'database') cmd.io.err(waitsForServer(runId, Boolean(options.detach)));
     if (options.detach) {
       if (cmd.globals.json) printJson(cmd.io, started);
@@ -98,7 +106,14 @@ export default defineCommand({
   options: {
     conversation: ['-c, --conversation <id>', 'link the run to a conversation (continues a resumable run of it)'],
     cwd: ['--cwd <dir>', 'working directory of the run; project workflows are found under it'],
-    workspace: ['--workspace <workspace>', 'run in this workspace (name, id or id prefix), in a git worktree of its own (svc/<run id>)'],
+    workspace: [
+      '--workspace <workspace>',
+      "run in this workspace (name, id or id prefix), in a git worktree of its own (svc/<run id>), with the workspace's own workflow",
+    ],
+    inPlace: [
+      '--in-place',
+      "run in the directory itself, no worktree: by default a run started inside a registered workspace's checkout goes to a worktree of it",
+    ],
     from: ['--from <run>', "a follow-on run: branch from that run's head, with its changes (id or prefix)"],
     maxCost: MAX_COST_OPTION,
     permissions: ['--permissions <level>', "what the run's agents may do at most: read, edit or full (lowers the workflow's, never raises it)"],
@@ -109,17 +124,20 @@ export default defineCommand({
   },
   run: async (cmd, [workflow, words], options) => {
     if (options.detach && options.wait) throw new CliError('--detach and --wait cannot be combined.', EXIT.usage);
-    if (options.dryRun) return printPlan(cmd, workflow, resolve(options.cwd ?? process.cwd()));
+    if (options.inPlace && options.workspace)
+      throw new CliError('--in-place and --workspace cannot be combined: a run on a workspace has a worktree of its own.', EXIT.usage);
+    if (options.dryRun) return printPlan(cmd, workflow, resolve(options.cwd ?? process.cwd()), options.workspace);
     const input: StartRunInput = {
       message: words.join(' '),
       cwd: resolve(options.cwd ?? process.cwd()),
       trigger: 'cli',
       ...(options.conversation ? { conversationId: options.conversation } : {}),
       ...(options.workspace ? { workspaceId: options.workspace } : {}),
+      ...(options.inPlace ? { inPlace: true } : {}),
       ...(options.from ? { fromRunId: options.from } : {}),
       ...maxCostOf(options.maxCost),
       ...permissionsOf(options.permissions),
     };
-    return startAndFollow(cmd, workflow, input, options);
+    return startAndFollow(cmd, workflow, input, { ...options, sayPlace: true });
   },
 });

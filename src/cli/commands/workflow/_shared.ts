@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { WorkflowDocument } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
+import type { OptionSpec } from '../../define-command.js';
 import { styler } from '../../output.js';
 
 /**
@@ -14,9 +15,18 @@ export function cwdOption(given: string | undefined): string {
   return resolve(given !== undefined && given !== '' ? given : process.cwd());
 }
 
+/** `--workspace <id>`: the workspace whose own workflows come first (docs/contract.md, "Workflow files"). */
+export const WORKSPACE_OPTION = [
+  '--workspace <id>',
+  'the workspace to speak for: its own workflows first (default: the one whose checkout holds the directory)',
+] as const satisfies OptionSpec;
+
+/** The client's `place` for `--workspace`. */
+export const workspaceOf = (given: string | undefined): { workspaceId?: string } => (given ? { workspaceId: given } : {});
+
 /** One workflow (shared by show and graph). */
-export function fetchWorkflow(cmd: CommandContext, name: string, cwd: string): Promise<WorkflowDocument> {
-  return cmd.client().workflows.get(name, cwd);
+export function fetchWorkflow(cmd: CommandContext, name: string, cwd: string, workspaceId?: string): Promise<WorkflowDocument> {
+  return cmd.client().workflows.get(name, cwd, workspaceOf(workspaceId));
 }
 
 /** Terminal width for drawings (100 when piped). */

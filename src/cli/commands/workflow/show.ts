@@ -1,14 +1,14 @@
 import { drawDag, toDrawNodes } from '../../../client/views.js';
 import { CWD_OPTION, defineCommand } from '../../define-command.js';
 import { printJson, styler } from '../../output.js';
-import { columnsOf, cwdOption, fetchWorkflow } from './_shared.js';
+import { columnsOf, cwdOption, fetchWorkflow, WORKSPACE_OPTION } from './_shared.js';
 
 /** `svc workflow show <name>`: where it comes from, the definition as written, its agents' permissions, and its DAG. */
 export default defineCommand({
   args: [['<workflow>', 'workflow name']],
-  options: { cwd: CWD_OPTION },
+  options: { cwd: CWD_OPTION, workspace: WORKSPACE_OPTION },
   run: async (cmd, [name], options) => {
-    const doc = await fetchWorkflow(cmd, name, cwdOption(options.cwd));
+    const doc = await fetchWorkflow(cmd, name, cwdOption(options.cwd), options.workspace);
     if (cmd.globals.json) return printJson(cmd.io, doc);
     const paint = await styler(cmd.io);
     const { toYamlText } = await import('../../../runtime.js');
@@ -17,7 +17,7 @@ export default defineCommand({
     const agents = nodes.filter((node) => node.permissions);
     cmd.io.out(
       [
-        `${paint.bold(doc.workflow.name)} ${paint.dim(`(${doc.source})`)}`,
+        `${paint.bold(doc.workflow.name)} ${paint.dim(`(${doc.source}${doc.workspaceId ? `, workspace ${doc.workspaceId}` : ''})`)}`,
         doc.workflow.description,
         paint.dim(doc.filename),
         '',
