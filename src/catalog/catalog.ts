@@ -204,9 +204,10 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
   async lookup(name: string, cwd?: string, workspaceId?: string | null): Promise<{ found: DiscoveredWorkflow; workspaceHere: string | null }> {
     const discovery = await this.discover(cwd, { workspaceId: workspaceId ?? null });
     const named = discovery.workflows.filter((w) => w.name === name);
-    const found = named.find((w) => w.here) ?? (named.length === 1 ? named[0] : undefined);
+    // Another workspace's stands in only for a name nothing here defines: never for a broken file here.
+    const found = named.find((w) => w.here) ?? (named.length === 1 && !discovery.claimed.has(name) ? named[0] : undefined);
     if (found !== undefined) return { found, workspaceHere: discovery.workspaceId };
-    if (named.length > 1) {
+    if (named.length > 1 && !discovery.claimed.has(name)) {
       const where = named.map((w) => `${w.workspaceName ?? w.workspaceId} (${w.workspaceId}, ${w.filename})`).join(', ');
       throw new DomainError('workflow_not_found', `No workflow named '${name}' here; workspaces ${where} each have one: choose one with --workspace <id>.`);
     }

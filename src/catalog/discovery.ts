@@ -56,6 +56,8 @@ export interface Discovery {
   readonly roots: ProjectRoot[];
   /** The workspace the request speaks for: the one asked for, else the one whose checkout holds the cwd. */
   readonly workspaceId: string | null;
+  /** Every name the request's place defines, in a good file or a broken one: no other workspace's stands in for it. */
+  readonly claimed: ReadonlySet<string>;
 }
 
 export interface DiscoverOptions {
@@ -181,5 +183,5 @@ export async function discoverWorkflows(options: DiscoverOptions): Promise<Disco
   workflows.sort(byNameThenPlace);
   // Folders are read concurrently; sort so the same files always give the same report.
   errors.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
-  return { workflows, errors, roots: [...here, ...elsewhere], workspaceId };
+  return { workflows, errors, roots: [...here, ...elsewhere], workspaceId, claimed };
 }

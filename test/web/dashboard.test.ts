@@ -264,12 +264,17 @@ describe('the dashboard in a browser', () => {
     await p.goto(`${server.url}/#/workflows/gated`);
     await p.locator('.workflow-detail g.dag-node').first().waitFor();
     await expect(p.locator('.workflow-detail g.dag-node').count()).resolves.toBe(3);
+    await expect(p.locator('select[name="workspace"]').inputValue()).resolves.toBe(workspace.body.id);
     await expect(p.getByText('Valid.').count()).resolves.toBe(1);
     await p.getByLabel('Message').fill('from the form');
     await p.getByRole('button', { name: 'Start run' }).click();
     await p.waitForURL(/#\/runs\/run/);
     await p.locator('section[data-status="paused"]').waitFor();
     await expect(p.locator('dd.message').textContent()).resolves.toBe('from the form');
+    // The form defaulted to the workflow's own workspace (this one is no git repository, so the run
+    // has no worktree: test/workspaces/workspace-workflows.test.ts shows one with).
+    const runId = decodeURIComponent(p.url().split('#/runs/')[1]!);
+    expect((await server.json('GET', `/api/workflows/runs/${runId}`)).body).toMatchObject({ workspaceId: workspace.body.id });
     await screenshot(p, 'workflow-started');
 
     // The workspace, its .env scan and the consent it lacks, read-only.
