@@ -19,10 +19,12 @@ beforeAll(async () => {
 afterAll(cleanupAll);
 
 describe('POST /api/workflows/{name}/run', () => {
-  it('answers 202 {runId, status} and the run completes', async () => {
+  it('answers 202 {runId, status} and where it runs, and the run completes', async () => {
     const { status, body } = await api(server, 'POST', '/api/workflows/quick/run', { message: 'there', cwd: project });
     expect(status).toBe(202);
-    expect(Object.keys(body).sort()).toEqual(['runId', 'status']);
+    expect(Object.keys(body).sort()).toEqual(['branch', 'cwd', 'runId', 'status', 'workspaceId']);
+    // No registered workspace holds the project: the run is in place.
+    expect(body).toMatchObject({ workspaceId: null, cwd: project, branch: null });
     expect(body.runId).toMatch(/\S/);
     expect(['pending', 'running']).toContain(body.status);
     const run = await waitForRun(server, body.runId);
