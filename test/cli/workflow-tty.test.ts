@@ -50,10 +50,11 @@ describe('on a terminal', () => {
       .trimEnd()
       .split('\n')
       .map((line) => line.trim().split(/\s{2,}/));
-    expect(lines[0]).toEqual(['NAME', 'SOURCE', 'NODES', 'TRIGGERS', 'DESCRIPTION']);
+    expect(lines[0]).toEqual(['NAME', 'WORKSPACE', 'SOURCE', 'NODES', 'TRIGGERS', 'DESCRIPTION']);
     expect(lines.slice(1).map((l) => l[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'smoke']);
-    expect(lines[2]).toEqual(['deploy', 'project', '2', 'webhook:on-push', 'the deploy workflow']);
-    expect(lines[1]?.[3]).toBe('-');
+    // The project is no registered workspace: '-' where the workspace would be named.
+    expect(lines[2]).toEqual(['deploy', '-', 'project', '2', 'webhook:on-push', 'the deploy workflow']);
+    expect(lines[1]?.[4]).toBe('-');
     expect(io.stdoutText()).not.toContain(project.dir);
     expect(io.stderrText()).toMatch(new RegExp(`^1 workflow file could not be used:\\n${broken}:\\d+:\\d+: invalid YAML`));
   });
