@@ -1,9 +1,11 @@
 # fish completion for svc. Generated from the command tree by `svc completion fish`.
 # Install: svc completion fish > ~/.config/fish/completions/svc.fish
-function __svc_path_is
+# Prints two lines: n:<arguments given to the command> and p:<the command path typed so far>.
+function __svc_walk
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l path ""
+    set -l npos 0
     set -l skip 0
     for w in $tokens
         if test $skip = 1
@@ -18,11 +20,33 @@ function __svc_path_is
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
+            set npos 0
+        else
+            set npos (math $npos + 1)
         end
     end
-    test "$path" = "$argv"
+    echo "n:$npos"
+    echo "p:$path"
+end
+function __svc_path_is
+    set -l state (__svc_walk)
+    test "$state[2]" = "p:$argv"
+end
+# __svc_arg_is N PATH…: the command is PATH and the word being completed is its argument N (from 0).
+function __svc_arg_is
+    set -l state (__svc_walk)
+    test "$state[1]" = "n:$argv[1]"; and test "$state[2]" = "p:$argv[2..-1]"
+end
+# Workflow names, run ids or workspace names from the store, asked of the same svc (and --url) typed.
+function __svc_values
+    set -l tokens (commandline -opc)
+    set -l url
+    if set -l i (contains -i -- --url $tokens)
+        set url --url $tokens[(math $i + 1)]
+    end
+    $tokens[1] $url __complete $argv[1] (commandline -ct) 2>/dev/null
 end
 complete -c svc -f
 complete -c svc -n '__svc_path_is ' -a 'serve' -d 'start the server (port: PORT, 3090, or automatic inside a git worktree)'
@@ -60,6 +84,7 @@ complete -c svc -n '__svc_path_is ' -l no-color -d 'no colour (also NO_COLOR=1)'
 complete -c svc -n '__svc_path_is serve' -s p -l port -r -d 'listen on this port (overrides PORT)'
 complete -c svc -n '__svc_path_is serve' -l host -r -d 'bind address (overrides SVC_HOST; default 127.0.0.1)'
 complete -c svc -n '__svc_path_is serve' -l database-url -r -d 'share a PostgreSQL database with other servers (overrides SVC_DATABASE_URL; docs/scaling.md)'
+complete -c svc -n '__svc_arg_is 0 open' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is open' -l print -d 'print the URL and open nothing'
 complete -c svc -n '__svc_path_is migrate-store' -l to -r -d 'the empty database to copy into (postgres://…)'
 complete -c svc -n '__svc_path_is config' -a 'show' -d 'print the configuration'
@@ -76,21 +101,26 @@ complete -c svc -n '__svc_path_is workflow' -a 'delete' -d 'delete a project wor
 complete -c svc -n '__svc_path_is workflow' -a 'run' -d 'same as `svc run`'
 complete -c svc -n '__svc_path_is workflow list' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow list' -l workspace -r -d 'the workspace to speak for: its own workflows first (default: the one whose checkout holds the directory)'
+complete -c svc -n '__svc_arg_is 0 workflow show' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is workflow show' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow show' -l workspace -r -d 'the workspace to speak for: its own workflows first (default: the one whose checkout holds the directory)'
+complete -c svc -n '__svc_arg_is 0 workflow graph' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is workflow graph' -l mermaid -d 'print a Mermaid flowchart instead'
 complete -c svc -n '__svc_path_is workflow graph' -l ascii -d 'plain ASCII boxes'
 complete -c svc -n '__svc_path_is workflow graph' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
+complete -c svc -n '__svc_arg_is 0 workflow test' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is workflow test' -l fixture -r -d 'the fixture (YAML: message, nodes, approvals, expect); default .svc/tests/<name>.yaml when it exists'
 complete -c svc -n '__svc_path_is workflow test' -l keep -d 'keep the test run afterwards (it is deleted otherwise)'
 complete -c svc -n '__svc_path_is workflow test' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
 complete -c svc -n '__svc_path_is workflow save' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
+complete -c svc -n '__svc_arg_is 0 workflow delete' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is workflow delete' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
+complete -c svc -n '__svc_arg_is 0 workflow run' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is workflow run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
 complete -c svc -n '__svc_path_is workflow run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
-complete -c svc -n '__svc_path_is workflow run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>), with the workspace'\''s own workflow'
+complete -c svc -n '__svc_path_is workflow run' -l workspace -r -a '(__svc_values workspaces)' -d 'run in this workspace (name, id or id prefix), in a git worktree of its own (svc/<run id>), with the workspace'\''s own workflow'
 complete -c svc -n '__svc_path_is workflow run' -l in-place -d 'run in the directory itself, no worktree: by default a run started inside a registered workspace'\''s checkout goes to a worktree of it'
-complete -c svc -n '__svc_path_is workflow run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
+complete -c svc -n '__svc_path_is workflow run' -l from -r -a '(__svc_values runs)' -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
 complete -c svc -n '__svc_path_is workflow run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
 complete -c svc -n '__svc_path_is workflow run' -l permissions -r -d 'what the run'\''s agents may do at most: read, edit or full (lowers the workflow'\''s, never raises it)'
 complete -c svc -n '__svc_path_is workflow run' -s d -l detach -d 'print the run id and return at once'
@@ -103,16 +133,16 @@ complete -c svc -n '__svc_path_is conversation' -a 'show' -d 'a conversation and
 complete -c svc -n '__svc_path_is conversation' -a 'rename' -d 'set the title of a conversation'
 complete -c svc -n '__svc_path_is conversation' -a 'rm' -d 'delete a conversation (soft: it stays readable)'
 complete -c svc -n '__svc_path_is conversation' -a 'send' -d 'send a message and print the reply as it streams'
-complete -c svc -n '__svc_path_is conversation new' -s w -l workspace -r -d 'the workspace its agents and runs use'
+complete -c svc -n '__svc_path_is conversation new' -s w -l workspace -r -a '(__svc_values workspaces)' -d 'the workspace its agents and runs use (name, id or id prefix)'
 complete -c svc -n '__svc_path_is conversation new' -s t -l title -r -d 'a title'
 complete -c svc -n '__svc_path_is conversation new' -l assistant -r -d 'claude or codex (default: the configuration'\''s)'
 complete -c svc -n '__svc_path_is conversation new' -l permissions -r -d 'what its agent may do: read, edit or full (default: the configuration'\''s, read)'
-complete -c svc -n '__svc_path_is conversation list' -s w -l workspace -r -d 'only the conversations of this workspace'
+complete -c svc -n '__svc_path_is conversation list' -s w -l workspace -r -a '(__svc_values workspaces)' -d 'only the conversations of this workspace (name, id or id prefix)'
 complete -c svc -n '__svc_path_is conversation list' -s a -l all -d 'include deleted conversations'
 complete -c svc -n '__svc_path_is conversation list' -s n -l limit -r -d 'at most this many (default 50, at most 200)'
 complete -c svc -n '__svc_path_is conversation show' -s n -l limit -r -d 'how many of the newest messages (default 20, at most 200)'
 complete -c svc -n '__svc_path_is conversation send' -l no-wait -d 'send only; do not wait for the reply'
-complete -c svc -n '__svc_path_is chat' -s w -l workspace -r -d 'the workspace of a new conversation'
+complete -c svc -n '__svc_path_is chat' -s w -l workspace -r -a '(__svc_values workspaces)' -d 'the workspace of a new conversation (name, id or id prefix)'
 complete -c svc -n '__svc_path_is webhook' -a 'list' -d 'the triggers: slug, workflow, event, whether the secret is set'
 complete -c svc -n '__svc_path_is webhook' -a 'register' -d 'register the triggers of this directory'\''s workflows (the server'\''s own directory and workspaces need not)'
 complete -c svc -n '__svc_path_is webhook' -a 'deliveries' -d 'recent deliveries and why each was accepted, skipped or refused'
@@ -135,22 +165,29 @@ complete -c svc -n '__svc_path_is workspace' -a 'envs' -d 'list a workspace'\''s
 complete -c svc -n '__svc_path_is workspace' -a 'env' -d 'set or unset a workspace'\''s env vars (values are never shown)'
 complete -c svc -n '__svc_path_is workspace' -a 'consent' -d 'allow or revoke agents despite agent keys in .env files (audit-logged)'
 complete -c svc -n '__svc_path_is workspace' -a 'cleanup' -d 'remove worktrees of finished runs: ended before --older-than (default 7d), or --merged into the default branch'
+complete -c svc -n '__svc_arg_is 0 workspace show' -a '(__svc_values workspaces)'
+complete -c svc -n '__svc_arg_is 0 workspace rm' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace rm' -s y -l yes -d 'do not ask for confirmation'
+complete -c svc -n '__svc_arg_is 0 workspace envs' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace env' -a 'set' -d 'set env vars: KEY=VALUE…'
 complete -c svc -n '__svc_path_is workspace env' -a 'unset' -d 'unset one env var'
+complete -c svc -n '__svc_arg_is 0 workspace env set' -a '(__svc_values workspaces)'
+complete -c svc -n '__svc_arg_is 0 workspace env unset' -a '(__svc_values workspaces)'
+complete -c svc -n '__svc_arg_is 0 workspace consent' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace consent' -l allow -d 'let agents run there despite agent keys in .env files'
 complete -c svc -n '__svc_path_is workspace consent' -l revoke -d 'block them again'
 complete -c svc -n '__svc_path_is workspace cleanup' -l older-than -r -d 'runs that ended longer ago than this: 30s, 90m, 12h, 7d, 2w (default 7d; with --merged, any age)'
 complete -c svc -n '__svc_path_is workspace cleanup' -l merged -d 'only runs whose branch is merged into the workspace'\''s default branch (or whose changes already are in it)'
 complete -c svc -n '__svc_path_is workspace cleanup' -l force -d 'with --merged: remove branches with unmerged commits too'
-complete -c svc -n '__svc_path_is workspace cleanup' -l workspace -r -d 'only this workspace'
+complete -c svc -n '__svc_path_is workspace cleanup' -l workspace -r -a '(__svc_values workspaces)' -d 'only this workspace (name, id or id prefix)'
 complete -c svc -n '__svc_path_is mcp' -l print-config -r -d 'print the snippet that registers svc with an agent (claude, codex)'
 complete -c svc -n '__svc_path_is commands' -l cwd -r -d 'project directory whose .svc/ is used (default: the current directory)'
+complete -c svc -n '__svc_arg_is 0 run' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is run' -s c -l conversation -r -d 'link the run to a conversation (continues a resumable run of it)'
 complete -c svc -n '__svc_path_is run' -l cwd -r -d 'working directory of the run; project workflows are found under it'
-complete -c svc -n '__svc_path_is run' -l workspace -r -d 'run in this workspace, in a git worktree of its own (svc/<run id>), with the workspace'\''s own workflow'
+complete -c svc -n '__svc_path_is run' -l workspace -r -a '(__svc_values workspaces)' -d 'run in this workspace (name, id or id prefix), in a git worktree of its own (svc/<run id>), with the workspace'\''s own workflow'
 complete -c svc -n '__svc_path_is run' -l in-place -d 'run in the directory itself, no worktree: by default a run started inside a registered workspace'\''s checkout goes to a worktree of it'
-complete -c svc -n '__svc_path_is run' -l from -r -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
+complete -c svc -n '__svc_path_is run' -l from -r -a '(__svc_values runs)' -d 'a follow-on run: branch from that run'\''s head, with its changes (id or prefix)'
 complete -c svc -n '__svc_path_is run' -l max-cost -r -d 'the run'\''s spend cap in USD (with the workflow'\''s max_cost_usd, the smaller wins)'
 complete -c svc -n '__svc_path_is run' -l permissions -r -d 'what the run'\''s agents may do at most: read, edit or full (lowers the workflow'\''s, never raises it)'
 complete -c svc -n '__svc_path_is run' -s d -l detach -d 'print the run id and return at once'
@@ -161,6 +198,7 @@ complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its branch, or one node'\''s commits (--node); --stat for the files'
 complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only); your checkout kept safe'
+complete -c svc -n '__svc_path_is runs' -a 'logs' -d 'a node'\''s whole log (stdout and stderr), or every node'\''s; --follow streams a running node'\''s until it ends'
 complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
 complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, waiting, completed, failed, cancelled, abandoned'
@@ -169,13 +207,20 @@ complete -c svc -n '__svc_path_is runs list' -l definition-hash -r -d 'only runs
 complete -c svc -n '__svc_path_is runs list' -l since -r -d 'runs created since: 24h, 7d, 2w or an ISO date'
 complete -c svc -n '__svc_path_is runs list' -l until -r -d 'runs created until: 24h, 7d, 2w (ago) or an ISO date'
 complete -c svc -n '__svc_path_is runs list' -s L -l limit -r -d 'at most this many (1-200, default 50)'
+complete -c svc -n '__svc_arg_is 0 runs show' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 runs diff' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs diff' -l node -r -d 'only this node'\''s commits'
 complete -c svc -n '__svc_path_is runs diff' -l stat -d 'the files changed with lines added and removed, instead of the patch'
+complete -c svc -n '__svc_arg_is 0 runs merge' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs merge' -l into -r -d 'the branch to merge into (default: the workspace'\''s default branch)'
 complete -c svc -n '__svc_path_is runs merge' -l squash -d 'one commit on top of the branch instead of a merge commit'
 complete -c svc -n '__svc_path_is runs merge' -l ff-only -d 'only fast-forward the branch to the run'\''s head'
 complete -c svc -n '__svc_path_is runs merge' -s m -l message -r -d 'the commit message'
+complete -c svc -n '__svc_arg_is 0 runs logs' -a '(__svc_values runs)'
+complete -c svc -n '__svc_path_is runs logs' -s f -l follow -d 'keep printing what the node prints until it ends (needs a server)'
+complete -c svc -n '__svc_arg_is 0 runs push' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs push' -l remote -r -d 'a remote name or URL (default origin)'
+complete -c svc -n '__svc_arg_is 0 runs pr' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs pr' -l title -r -d 'default: the run'\''s message'\''s first line'
 complete -c svc -n '__svc_path_is runs pr' -l body -r -d 'the description ('\''-'\'': stdin); default: the last node'\''s output and a summary of the run'
 complete -c svc -n '__svc_path_is runs pr' -l base -r -d 'the branch to merge into (default: the workspace'\''s default branch)'
@@ -183,20 +228,31 @@ complete -c svc -n '__svc_path_is runs pr' -l draft -d 'open it as a draft'
 complete -c svc -n '__svc_path_is bench' -a 'show' -d 'percentiles of a workflow'\''s recent runs and of each node (svc bench <workflow>)'
 complete -c svc -n '__svc_path_is bench' -a 'compare' -d 'two runs node by node: times, the delta, costs'
 complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows that have runs'
+complete -c svc -n '__svc_arg_is 0 bench show' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is bench show' -l since -r -d 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'
 complete -c svc -n '__svc_path_is bench show' -s L -l limit -r -d 'the newest n completed or failed runs (1-200, default 20)'
 complete -c svc -n '__svc_path_is bench show' -l by-version -d 'the same runs per version of the workflow, each version'\''s p50 and cost against the one before'
+complete -c svc -n '__svc_arg_is 0 bench compare' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 1 bench compare' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 watch' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conversation'\''s messages and the events of its runs'
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'
 complete -c svc -n '__svc_path_is watch' -l exit-status -d 'exit with the run'\''s outcome (0 completed, 1 failed, 3 cancelled, 4 paused, 6 completed with tool calls denied)'
 complete -c svc -n '__svc_path_is watch' -l verbose -d 'stream node output and agents'\'' tool calls'
+complete -c svc -n '__svc_arg_is 0 cancel' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 abandon' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 delete' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 resume' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is resume' -l max-cost -r -d 'replace the run'\''s spend cap (USD; may exceed the workflow'\''s); a run its cap stopped needs one above what it spent'
 complete -c svc -n '__svc_path_is resume' -l mark-only -d 'only mark it; the next start of its workflow in its conversation continues it'
 complete -c svc -n '__svc_path_is resume' -s d -l detach -d 'print the run id and return at once'
 complete -c svc -n '__svc_path_is resume' -s w -l wait -d 'wait without streaming progress'
 complete -c svc -n '__svc_path_is resume' -l verbose -d 'stream node output and agents'\'' tool calls'
+complete -c svc -n '__svc_arg_is 0 approve' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is approve' -s m -l comment -r -d 'comment; becomes the gate'\''s output'
+complete -c svc -n '__svc_arg_is 0 reject' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is reject' -s r -l reason -r -d 'why'
+complete -c svc -n '__svc_arg_is 0 signal' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is signal' -l payload -r -d 'the waiting node'\''s output: this file'\''s text ('\''-'\'': stdin); none: empty'
 complete -c svc -n '__svc_path_is completion' -a 'bash'
 complete -c svc -n '__svc_path_is completion' -a 'zsh'
