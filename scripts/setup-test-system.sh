@@ -57,7 +57,7 @@ needed_by() {
     socat) echo 'the sandbox tests' ;;
     ripgrep) echo 'the bash sandbox tests (the sandbox runtime scans with rg)' ;;
     curl) echo 'the sandbox tests (requests through the sandbox proxy)' ;;
-    zsh | fish) echo 'the shell completion tests (test/cli/completion-values)' ;;
+    zsh | fish) echo 'the shell completion tests (test/cli/completion-values.test.ts)' ;;
   esac
 }
 # The component by its generic name, for systems without Debian's packages.

@@ -209,7 +209,7 @@ export class WorkflowCatalog<T extends RegisteredTrigger = RegisteredTrigger> {
     if (found !== undefined) return { found, workspaceHere: discovery.workspaceId };
     if (named.length > 1 && !discovery.claimed.has(name)) {
       const where = named.map((w) => `${w.workspaceName ?? w.workspaceId} (${w.workspaceId}, ${w.filename})`).join(', ');
-      throw new DomainError('workflow_not_found', `No workflow named '${name}' here; workspaces ${where} each have one: choose one with --workspace <id>.`);
+      throw new DomainError('workflow_not_found', `No workflow named '${name}' here; workspaces ${where} each have one: choose one with --workspace <name>.`);
     }
     const broken = [...new Set(discovery.errors.filter((e) => fileStem(e.filename) === name).map((e) => e.filename))];
     const hint = broken.length === 0 ? '' : ` ${broken.join(' and ')} ${broken.length === 1 ? 'has' : 'have'} errors; list them with svc workflow list.`;

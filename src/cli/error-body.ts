@@ -13,7 +13,7 @@ export function errorBodyOf(error: unknown): ErrorBody & { status?: number } {
   if (error instanceof ApiResponseError) {
     // A server's answer: its code is one of svc's (or a newer server's), carried through as given,
     // with the body's own members (`errors` of `invalid_workflow`).
-    const { error: _code, message: _message, details: _details, ...extra } = error.body;
+    const extra = Object.fromEntries(Object.entries(error.body).filter(([key]) => !['error', 'message', 'details'].includes(key)));
     return { ...errorBody(error.error as ErrorCode, error.message, error.details, extra), status: error.status };
   }
   // The routes in this process answer with bodies too; a DomainError reaching here was thrown before a route ran.

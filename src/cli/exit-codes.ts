@@ -33,7 +33,7 @@ const CODE_OF_EXIT: Partial<Record<number, CliErrorCode>> = {
   [EXIT.unreachable]: 'server_unreachable',
 };
 
-/** An error the CLI reports as a message (no stack) and an exit code; with `--json`, as `{ error: code, message }`. */
+/** An error the CLI reports as a message (no stack) and an exit code; with `--json`, as svc's error body (error-body.ts). */
 export class CliError extends Error {
   readonly code: CliErrorCode;
 

@@ -79,7 +79,7 @@ describe('two repositories with one workflow name, without a server', () => {
     const [first] = ran.stdout.split('\n');
     const runId = /run_\w+/.exec(first!)?.[0];
     const worktree = join(home, 'workspaces', repos.beta.id, 'worktrees', runId ?? '?');
-    expect(first).toBe(`fix-add: on workspace ${repos.beta.id}, in worktree ${worktree} (branch svc/${runId}); your checkout is not touched`);
+    expect(first).toBe(`fix-add: on workspace beta (${repos.beta.id}), in worktree ${worktree} (branch svc/${runId}); your checkout is not touched`);
     expect(readFileSync(join(worktree, 'added.txt'), 'utf8')).toBe('beta\n');
     expect(existsSync(join(repos.beta.dir, 'added.txt'))).toBe(false);
     expect(git(repos.beta.dir, 'status', '--porcelain')).toBe('');

@@ -163,7 +163,7 @@ describe("a newcomer's first hour with two repositories", { timeout: 120_000 }, 
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const runId = announcedRun(ran);
     const first = ran.stdout.split('\n')[0]!;
-    expect(first).toMatch(new RegExp(`^fix-add: on workspace \\S+, in worktree \\S+ \\(branch svc/${runId}\\); your checkout is not touched$`));
+    expect(first).toMatch(new RegExp(`^fix-add: on workspace alpha \\(ws_\\w+\\), in worktree \\S+ \\(branch svc/${runId}\\); your checkout is not touched$`));
     // A's definition: its check node ran (B's fix-add has none).
     expect(ran.stdout).toMatch(/✔ check/);
     expect(treeDigest(alpha, { skipGit: true })).toBe(before);

@@ -124,15 +124,15 @@ describe('spend cap', () => {
     const env = { SVC_URL: server.url };
     const result = await runSvcInProcess(['run', 'capped-cli', 'go', '--max-cost', '0.5', '--cwd', project], env);
     expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toMatch(/budget: spent \$0\.4500 of the \$0\.5000 cap/);
-    expect(result.stdout + result.stderr).toMatch(/budget exceeded: spent \$0\.5500 of the \$0\.5000 cap/);
+    expect(result.stdout + result.stderr).toMatch(/budget: spent \$0\.45 of the \$0\.50 cap/);
+    expect(result.stdout + result.stderr).toMatch(/budget exceeded: spent \$0\.55 of the \$0\.50 cap/);
     const runId = /run_[A-Za-z0-9_-]+/.exec(result.stdout + result.stderr)![0];
     const run = await getRun(server, runId);
     expect(run).toMatchObject({ status: 'failed', errorCode: 'budget_exceeded', maxCostUsd: 0.5 });
     expect(run.spentUsd).toBeCloseTo(0.55, 10);
 
     const shown = await runSvcInProcess(['runs', 'show', runId], env);
-    expect(shown.stdout).toMatch(/budget: {3}spent \$0\.5500 of \$0\.5000 cap/);
+    expect(shown.stdout).toMatch(/budget: {3}spent \$0\.55 of \$0\.50 cap/);
 
     const refused = await runSvcInProcess(['resume', runId], env);
     expect(refused.code).not.toBe(0);

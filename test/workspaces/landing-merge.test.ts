@@ -164,7 +164,7 @@ describe('merge into a path workspace', () => {
     const dir = await tempDir('svc-land-race-');
     makeRepository(dir);
     const workflow = elsewhere ? 'race' : 'race-here';
-    await writeWorkflows(dir, [{ name: workflow, nodes: [{ id: 'add', bash: 'printf "$ARGUMENTS\\n" > "$ARGUMENTS.txt"' }] }]);
+    await writeWorkflows(dir, [{ name: workflow, nodes: [{ id: 'add', bash: 'printf "%s\\n" "$ARGUMENTS" > "$ARGUMENTS.txt"' }] }]);
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'workflows');
     if (elsewhere) git(dir, 'checkout', '-q', '-b', 'elsewhere');

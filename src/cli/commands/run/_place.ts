@@ -5,8 +5,10 @@ import type { StartedRun } from '../../../client/index.js';
  * user's checkout is not touched); otherwise `in place`, with why — `--in-place`, or no registered
  * workspace holds the directory (docs/contract.md, "Workspaces").
  */
-export function placeLine(workflow: string, started: StartedRun, options: { inPlace: boolean; atLaunch: boolean }): string {
-  const { workspaceId, cwd, branch } = started;
+export function placeLine(workflow: string, started: StartedRun, options: { inPlace: boolean; atLaunch: boolean; workspaceName?: string }): string {
+  const { cwd, branch } = started;
+  // The workspace as the user names it, its id beside: `svc workspace show` takes either.
+  const workspaceId = started.workspaceId === null ? null : options.workspaceName ? `${options.workspaceName} (${started.workspaceId})` : started.workspaceId;
   if (workspaceId === null) {
     const why = options.inPlace ? '--in-place: no worktree, no branch' : 'no registered workspace holds it';
     return `${workflow}: in place in ${cwd} (${why})`;

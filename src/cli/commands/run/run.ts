@@ -77,7 +77,15 @@ export async function startAndFollow(cmd: CommandContext, workflow: string, inpu
     // The first line of the progress says where the run edits files; --json, --wait and --detach print
     // only their document, outcome or id (the place is in the JSON documents: workspaceId, cwd, branch).
     if (options.sayPlace && !cmd.globals.json && !options.wait && !options.detach) {
-      cmd.io.out(`${placeLine(workflow, started, { inPlace: Boolean(input.inPlace), atLaunch: host === 'database' })}\n`);
+      const workspaceName = started.workspaceId
+        ? await client.workspaces.get(started.workspaceId).then(
+            (w) => w.name,
+            () => undefined,
+          )
+        : undefined;
+      cmd.io.out(
+        `${placeLine(workflow, started, { inPlace: Boolean(input.inPlace), atLaunch: host === 'database', ...(workspaceName ? { workspaceName } : {}) })}\n`,
+      );
     }
     if (host === 'database') cmd.io.err(waitsForServer(runId, Boolean(options.detach)));
     if (options.detach) {
