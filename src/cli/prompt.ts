@@ -9,8 +9,11 @@ export interface PromptOptions {
   signal: AbortSignal;
 }
 
-/** How a prompt ended: an answer, the user's cancel (Esc, Ctrl+C), or stdin ending first. */
-export type Asked<T> = { answer: T } | { ended: 'cancelled' | 'stdin-closed' };
+/**
+ * How a prompt ended: an answer, the user's cancel (Esc, Ctrl+C), stdin ending first, or the
+ * caller's `interrupt` (`svc chat` closes its prompt to print a run's progress, then asks again).
+ */
+export type Asked<T> = { answer: T } | { ended: 'cancelled' | 'stdin-closed' | 'interrupted' };
 
 /**
  * Runs a @clack/prompts prompt on the command's terminal, and ends it when stdin ends (a terminal
@@ -18,7 +21,11 @@ export type Asked<T> = { answer: T } | { ended: 'cancelled' | 'stdin-closed' };
  * input that has ended never settles, so Node exited 13 ("unsettled top-level await"), a code svc
  * does not document (issue 32). clack answers a cancel with a symbol; so does an aborted signal.
  */
-export async function ask<T>(io: Pick<IO, 'stdin' | 'stdout'>, prompt: (options: PromptOptions) => Promise<T>): Promise<Asked<Exclude<T, symbol>>> {
+export async function ask<T>(
+  io: Pick<IO, 'stdin' | 'stdout'>,
+  prompt: (options: PromptOptions) => Promise<T>,
+  interrupt?: AbortSignal,
+): Promise<Asked<Exclude<T, symbol>>> {
   const stdin = io.stdin;
   const controller = new AbortController();
   let closed = stdin.readableEnded || stdin.destroyed;
@@ -26,15 +33,18 @@ export async function ask<T>(io: Pick<IO, 'stdin' | 'stdout'>, prompt: (options:
     closed = true;
     controller.abort();
   };
+  const onInterrupt = () => controller.abort();
   const events = ['end', 'close', 'error'] as const;
   for (const event of events) stdin.on(event, onClosed);
-  if (closed) controller.abort();
+  interrupt?.addEventListener('abort', onInterrupt);
+  if (closed || interrupt?.aborted) controller.abort();
   try {
     const answer = await prompt({ input: stdin, output: io.stdout, signal: controller.signal });
     if (typeof answer !== 'symbol') return { answer: answer as Exclude<T, symbol> };
-    return { ended: closed ? 'stdin-closed' : 'cancelled' };
+    return { ended: closed ? 'stdin-closed' : interrupt?.aborted ? 'interrupted' : 'cancelled' };
   } finally {
     for (const event of events) stdin.off(event, onClosed);
+    interrupt?.removeEventListener('abort', onInterrupt);
   }
 }
 

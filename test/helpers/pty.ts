@@ -28,6 +28,8 @@ export interface PtyCli {
   output(): string;
   /** The svc process itself (not `script`), to signal it. */
   pid(): Promise<number>;
+  /** Types on the terminal (`input: true` only): `\r` is Enter, `\u0003` Ctrl+C. */
+  type(keys: string): void;
   /** Resolves when `script` ended, which it does when svc does: svc's exit code (`script -e`). */
   exited: Promise<number | null>;
   child: ChildProcess;
@@ -38,10 +40,14 @@ export interface PtyCli {
  * terminal of `script`, some CI runners and containers, that reports no width. `exec` makes svc
  * the direct child of `script`, so `pid()` finds it to send it a signal.
  */
-export function spawnOnPty(args: string[], options: { env: Record<string, string>; cwd?: string; columns?: number; rows?: number }): PtyCli {
+export function spawnOnPty(args: string[], options: { env: Record<string, string>; cwd?: string; columns?: number; rows?: number; input?: boolean }): PtyCli {
   const size = options.columns === undefined ? '' : `stty cols ${options.columns} rows ${options.rows ?? options.columns}; `;
   const command = `${size}exec ${[process.execPath, SVC_BIN, ...args].map(quote).join(' ')}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: svcEnv(options.env), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: svcEnv(options.env),
+    cwd: options.cwd,
+    stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -67,5 +73,10 @@ export function spawnOnPty(args: string[], options: { env: Record<string, string
       resolve(code);
     }),
   );
-  return { output: () => out, pid: () => waitFor(svcPid, 10_000), exited, child };
+  // `script` passes what it reads on its stdin to the terminal, as keys typed.
+  const type = (keys: string) => {
+    if (!child.stdin) throw new Error('spawnOnPty: pass `input: true` to type on the terminal');
+    child.stdin.write(keys);
+  };
+  return { output: () => out, pid: () => waitFor(svcPid, 10_000), type, exited, child };
 }

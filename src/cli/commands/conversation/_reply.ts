@@ -5,6 +5,8 @@ export interface ReplyOutcome {
   /** The stored reply (or the error message), as the messages endpoint shows it. */
   content: string;
   failed: { code: string; error: string } | null;
+  /** The run the message started (`/run`): the chat follows it to its outcome. */
+  runId?: string;
 }
 
 export interface AwaitedReply extends ReplyOutcome {
@@ -12,9 +14,9 @@ export interface AwaitedReply extends ReplyOutcome {
   rest: string;
 }
 
-function outcomeOf(message: { content: string; metadata: { code?: string; error?: string } }): ReplyOutcome {
-  const { code, error } = message.metadata;
-  return { content: message.content, failed: code ? { code, error: error ?? message.content } : null };
+function outcomeOf(message: { content: string; metadata: { code?: string; error?: string; runId?: string } }): ReplyOutcome {
+  const { code, error, runId } = message.metadata;
+  return { content: message.content, failed: code ? { code, error: error ?? message.content } : null, ...(runId ? { runId } : {}) };
 }
 
 /**
