@@ -13,4 +13,5 @@ export { resolveServer, type ServerTarget } from './server-target.js';
 export type { ApiAnswer, ApiRequest, RunHost, Transport } from './transport.js';
 export * from './types.js';
 export { deniedToolCalls, deniedToolsNote, refusalsNote, sandboxRefusalsNote } from './tool-activity.js';
+export { toleratedNodes, toleratedNote } from './node-failures.js';
 export { postWebhook, webhookUrl, type DeliveryAnswer } from './webhook-delivery.js';

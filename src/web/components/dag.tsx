@@ -38,6 +38,8 @@ export interface DagProps {
   nodes: readonly DrawNode[];
   /** Node id → state (`pending`, `running`, `completed`, …); absent in a workflow's own drawing. */
   states?: Record<string, string>;
+  /** Failed nodes whose failure `continue_on_error` tolerated: drawn as failed, and marked. */
+  tolerated?: readonly string[];
   selected?: string | undefined;
   onSelect?: (id: string) => void;
   label: string;
@@ -47,7 +49,7 @@ export interface DagProps {
  * The workflow's DAG as SVG, each node coloured by its state and named in words too. With
  * `onSelect`, nodes are buttons: focusable and chosen with Enter or Space as well as a click.
  */
-export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
+export function Dag({ nodes, states, tolerated = [], selected, onSelect, label }: DagProps) {
   const key = nodes.map((node) => `${node.id}<${node.dependsOn.join(',')}`).join(';');
   const placed = useMemo(() => place(nodes), [key]);
   if (nodes.length === 0) return <p class="note">This workflow has no nodes to draw.</p>;
@@ -64,11 +66,12 @@ export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
         ))}
         {placed.nodes.map(({ node, x, y }) => {
           const state = states?.[node.id];
+          const stateText = state && tolerated.includes(node.id) ? `${state}, tolerated` : state;
           const activate = onSelect ? () => onSelect(node.id) : undefined;
           return (
             <g
               key={node.id}
-              class={`dag-node${state ? ` status-${state}` : ''}${selected === node.id ? ' selected' : ''}`}
+              class={`dag-node${state ? ` status-${state}` : ''}${stateText !== state ? ' tolerated' : ''}${selected === node.id ? ' selected' : ''}`}
               transform={`translate(${x},${y})`}
               data-node-id={node.id}
               data-status={state}
@@ -79,7 +82,7 @@ export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
                     // `tabindex` makes it focusable (`tabIndex` left the nodes out of the Tab order).
                     tabindex: 0,
                     'aria-pressed': selected === node.id,
-                    'aria-label': `${node.id}, ${node.kind}${state ? `, ${state}` : ''}`,
+                    'aria-label': `${node.id}, ${node.kind}${stateText ? `, ${stateText}` : ''}`,
                     onClick: activate,
                     onKeyDown: (e: KeyboardEvent) => {
                       if (e.key === 'Enter' || e.key === ' ') {
@@ -97,7 +100,7 @@ export function Dag({ nodes, states, selected, onSelect, label }: DagProps) {
               <text x="10" y="37" class="dag-kind">
                 {node.kind}
                 {node.conditional ? ' · when' : ''}
-                {state ? ` · ${state}` : ''}
+                {stateText ? ` · ${stateText}` : ''}
               </text>
             </g>
           );

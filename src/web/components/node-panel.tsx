@@ -1,7 +1,7 @@
 import type { Permissions, RunDetail, RunEvent } from '../../client/types.js';
 import { outputCut, outputOf } from '../run-events.js';
 import { CutNotes } from './cut-notes.js';
-import { NodeOutput } from './output.js';
+import { NodeOutput, withoutTerminalControls } from './output.js';
 import { StatusBadge } from './status.js';
 import { ToolCalls } from './tool-calls.js';
 
@@ -23,10 +23,28 @@ export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail
       <h2>
         Output of <span class="mono">{nodeId}</span> {node ? <StatusBadge status={node.status} /> : null}
       </h2>
-      {node?.error ? (
+      {node?.tolerated ? (
+        // `continue_on_error`: a failure, said as one, but not the run's; it went on as after a success.
+        <p class="note warn" data-tolerated>
+          Failed, tolerated (continue_on_error): {node.error ?? 'failed'}. The run went on as after a success.
+        </p>
+      ) : node?.error ? (
         <p class="note error" role="alert">
           {node.error}
         </p>
+      ) : null}
+      {node?.status === 'failed' && node.logTail ? (
+        // Why it failed, without reading the whole log: the API's last lines of stdout and stderr as they came.
+        <div class="log-tail" data-log-tail={nodeId}>
+          <h3>Last lines of its output</h3>
+          <pre class="output">{withoutTerminalControls(node.logTail)}</pre>
+          <p class="muted">
+            The whole log:{' '}
+            <code>
+              svc runs logs {run.id} {nodeId}
+            </code>
+          </p>
+        </div>
       ) : null}
       {node?.waitingFor ? (
         <p class="note" data-waiting-for={node.waitingFor}>

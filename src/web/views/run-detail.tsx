@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
+import { toleratedNodes, toleratedNote } from '../../client/node-failures.js';
 import { deniedToolsNote } from '../../client/tool-activity.js';
 import type { RunEvent, StreamEvent } from '../../client/types.js';
 import { client } from '../api.js';
@@ -54,7 +55,14 @@ export function RunDetailView({ runId }: { runId: string }) {
   }
   const states = Object.fromEntries(Object.entries(run.nodes).map(([id, node]) => [id, node.status]));
   const graph = run.graph ?? Object.keys(run.nodes).map((id) => ({ id, dependsOn: [], kind: '', conditional: false }));
-  const shown = selected ?? Object.entries(run.nodes).find(([, node]) => node.status === 'running')?.[0] ?? graph[0]?.id;
+  // Shown first: what runs now, else the node that failed the run (its last lines say why), else the first.
+  const entries = Object.entries(run.nodes);
+  const shown =
+    selected ??
+    entries.find(([, node]) => node.status === 'running')?.[0] ??
+    entries.find(([, node]) => node.status === 'failed' && !node.tolerated)?.[0] ??
+    graph[0]?.id;
+  const tolerated = toleratedNodes(run);
   const shownNode = shown ? run.nodes[shown] : undefined;
   const denied = deniedToolsNote(run);
   // A run in a worktree of its own has a branch to show the changes of (docs/decisions.md, "A commit per node, and the diff").
@@ -81,6 +89,12 @@ export function RunDetailView({ runId }: { runId: string }) {
           {run.status} — {denied}
         </p>
       ) : null}
+      {/* A run that tolerated failures never reads as a plain success (as on `svc run`'s last line). */}
+      {tolerated.length ? (
+        <p class="note warn" role="status" data-tolerated-note>
+          {run.status} — {toleratedNote(run)}
+        </p>
+      ) : null}
       {deleted ? (
         <p class="note error" role="alert">
           This run was deleted; what is shown is what it was. <a href="#/runs">Back to the runs.</a>
@@ -104,7 +118,14 @@ export function RunDetailView({ runId }: { runId: string }) {
       <div class="split">
         <div>
           <h2>Graph</h2>
-          <Dag nodes={graph} states={states} selected={shown} onSelect={setSelected} label={`DAG of ${run.workflow}; choose a node to see its output`} />
+          <Dag
+            nodes={graph}
+            states={states}
+            tolerated={tolerated}
+            selected={shown}
+            onSelect={setSelected}
+            label={`DAG of ${run.workflow}; choose a node to see its output`}
+          />
         </div>
         <div>
           <h2>Timeline</h2>
@@ -130,7 +151,14 @@ export function RunDetailView({ runId }: { runId: string }) {
                           {id}
                         </button>
                       </td>
-                      <td>{node ? <StatusBadge status={node.status} /> : '—'}</td>
+                      <td>
+                        {node ? <StatusBadge status={node.status} /> : '—'}
+                        {node?.tolerated ? (
+                          <span class="badge tolerated" data-tolerated title="continue_on_error: the run went on as after a success">
+                            tolerated
+                          </span>
+                        ) : null}
+                      </td>
                       <td>{formatDuration(node ? spanMs(node.startedAt, node.finishedAt, now) : null)}</td>
                       <td>{formatCost(node?.costUsd)}</td>
                     </tr>

@@ -1,4 +1,3 @@
-import type { RunView } from '../../../client/index.js';
 import type { Styler } from '../../output.js';
 
 /**
@@ -12,9 +11,5 @@ export function indentTail(tail: string, p: Pick<Styler, 'dim'>, indent = '  │
     .join('\n');
 }
 
-/** The nodes whose failure `continue_on_error` tolerated, said on the run's last line: `1 failure tolerated (lint)`; '' for none. */
-export function toleratedNote(run: Pick<RunView, 'nodes'>): string {
-  const ids = Object.entries(run.nodes).flatMap(([id, state]) => (state.status === 'failed' && state.tolerated ? [id] : []));
-  if (ids.length === 0) return '';
-  return `${ids.length} failure${ids.length === 1 ? '' : 's'} tolerated (${ids.join(', ')})`;
-}
+/** Said on a run's last line; shared with the dashboard, so it lives in the client. */
+export { toleratedNote } from '../../../client/index.js';
