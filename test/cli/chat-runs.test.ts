@@ -39,9 +39,17 @@ afterAll(async () => {
 
 const env = () => ({ SVC_HOME: home, SVC_URL: serve.url });
 
+/** Said when a chat was killed at its time limit: what its conversation holds, to see where it stood. */
+async function stalled(chat: { code: number | null; stdout: string; stderr: string }): Promise<string> {
+  const id = /Conversation (\S+)/.exec(chat.stderr)?.[1];
+  const messages = id ? (await api({ url: serve.url }, 'GET', `/api/conversations/${id}/messages`)).body : null;
+  return `chat killed; stdout: ${JSON.stringify(chat.stdout)}; messages: ${JSON.stringify(messages)}`;
+}
+
 describe('svc chat, piped, with /run', () => {
   it("prints a run's outcome before the next line is answered: completed, then failed with the node's last lines", async () => {
     const chat = await runCli(['chat'], { env: env(), input: '/run build now\n/run broken please\nafter the runs\n', timeoutMs: 40_000 });
+    if (chat.code === null) expect.fail(await stalled(chat));
     const out = chat.stdout;
     // The run's own lines, as `svc run` prints them piped, each after the reply that started it.
     expect(out).toMatch(/Started run (run_\w+) of workflow 'build'[^\n]*\n(?:.*\n)*?✔ compile .*\ncompleted build \1/);
@@ -55,6 +63,7 @@ describe('svc chat, piped, with /run', () => {
 
   it('a run paused at a gate says so, with how to approve it, and the chat goes on (exit 0)', async () => {
     const chat = await runCli(['chat'], { env: env(), input: '/run gated go\nnext\n', timeoutMs: 40_000 });
+    if (chat.code === null) expect.fail(await stalled(chat));
     expect(chat.code, chat.stderr).toBe(0);
     const runId = /Started run (run_\w+)/.exec(chat.stdout)![1]!;
     expect(chat.stdout).toContain(`paused at ship: ship it?\n  approve: svc approve ${runId}`);
@@ -74,19 +83,33 @@ describe.skipIf(!hasScript())('svc chat on a terminal, with /run', () => {
         30_000,
         () => `for '${text}'; screen: ${JSON.stringify(screen().slice(-2000))}`,
       );
+    /** The prompt opened again since `marker` showed: keys typed before it are the terminal's, cooked. */
+    const promptAfter = (marker: string) =>
+      waitFor(
+        () => screen().slice(screen().lastIndexOf(marker)).includes('◆  you'),
+        30_000,
+        () => `for the prompt after '${marker}'; screen: ${JSON.stringify(screen().slice(-2000))}`,
+      );
     await until('you');
     cli.type('/run held now\r');
     const runId = (await waitFor(() => /Started run (run_\w+)/.exec(screen())?.[1], 30_000, screen))!;
-    // The prompt is open again while the run is held: a message is answered meanwhile.
+    // The prompt is open again while the run is held: a message is answered meanwhile. Typed once
+    // the run's first lines are out, so they do not close the prompt under the keys.
+    await promptAfter(`${runId} of held created`);
+    await promptAfter('hold started');
     cli.type('still here\r');
     await until('fake reply: still here');
+    await promptAfter('fake reply: still here');
     // Something typed but not sent when the outcome comes is kept in the prompt opened again.
     cli.type('half');
     await rm(join(project.dir, 'hold'));
     await until(`completed held ${runId}`);
     cli.type(' done\r');
     await until('fake reply: half done');
+    await promptAfter('fake reply: half done');
     cli.type('\u0003');
-    expect(await cli.exited).toBe(0);
+    // A chat that does not leave is killed by afterEach; the screen says where it stood.
+    const code = await Promise.race([cli.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
+    expect(code, JSON.stringify(screen().slice(-1500))).toBe(0);
   }, 60_000);
 });

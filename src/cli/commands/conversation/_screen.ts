@@ -60,6 +60,10 @@ export class ChatScreen {
         this.#flush();
         return asked;
       }
+      // The closed prompt left the terminal cooked: keys typed before it opens again would be echoed
+      // (over the lines about to be erased) and Enter turned into a newline, which clack does not
+      // submit on. Raw, they wait as keys for the prompt opened again.
+      if (this.io.isStdinTTY) (this.io.stdin as { setRawMode?: (raw: boolean) => void }).setRawMode?.(true);
       this.#eraseClosedPrompt(typed);
     }
   }
