@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { hasScript, killAllPtys, spawnOnPty } from '../helpers/pty.js';
+import { killAllPtys, spawnOnPty } from '../helpers/pty.js';
 import { FAKE_CLAUDE, api, waitFor } from '../helpers/runs.js';
 import { killAllServes, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { makeHome } from '../helpers/server.js';
@@ -72,7 +72,7 @@ describe('svc chat, piped, with /run', () => {
   }, 60_000);
 });
 
-describe.skipIf(!hasScript())('svc chat on a terminal, with /run', () => {
+describe('svc chat on a terminal, with /run', () => {
   it("prints the run's outcome when it comes, while the prompt stays usable", async () => {
     await writeFile(join(project.dir, 'hold'), '');
     const cli = spawnOnPty(['chat'], { env: env(), cwd: project.dir, columns: 120, rows: 40, input: true });

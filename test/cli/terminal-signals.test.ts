@@ -5,7 +5,7 @@
 // `svc serve` on an ephemeral port.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { hasScript, killAllPtys, spawnOnPty, type PtyCli } from '../helpers/pty.js';
+import { killAllPtys, spawnOnPty, type PtyCli } from '../helpers/pty.js';
 import { closedPort, killAllServes, spawnCli, spawnServe, type ServeProcess } from '../helpers/serve-process.js';
 import { waitFor } from '../helpers/runs.js';
 import { makeHome } from '../helpers/server.js';
@@ -80,7 +80,7 @@ async function cancelPrintedRun(output: string): Promise<void> {
   if (id) await runCli(['cancel', id], { env: onServer() });
 }
 
-describe.skipIf(!hasScript())('on a terminal that reports 0 columns', () => {
+describe('on a terminal that reports 0 columns', () => {
   for (const mode of ['a server', 'no server'] as const) {
     it(`svc run with ${mode} writes plain lines and ends with its run`, async () => {
       const cli = spawnOnPty(['run', 'quick'], { env: mode === 'a server' ? onServer() : await offline(), cwd: project.dir, columns: 0 });
@@ -94,7 +94,7 @@ describe.skipIf(!hasScript())('on a terminal that reports 0 columns', () => {
   }
 });
 
-describe.skipIf(!hasScript())('SIGTERM and SIGINT end svc run promptly', () => {
+describe('SIGTERM and SIGINT end svc run promptly', () => {
   // 0 columns: the terminal of the issue; 80: a spinner is drawing when the signal comes.
   for (const [columns, ready] of [
     [0, 'hold started'],

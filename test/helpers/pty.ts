@@ -1,17 +1,7 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { SVC_BIN, svcEnv } from './cli.js';
 import { waitFor } from './runs.js';
-
-/** Whether util-linux `script` is here to give a command a real pseudo-terminal. */
-export function hasScript(): boolean {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const live = new Set<() => void>();
 
@@ -44,7 +34,8 @@ export function spawnOnPty(args: string[], options: { env: Record<string, string
   const size = options.columns === undefined ? '' : `stty cols ${options.columns} rows ${options.rows ?? options.columns}; `;
   const command = `${size}exec ${[process.execPath, SVC_BIN, ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
-    env: svcEnv(options.env),
+    // A person's terminal: not CI (CI=true turns spinners and prompts off, as on a runner), whatever runs the tests.
+    env: svcEnv({ CI: undefined, ...options.env }),
     cwd: options.cwd,
     stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
