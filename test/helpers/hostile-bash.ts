@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBashOutputRefs, type RenderedBash } from '../../src/workflows/references.js';
+import { expect } from 'vitest';
+import { findBashOutputRefs, renderBash, type RenderedBash } from '../../src/workflows/references.js';
 
 /** Hostile values: each leaves a `pwned-*` file in the working directory if bash runs it. */
 export const PAYLOADS = [
@@ -34,7 +35,14 @@ export const PAYLOADS = [
 ];
 
 /** A directory to run hostile scripts in, with a program `./evil` that leaves a marker. */
-export function hostileDir(prefix: string): { dir: string; markers(): string[]; run(rendered: RenderedBash, value: string): number | null; remove(): void } {
+export function hostileDir(prefix: string): {
+  dir: string;
+  markers(): string[];
+  run(rendered: RenderedBash, value: string): number | null;
+  /** What a script svc accepts prints for the value 7 as `$x.output` and every outside variable, after running it with each hostile value: none may leave a marker. */
+  printsSafely(script: string): string;
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   writeFileSync(join(dir, 'evil'), '#!/bin/sh\ntouch pwned-evil\n');
   chmodSync(join(dir, 'evil'), 0o755);
@@ -59,6 +67,18 @@ export function hostileDir(prefix: string): { dir: string; markers(): string[]; 
       };
       return spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], { cwd: dir, env, stdio: ['ignore', 'ignore', 'ignore'], timeout: 5000 })
         .status;
+    },
+    printsSafely(script) {
+      for (const payload of PAYLOADS) {
+        this.run(renderBash(script, { x: payload }), payload);
+        expect(this.markers(), `${script} with ${payload}`).toEqual([]);
+      }
+      const rendered = renderBash(script, { x: '7' });
+      return spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', WEBHOOK_IDEMPOTENCY_KEY: '7', ...rendered.values },
+        encoding: 'utf8',
+      }).stdout;
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

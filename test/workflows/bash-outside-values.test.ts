@@ -2,7 +2,6 @@
 // as code are refused by validation, and every form validation accepts runs nothing, whatever the
 // value. Both halves are checked against a real `bash -c`: that a refused form really runs the
 // hostile value (so the table is honest), and that an accepted one does not.
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderBash } from '../../src/workflows/references.js';
 import { bashErrors } from '../helpers/bash-node.js';
@@ -13,7 +12,7 @@ import { loadBashParser } from '../../src/workflows/shell/bash-parser.js';
 beforeAll(() => loadBashParser());
 
 const hostile = hostileDir('svc-outside-values-');
-const { dir, markers } = hostile;
+const { markers } = hostile;
 const bash = hostile.run;
 afterAll(() => hostile.remove());
 
@@ -163,17 +162,7 @@ const ACCEPTED: readonly [string, string][] = [
 describe('forms validation accepts', () => {
   it.each(ACCEPTED)('accepts %j and runs nothing a value brings', (script, expected) => {
     expect(bashErrors(script)).toEqual([]);
-    for (const payload of PAYLOADS) {
-      bash(renderBash(script, { x: payload }), payload);
-      expect(markers(), `${script} with ${payload}`).toEqual([]);
-    }
-    const rendered = renderBash(script, { x: '7' });
-    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', WEBHOOK_IDEMPOTENCY_KEY: '7', ...rendered.values },
-      encoding: 'utf8',
-    });
-    expect(result.stdout).toBe(expected);
+    expect(hostile.printsSafely(script)).toBe(expected);
   });
 
   it('a number check counts after every write of the value, anchored, ending the script', () => {

@@ -3,7 +3,6 @@
 // treats it as data. Each refused form below was accepted before and runs a hostile value when
 // nothing is refused (checked against a real bash: the table is honest); the safe forms validate
 // and run, whatever the value, without running it.
-import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -171,17 +170,7 @@ const SAFE: readonly [string, string][] = [
 describe('safe forms validate, and run without running the value', () => {
   it.each(SAFE)('accepts %j', (script, expected) => {
     expect(bashErrors(script)).toEqual([]);
-    for (const payload of PAYLOADS) {
-      hostile.run(renderBash(script, { x: payload }), payload);
-      expect(hostile.markers(), `${script} with ${payload}`).toEqual([]);
-    }
-    const rendered = renderBash(script, { x: '7' });
-    const result = spawnSync('bash', ['--norc', '--noprofile', '-c', rendered.script], {
-      cwd: hostile.dir,
-      env: { PATH: process.env.PATH ?? '', ARGUMENTS: '7', ...rendered.values },
-      encoding: 'utf8',
-    });
-    expect(result.stdout).toBe(expected);
+    expect(hostile.printsSafely(script)).toBe(expected);
   });
 
   it('accepts values the script chose in places a value from outside may not stand', () => {
