@@ -32,7 +32,7 @@ export async function runJsonlProcess(spec: JsonlProcessSpec): Promise<JsonlProc
   const { request } = spec;
   if (request.signal.aborted) throw new AgentError('agent_cancelled', `${spec.agent} call cancelled before it started`);
   const proc = spawnGroup(spec.bin, spec.args, { cwd: request.cwd, env: request.env, stdin: request.prompt });
-  if (proc.child.pid !== undefined) request.onProcess?.(proc.child.pid);
+  if (proc.child.pid !== undefined) request.onProcess?.(proc.child.pid, () => proc.terminate());
   let failure: AgentError | undefined;
   const stop = (error: AgentError) => {
     failure ??= error;

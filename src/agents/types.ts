@@ -39,7 +39,7 @@ export interface AgentRequest {
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
-  onProcess?(pid: number): void;
+  onProcess?(pid: number, stop: () => Promise<void>): void;
   /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */
   resumeSession?: string;
   /**

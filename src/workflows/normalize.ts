@@ -8,6 +8,7 @@
  */
 
 import { parseDuration } from '../shared/duration.js';
+import { parseSize } from '../shared/size.js';
 import { DEFAULT_DEDUPE_WINDOW_SEC, DEFAULT_NODE_PERMISSIONS, DEFAULT_TIMEOUT_MS, DEFAULT_TRIGGER_RULE } from './schema.js';
 import type {
   NodeAction,
@@ -56,6 +57,14 @@ function sandboxOf(kind: NodeAction['kind'], workflow: RawWorkflow, node: RawNod
   return { ...widening, ...(node.sandbox === undefined ? {} : { bashSandbox: node.sandbox !== false }) };
 }
 
+/** A process node's memory limit; none on approvals and waits, which run no process. Absent unless set, like `continueOnError`. */
+function maxMemoryOf(kind: NodeAction['kind'], size: string | undefined): Pick<WorkflowNode, 'maxMemoryBytes'> {
+  if (size === undefined || (kind !== 'bash' && kind !== 'prompt' && kind !== 'command')) return {};
+  const bytes = parseSize(size);
+  if (bytes === null) throw new Error(`toWorkflow: unvalidated size ${size}`);
+  return { maxMemoryBytes: bytes };
+}
+
 function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
   let when: WorkflowNode['when'];
   if (node.when !== undefined) {
@@ -87,6 +96,7 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     envInherit: action.kind === 'bash' ? node.env?.inherit !== false : false,
     // Absent unless asked for, so the snapshots (and versions) of workflows that never say it stay as they were.
     ...(node.continue_on_error ? { continueOnError: true } : {}),
+    ...maxMemoryOf(action.kind, node.max_memory ?? workflow.max_memory),
   };
 }
 

@@ -56,8 +56,8 @@ import * as z from 'zod';
 import { ENV_NAME_PATTERN } from '../shared/settings.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
-import { DURATION_HINT, parseDuration } from '../shared/duration.js';
 import { approvalFormHint, describeValue, quoteValue } from './problems.js';
+import { durationSchema, sizeSchema } from './value-schemas.js';
 import type { WhenExpr } from './when.js';
 import { RawSandboxSchema, type SandboxWidening } from './sandbox.js';
 
@@ -95,29 +95,13 @@ export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_TRIGGER_RULE: TriggerRule = 'all_success';
 export const DEFAULT_DEDUPE_WINDOW_SEC = 3600;
 export const MAX_RETRY_ATTEMPTS = 10;
-/** Node.js timers fire at once beyond 2^31-1 ms (~24.8 days); longer durations would not wait at all. */
-export const MAX_DURATION_MS = 2_147_483_647;
+export { MAX_DURATION_MS } from './value-schemas.js';
 
 // ---------------------------------------------------------------------------------------------
 // Raw shape (what the YAML says)
 // ---------------------------------------------------------------------------------------------
 
 const nonEmptyText = z.string().min(1, { error: 'must not be empty' });
-
-function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay' | 'wait') {
-  return z
-    .union([z.number(), z.string()], { error: (issue) => `expected a duration (${DURATION_HINT}), got ${describeValue(issue.input)}` })
-    .superRefine((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === null) {
-        ctx.addIssue({ code: 'custom', message: `invalid duration ${quoteValue(value)} (use ${DURATION_HINT})` });
-      } else if (kind !== 'delay' && ms === 0) {
-        ctx.addIssue({ code: 'custom', message: `${kind === 'timeout' ? 'a timeout' : kind === 'wait' ? 'a wait' : 'an idle_timeout'} must be longer than 0` });
-      } else if (ms > MAX_DURATION_MS) {
-        ctx.addIssue({ code: 'custom', message: `${quoteValue(value)} is too long (at most 596h)` });
-      }
-    });
-}
 
 // `approval: "ship?"` is the natural first try (issue 32): its message says the form an approval takes.
 export const RawApprovalSchema = z.strictObject({ message: nonEmptyText }, { error: (issue) => approvalFormHint(issue.code, issue.input) });
@@ -197,6 +181,7 @@ export const RawNodeSchema = z.strictObject({
     .optional(),
   env: RawNodeEnvSchema.optional(),
   continue_on_error: z.boolean().optional(),
+  max_memory: sizeSchema.optional(),
 });
 
 export const RawWebhookTriggerSchema = z.strictObject({
@@ -250,6 +235,8 @@ export const RawWorkflowSchema = z.strictObject({
   max_cost_usd: z.number().positive({ error: 'must be more than 0 (USD)' }).optional(),
   /** Resume its runs by themselves when an agent's usage limit resets (docs/decisions.md, "Auto-resume"). */
   auto_resume: z.boolean().optional(),
+  /** Each process node's memory limit unless it sets its own (docs/workflows.md, "max_memory"). */
+  max_memory: sizeSchema.optional(),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });
@@ -345,6 +332,8 @@ export interface WorkflowNode {
   readonly envInherit?: boolean;
   /** `continue_on_error: true`: its failure is tolerated — the run can still complete, dependents run as after a success. */
   readonly continueOnError?: boolean;
+  /** `max_memory` (the node's, else the workflow's) in bytes, on process nodes: past it the node is stopped, `memory_exceeded`. */
+  readonly maxMemoryBytes?: number;
 }
 
 export interface WebhookTrigger {

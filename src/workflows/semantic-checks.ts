@@ -85,14 +85,17 @@ function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
     });
 }
 
-/** `idle_timeout` watches a process's output: a gate or a wait runs none. */
+/** `idle_timeout` watches a process's output and `max_memory` its memory: a gate or a wait runs none. */
 function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
   const action = (['approval', 'wait'] as const).find((key) => Object.hasOwn(node.raw, key));
-  if (!Object.hasOwn(node.raw, 'idle_timeout') || action === undefined) return;
-  problems.push({
-    path: ['nodes', node.index, 'idle_timeout'],
-    message: `idle_timeout applies to a node that runs a process (prompt, command, bash); ${action === 'approval' ? 'an approval' : 'a wait'} node has none (remove it)`,
-  });
+  if (action === undefined) return;
+  for (const key of ['idle_timeout', 'max_memory'] as const) {
+    if (!Object.hasOwn(node.raw, key)) continue;
+    problems.push({
+      path: ['nodes', node.index, key],
+      message: `${key} applies to a node that runs a process (prompt, command, bash); ${action === 'approval' ? 'an approval' : 'a wait'} node has none (remove it)`,
+    });
+  }
 }
 
 /** An approval cannot fail: it is approved, or rejected, and a rejection stops the whole run. */

@@ -6,6 +6,7 @@ import type { RunStore } from '../storage/run-store.js';
 import type { NodeCommits, WorktreeCommits } from './node-commits.js';
 import type { NodeRunner, PromptDeps } from './nodes/types.js';
 import type { RoundWrites } from './round-writes.js';
+import type { RunMemory } from './node-memory.js';
 
 export interface ExecutorDeps {
   runs: RunStore;
@@ -65,6 +66,8 @@ export interface ExecutionScope {
   readonly signal: AbortSignal;
   readonly commits: NodeCommits | undefined;
   readonly rounds: RoundWrites;
+  /** The memory of the run's nodes running at once (node-memory.ts). */
+  readonly memory: RunMemory;
   /** Counts one agent call's reported cost against the run's cap. */
   spend(nodeId: string, costUsd: number | null | undefined): Promise<void>;
   /** The node's agent waits for an agent slot, or got one. */

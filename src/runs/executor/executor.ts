@@ -8,6 +8,7 @@ import { without } from '../model/run-snapshot.js';
 import type { RunRecord } from '../model/types.js';
 import { holdWait } from '../wake-ups/waits.js';
 import { sandboxDecision } from '../../sandbox/index.js';
+import { RunMemory } from './node-memory.js';
 import { ExecutionState, type ExecutionScope, type ExecutorDeps } from './execution-scope.js';
 import { nodeCommits } from './node-commits.js';
 import { executeNode } from './node-execution.js';
@@ -91,6 +92,10 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     signal,
     commits: deps.worktree && nodeCommits(deps.worktree, state.run, { commit: workflow.commit }),
     rounds,
+    // The run's peak goes on its record with the next round's write, as node progress does.
+    memory: new RunMemory(state.run.peakRssBytes, (bytes) => {
+      state.run = { ...state.run, peakRssBytes: bytes };
+    }),
     /**
      * One agent call's reported cost, counted at once (the run's record is saved with the round):
      * the report that reaches the cap stops every node still running, and no further node starts.

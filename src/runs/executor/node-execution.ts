@@ -13,6 +13,7 @@ import { openNodeLog, type NodeLog } from '../storage/node-log.js';
 import { writeOutputFile } from '../storage/node-output-file.js';
 import type { ExecutionScope } from './execution-scope.js';
 import { NODE_RANGE_FIELDS } from './node-commits.js';
+import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
 
 /**
@@ -65,7 +66,9 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
 
 const now = () => new Date().toISOString();
 
-interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onProcess' | 'onSandboxDenied' | 'onSandboxWarning'> {
+interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onSandboxDenied' | 'onSandboxWarning'> {
+  /** Notes the leader's pid for crash recovery. */
+  onProcess(pid: number): void;
   /** Also svc's own lines about the node (`system`: a retry). */
   onOutput(stream: RunEventFields['node_output']['stream'], text: string): void;
   processFile: string;
@@ -136,6 +139,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       break;
     }
     state.patchNode(node.id, { attempts: attempt });
+    const memory = watchNodeMemory({ nodeId: node.id, limitBytes: node.maxMemoryBytes, run: scope.memory, logger: deps.logger });
     try {
       result.outcome = await scope.runners[node.action.kind as 'bash' | 'prompt' | 'command']({
         run: state.run,
@@ -153,18 +157,26 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         onTool: streams.onTool,
         onSandboxDenied: streams.onSandboxDenied,
         onSandboxWarning: streams.onSandboxWarning,
-        onProcess: streams.onProcess,
+        onProcess: (pid, stop) => {
+          streams.onProcess(pid);
+          memory.onProcess(pid, stop);
+        },
       });
+      // Stopped for its memory: failed, whatever its process exited with once stopped (a trap may exit 0).
+      const { exceeded } = endMemory(scope, node, memory);
+      if (exceeded) throw exceeded;
       result.failure = undefined;
       addCost(result.outcome.costUsd);
       await scope.spend(node.id, result.outcome.costUsd);
       break;
     } catch (error) {
+      const { exceeded } = endMemory(scope, node, memory);
       if (error instanceof NodeCancelled || signal.aborted) {
         result.cancelled = true;
         break;
       }
-      const failure = error instanceof NodeFailure ? error : new NodeFailure('internal_error', (error as Error).message);
+      // Whatever its stopped process made of it (`exit_code`, an agent's failure), the reason is its memory.
+      const failure = exceeded ?? (error instanceof NodeFailure ? error : new NodeFailure('internal_error', (error as Error).message));
       result.failure = failure;
       // A failed attempt's reported cost counts; one that reported none is not taken for unknown spend.
       addCost(failure.costUsd);
@@ -182,6 +194,23 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
     }
   }
   return result;
+}
+
+/**
+ * Ends an attempt's memory watch (once: later calls change nothing) and puts what it used on the
+ * node: the peak of every attempt, and the CPU time of all of them.
+ */
+function endMemory({ state }: ExecutionScope, node: WorkflowNode, memory: NodeMemoryWatch): { exceeded: NodeFailure | undefined } {
+  const { usage, exceeded } = memory.end();
+  if (usage) {
+    const before = state.node(node.id);
+    state.patchNode(node.id, {
+      peakRssBytes: Math.max(before.peakRssBytes ?? 0, usage.peakRssBytes),
+      cpuSeconds: Math.round(((before.cpuSeconds ?? 0) + usage.cpuSeconds) * 100) / 100,
+      ...(node.maxMemoryBytes !== undefined ? { maxMemoryBytes: node.maxMemoryBytes } : {}),
+    });
+  }
+  return { exceeded };
 }
 
 async function completed(

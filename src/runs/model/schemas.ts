@@ -34,6 +34,9 @@ export const NodeChangesSchema = z.object({
   deletions: z.number().int(),
 });
 
+/** What svc measured of a process tree (docs/decisions.md, "What a run costs the machine"); absent where /proc is not available. */
+const measured = z.number().nonnegative().nullable().optional();
+
 export const NodeStateSchema = z.object({
   status: NodeStatusSchema,
   startedAt: z.string().nullable(),
@@ -107,6 +110,9 @@ export const NodeStateSchema = z.object({
       "agent nodes, once started: whether its agent ran in its OS sandbox (`on`), or not (`off`, with `sandboxOff`); bash nodes: `on` when sandboxed, `off` when one was declined or turned off, absent when none was asked for (docs/decisions.md, 'Agents in a sandbox', 'Bash nodes in a sandbox')",
     ),
   sandboxDenied: z.number().int().optional().describe('a sandboxed node: how many refusals of its sandbox were seen (`sandbox_denied` events)'),
+  peakRssBytes: measured.describe("a node that ran a process: its process tree's peak resident memory in bytes (sampled from /proc; every attempt's)"),
+  cpuSeconds: measured.describe("a node that ran a process: the CPU time (user + system) of its tree's processes svc saw, every attempt's, in seconds"),
+  maxMemoryBytes: z.number().int().optional().describe('a node with `max_memory`: its limit in bytes; past it the node is stopped and fails `memory_exceeded`'),
   sandboxWarning: z
     .string()
     .optional()
@@ -245,6 +251,7 @@ export const RunViewSchema = z.object({
     .boolean()
     .optional()
     .describe('true when an agent of the run reported no cost (codex reports tokens only): `spentUsd` and the cap do not see that spend'),
+  peakRssBytes: measured.describe("the peak of the summed resident memory of the run's nodes running at once, in bytes"),
   nodes: z.record(z.string(), NodeStateSchema),
   resumePending: z.boolean().describe('marked by resume: the next start of this workflow in this conversation continues the run'),
   rejectReason: z.string().nullable().optional(),

@@ -49,7 +49,7 @@ export const bashRunner =
       proc = confined
         ? spawnGroup('bash', ['-c', confined.command], { cwd: run.cwd, env: confined.env })
         : spawnGroup('bash', script.args, { cwd: run.cwd, env: processEnv });
-      if (proc.child.pid !== undefined) onProcess(proc.child.pid);
+      if (proc.child.pid !== undefined) onProcess(proc.child.pid, () => proc.terminate());
     } catch (error) {
       // Synchronous spawn failures (E2BIG from an oversized environment value) fail the node too.
       await script.cleanup();

@@ -32,8 +32,8 @@ export interface NodeRunContext {
   onSandboxWarning(warning: string): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
-  /** Called with the leader of each process group the node starts. */
-  onProcess(pid: number): void;
+  /** Called with the leader of each process group the node starts, and how that group is stopped (its memory limit uses it). */
+  onProcess(pid: number, stop: () => Promise<void>): void;
 }
 
 /** Which assistant and model a prompt node uses when it names none (the assistants configuration). */
