@@ -3,7 +3,9 @@
 // its `max_memory` with its process group, failed `memory_exceeded`.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSize } from '../../src/shared/size.js';
 import { validateWorkflowSource } from '../../src/workflows/index.js';
+import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import {
   cleanupAll,
@@ -38,7 +40,8 @@ beforeAll(async () => {
     },
     { name: 'busy', nodes: [{ id: 'spin', bash: `python3 -c "import time${'\n'}t = time.time()${'\n'}while time.time() - t < 1.5: pass"` }] },
   ]);
-  server = await startServer();
+  // On an ephemeral port: `svc runs show` reads the run over HTTP, as from another terminal.
+  server = await startServer({ socket: true });
 });
 afterAll(async () => {
   await cleanupAll();
@@ -58,6 +61,19 @@ describe('a node holding 300 MiB for 2 s', () => {
     expect(run.peakRssBytes).toBeGreaterThanOrEqual(peakRssBytes);
     expect(run.peakRssBytes).toBeLessThan(300 * MiB * 1.15);
     expect(run.nodes.hold.maxMemoryBytes).toBeUndefined();
+  });
+
+  it("`svc runs show` gives the node's peak and CPU time and the run's peak in human sizes", async () => {
+    const shown = await runSvcInProcess(['runs', 'show', run.id], { SVC_URL: server.url });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`peak memory: ${formatSize(run.peakRssBytes)}`);
+    // Not a terminal: the table's rows are tab-separated (NODE STATUS DURATION COST ATTEMPTS TOOLS MEMORY CPU NOTE).
+    const row = shown.stdout
+      .split('\n')
+      .find((line) => line.startsWith('hold\t'))!
+      .split('\t');
+    expect(row.slice(6, 8)).toEqual([formatSize(run.nodes.hold.peakRssBytes), `${run.nodes.hold.cpuSeconds}s`]);
+    expect(formatSize(run.peakRssBytes)).toMatch(/^3\d\d MB$/);
   });
 });
 

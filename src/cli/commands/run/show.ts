@@ -1,4 +1,5 @@
 import { refusalsNote, type RunDetail, type RunView } from '../../../client/index.js';
+import { formatSize } from '../../../shared/size.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
@@ -10,6 +11,12 @@ function toolsCell(node: RunView['nodes'][string]): string {
   if (node.toolCalls === undefined) return '';
   const denied = node.toolsDeniedCount ?? node.toolsDenied?.length ?? 0;
   return denied ? `${node.toolCalls} (${denied} denied)` : String(node.toolCalls);
+}
+
+/** A node's peak memory (`312 MB`, `312 MB of 2 GB` under a `max_memory`); empty where nothing was measured. */
+function memoryCell(node: RunView['nodes'][string]): string {
+  if (node.peakRssBytes == null) return '';
+  return `${formatSize(node.peakRssBytes)}${node.maxMemoryBytes ? ` of ${formatSize(node.maxMemoryBytes)}` : ''}`;
 }
 
 /** The characters of a version hash shown (as `svc bench --by-version` and the dashboard show it). */
@@ -103,7 +110,10 @@ export default defineCommand({
         ...(run.waitingFor ? [`  waiting:  ${p.yellow(`for ${run.waitingFor}`)}`] : []),
         // A durable wait (docs/decisions.md, "Waits and signals"): when the server continues it, and how to signal it.
         ...(run.status === 'waiting' ? [`  waits:    ${p.yellow(waitsLine(run))}`] : []),
-        `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}`,
+        `  created:  ${run.createdAt}   duration: ${duration}   cost: ${formatCost(run.costUsd)}${
+          // The peak of its nodes' memory at once (docs/decisions.md, "What a run costs the machine").
+          run.peakRssBytes != null ? `   peak memory: ${formatSize(run.peakRssBytes)}` : ''
+        }`,
         ...(formatSpend(run) ? [`  budget:   ${formatSpend(run)}`] : []),
         ...(run.error ? [`  error:    ${p.red(run.error)}`] : []),
         // An agent's usage limit (docs/decisions.md, "Usage limits"): when a resume can succeed.
@@ -116,7 +126,7 @@ export default defineCommand({
     );
     await printTable(
       cmd.io,
-      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'TOOLS', 'NOTE'],
+      ['NODE', 'STATUS', 'DURATION', 'COST', 'ATTEMPTS', 'TOOLS', 'MEMORY', 'CPU', 'NOTE'],
       Object.entries(run.nodes).map(([nodeId, s]) => [
         nodeId,
         s.status,
@@ -124,6 +134,8 @@ export default defineCommand({
         s.costUsd === null ? '' : formatCost(s.costUsd),
         s.attempts,
         toolsCell(s),
+        memoryCell(s),
+        s.cpuSeconds == null ? '' : `${s.cpuSeconds}s`,
         nodeNote(nodeId, s),
       ]),
     );
