@@ -38,6 +38,7 @@ beforeAll(async () => {
       name: 'over-limit',
       nodes: [{ id: 'greedy', bash: `${hold(300, 30, holderPidFile)}; echo survived`, max_memory: '100MB', retry: { max_attempts: 2 } }],
     },
+    { name: 'agent', nodes: [{ id: 'ask', prompt: 'say hello' }] },
     { name: 'busy', nodes: [{ id: 'spin', bash: `python3 -c "import time${'\n'}t = time.time()${'\n'}while time.time() - t < 1.5: pass"` }] },
   ]);
   // On an ephemeral port: `svc runs show` reads the run over HTTP, as from another terminal.
@@ -101,6 +102,13 @@ it("records a busy node's CPU time", async () => {
   expect(run.status).toBe('completed');
   expect(run.nodes.spin.cpuSeconds).toBeGreaterThan(0);
   expect(run.nodes.spin.peakRssBytes).toBeGreaterThan(0);
+}, 35_000);
+
+it("samples an agent node's process tree too", async () => {
+  const run = await waitForRun(server, await startRun(server, 'agent', { message: '', cwd: project }), undefined, 30_000);
+  expect(run.status).toBe('completed');
+  expect(run.nodes.ask.peakRssBytes).toBeGreaterThan(0);
+  expect(run.nodes.ask.cpuSeconds).toBeGreaterThanOrEqual(0);
 }, 35_000);
 
 describe('max_memory in the workflow schema', () => {
