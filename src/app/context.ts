@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/index.js';
 import { catalogResolver, WorkflowCatalog } from '../catalog/index.js';
-import { RunEngine, isTerminal } from '../runs/index.js';
+import { RunEngine, isTerminal, MemoryAdmission } from '../runs/index.js';
 import {
   ConversationService,
   EngineConversations,
@@ -171,6 +171,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         resolver: catalogResolver(ctx.workflows),
         worktrees: workspaces.runWorktrees,
         conversations: new EngineConversations(conversationRepositories),
+        // One memory budget for the nodes of every run and conversation of this server (docs/contract.md, "Memory admission").
+        memory: new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes }),
       },
       { recover: policy.executes, requeuePending: policy.requeuesPending },
     );

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseSize, SIZE_HINT } from './size.js';
 
 /** Log levels in increasing severity; `SVC_LOG_LEVEL` picks the lowest one written. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -23,6 +24,12 @@ export interface Settings {
    * for a slot, first come, first served (docs/contract.md, "Agent slots"). @default `SVC_MAX_CONCURRENT_AGENTS` || 4
    */
   maxConcurrentAgents: number;
+  /**
+   * The memory of all nodes running at once on this server, across runs and conversations; a node
+   * whose estimate does not fit waits (`waitingFor: "memory"`), first come, first served
+   * (docs/contract.md, "Memory admission"). null: 75% of the machine's MemTotal. @default `SVC_MEMORY_BUDGET` (a size: `600MB`, `2GB`)
+   */
+  memoryBudgetBytes: number | null;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
   maxConcurrentConversations: number;
   /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
@@ -130,6 +137,14 @@ function envNames(env: NodeJS.ProcessEnv, name: string): string[] {
   return names;
 }
 
+function memoryBudget(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.SVC_MEMORY_BUDGET;
+  if (raw === undefined || raw.trim() === '') return null;
+  const bytes = parseSize(raw);
+  if (bytes === null || bytes === 0) throw new SettingsError(`SVC_MEMORY_BUDGET must be a size of more than 0: ${SIZE_HINT} (got '${raw}').`);
+  return bytes;
+}
+
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -194,6 +209,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrentRuns: positiveInt(env, 'SVC_MAX_CONCURRENT_RUNS', 4),
     maxConcurrentAgents: positiveInt(env, 'SVC_MAX_CONCURRENT_AGENTS', 4),
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
+    memoryBudgetBytes: memoryBudget(env),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
     usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),

@@ -65,6 +65,12 @@ function maxMemoryOf(kind: NodeAction['kind'], size: string | undefined): Pick<W
   return { maxMemoryBytes: bytes };
 }
 
+/** A process node's `memory:` request, in bytes; absent unless set. */
+function memoryRequestOf(kind: NodeAction['kind'], size: string | undefined): Pick<WorkflowNode, 'memoryBytes'> {
+  const bytes = maxMemoryOf(kind, size).maxMemoryBytes;
+  return bytes === undefined ? {} : { memoryBytes: bytes };
+}
+
 function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
   let when: WorkflowNode['when'];
   if (node.when !== undefined) {
@@ -97,6 +103,7 @@ function toNode(node: RawNode, workflow: RawWorkflow): WorkflowNode {
     // Absent unless asked for, so the snapshots (and versions) of workflows that never say it stay as they were.
     ...(node.continue_on_error ? { continueOnError: true } : {}),
     ...maxMemoryOf(action.kind, node.max_memory ?? workflow.max_memory),
+    ...memoryRequestOf(action.kind, node.memory),
   };
 }
 

@@ -182,6 +182,8 @@ export const RawNodeSchema = z.strictObject({
   env: RawNodeEnvSchema.optional(),
   continue_on_error: z.boolean().optional(),
   max_memory: sizeSchema.optional(),
+  /** What the node is expected to need: the estimate memory admission counts it at (docs/workflows.md, "memory"). */
+  memory: sizeSchema.optional(),
 });
 
 export const RawWebhookTriggerSchema = z.strictObject({
@@ -334,6 +336,8 @@ export interface WorkflowNode {
   readonly continueOnError?: boolean;
   /** `max_memory` (the node's, else the workflow's) in bytes, on process nodes: past it the node is stopped, `memory_exceeded`. */
   readonly maxMemoryBytes?: number;
+  /** `memory:` in bytes, on process nodes: what svc admits it at before it starts (memory-admission.ts). */
+  readonly memoryBytes?: number;
 }
 
 export interface WebhookTrigger {

@@ -89,7 +89,7 @@ function checkPermissionsKey(node: NodeSketch, problems: Problem[]): void {
 function checkIdleTimeoutKey(node: NodeSketch, problems: Problem[]): void {
   const action = (['approval', 'wait'] as const).find((key) => Object.hasOwn(node.raw, key));
   if (action === undefined) return;
-  for (const key of ['idle_timeout', 'max_memory'] as const) {
+  for (const key of ['idle_timeout', 'max_memory', 'memory'] as const) {
     if (!Object.hasOwn(node.raw, key)) continue;
     problems.push({
       path: ['nodes', node.index, key],

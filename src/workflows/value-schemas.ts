@@ -29,5 +29,5 @@ export function durationSchema(kind: 'timeout' | 'idle_timeout' | 'delay' | 'wai
 export const sizeSchema = z.string({ error: (issue) => `expected a size (${SIZE_HINT}), got ${describeValue(issue.input)}` }).superRefine((value, ctx) => {
   const bytes = parseSize(value);
   if (bytes === null) ctx.addIssue({ code: 'custom', message: `invalid size ${quoteValue(value)} (use ${SIZE_HINT})` });
-  else if (bytes === 0) ctx.addIssue({ code: 'custom', message: 'a max_memory must be more than 0' });
+  else if (bytes === 0) ctx.addIssue({ code: 'custom', message: 'a size must be more than 0' });
 });

@@ -11,6 +11,7 @@ import type { RunStorage } from '../storage/run-repository.js';
 export type { RunFilter } from '../storage/run-queries.js';
 import type { AssistantChoice } from '../executor/nodes/types.js';
 import type { WorktreeCommits } from '../executor/node-commits.js';
+import type { MemoryAdmission } from '../executor/memory-admission.js';
 import type { RunRecord } from '../model/types.js';
 import type { WorkflowResolver } from '../model/workflow-resolver.js';
 
@@ -133,6 +134,8 @@ export interface EngineDeps {
   resolver: WorkflowResolver;
   worktrees: WorktreeProvider;
   conversations: RunConversations;
+  /** The server's memory budget for running nodes (memory-admission.ts); absent: nodes are not held for memory. */
+  memory?: MemoryAdmission;
 }
 
 export interface RecoveryOptions {

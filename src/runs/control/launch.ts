@@ -52,6 +52,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
     workspaceEnv: run.workspaceId ? await deps.worktrees.env(run.workspaceId) : {},
     envAllow: deps.limits.agentEnvAllow ?? [],
     fenceRounds: deps.coordination.runsMayBeTakenOver,
+    ...(deps.memory ? { memory: deps.memory } : {}),
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
     ...(run.branch ? { worktree: deps.worktrees.commits } : {}),
   };

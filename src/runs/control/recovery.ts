@@ -24,7 +24,7 @@ export async function interruptRun(runs: RunStore, logger: Logger, run: RunRecor
       logger.warn('run.orphan_killed', { runId: run.id, nodeId, pid: leader.pid });
     }
     // A node waiting for its agent slot was executing too (a wait node waiting is not: it keeps its place).
-    const executing = state.status === 'running' || (state.status === 'waiting' && state.waitingFor === 'agent_slot');
+    const executing = state.status === 'running' || (state.status === 'waiting' && (state.waitingFor === 'agent_slot' || state.waitingFor === 'memory'));
     if (executing) nodes[nodeId] = without(moveNode(state, 'interrupt', { error: 'interrupted', errorCode: 'interrupted', finishedAt: now() }), 'waitingFor');
   }
   const interrupted = await transition(runs, run, 'interrupt', {

@@ -7,6 +7,10 @@ import type { NodeCommits, WorktreeCommits } from './node-commits.js';
 import type { NodeRunner, PromptDeps } from './nodes/types.js';
 import type { RoundWrites } from './round-writes.js';
 import type { RunMemory } from './node-memory.js';
+import type { MemoryAdmission } from './memory-admission.js';
+
+/** What a started node can wait for before its process runs (`waitingFor`). */
+export type NodeWaitReason = 'agent_slot' | 'memory';
 
 export interface ExecutorDeps {
   runs: RunStore;
@@ -29,6 +33,8 @@ export interface ExecutorDeps {
    * anything more of it starts. Otherwise the processes start as the write is made.
    */
   fenceRounds?: boolean;
+  /** The server's memory budget: each attempt of a process node is admitted to it before it starts (memory-admission.ts). */
+  memory?: MemoryAdmission;
 }
 
 /**
@@ -70,6 +76,6 @@ export interface ExecutionScope {
   readonly memory: RunMemory;
   /** Counts one agent call's reported cost against the run's cap. */
   spend(nodeId: string, costUsd: number | null | undefined): Promise<void>;
-  /** The node's agent waits for an agent slot, or got one. */
-  slotWait(nodeId: string, waiting: boolean): void;
+  /** The node waits for an agent slot or for memory, or got it (false). */
+  slotWait(nodeId: string, waiting: NodeWaitReason | false): void;
 }

@@ -111,16 +111,16 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
       }
     },
     /**
-     * A node's agent waits for an agent slot, or got one: the node is `waiting` meanwhile, then
+     * A node waits for an agent slot or for memory (memory-admission.ts), or got it: the node is `waiting` meanwhile, then
      * `running` again (it runs nothing while it waits), said on the node (saved now, so the run's
      * detail shows it while it lasts) and as a `node_waiting` event.
      */
     slotWait(nodeId, waiting) {
       const node = state.node(nodeId);
-      if (waiting) state.setNode(nodeId, moveNode(node, 'queue', { waitingFor: 'agent_slot' }));
+      if (waiting) state.setNode(nodeId, moveNode(node, 'queue', { waitingFor: waiting }));
       else if (node.status === 'waiting') state.setNode(nodeId, without(moveNode(node, 'dequeue'), 'waitingFor'));
       const said = async () => {
-        await runs.emit(state.run, 'node_waiting', { nodeId, waitingFor: waiting ? 'agent_slot' : null });
+        await runs.emit(state.run, 'node_waiting', { nodeId, waitingFor: waiting || null });
         await rounds.writeNow();
       };
       said().catch((error: unknown) => {

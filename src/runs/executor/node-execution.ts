@@ -14,6 +14,7 @@ import { writeOutputFile } from '../storage/node-output-file.js';
 import type { ExecutionScope } from './execution-scope.js';
 import { NODE_RANGE_FIELDS } from './node-commits.js';
 import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
+import { DEFAULT_NODE_ESTIMATE_BYTES, type MemoryGrant } from './memory-admission.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
 
 /**
@@ -139,7 +140,13 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       break;
     }
     state.patchNode(node.id, { attempts: attempt });
-    const memory = watchNodeMemory({ nodeId: node.id, limitBytes: node.maxMemoryBytes, run: scope.memory, logger: deps.logger });
+    // Admitted to the server's memory budget before its process starts; held only while the attempt runs.
+    const grant = await admitMemory(scope, node);
+    if (!grant) {
+      result.cancelled = true;
+      break;
+    }
+    const memory = watchNodeMemory({ nodeId: node.id, limitBytes: node.maxMemoryBytes, run: scope.memory, logger: deps.logger, onSample: grant.measured });
     try {
       result.outcome = await scope.runners[node.action.kind as 'bash' | 'prompt' | 'command']({
         run: state.run,
@@ -151,7 +158,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         env: deps.workspaceEnv,
         envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
         onEnvGiven: (names) => state.patchNode(node.id, { envGiven: names }),
-        onSlotWait: (waiting) => scope.slotWait(node.id, waiting),
+        onSlotWait: (waiting) => scope.slotWait(node.id, waiting && 'agent_slot'),
         signal,
         onOutput: streams.onOutput,
         onTool: streams.onTool,
@@ -164,6 +171,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       });
       // Stopped for its memory: failed, whatever its process exited with once stopped (a trap may exit 0).
       const { exceeded } = endMemory(scope, node, memory);
+      grant.release();
       if (exceeded) throw exceeded;
       result.failure = undefined;
       addCost(result.outcome.costUsd);
@@ -171,6 +179,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       break;
     } catch (error) {
       const { exceeded } = endMemory(scope, node, memory);
+      grant.release();
       if (error instanceof NodeCancelled || signal.aborted) {
         result.cancelled = true;
         break;
@@ -194,6 +203,35 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
     }
   }
   return result;
+}
+
+/** Nothing is counted without a budget (a test's executor): the grant holds no place. */
+const UNCOUNTED: MemoryGrant = { measured() {}, release() {} };
+
+/**
+ * Waits until the node's estimate fits the server's memory budget (memory-admission.ts): the node is
+ * `waiting` with `waitingFor: "memory"` meanwhile, and holds nothing. Undefined when the run was
+ * stopped while it waited.
+ */
+async function admitMemory(scope: ExecutionScope, node: WorkflowNode): Promise<MemoryGrant | undefined> {
+  const admission = scope.deps.memory;
+  if (!admission) return UNCOUNTED;
+  let waited = false;
+  try {
+    const grant = await admission.acquire(estimateOf(node), scope.signal, () => {
+      waited = true;
+      scope.slotWait(node.id, 'memory');
+    });
+    if (waited) scope.slotWait(node.id, false);
+    return grant;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a node is admitted at: its `memory:` request, else the default of its kind (docs/decisions.md, "Memory admission"). */
+function estimateOf(node: WorkflowNode): number {
+  return node.memoryBytes ?? (node.action.kind === 'bash' ? DEFAULT_NODE_ESTIMATE_BYTES.bash : DEFAULT_NODE_ESTIMATE_BYTES.agent);
 }
 
 /**

@@ -61,6 +61,8 @@ export function watchNodeMemory(options: {
   run: RunMemory;
   logger: Logger;
   intervalMs?: number;
+  /** Each sample of the attempt's trees, as it is taken (the server's memory admission counts it). */
+  onSample?: (bytes: number) => void;
 }): NodeMemoryWatch {
   const { nodeId, limitBytes, run, logger } = options;
   if (!procAvailable()) {
@@ -77,6 +79,7 @@ export function watchNodeMemory(options: {
   const sample = () => {
     const rss = usage.sample(roots);
     run.report(nodeId, rss);
+    options.onSample?.(rss);
     if (limitBytes === undefined || rss <= limitBytes || exceeded) return;
     exceeded = new NodeFailure('memory_exceeded', `its processes reached ${formatSize(rss)}, over max_memory ${formatSize(limitBytes)}, and were stopped`);
     for (const stop of stops) void stop();

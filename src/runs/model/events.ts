@@ -19,8 +19,11 @@ export interface RunEventFields {
   setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
   setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
   node_started: { nodeId: string; kind: NodeActionKind };
-  /** A prompt node's agent waits for an agent slot (`agent_slot`), or got one (null); docs/contract.md, "Agent slots". */
-  node_waiting: { nodeId: string; waitingFor: 'agent_slot' | null };
+  /**
+   * A prompt node's agent waits for an agent slot (`agent_slot`), a process node for memory
+   * (`memory`), or got it (null); docs/contract.md, "Agent slots", "Memory admission".
+   */
+  node_waiting: { nodeId: string; waitingFor: 'agent_slot' | 'memory' | null };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
   agent_tool: { nodeId: string } & AgentToolCall;

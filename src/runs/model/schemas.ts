@@ -121,10 +121,10 @@ export const NodeStateSchema = z.object({
     ),
   sandboxOff: z.string().optional().describe('`sandbox: off`: why — `level full`, `SVC_SANDBOX=off`, or (a bash node) `sandbox: false`'),
   waitingFor: z
-    .literal('agent_slot')
+    .enum(['agent_slot', 'memory'])
     .optional()
     .describe(
-      "a prompt or command node whose agent has not started yet, `waiting` until it has an agent slot (SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent); absent once it has one (and is `running` again)",
+      "a started node whose process has not started yet, `waiting` until it has an agent slot (`agent_slot`: SVC_MAX_CONCURRENT_AGENTS, the assistant's maxConcurrent) or its estimate fits the server's memory budget (`memory`: SVC_MEMORY_BUDGET); absent once it has it (and is `running` again)",
     ),
   waitUntil: z
     .string()

@@ -48,7 +48,9 @@ export function NodePanel({ run, events, nodeId, permissions }: { run: RunDetail
       ) : null}
       {node?.waitingFor ? (
         <p class="note" data-waiting-for={node.waitingFor}>
-          Waiting for an agent slot (SVC_MAX_CONCURRENT_AGENTS or the assistant's maxConcurrent); its timeout starts when it gets one.
+          {node.waitingFor === 'memory'
+            ? 'Waiting for memory (SVC_MEMORY_BUDGET): it starts once its estimate fits beside the nodes running; its timeout starts then.'
+            : "Waiting for an agent slot (SVC_MAX_CONCURRENT_AGENTS or the assistant's maxConcurrent); its timeout starts when it gets one."}
         </p>
       ) : null}
       {permissions ? (

@@ -110,8 +110,8 @@ export class RunPrinter {
         if (!this.#spinner) this.#line(`${event.nodeId} started`);
         break;
       case 'node_waiting':
-        // Only the wait is worth a line; getting the slot shows as the agent's output and end.
-        if (event.waitingFor) this.#line(`${p.yellow('…')} ${event.nodeId} waiting for an agent slot`);
+        // Only the wait is worth a line; getting the slot (or the memory) shows as the node's output and end.
+        if (event.waitingFor) this.#line(`${p.yellow('…')} ${event.nodeId} waiting for ${event.waitingFor === 'memory' ? 'memory' : 'an agent slot'}`);
         break;
       case 'node_output':
         if (this.options.verbose && typeof event.text === 'string') this.#output(event.nodeId, event.text, event.truncated === true);
