@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryAdmission, readMemInfo } from '../../src/runs/executor/memory-admission.js';
 import { loadSettings } from '../../src/shared/settings.js';
+import { validateWorkflowSource } from '../../src/workflows/index.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { api, cleanupAll, getRun, type Json, projectWithWorkflows, startRun, startServer, tempDir, waitForRun } from '../helpers/runs.js';
@@ -151,5 +152,21 @@ describe('the admission rules, with a given /proc/meminfo', () => {
     expect(loadSettings({}).memoryBudgetBytes).toBeNull();
     expect(() => loadSettings({ SVC_MEMORY_BUDGET: '2048' })).toThrow(/SVC_MEMORY_BUDGET must be a size/);
     expect(readMemInfo()?.totalBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('`memory:` in a workflow', () => {
+  const source = (extra: string) => ['name: m', 'description: d', 'nodes:', '  - id: a', extra, '    memory: 600MB'].join('\n');
+
+  it('is a size in bytes on a process node', () => {
+    const result = validateWorkflowSource(source('    bash: "true"'));
+    expect(result.ok && result.workflow.nodes[0]!.memoryBytes).toBe(600_000_000);
+  });
+
+  it('is refused on a node that runs no process, and as a bare number', () => {
+    const gate = validateWorkflowSource(source('    approval: { message: ok }'));
+    expect(!gate.ok && gate.errors.join('\n')).toContain('memory applies to a node that runs a process');
+    const bare = validateWorkflowSource(source('    bash: "true"').replace('600MB', '600'));
+    expect(!bare.ok && bare.errors.join('\n')).toContain('nodes[0].memory: expected a size');
   });
 });
