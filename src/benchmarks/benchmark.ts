@@ -24,13 +24,14 @@ export function benchmarkOf(summaries: readonly RunSummary[]): Benchmark {
   // next morning is not a slow run (docs/decisions.md, "Benchmarks").
   const waited = ascending(summaries.map((s) => Math.min(s.waitedMs ?? 0, s.durationMs)));
   const worked = ascending(summaries.map((s) => s.durationMs - Math.min(s.waitedMs ?? 0, s.durationMs)));
-  const nodes = new Map<string, { times: number[]; withCost: number; cost: number; waits?: 'approval' | 'wait' }>();
+  const nodes = new Map<string, { times: number[]; peaks: number[]; withCost: number; cost: number; waits?: 'approval' | 'wait' }>();
   for (const summary of summaries) {
     for (const node of summary.nodes) {
-      const entry = nodes.get(node.id) ?? { times: [], withCost: 0, cost: 0 };
+      const entry = nodes.get(node.id) ?? { times: [], peaks: [], withCost: 0, cost: 0 };
       nodes.set(node.id, entry);
       entry.waits ??= node.waits;
       entry.times.push(node.durationMs);
+      if (node.peakRssBytes !== undefined) entry.peaks.push(node.peakRssBytes);
       if (node.costUsd !== null) {
         entry.withCost++;
         entry.cost += node.costUsd;
@@ -59,9 +60,20 @@ export function benchmarkOf(summaries: readonly RunSummary[]): Benchmark {
         runsWithCost: entry.withCost,
         totalCostUsd: entry.cost,
         ...(entry.waits ? { waits: entry.waits } : {}),
+        ...peakPercentiles(entry.peaks),
       };
     }),
   };
+}
+
+/**
+ * p50 and p95 of a node's peak memory over the executions that measured one (an unmeasured peak is
+ * not a zero, as an unknown cost is not); absent when none did, as the node records' fields are.
+ */
+function peakPercentiles(peaks: number[]): { peakRssP50Bytes?: number; peakRssP95Bytes?: number } {
+  if (peaks.length === 0) return {};
+  const sorted = ascending(peaks);
+  return { peakRssP50Bytes: percentile(sorted, 50), peakRssP95Bytes: percentile(sorted, 95) };
 }
 
 /** `GET /api/runs/benchmark`: the query's raw strings are checked here, so their errors have their own codes. */
@@ -77,13 +89,19 @@ export async function versionBenchmark(runs: RunReads, query: { workflow: string
   const limit = parseLimit(query.limit, BENCHMARK_LIMIT_DEFAULT, BENCHMARK_LIMIT_MAX);
   const versions = await runs.summaries.versions(query.workflow, { sinceMs, limit });
   return {
-    versions: versions.map(({ definitionHash, firstRunAt, durationsMs, usd }) => ({
+    versions: versions.map(({ definitionHash, firstRunAt, durationsMs, usd, nodePeaksBytes }) => ({
       definitionHash,
       firstRunAt,
       runs: durationsMs.length,
       p50Ms: percentile(durationsMs, 50),
       p95Ms: percentile(durationsMs, 95),
       usd,
+      nodes: nodePeaksBytes.map(({ id, peaksBytes }) => ({
+        stepName: id,
+        runs: peaksBytes.length,
+        peakRssP50Bytes: percentile(peaksBytes, 50),
+        peakRssP95Bytes: percentile(peaksBytes, 95),
+      })),
     })),
   };
 }

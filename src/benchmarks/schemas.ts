@@ -26,6 +26,11 @@ export const BenchmarkSchema = z.object({
         .enum(['approval', 'wait'])
         .optional()
         .describe("the node's time is waiting, not work: for a person at an approval gate, or for a time or a signal (a wait node)"),
+      peakRssP50Bytes: z
+        .number()
+        .optional()
+        .describe("p50 of the node's peak resident memory (its process tree's, in bytes) over the executions that measured one; absent when none did"),
+      peakRssP95Bytes: z.number().optional().describe("p95 of the node's peak resident memory, in bytes; absent when no execution measured one"),
     }),
   ),
 });
@@ -41,6 +46,16 @@ export const VersionBenchmarkSchema = z.object({
       p50Ms: z.number(),
       p95Ms: z.number(),
       usd: z.number().describe('what these runs cost together'),
+      nodes: z
+        .array(
+          z.object({
+            stepName: z.string(),
+            runs: z.number().int().describe("of these runs, those that measured the node's peak memory"),
+            peakRssP50Bytes: z.number().describe("p50 of the node's peak resident memory in these runs, in bytes"),
+            peakRssP95Bytes: z.number().describe("p95 of the node's peak resident memory in these runs, in bytes"),
+          }),
+        )
+        .describe('the nodes whose peak memory was measured in these runs (order: the newest run)'),
     }),
   ),
 });

@@ -13,6 +13,7 @@ import { openNodeLog, type NodeLog } from '../storage/node-log.js';
 import { writeOutputFile } from '../storage/node-output-file.js';
 import type { ExecutionScope } from './execution-scope.js';
 import { NODE_RANGE_FIELDS } from './node-commits.js';
+import { memoryEvents } from './memory-events.js';
 import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
 import { DEFAULT_NODE_ESTIMATE_BYTES, type MemoryGrant } from './memory-admission.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
@@ -70,6 +71,8 @@ const now = () => new Date().toISOString();
 interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onSandboxDenied' | 'onSandboxWarning'> {
   /** Notes the leader's pid for crash recovery. */
   onProcess(pid: number): void;
+  /** Each memory sample of its processes: a `node_memory` event now and then, for the live figure. */
+  onMemory(rssBytes: number): void;
   /** Also svc's own lines about the node (`system`: a retry). */
   onOutput(stream: RunEventFields['node_output']['stream'], text: string): void;
   processFile: string;
@@ -115,7 +118,12 @@ function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: N
     runs.emit(state.run, 'sandbox_denied', { nodeId: node.id, ...denial }).catch(failedWrite);
   };
   const onSandboxWarning = (warning: string) => state.patchNode(node.id, { sandboxWarning: warning });
-  return { onProcess, onOutput, onTool, onSandboxDenied, onSandboxWarning, processFile };
+  // One throttle for all its attempts; not awaited, like output.
+  const onMemory = memoryEvents(
+    (fields) => void runs.emit(state.run, 'node_memory', { nodeId: node.id, ...fields }).catch(failedWrite),
+    state.node(node.id).peakRssBytes ?? 0,
+  );
+  return { onProcess, onMemory, onOutput, onTool, onSandboxDenied, onSandboxWarning, processFile };
 }
 
 interface Attempted {
@@ -146,7 +154,16 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       result.cancelled = true;
       break;
     }
-    const memory = watchNodeMemory({ nodeId: node.id, limitBytes: node.maxMemoryBytes, run: scope.memory, logger: deps.logger, onSample: grant.measured });
+    const memory = watchNodeMemory({
+      nodeId: node.id,
+      limitBytes: node.maxMemoryBytes,
+      run: scope.memory,
+      logger: deps.logger,
+      onSample: (bytes) => {
+        grant.measured(bytes);
+        streams.onMemory(bytes);
+      },
+    });
     try {
       result.outcome = await scope.runners[node.action.kind as 'bash' | 'prompt' | 'command']({
         run: state.run,

@@ -61,8 +61,8 @@ export function watchNodeMemory(options: {
   run: RunMemory;
   logger: Logger;
   intervalMs?: number;
-  /** Each sample of the attempt's trees, as it is taken (the server's memory admission counts it). */
-  onSample?: (bytes: number) => void;
+  /** Each sample of the attempt's trees, as it is taken: the server's memory admission counts it, and the live figure shows it (`memory-events.ts` throttles that). */
+  onSample?: (rssBytes: number) => void;
 }): NodeMemoryWatch {
   const { nodeId, limitBytes, run, logger } = options;
   if (!procAvailable()) {

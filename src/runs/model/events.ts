@@ -24,6 +24,11 @@ export interface RunEventFields {
    * (`memory`), or got it (null); docs/contract.md, "Agent slots", "Memory admission".
    */
   node_waiting: { nodeId: string; waitingFor: 'agent_slot' | 'memory' | null };
+  /**
+   * A running node's memory as last sampled (`rssBytes`) and its peak so far, at most every few
+   * seconds per node while it runs (docs/decisions.md, "Memory while a node runs").
+   */
+  node_memory: { nodeId: string; rssBytes: number; peakRssBytes: number };
   node_output: { nodeId: string; stream: 'stdout' | 'stderr' | 'assistant' | 'system'; text: string; truncated?: true };
   /** A prompt node's agent made a tool call, now resolved (docs/decisions.md, "Tool activity"). */
   agent_tool: { nodeId: string } & AgentToolCall;
@@ -112,6 +117,7 @@ export const RUN_EVENT_TYPES = [
   'setup_finished',
   'node_started',
   'node_waiting',
+  'node_memory',
   'node_output',
   'agent_tool',
   'sandbox_denied',

@@ -5,7 +5,7 @@
  */
 
 import { asJson, type PostgresDatabase } from '../../store/postgres/index.js';
-import { summarizeRun, type RunSummary, type RunSummaryIndex, type VersionRuns } from './run-summaries.js';
+import { nodePeaks, summarizeRun, type RunSummary, type RunSummaryIndex, type VersionRuns } from './run-summaries.js';
 
 export function postgresRunSummaryIndex(db: PostgresDatabase): RunSummaryIndex {
   const remove = async (runId: string) => void (await db.query('DELETE FROM run_summaries WHERE run_id = $1', [runId]));
@@ -33,7 +33,7 @@ export function postgresRunSummaryIndex(db: PostgresDatabase): RunSummaryIndex {
     async versions(workflow, { sinceMs, limit }) {
       const since = sinceMs === undefined ? null : new Date(sinceMs).toISOString();
       // The runs `recent` answers, grouped; times as text in code-unit order ("C"), as the file store compares them.
-      const { rows } = await db.query<{ hash: string; first_run_at: string; durations: number[]; usd: number }>(
+      const { rows } = await db.query<{ hash: string; first_run_at: string; durations: number[]; usd: number; nodes: Array<RunSummary['nodes']> }>(
         `WITH recent AS (
            SELECT record->>'definitionHash' AS hash, record FROM run_summaries
            WHERE workflow = $1 AND ($2::text IS NULL OR finished_at >= $2)
@@ -41,12 +41,20 @@ export function postgresRunSummaryIndex(db: PostgresDatabase): RunSummaryIndex {
          SELECT hash,
                 min(coalesce(record->>'createdAt', record->>'finishedAt') COLLATE "C") AS first_run_at,
                 array_agg((record->>'durationMs')::float8 ORDER BY (record->>'durationMs')::float8) AS durations,
-                coalesce(sum((record->>'costUsd')::float8), 0)::float8 AS usd
+                coalesce(sum((record->>'costUsd')::float8), 0)::float8 AS usd,
+                -- Each run's nodes, newest run first: their memory peaks are grouped in code, as the file store does.
+                jsonb_agg(record->'nodes' ORDER BY record->>'finishedAt' COLLATE "C" DESC) AS nodes
          FROM recent WHERE hash IS NOT NULL
          GROUP BY hash ORDER BY first_run_at DESC, hash COLLATE "C" DESC`,
         [workflow, since, limit],
       );
-      return rows.map((row): VersionRuns => ({ definitionHash: row.hash, firstRunAt: row.first_run_at, durationsMs: row.durations, usd: row.usd }));
+      return rows.map((row): VersionRuns => ({
+        definitionHash: row.hash,
+        firstRunAt: row.first_run_at,
+        durationsMs: row.durations,
+        usd: row.usd,
+        nodePeaksBytes: nodePeaks(row.nodes.map((nodes) => ({ nodes: nodes ?? [] }))),
+      }));
     },
   };
 }

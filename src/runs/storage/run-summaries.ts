@@ -16,6 +16,11 @@ export interface NodeSummary {
    * a signal (`wait`). Absent for nodes that ran something, and in summaries written before it.
    */
   waits?: 'approval' | 'wait';
+  /**
+   * Its process tree's peak resident memory, every attempt's (docs/decisions.md, "What a run costs
+   * the machine"); absent where nothing was measured (no process, no /proc, summaries written before it).
+   */
+  peakRssBytes?: number;
 }
 
 export interface RunSummary {
@@ -45,6 +50,11 @@ export interface VersionRuns {
   /** Wall times, ascending. */
   durationsMs: number[];
   usd: number;
+  /**
+   * Each node's peak memory in these runs, ascending, for the nodes that have one (node order: first
+   * seen in the newest run): is the edit's test node hungrier than before?
+   */
+  nodePeaksBytes: Array<{ id: string; peaksBytes: number[] }>;
 }
 
 /**
@@ -63,7 +73,13 @@ export function summarizeRun(run: RunRecord): RunSummary | undefined {
     const durationMs = state.durationMs ?? (state.finishedAt ? Date.parse(state.finishedAt) - Date.parse(state.startedAt) : null);
     if (durationMs === null || !Number.isFinite(durationMs)) continue;
     const waits = waiting.get(id);
-    nodes.push({ id, durationMs: Math.max(0, durationMs), costUsd: state.costUsd, ...(waits ? { waits } : {}) });
+    nodes.push({
+      id,
+      durationMs: Math.max(0, durationMs),
+      costUsd: state.costUsd,
+      ...(waits ? { waits } : {}),
+      ...(typeof state.peakRssBytes === 'number' ? { peakRssBytes: state.peakRssBytes } : {}),
+    });
     const from = Date.parse(state.startedAt);
     if (waits && Number.isFinite(from)) spans.push([from, from + Math.max(0, durationMs)]);
   }
@@ -135,15 +151,36 @@ export function groupByVersion(summaries: readonly RunSummary[]): VersionRuns[] 
   for (const summary of summaries) {
     if (!summary.definitionHash) continue;
     const createdAt = summary.createdAt ?? summary.finishedAt;
-    const group = groups.get(summary.definitionHash) ?? { definitionHash: summary.definitionHash, firstRunAt: createdAt, durationsMs: [], usd: 0 };
+    const group = groups.get(summary.definitionHash) ?? {
+      definitionHash: summary.definitionHash,
+      firstRunAt: createdAt,
+      durationsMs: [],
+      usd: 0,
+      nodePeaksBytes: [],
+    };
     groups.set(summary.definitionHash, group);
     group.durationsMs.push(summary.durationMs);
     group.usd += summary.costUsd ?? 0;
     if (createdAt < group.firstRunAt) group.firstRunAt = createdAt;
   }
   for (const group of groups.values()) group.durationsMs.sort((a, b) => a - b);
+  for (const group of groups.values()) group.nodePeaksBytes = nodePeaks(summaries.filter((s) => s.definitionHash === group.definitionHash));
   const newer = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
   return [...groups.values()].sort((a, b) => newer(a.firstRunAt, b.firstRunAt) || newer(a.definitionHash, b.definitionHash));
+}
+
+/** The measured peaks of each node of these summaries (newest first), ascending; nodes in the order the newest run has them. */
+export function nodePeaks(summaries: ReadonlyArray<Pick<RunSummary, 'nodes'>>): VersionRuns['nodePeaksBytes'] {
+  const peaks = new Map<string, number[]>();
+  for (const summary of summaries) {
+    for (const node of summary.nodes) {
+      if (typeof node.peakRssBytes !== 'number') continue;
+      const list = peaks.get(node.id) ?? [];
+      peaks.set(node.id, list);
+      list.push(node.peakRssBytes);
+    }
+  }
+  return [...peaks].map(([id, peaksBytes]) => ({ id, peaksBytes: peaksBytes.sort((a, b) => a - b) }));
 }
 
 /**

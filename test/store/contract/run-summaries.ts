@@ -35,6 +35,12 @@ const ended = (n: number, fields: Partial<RunRecord> = {}): RunRecord =>
     ...fields,
   }) as RunRecord;
 
+/** The run with its `make` node's measured peak memory. */
+const withPeak = (record: RunRecord, peakRssBytes: number): RunRecord => ({
+  ...record,
+  nodes: { ...record.nodes, make: { ...record.nodes.make!, peakRssBytes } },
+});
+
 export function runSummaryContract(factory: ContractStoreFactory): void {
   const stores = useContractStore(factory);
 
@@ -72,10 +78,10 @@ export function runSummaryContract(factory: ContractStoreFactory): void {
     const summaries = await stores.current().runSummaries();
     const [v1, v2] = ['1'.repeat(64), '2'.repeat(64)];
     const records = [
-      ended(10, { definitionHash: v1, costUsd: 0.25 }),
+      withPeak(ended(10, { definitionHash: v1, costUsd: 0.25 }), 100),
       ended(20, { definitionHash: v1, costUsd: null, finishedAt: at(29) }),
-      ended(30, { definitionHash: v2, costUsd: 1 }),
-      ended(40, { definitionHash: v2, costUsd: 2, finishedAt: at(47) }),
+      withPeak(ended(30, { definitionHash: v2, costUsd: 1 }), 300),
+      withPeak(ended(40, { definitionHash: v2, costUsd: 2, finishedAt: at(47) }), 200),
       ended(50, { definitionHash: v2, costUsd: 0.5, status: 'failed' }),
       // No version (recorded before versions): measured by the benchmark, in no group.
       ended(60),
@@ -88,11 +94,13 @@ export function runSummaryContract(factory: ContractStoreFactory): void {
     }
     expect((await summaries.recent('build', { limit: 10 })).map((s) => s.runId)).not.toContain(records[6]!.id);
     expect(await summaries.versions('build', { limit: 10 })).toEqual([
-      { definitionHash: v2, firstRunAt: at(30), durationsMs: [5000, 5000, 7000], usd: 3.5 },
-      { definitionHash: v1, firstRunAt: at(10), durationsMs: [5000, 9000], usd: 0.25 },
+      { definitionHash: v2, firstRunAt: at(30), durationsMs: [5000, 5000, 7000], usd: 3.5, nodePeaksBytes: [{ id: 'make', peaksBytes: [200, 300] }] },
+      { definitionHash: v1, firstRunAt: at(10), durationsMs: [5000, 9000], usd: 0.25, nodePeaksBytes: [{ id: 'make', peaksBytes: [100] }] },
     ]);
     // The newest 3 measured runs (the one without a version among them), then grouped.
-    expect(await summaries.versions('build', { limit: 3 })).toEqual([{ definitionHash: v2, firstRunAt: at(40), durationsMs: [5000, 7000], usd: 2.5 }]);
+    expect(await summaries.versions('build', { limit: 3 })).toEqual([
+      { definitionHash: v2, firstRunAt: at(40), durationsMs: [5000, 7000], usd: 2.5, nodePeaksBytes: [{ id: 'make', peaksBytes: [200] }] },
+    ]);
     expect((await summaries.versions('build', { limit: 10, sinceMs: Date.parse(at(29)) })).map((v) => v.definitionHash)).toEqual([v2, v1]);
     expect((await summaries.versions('build', { limit: 10, sinceMs: Date.parse(at(30)) })).map((v) => v.definitionHash)).toEqual([v2]);
     expect(await summaries.versions('deploy', { limit: 10 })).toEqual([]);

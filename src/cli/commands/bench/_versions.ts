@@ -1,5 +1,6 @@
 import type { VersionBenchmark } from '../../../client/index.js';
 import type { CommandContext } from '../../context.js';
+import { formatSize } from '../../../shared/size.js';
 import { printTable } from '../../output.js';
 import { formatCost, formatMs } from '../run/_outcome.js';
 import { formatDelta } from './_format.js';
@@ -47,4 +48,31 @@ export async function printVersions(cmd: CommandContext, workflow: string, resul
     return;
   }
   await printTable(cmd.io, ['VERSION', 'FIRST RUN', 'RUNS', 'P50', 'Δ P50', 'P95', 'COST/RUN', 'Δ COST/RUN'], versionRows(result.versions));
+  const memory = memoryRows(result.versions);
+  if (memory.length === 0) return;
+  cmd.io.out('\npeak memory per node:\n');
+  await printTable(cmd.io, ['VERSION', 'NODE', 'RUNS', 'MEM P50', 'Δ MEM P50', 'MEM P95'], memory);
+}
+
+/**
+ * One row per version and measured node, newest version first, each node's p50 against the same
+ * node in the version before: "did this edit make the test node hungrier?" in one command.
+ */
+export function memoryRows(versions: readonly Version[]): string[][] {
+  return versions.flatMap((version, i) =>
+    version.nodes.map((node) => {
+      const before = versions[i + 1]?.nodes.find((other) => other.stepName === node.stepName);
+      const delta = before
+        ? `${formatDelta(node.peakRssP50Bytes - before.peakRssP50Bytes, formatSize)}${percent(node.peakRssP50Bytes, before.peakRssP50Bytes)}`
+        : '-';
+      return [
+        version.definitionHash.slice(0, SHORT_HASH),
+        node.stepName,
+        String(node.runs),
+        formatSize(node.peakRssP50Bytes),
+        delta,
+        formatSize(node.peakRssP95Bytes),
+      ];
+    }),
+  );
 }

@@ -1,4 +1,5 @@
 import { defineCommand } from '../../define-command.js';
+import { formatSize } from '../../../shared/size.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs } from '../run/_outcome.js';
 import { asUsageError, bar } from './_format.js';
@@ -46,14 +47,25 @@ export default defineCommand({
     const work = nodes.filter((node) => !node.waits);
     const waiting = nodes.filter((node) => node.waits);
     const slowest = Math.max(0, ...work.map((n) => n.p50Ms));
+    // Peak memory beside time and cost once any run measured it; runs recorded without it keep the old table.
+    const measured = work.some((node) => node.peakRssP50Bytes != null);
+    const size = (bytes: number | null | undefined) => (bytes == null ? '-' : formatSize(bytes));
     const rows = work.map((node) => {
       const cost = node.runsWithCost > 0 ? `${formatCost(node.totalCostUsd)}${node.runsWithCost < node.totalRuns ? ` (${node.runsWithCost} runs)` : ''}` : '-';
-      const row = [node.stepName, formatMs(node.p50Ms), formatMs(node.p95Ms), node.totalRuns, cost];
+      const row = [
+        node.stepName,
+        formatMs(node.p50Ms),
+        formatMs(node.p95Ms),
+        node.totalRuns,
+        cost,
+        ...(measured ? [size(node.peakRssP50Bytes), size(node.peakRssP95Bytes)] : []),
+      ];
       if (!cmd.io.isStdoutTTY) return row;
       const drawn = bar(node.p50Ms, slowest);
       return [...row, node.p50Ms === slowest && work.length > 1 ? paint.red(drawn) : paint.cyan(drawn)];
     });
-    await printTable(cmd.io, ['NODE', 'P50', 'P95', 'RUNS', 'COST', ...(cmd.io.isStdoutTTY ? [''] : [])], rows);
+    const memory = measured ? ['MEM P50', 'MEM P95'] : [];
+    await printTable(cmd.io, ['NODE', 'P50', 'P95', 'RUNS', 'COST', ...memory, ...(cmd.io.isStdoutTTY ? [''] : [])], rows);
     if (waiting.length === 0) return;
     cmd.io.out(`\n${paint.dim('waiting, not work (a person at an approval gate, a wait node):')}\n`);
     await printTable(

@@ -1,5 +1,6 @@
 import { refusalsNote, type RunView, type StreamEvent } from '../../../client/index.js';
 import { indentTail, toleratedNote } from './_failures.js';
+import { formatSize } from '../../../shared/size.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { createSpinner, type Spinner } from '../../spinner.js';
@@ -20,6 +21,8 @@ export interface PrinterOptions {
  */
 export class RunPrinter {
   #running = new Map<string, number>();
+  /** A running node's memory as its last `node_memory` event gave it, shown beside its time. */
+  #memory = new Map<string, number>();
   #spinner: Spinner | undefined;
   #timer: NodeJS.Timeout | undefined;
   #paint: Styler | undefined;
@@ -61,7 +64,10 @@ export class RunPrinter {
       this.#timer = undefined;
       return;
     }
-    const names = [...this.#running.entries()].map(([id, since]) => `${id} ${formatMs(Date.now() - since)}`);
+    const names = [...this.#running.entries()].map(([id, since]) => {
+      const bytes = this.#memory.get(id);
+      return `${id} ${formatMs(Date.now() - since)}${bytes === undefined ? '' : ` ${formatSize(bytes)}`}`;
+    });
     this.#spinner.text = `running ${names.join(', ')}`;
     if (!this.#spinner.isSpinning) this.#spinner.start();
     this.#timer ??= setInterval(() => this.#refreshSpinner(), 500);
@@ -113,6 +119,12 @@ export class RunPrinter {
         // Only the wait is worth a line; getting the slot (or the memory) shows as the node's output and end.
         if (event.waitingFor) this.#line(`${p.yellow('…')} ${event.nodeId} waiting for ${event.waitingFor === 'memory' ? 'memory' : 'an agent slot'}`);
         break;
+      case 'node_memory':
+        this.#memory.set(event.nodeId, event.rssBytes);
+        // On a terminal the spinner shows it; piped, --verbose gives it a line (a few seconds apart at most once per node).
+        if (this.options.verbose && !this.#spinner)
+          this.#line(`${p.dim(`[${event.nodeId}]`)} memory ${formatSize(event.rssBytes)} (peak ${formatSize(event.peakRssBytes)})`);
+        break;
       case 'node_output':
         if (this.options.verbose && typeof event.text === 'string') this.#output(event.nodeId, event.text, event.truncated === true);
         break;
@@ -125,12 +137,14 @@ export class RunPrinter {
         break;
       case 'node_completed':
         this.#running.delete(event.nodeId);
+        this.#memory.delete(event.nodeId);
         this.#line(
           `${p.green('✔')} ${event.nodeId} ${p.dim(formatMs(event.durationMs))}${typeof event.costUsd === 'number' ? p.dim(` ${formatCost(event.costUsd)}`) : ''}`,
         );
         break;
       case 'node_failed':
         this.#running.delete(event.nodeId);
+        this.#memory.delete(event.nodeId);
         // A tolerated failure (`continue_on_error`) is shown as a failure, marked, in the run's colour of a warning.
         this.#line(
           event.tolerated

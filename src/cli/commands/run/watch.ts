@@ -2,6 +2,7 @@ import { DASHBOARD_STREAM, type RunView, type SvcClient } from '../../../client/
 import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
+import { formatSize } from '../../../shared/size.js';
 import { printJson, styler } from '../../output.js';
 import { followRun, isSettled } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
@@ -21,19 +22,23 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
           if (!('runId' in event)) return printConversationEvent(cmd, p, event, verbose);
           if ((event.type === 'node_output' || event.type === 'setup_output') && !verbose) return;
           if (event.type === 'agent_tool' && !showsToolCall(event.status, verbose)) return;
+          // A running node's memory every few seconds: detail, like output.
+          if (event.type === 'node_memory' && !verbose) return;
           const detail =
             event.type === 'node_output' || event.type === 'setup_output'
               ? event.text.replace(/\n$/, '')
               : event.type === 'agent_tool'
                 ? `${event.nodeId} ${toolLine(p, event)}`
-                : [
-                    'nodeId' in event ? event.nodeId : undefined,
-                    'error' in event ? event.error : undefined,
-                    'reason' in event ? event.reason : undefined,
-                    'message' in event ? event.message : undefined,
-                  ]
-                    .filter(Boolean)
-                    .join(' ');
+                : event.type === 'node_memory'
+                  ? `${event.nodeId} ${formatSize(event.rssBytes)} (peak ${formatSize(event.peakRssBytes)})`
+                  : [
+                      'nodeId' in event ? event.nodeId : undefined,
+                      'error' in event ? event.error : undefined,
+                      'reason' in event ? event.reason : undefined,
+                      'message' in event ? event.message : undefined,
+                    ]
+                      .filter(Boolean)
+                      .join(' ');
           cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId} ${event.type}${detail ? ` ${detail}` : ''}\n`);
         },
         // A server gone for good ends the watch.
