@@ -1,3 +1,6 @@
+/** Sizes as both front ends show them (`312 MB`): the CLI's tables and the dashboard read alike. */
+export { formatSize } from '../shared/size.js';
+
 /**
  * A dollar amount as both front ends show it (the CLI's lines and tables, the dashboard), so a
  * cost reads the same in either (issue 32): cents at least, and below $0.10 the decimals that

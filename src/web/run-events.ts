@@ -29,3 +29,17 @@ export function outputCut(run: RunDetail, events: RunEvent[], nodeId: string): O
   if (node?.finishedAt && node.output !== null) return node.outputTruncated ? 'stored' : null;
   return events.some((event) => event.type === 'node_output' && event.nodeId === nodeId && event.truncated === true) ? 'streamed' : null;
 }
+
+/**
+ * A node's memory as the page shows it: while it runs, the figure of its latest `node_memory`
+ * event (live, every few seconds at most); once finished, its recorded peak. Null: nothing measured yet.
+ */
+export function memoryOf(run: RunDetail, events: RunEvent[], nodeId: string): { bytes: number; live: boolean } | null {
+  const node = run.nodes[nodeId];
+  if (!node) return null;
+  if (node.status === 'running') {
+    const last = events.findLast((event): event is Extract<RunEvent, { type: 'node_memory' }> => event.type === 'node_memory' && event.nodeId === nodeId);
+    return last ? { bytes: last.rssBytes, live: true } : null;
+  }
+  return typeof node.peakRssBytes === 'number' ? { bytes: node.peakRssBytes, live: false } : null;
+}

@@ -15,7 +15,8 @@ import { Timeline } from '../components/timeline.js';
 import { Waits } from '../components/waits.js';
 import { formatCost, formatDuration, spanMs } from '../format.js';
 import { useDebounced, useLoad, useNow, useStream } from '../hooks.js';
-import { mergeEvents } from '../run-events.js';
+import { formatSize } from '../../client/format.js';
+import { memoryOf, mergeEvents } from '../run-events.js';
 
 export function RunDetailView({ runId }: { runId: string }) {
   const detail = useLoad(() => client.runs.get(runId), runId);
@@ -34,8 +35,8 @@ export function RunDetailView({ runId }: { runId: string }) {
       if (!('runId' in event) || event.runId !== runId) return;
       if (event.type === 'run_deleted') return setDeleted(true);
       setStreamed((previous) => [...previous, event as RunEvent]);
-      // Output and tool calls only add lines; anything else changes the run's or a node's state.
-      if (event.type !== 'node_output' && event.type !== 'setup_output' && event.type !== 'agent_tool') reload();
+      // Output, tool calls and memory figures only add to what is shown; anything else changes the run's or a node's state.
+      if (event.type !== 'node_output' && event.type !== 'setup_output' && event.type !== 'agent_tool' && event.type !== 'node_memory') reload();
     },
     { runId, onOpen: reload },
   );
@@ -139,11 +140,15 @@ export function RunDetailView({ runId }: { runId: string }) {
                   <th scope="col">State</th>
                   <th scope="col">Duration</th>
                   <th scope="col">Cost</th>
+                  <th scope="col" title="a running node: its processes' memory now; a finished one: their peak">
+                    Memory
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {graph.map(({ id }) => {
                   const node = run.nodes[id];
+                  const memory = memoryOf(run, events, id);
                   return (
                     <tr key={id} data-node-id={id} class={shown === id ? 'selected' : ''}>
                       <td>
@@ -161,6 +166,9 @@ export function RunDetailView({ runId }: { runId: string }) {
                       </td>
                       <td>{formatDuration(node ? spanMs(node.startedAt, node.finishedAt, now) : null)}</td>
                       <td>{formatCost(node?.costUsd)}</td>
+                      <td data-memory={memory ? (memory.live ? 'live' : 'peak') : undefined} title={memory?.live ? 'now' : memory ? 'peak' : undefined}>
+                        {memory ? `${formatSize(memory.bytes)}${memory.live ? ' now' : ''}` : '—'}
+                      </td>
                     </tr>
                   );
                 })}
