@@ -231,7 +231,7 @@ complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows t
 complete -c svc -n '__svc_arg_is 0 bench show' -a '(__svc_values workflows)'
 complete -c svc -n '__svc_path_is bench show' -l since -r -d 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'
 complete -c svc -n '__svc_path_is bench show' -s L -l limit -r -d 'the newest n completed or failed runs (1-200, default 20)'
-complete -c svc -n '__svc_path_is bench show' -l by-version -d 'the same runs per version of the workflow, each version'\''s p50 and cost against the one before'
+complete -c svc -n '__svc_path_is bench show' -l by-version -d 'the same runs per version of the workflow, each version'\''s p50, cost and nodes'\'' peak memory against the one before'
 complete -c svc -n '__svc_arg_is 0 bench compare' -a '(__svc_values runs)'
 complete -c svc -n '__svc_arg_is 1 bench compare' -a '(__svc_values runs)'
 complete -c svc -n '__svc_arg_is 0 watch' -a '(__svc_values runs)'

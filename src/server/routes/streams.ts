@@ -14,7 +14,8 @@ const EVENT_TYPES_DOC =
   `Conversation events (with \`conversationId\`, no \`runId\`): ${CONVERSATION_EVENT_TYPES.join(', ')}. ` +
   `\`agent_tool\` is an agent's tool call once resolved: \`nodeId\` (run) or \`messageId\` (conversation), \`tool\`, ` +
   `\`summary\` (one line, at most ${TOOL_SUMMARY_MAX} characters, never file contents), \`status\` \`ok\` | \`denied\` | \`failed\`. ` +
-  `\`sandbox_denied\` is a refusal of an agent's OS sandbox: \`nodeId\`, \`kind\` \`fs\` | \`net\` | \`escape\`, \`target\` (a path, or \`host:port\`), \`tool\`.`;
+  `\`sandbox_denied\` is a refusal of an agent's OS sandbox: \`nodeId\`, \`kind\` \`fs\` | \`net\` | \`escape\`, \`target\` (a path, or \`host:port\`), \`tool\`. ` +
+  `\`node_memory\` is a running node's memory: \`nodeId\`, \`rssBytes\` (its process tree's, as last sampled), \`peakRssBytes\` (its peak so far); at most one per node every 2 s.`;
 
 /**
  * `__dashboard__` carries every run event; any other id carries the events of runs linked to

@@ -6,7 +6,7 @@ import { asUsageError, bar } from './_format.js';
 import { printVersions } from './_versions.js';
 
 /**
- * `svc bench <workflow> [--by-version]`: the summary line, then each node's p50, p95, runs and cost; on a TTY a
+ * `svc bench <workflow> [--by-version]`: the summary line, then each node's p50, p95, runs, cost and peak memory; on a TTY a
  * bar of each node's p50, the slowest in red, so the slow node is seen before it is read.
  */
 export default defineCommand({
@@ -14,7 +14,7 @@ export default defineCommand({
   options: {
     since: ['--since <when>', 'only runs that ended since: 24h, 7d, 2w or an ISO date (default: all history)'],
     limit: ['-L, --limit <n>', 'the newest n completed or failed runs (1-200, default 20)'],
-    byVersion: ['--by-version', "the same runs per version of the workflow, each version's p50 and cost against the one before"],
+    byVersion: ['--by-version', "the same runs per version of the workflow, each version's p50, cost and nodes' peak memory against the one before"],
   },
   run: async (cmd, [workflow], options) => {
     const query = { workflow, since: options.since, limit: options.limit };
