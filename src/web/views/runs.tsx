@@ -49,12 +49,12 @@ export function RunsView({ query }: { query: URLSearchParams }) {
   );
   const workflows = useLoad(() => client.workflows.list(), 'workflows');
   const reload = useDebounced(runs.reload);
-  // Every run event may change a row, its counts or the order; output chunks and tool calls change none of them.
+  // Every run event may change a row, its counts or the order; output chunks, tool calls and memory figures change none of them.
   // A stream that (re)opens may have missed some (a server restart, the page's own start).
   useStream(
     '__dashboard__',
     (event) => {
-      if ('runId' in event && event.type !== 'node_output' && event.type !== 'setup_output' && event.type !== 'agent_tool') reload();
+      if ('runId' in event && !['node_output', 'setup_output', 'agent_tool', 'node_memory'].includes(event.type)) reload();
     },
     { onOpen: reload },
   );
