@@ -111,14 +111,16 @@ describe('svc run through a server', () => {
     const shown = await runCli(['runs', 'show', runId], { env: env() });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout.split('\n')[0]).toMatch(/completed — the agent was denied 1 tool call: Write src\/math\.js/);
-    // Piped, the table is tab-separated: NODE STATUS DURATION COST ATTEMPTS TOOLS NOTE.
+    // Piped, the table is tab-separated: NODE STATUS DURATION COST ATTEMPTS TOOLS MEMORY CPU NOTE
+    // (memory and CPU time are measured, so only their columns are counted here).
     const row = (node: string) =>
       shown.stdout
         .split('\n')
         .find((line) => line.startsWith(`${node}\t`))!
         .split('\t');
-    expect(row('impl').slice(5)).toEqual(['2 (1 denied)', 'denied: Write src/math.js']);
-    expect(row('check').slice(5)).toEqual(['2', '']);
+    expect(row('impl')).toHaveLength(9);
+    expect([row('impl')[5], row('impl')[8]]).toEqual(['2 (1 denied)', 'denied: Write src/math.js']);
+    expect([row('check')[5], row('check')[8]]).toEqual(['2', '']);
   });
 });
 
