@@ -119,6 +119,7 @@ export interface Taint {
 export function readTaint(root: Node, splices: ReadonlySet<number>, script: string): Taint {
   // Reading a node out of the parser costs: the tree is walked once, and its nodes kept.
   const nodes = [...nodesBelow(root)];
+  const spliceOffsets = [...splices];
   const readingOf = commandReader(script);
   const { writes, facts } = findWrites(nodes, script, readingOf);
   const byName = new Map<string, Write[]>();
@@ -166,7 +167,7 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
       case 'heredoc_content':
         return NUMBER.test(node.text) ? 'number' : 'clean';
       case 'raw_string':
-        return [...splices].some((offset) => offset > node.startIndex && offset < node.endIndex) ? 'outside' : 'clean';
+        return spliceOffsets.some((offset) => offset > node.startIndex && offset < node.endIndex) ? 'outside' : 'clean';
       case 'arithmetic_expansion':
         return 'number';
       case 'simple_expansion': {
@@ -271,7 +272,7 @@ export function readTaint(root: Node, splices: ReadonlySet<number>, script: stri
   // Names that hold a path to a file of values from outside, and everything made from one.
   const pathsOutside = new Set(PATHS_TO_OUTSIDE);
   const namesIn = (node: Node): string[] =>
-    [node, ...nodesBelow(node)]
+    [...nodesBelow(node)]
       .filter((part) => part.type === 'simple_expansion' || part.type === 'expansion')
       .map((part) => (part.type === 'expansion' ? (childrenOf(part, true)[0]?.text ?? '') : part.text.slice(1)).replace(/\[.*$/s, ''));
   const leadsOutside = (node: Node): boolean => namesIn(node).some((name) => pathsOutside.has(name));
