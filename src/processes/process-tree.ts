@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * machine"): the resident memory of every live descendant of a root and the CPU time of each one
  * ever seen. Descendants are followed through `/proc/<pid>/task/<tid>/children`, so a process that
  * left the root's process group (`setsid`) is still counted; one that was re-parented to init after
- * its parent died is no longer anyone's child here, and is lost.
+ * its parent died is no longer anyone's child here, and is no longer counted — but once seen, it is
+ * still found by its pid and start time to be stopped (`alive`).
  */
 
 /** USER_HZ: /proc reports CPU time in these ticks, fixed at 100 by the kernel's ABI on Linux. */
@@ -60,6 +61,8 @@ export function processTree(root: number): number[] {
 interface ProcessUsage {
   /** pid and start time: a recycled pid is another process. */
   key: string;
+  /** Its process group: one other than its root's left the group (`setsid`), and a group kill misses it. */
+  group: number;
   rssBytes: number;
   cpuTicks: number;
 }
@@ -72,13 +75,20 @@ function usageOf(pid: number): ProcessUsage | undefined {
   const cpuTicks = Number(fields[11]) + Number(fields[12]); // utime + stime
   // VmRSS in kB, rather than stat's rss in pages: no page size to guess. Absent for a zombie.
   const rssKb = /^VmRSS:\s+(\d+) kB/m.exec(read(`/proc/${pid}/status`) ?? '')?.[1];
-  return { key: `${pid}:${fields[19]}`, rssBytes: rssKb === undefined ? 0 : Number(rssKb) * 1024, cpuTicks: Number.isFinite(cpuTicks) ? cpuTicks : 0 };
+  return {
+    key: `${pid}:${fields[19]}`,
+    group: Number(fields[2]),
+    rssBytes: rssKb === undefined ? 0 : Number(rssKb) * 1024,
+    cpuTicks: Number.isFinite(cpuTicks) ? cpuTicks : 0,
+  };
 }
 
 /** A running tally of process trees: the peak of their summed RSS, and the CPU time of what was seen. */
 export class TreeUsage {
   #peakRssBytes = 0;
   readonly #cpuTicks = new Map<string, number>();
+  /** Every process seen, by key, with its pid and group: what may still need stopping when the node ends. */
+  readonly #seen = new Map<string, { pid: number; group: number }>();
 
   /** Reads the trees of `roots` now; returns their summed RSS in bytes. */
   sample(roots: readonly number[]): number {
@@ -90,10 +100,27 @@ export class TreeUsage {
         rss += usage.rssBytes;
         // A process's CPU time only grows: its latest reading is all of it up to now.
         this.#cpuTicks.set(usage.key, usage.cpuTicks);
+        this.#seen.set(usage.key, { pid, group: usage.group });
       }
     }
     this.#peakRssBytes = Math.max(this.#peakRssBytes, rss);
     return rss;
+  }
+
+  /**
+   * The processes seen that still run, outside the process groups `except` when given: found by
+   * pid and start time, so a process re-parented to init after its parent died is still found,
+   * and a recycled pid is never taken for one seen.
+   */
+  alive(except?: ReadonlySet<number>): number[] {
+    const pids: number[] = [];
+    for (const [key, { pid, group }] of this.#seen) {
+      if (except?.has(group)) continue;
+      const now = usageOf(pid);
+      if (now?.key === key) pids.push(pid);
+      else this.#seen.delete(key);
+    }
+    return pids;
   }
 
   get peakRssBytes(): number {

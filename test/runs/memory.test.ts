@@ -24,6 +24,7 @@ const MiB = 1024 * 1024;
 let server: TestServer;
 let project: string;
 let holderPidFile: string;
+let escapedPidFile: string;
 
 // bytes(n) is zeroed lazily by the kernel; multiplying a one-byte string writes every byte, so the pages are resident.
 const hold = (mib: number, seconds: number, pidFile?: string) =>
@@ -32,12 +33,15 @@ const hold = (mib: number, seconds: number, pidFile?: string) =>
 beforeAll(async () => {
   const dir = await tempDir('svc-memory-');
   holderPidFile = join(dir, 'holder.pid');
+  escapedPidFile = join(dir, 'escaped.pid');
   project = await projectWithWorkflows([
     { name: 'holds-300', nodes: [{ id: 'hold', bash: hold(300, 2) }] },
     {
       name: 'over-limit',
       nodes: [{ id: 'greedy', bash: `${hold(300, 30, holderPidFile)}; echo survived`, max_memory: '100MB', retry: { max_attempts: 2 } }],
     },
+    // The holder leaves the node's process group (a new session): a group kill alone misses it.
+    { name: 'escapes', nodes: [{ id: 'greedy', bash: `setsid ${hold(300, 30, escapedPidFile)}; echo survived`, max_memory: '100MB' }] },
     { name: 'agent', nodes: [{ id: 'ask', prompt: 'say hello' }] },
     { name: 'busy', nodes: [{ id: 'spin', bash: `python3 -c "import time${'\n'}t = time.time()${'\n'}while time.time() - t < 1.5: pass"` }] },
   ]);
@@ -96,6 +100,17 @@ it('stops a node over its max_memory with its process group, failed memory_excee
   await waitForDeath(pid);
   expect(isAlive(pid)).toBe(false);
 }, 50_000);
+
+it('stops a process that left the group too, within a second of passing max_memory', async () => {
+  const runId = await startRun(server, 'escapes', { message: '', cwd: project });
+  const pid = await readPidFile(escapedPidFile);
+  const run = await waitForRun(server, runId, undefined, 20_000);
+  expect(run.nodes.greedy).toMatchObject({ status: 'failed', errorCode: 'memory_exceeded' });
+  // Allocating 300 MiB takes a fraction of a second; the sample after it stops everything at once.
+  expect(run.nodes.greedy.durationMs).toBeLessThan(2_500);
+  await waitForDeath(pid);
+  expect(isAlive(pid)).toBe(false);
+}, 30_000);
 
 it("records a busy node's CPU time", async () => {
   const run = await waitForRun(server, await startRun(server, 'busy', { message: '', cwd: project }), undefined, 30_000);

@@ -82,6 +82,9 @@ export function watchNodeMemory(options: {
     options.onSample?.(rss);
     if (limitBytes === undefined || rss <= limitBytes || exceeded) return;
     exceeded = new NodeFailure('memory_exceeded', `its processes reached ${formatSize(rss)}, over max_memory ${formatSize(limitBytes)}, and were stopped`);
+    // No grace past the limit (the kernel's OOM killer gives none either): every process of the
+    // tree now, those that left the group included, and then the group's own stop for the runner.
+    killAll(usage.alive());
     for (const stop of stops) void stop();
   };
   // Unref'd: a sampler must never hold a finished CLI process open.
@@ -98,7 +101,20 @@ export function watchNodeMemory(options: {
       ended = true;
       clearInterval(timer);
       run.finished(nodeId);
+      // The groups end with their leaders (process-group.ts); what left them (`setsid`) and was seen
+      // would outlive the node, where neither cancel nor recovery could reach it.
+      killAll(usage.alive(new Set(roots)));
       return { usage: roots.length ? { peakRssBytes: usage.peakRssBytes, cpuSeconds: usage.cpuSeconds } : null, exceeded };
     },
   };
+}
+
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // ended meanwhile
+    }
+  }
 }
