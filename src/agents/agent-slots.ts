@@ -97,6 +97,11 @@ export function withAgentSlots(agents: Record<AssistantName, Agent>, slots: Agen
       });
       try {
         if (waited) request.onSlotWait?.(false);
+        try {
+          await request.admitMemory?.();
+        } catch {
+          throw cancelled();
+        }
         return await agents[assistant].run(request);
       } finally {
         release();

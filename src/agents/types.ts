@@ -38,6 +38,13 @@ export interface AgentRequest {
   onSandboxWarning?(warning: string): void;
   /** Called with true when the call has to wait for an agent slot (agent-slots.ts), and false when it gets one. */
   onSlotWait?(waiting: boolean): void;
+  /**
+   * Called once the call holds its agent slot, before its process starts: the server's memory
+   * admission waits here, so a call waiting for a slot holds no memory, and one holding a slot waits
+   * for memory no longer than the nodes ahead of it in the budget's queue. Rejects when the call was
+   * stopped meanwhile.
+   */
+  admitMemory?(): Promise<void>;
   /** The agent's process-group leader, once spawned (so a crashed server's successor can stop it). */
   onProcess?(pid: number, stop: () => Promise<void>): void;
   /** Continue an earlier agent session (conversations): claude `--resume`, codex `exec resume`. */
@@ -101,7 +108,9 @@ export type AgentErrorCode =
   /** The agent printed nothing for `idleTimeoutMs` and was stopped (the same code as a silent bash node's). */
   | 'stalled'
   /** The agent ended on its usage or rate limit (usage-limit.ts); `resumeAt` says when it resets, where the agent said. */
-  | 'usage_limit';
+  | 'usage_limit'
+  /** A conversation reply's agent passed its assistant's `maxMemory` and was stopped (a node's is the executor's own failure). */
+  | 'memory_exceeded';
 
 export class AgentError extends Error {
   constructor(

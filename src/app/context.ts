@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/index.js';
 import { catalogResolver, WorkflowCatalog } from '../catalog/index.js';
-import { RunEngine, isTerminal, MemoryAdmission } from '../runs/index.js';
+import { RunEngine, isTerminal } from '../runs/index.js';
+import { MemoryAdmission } from '../processes/index.js';
 import {
   ConversationService,
   EngineConversations,
@@ -149,6 +150,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // One pool of agent slots for the server's runs and conversations (docs/contract.md, "Agent slots").
     const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
+    // One memory budget for the nodes of every run and the replies of every conversation of this server (docs/contract.md, "Memory admission").
+    const memory = new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes });
     ctx.engine = await RunEngine.open(
       {
         store,
@@ -171,8 +174,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         resolver: catalogResolver(ctx.workflows),
         worktrees: workspaces.runWorktrees,
         conversations: new EngineConversations(conversationRepositories),
-        // One memory budget for the nodes of every run and conversation of this server (docs/contract.md, "Memory admission").
-        memory: new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes }),
+        memory,
       },
       { recover: policy.executes, requeuePending: policy.requeuesPending },
     );
@@ -181,7 +183,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
     ctx.landing = new LandingService({ engine: ctx.engine, workspaces });
     ctx.benchmarks = new BenchmarkService(ctx.engine.runs);
-    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering);
+    ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering, memory);
     if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();
     const { engine } = ctx;
     ctx.webhooks = new WebhookService({
@@ -239,6 +241,7 @@ function openConversationService(
   ownEvents: (listener: (event: SvcStreamEvent) => void) => unknown,
   agents: ReturnType<typeof createAgents>,
   answering: AnsweringCoordination,
+  memory: MemoryAdmission,
 ) {
   const { engine, workspaces, assistants, workflows, settings } = ctx;
   const service = new ConversationService({
@@ -277,6 +280,7 @@ function openConversationService(
       sandbox: { mode: settings.sandbox, svcHome: settings.home },
     },
     answering,
+    memory,
   });
   // A run linked to a conversation posts its outcome there.
   ownEvents((event) => service.runEvent(event));

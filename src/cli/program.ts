@@ -54,6 +54,7 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'show', description: 'print the configuration', load: () => import('./commands/config/show.js') },
       { name: 'set-model', description: 'set the model an assistant uses', load: () => import('./commands/config/set-model.js') },
       { name: 'set-price', description: "set what an assistant's tokens cost (prices codex)", load: () => import('./commands/config/set-price.js') },
+      { name: 'set-memory', description: "set the memory limit of an assistant's conversation replies", load: () => import('./commands/config/set-memory.js') },
     ],
   },
   {

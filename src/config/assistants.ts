@@ -1,5 +1,6 @@
 import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { DomainError } from '../shared/errors.js';
+import { parseSize } from '../shared/size.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';
 import { ASSISTANT_NAMES, type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch, type TokenPrice } from './schema.js';
@@ -74,6 +75,11 @@ export class AssistantsConfigService {
     return (await this.get()).assistants[name].maxConcurrent ?? null;
   }
 
+  /** A conversation reply's agent's memory limit in bytes (`maxMemory`), or null for none. */
+  async maxMemoryOf(name: AssistantName): Promise<number | null> {
+    return (await this.get()).assistants[name].maxMemoryBytes ?? null;
+  }
+
   /** What the assistant's tokens cost, for calls that report no cost (docs/decisions.md, "Spend cap"); null when not configured. */
   async priceOf(name: AssistantName): Promise<TokenPrice | null> {
     return (await this.get()).assistants[name].pricePerMillionTokens ?? null;
@@ -118,6 +124,7 @@ function merged(current: AssistantsConfig, patch: AssistantsPatch): AssistantsCo
     if (value.permissions !== undefined) merged.permissions = value.permissions;
     if (value.maxConcurrent !== undefined) merged.maxConcurrent = value.maxConcurrent;
     if (value.pricePerMillionTokens !== undefined) merged.pricePerMillionTokens = value.pricePerMillionTokens;
+    if (value.maxMemory !== undefined) merged.maxMemoryBytes = value.maxMemory === null ? null : parseSize(value.maxMemory);
     next.assistants[name as AssistantName] = merged;
   }
   return next;

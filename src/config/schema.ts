@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PERMISSIONS } from '../shared/permissions.js';
+import { parseSize, SIZE_HINT } from '../shared/size.js';
 
 import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
 
@@ -36,6 +37,13 @@ export const AssistantConfigSchema = z.object({
     .nullable()
     .optional()
     .describe('At most this many of its agent processes at once on a server (within SVC_MAX_CONCURRENT_AGENTS); null or absent: no limit of its own'),
+  maxMemoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .describe("A conversation reply's agent whose processes pass this many bytes is stopped (memory_exceeded); null or absent: no limit"),
   pricePerMillionTokens: TokenPriceSchema.nullable()
     .optional()
     .describe(
@@ -78,6 +86,12 @@ export const AssistantsPatchSchema = z
           .nullable()
           .optional()
           .describe("at most this many of its agents at once on a server; null removes the assistant's own limit"),
+        maxMemory: z
+          .string()
+          .nullable()
+          .optional()
+          .refine((value) => value == null || parseSize(value) !== null, `maxMemory must be a size (${SIZE_HINT})`)
+          .describe("a conversation reply's agent stopped past this size, e.g. 2GB; null removes the limit"),
         pricePerMillionTokens: z
           .strictObject({
             input: z.number().nonnegative('input must be 0 or more (USD per million tokens)').finite(),
@@ -88,7 +102,7 @@ export const AssistantsPatchSchema = z
           .optional()
           .describe('USD per million tokens { input, cachedInput?, output }, for an agent that reports no cost (codex); null removes it'),
       })
-      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv, permissions, maxConcurrent or pricePerMillionTokens'),
+      .refine((value) => Object.keys(value).length > 0, 'give model, baseUrl, apiKeyEnv, permissions, maxConcurrent, maxMemory or pricePerMillionTokens'),
   )
   .refine((value) => Object.keys(value).length > 0, 'name at least one assistant, e.g. { "claude": { "model": "sonnet" } }');
 export type AssistantsPatch = z.infer<typeof AssistantsPatchSchema>;

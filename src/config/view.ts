@@ -1,3 +1,4 @@
+import { defaultMemoryBudgetBytes } from '../processes/index.js';
 import type { Settings } from '../shared/settings.js';
 import type { AssistantsConfigService } from './assistants.js';
 
@@ -17,6 +18,8 @@ export async function configView(ctx: ConfigSources) {
     port: ctx.listening?.port ?? ctx.settings.port ?? null,
     home: ctx.settings.home,
     maxConcurrentRuns: ctx.settings.maxConcurrentRuns,
+    // What bounds the memory of the nodes and replies running at once (docs/contract.md, "Memory admission"); null: nothing could be read to set it.
+    memoryBudgetBytes: ctx.settings.memoryBudgetBytes ?? defaultMemoryBudgetBytes(),
     agentFirstEventTimeoutMs: ctx.settings.agentFirstEventTimeoutMs,
     logLevel: ctx.settings.logLevel,
     version: ctx.version,

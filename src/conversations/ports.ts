@@ -7,6 +7,7 @@ import type { Agent, AgentEndpoint } from '../agents/index.js';
 import type { Permissions } from '../shared/permissions.js';
 import type { AssistantName, TokenPrice } from '../config/index.js';
 import type { AnsweringCoordination } from '../coordination/index.js';
+import type { MemoryAdmission } from '../processes/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { ConversationEventLog } from './events.js';
 import type { ConversationRepositories } from './repository.js';
@@ -46,6 +47,8 @@ export interface ConversationAssistants {
   permissionsOf(name: AssistantName): Promise<Permissions>;
   /** What the assistant's tokens cost, to price a reply whose agent reports no cost (config/token-price.ts); null when not configured. */
   priceOf?(name: AssistantName): Promise<TokenPrice | null>;
+  /** The assistant's `maxMemory` in bytes: a reply whose agent's processes pass it is stopped (`memory_exceeded`); null: no limit. */
+  maxMemoryOf?(name: AssistantName): Promise<number | null>;
 }
 
 /** A settling run event as the orchestrator hears it from the bus. */
@@ -87,4 +90,6 @@ export interface ConversationDeps {
    * a database), none here: a message sent here stays pending and the servers are told at once.
    */
   answering: AnsweringCoordination;
+  /** The server's memory budget, shared with the runs' nodes: a reply's agent is admitted to it once it holds its agent slot; absent: not held for memory. */
+  memory?: MemoryAdmission;
 }

@@ -7,7 +7,9 @@ import {
   type AgentToolCall,
   type ToolTally,
 } from '../agents/index.js';
+import { DEFAULT_NODE_ESTIMATE_BYTES, PendingGrant, watchTreeMemory } from '../processes/index.js';
 import { setUpSandbox } from '../sandbox/index.js';
+import { formatSize } from '../shared/size.js';
 import { callCost } from '../config/index.js';
 import type { ConversationDeps } from './ports.js';
 import type { ConversationRecord, StoredMessage } from './records.js';
@@ -79,6 +81,10 @@ export async function replyWithAgent(
     if (!tallyToolCall(tools, call)) return;
     deltas.push(deps.events.emit(conversation.id, 'agent_tool', { messageId: message.id, ...call }));
   };
+  // Its place in the server's memory budget (taken once its agent holds a slot), and its limit.
+  const limitBytes = (await deps.assistants.maxMemoryOf?.(assistant)) ?? undefined;
+  const grant = new PendingGrant(deps.memory, Math.min(DEFAULT_NODE_ESTIMATE_BYTES.agent, limitBytes ?? Infinity), signal);
+  const memory = watchTreeMemory({ limitBytes, logger: deps.logger, onSample: (bytes) => grant.measured(bytes) });
   const ask = (session: typeof stored) =>
     deps.agents[assistant].run({
       prompt: message.content,
@@ -100,20 +106,28 @@ export async function replyWithAgent(
         deps.logger.warn('conversation.sandbox_denied', { conversationId: conversation.id, messageId: message.id, ...denial });
       },
       onSandboxWarning: (text) => (warning = text),
+      admitMemory: grant.admit,
+      onProcess: memory.onProcess,
       logger: deps.logger,
     });
-  let result: Awaited<ReturnType<typeof ask>>;
+  let result: Awaited<ReturnType<typeof ask>> | undefined;
+  let failure: unknown;
   try {
     result = await ask(stored);
   } catch (error) {
     // The agent no longer knows the session (Claude Code keeps them per directory, and the server
     // moved): the conversation starts a new one rather than failing every message from now on.
-    if (!(stored && error instanceof AgentError && error.code === 'agent_session_lost')) throw error;
-    deps.logger.warn('conversation.session_lost', { conversationId: conversation.id, assistant });
-    result = await ask(undefined);
-  } finally {
-    await confined.dispose();
+    if (stored && error instanceof AgentError && error.code === 'agent_session_lost') {
+      deps.logger.warn('conversation.session_lost', { conversationId: conversation.id, assistant });
+      result = await ask(undefined).catch((again: unknown) => void (failure = again));
+    } else failure = error;
   }
+  const { exceeded } = memory.end();
+  grant.release();
+  await confined.dispose();
+  // Stopped past its limit: whatever its stopped agent made of it, or printed before, the reason is its memory.
+  if (exceeded) throw memoryExceeded(exceeded.rssBytes, exceeded.limitBytes);
+  if (!result) throw failure;
   await Promise.allSettled(deltas);
   return {
     text: result.text,
@@ -125,4 +139,11 @@ export async function replyWithAgent(
     tools,
     sandbox: confined.sandbox ? { sandboxDenied: denied, ...(warning ? { sandboxWarning: warning } : {}) } : null,
   };
+}
+
+function memoryExceeded(rssBytes: number, limitBytes: number): AgentError {
+  return new AgentError(
+    'memory_exceeded',
+    `its agent's processes reached ${formatSize(rssBytes)}, over the assistant's maxMemory ${formatSize(limitBytes)}, and were stopped`,
+  );
 }

@@ -41,4 +41,3 @@ export { type WorkflowTestResult, WorkflowTestResultSchema, runWorkflowTest } fr
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
 export const loadPostgresRuns = () => import('./storage/postgres-run-repository.js');
 export const loadPostgresRunSummaries = () => import('./storage/postgres-run-summaries.js');
-export { MemoryAdmission } from './executor/memory-admission.js';

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryAdmission, readMemInfo } from '../../src/runs/executor/memory-admission.js';
+import { MemoryAdmission, readMemInfo } from '../../src/processes/index.js';
 import { loadSettings } from '../../src/shared/settings.js';
 import { validateWorkflowSource } from '../../src/workflows/index.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';

@@ -1,4 +1,5 @@
 // GET /api/config and PATCH /api/config/assistants over a real server (issue 2).
+import { readMemInfo } from '../../src/processes/index.js';
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../src/shared/version.js';
@@ -31,6 +32,8 @@ describe('GET /api/config', () => {
       port: server.port,
       home: server.home,
       maxConcurrentRuns: 2,
+      // No SVC_MEMORY_BUDGET: 75% of the machine's MemTotal.
+      memoryBudgetBytes: Math.floor(readMemInfo()!.totalBytes * 0.75),
       version: packageVersion(),
     });
   });
@@ -52,7 +55,7 @@ describe('GET /api/config', () => {
       expect(text).not.toContain(process.env.PATH ?? '\u0000');
       const body = JSON.parse(text) as Record<string, unknown>;
       expect(Object.keys(body).sort()).toEqual(
-        ['agentFirstEventTimeoutMs', 'assistants', 'defaultAssistant', 'home', 'host', 'logLevel', 'maxConcurrentRuns', 'port', 'version'].sort(),
+        ['agentFirstEventTimeoutMs', 'assistants', 'defaultAssistant', 'home', 'host', 'logLevel', 'maxConcurrentRuns', 'memoryBudgetBytes', 'port', 'version'].sort(),
       );
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];

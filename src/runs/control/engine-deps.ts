@@ -11,7 +11,7 @@ import type { RunStorage } from '../storage/run-repository.js';
 export type { RunFilter } from '../storage/run-queries.js';
 import type { AssistantChoice } from '../executor/nodes/types.js';
 import type { WorktreeCommits } from '../executor/node-commits.js';
-import type { MemoryAdmission } from '../executor/memory-admission.js';
+import type { MemoryAdmission } from '../../processes/index.js';
 import type { RunRecord } from '../model/types.js';
 import type { WorkflowResolver } from '../model/workflow-resolver.js';
 

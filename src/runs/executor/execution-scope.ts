@@ -7,7 +7,7 @@ import type { NodeCommits, WorktreeCommits } from './node-commits.js';
 import type { NodeRunner, PromptDeps } from './nodes/types.js';
 import type { RoundWrites } from './round-writes.js';
 import type { RunMemory } from './node-memory.js';
-import type { MemoryAdmission } from './memory-admission.js';
+import type { MemoryAdmission } from '../../processes/index.js';
 
 /** What a started node can wait for before its process runs (`waitingFor`). */
 export type NodeWaitReason = 'agent_slot' | 'memory';

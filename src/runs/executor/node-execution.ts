@@ -3,7 +3,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../../agents/index.js';
 import { type SandboxDenial } from '../../sandbox/index.js';
-import { processStartTime } from '../../processes/index.js';
+import { DEFAULT_NODE_ESTIMATE_BYTES, PendingGrant, processStartTime } from '../../processes/index.js';
 import type { WorkflowNode } from '../../workflows/index.js';
 import type { RunEventFields } from '../model/events.js';
 import { moveNode } from '../model/lifecycle.js';
@@ -15,7 +15,6 @@ import type { ExecutionScope } from './execution-scope.js';
 import { NODE_RANGE_FIELDS } from './node-commits.js';
 import { memoryEvents } from './memory-events.js';
 import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
-import { DEFAULT_NODE_ESTIMATE_BYTES, type MemoryGrant } from './memory-admission.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
 
 /**
@@ -148,12 +147,9 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       break;
     }
     state.patchNode(node.id, { attempts: attempt });
-    // Admitted to the server's memory budget before its process starts; held only while the attempt runs.
-    const grant = await admitMemory(scope, node);
-    if (!grant) {
-      result.cancelled = true;
-      break;
-    }
+    // Its place in the server's memory budget, taken just before its process starts (an agent's once
+    // it holds an agent slot) and held only while the attempt runs.
+    const grant = new PendingGrant(deps.memory, estimateOf(node), signal, (waiting) => scope.slotWait(node.id, waiting && 'memory'));
     const memory = watchNodeMemory({
       nodeId: node.id,
       limitBytes: node.maxMemoryBytes,
@@ -165,6 +161,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       },
     });
     try {
+      if (node.action.kind === 'bash') await admit(grant);
       result.outcome = await scope.runners[node.action.kind as 'bash' | 'prompt' | 'command']({
         run: state.run,
         workflow: scope.workflow,
@@ -176,6 +173,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
         onEnvGiven: (names) => state.patchNode(node.id, { envGiven: names }),
         onSlotWait: (waiting) => scope.slotWait(node.id, waiting && 'agent_slot'),
+        admitMemory: grant.admit,
         signal,
         onOutput: streams.onOutput,
         onTool: streams.onTool,
@@ -222,27 +220,12 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
   return result;
 }
 
-/** Nothing is counted without a budget (a test's executor): the grant holds no place. */
-const UNCOUNTED: MemoryGrant = { measured() {}, release() {} };
-
-/**
- * Waits until the node's estimate fits the server's memory budget (memory-admission.ts): the node is
- * `waiting` with `waitingFor: "memory"` meanwhile, and holds nothing. Undefined when the run was
- * stopped while it waited.
- */
-async function admitMemory(scope: ExecutionScope, node: WorkflowNode): Promise<MemoryGrant | undefined> {
-  const admission = scope.deps.memory;
-  if (!admission) return UNCOUNTED;
-  let waited = false;
+/** A bash node's admission, before its runner: stopped while it waited, it ends as a cancelled attempt. */
+async function admit(grant: PendingGrant): Promise<void> {
   try {
-    const grant = await admission.acquire(estimateOf(node), scope.signal, () => {
-      waited = true;
-      scope.slotWait(node.id, 'memory');
-    });
-    if (waited) scope.slotWait(node.id, false);
-    return grant;
+    await grant.admit();
   } catch {
-    return undefined;
+    throw new NodeCancelled();
   }
 }
 

@@ -7,6 +7,11 @@ const ConfigSchema = AssistantsConfigSchema.extend({
   port: z.number().int().nullable(),
   home: z.string(),
   maxConcurrentRuns: z.number().int(),
+  memoryBudgetBytes: z
+    .number()
+    .int()
+    .nullable()
+    .describe('SVC_MEMORY_BUDGET, else 75% of MemTotal: the memory of all nodes and conversation replies running at once; null where it cannot be read'),
   agentFirstEventTimeoutMs: z.number().int(),
   logLevel: z.string(),
   version: z.string(),

@@ -1,5 +1,6 @@
 import { defineCommand } from '../../define-command.js';
 import { printJson, printTable } from '../../output.js';
+import { formatSize } from '../../../shared/size.js';
 
 const formatPrice = (price: { input: number; cachedInput?: number; output: number }) =>
   `$${price.input} in, $${price.output} out${price.cachedInput !== undefined ? `, $${price.cachedInput} cached in` : ''} per million tokens`;
@@ -18,11 +19,13 @@ export default defineCommand({
         ...(a.baseUrl ? [[`${name} endpoint`, `${a.baseUrl}${a.apiKeyEnv ? ` (key from $${a.apiKeyEnv})` : ''}`] as [string, string]] : []),
         // What prices a call that reports tokens but no cost (docs/decisions.md, "Spend cap").
         ...(a.pricePerMillionTokens ? [[`${name} price`, formatPrice(a.pricePerMillionTokens)] as [string, string]] : []),
+        ...(a.maxMemoryBytes ? [[`${name} max memory`, `${formatSize(a.maxMemoryBytes)} (conversation replies)`] as [string, string]] : []),
       ]),
       ['host', config.host],
       ['port', config.port === null ? '(automatic)' : String(config.port)],
       ['home', config.home],
       ['max concurrent runs', String(config.maxConcurrentRuns)],
+      ['memory budget', config.memoryBudgetBytes === null ? '(none: /proc/meminfo unreadable)' : formatSize(config.memoryBudgetBytes)],
       ['agent first-event timeout', `${config.agentFirstEventTimeoutMs} ms`],
       ['log level', config.logLevel],
       ['version', config.version],

@@ -31,6 +31,7 @@ export const promptRunner =
     onSandboxWarning,
     onProcess,
     onSlotWait,
+    admitMemory,
   }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
@@ -95,6 +96,7 @@ export const promptRunner =
         onSandboxWarning,
         onProcess,
         onSlotWait,
+        admitMemory,
         logger,
       });
       // The same rule as bash's stdout: a longer answer fails the node rather than being passed on cut.

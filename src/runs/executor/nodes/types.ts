@@ -32,6 +32,8 @@ export interface NodeRunContext {
   onSandboxWarning(warning: string): void;
   /** The node's agent waits for an agent slot (true) or got one (false). */
   onSlotWait(waiting: boolean): void;
+  /** Waits for the node's place in the server's memory budget: an agent's once it holds its slot (agents/agent-slots.ts); rejects when the run is stopped meanwhile. */
+  admitMemory(): Promise<void>;
   /** Called with the leader of each process group the node starts, and how that group is stopped (its memory limit uses it). */
   onProcess(pid: number, stop: () => Promise<void>): void;
 }

@@ -25,6 +25,12 @@ export function readMemInfo(path = '/proc/meminfo'): MemInfo | null {
 /** The budget without `SVC_MEMORY_BUDGET`: this share of MemTotal (docs/decisions.md, "Memory admission"). */
 export const DEFAULT_BUDGET_SHARE = 0.75;
 
+/** The budget without `SVC_MEMORY_BUDGET`: `DEFAULT_BUDGET_SHARE` of MemTotal, or null where /proc/meminfo cannot be read. */
+export function defaultMemoryBudgetBytes(meminfo: () => MemInfo | null = () => readMemInfo()): number | null {
+  const total = meminfo()?.totalBytes;
+  return total === undefined ? null : Math.floor(total * DEFAULT_BUDGET_SHARE);
+}
+
 /** What MemAvailable must keep once a node's estimate is taken from it, so the machine itself stays usable. */
 export const MEMORY_AVAILABLE_FLOOR_BYTES = 256 * 1024 ** 2;
 
@@ -73,9 +79,8 @@ export class MemoryAdmission {
     recheckMs?: number;
   }) {
     this.meminfo = options.meminfo ?? (() => readMemInfo());
-    const total = options.budgetBytes === null ? this.meminfo()?.totalBytes : undefined;
     // Without /proc and without a set budget, nothing is known to bound: every node is admitted.
-    this.#budget = options.budgetBytes ?? (total !== undefined ? Math.floor(total * DEFAULT_BUDGET_SHARE) : null);
+    this.#budget = options.budgetBytes ?? defaultMemoryBudgetBytes(this.meminfo);
     this.floor = options.floorBytes ?? MEMORY_AVAILABLE_FLOOR_BYTES;
     this.recheckMs = options.recheckMs ?? ADMISSION_RECHECK_MS;
   }
@@ -153,5 +158,53 @@ export class MemoryAdmission {
       clearInterval(this.#timer);
       this.#timer = undefined;
     }
+  }
+}
+
+/** Nothing is counted without a budget (a test's executor, a CLI without a server's budget): the grant holds no place. */
+const UNCOUNTED: MemoryGrant = { measured() {}, release() {} };
+
+/**
+ * One call's place in the budget, taken when its caller is ready to start the process (`admit`),
+ * not before: an agent asks once it holds an agent slot (agents/agent-slots.ts), so that while it
+ * waits for the slot it holds no memory. `measured` and `release` before `admit` change nothing.
+ */
+export class PendingGrant {
+  #grant: MemoryGrant | undefined;
+  #released = false;
+
+  constructor(
+    private readonly admission: MemoryAdmission | undefined,
+    private readonly estimate: number,
+    private readonly signal: AbortSignal,
+    /** Told `true` when the call has to wait for memory, then `false` once it is admitted. */
+    private readonly onWait: (waiting: boolean) => void = () => {},
+  ) {}
+
+  /** Resolves once admitted; rejects when the signal aborts meanwhile (the call then never starts). */
+  readonly admit = async (): Promise<void> => {
+    if (this.#grant || this.#released) return;
+    if (!this.admission) {
+      this.#grant = UNCOUNTED;
+      return;
+    }
+    let waited = false;
+    const grant = await this.admission.acquire(this.estimate, this.signal, () => {
+      waited = true;
+      this.onWait(true);
+    });
+    if (waited) this.onWait(false);
+    // Given up meanwhile (its caller failed before starting anything): the place goes back at once.
+    if (this.#released) grant.release();
+    else this.#grant = grant;
+  };
+
+  measured(bytes: number): void {
+    this.#grant?.measured(bytes);
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#grant?.release();
   }
 }
