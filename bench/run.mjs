@@ -13,6 +13,7 @@
 // (`benchWebhooks()`), `bench/benchmarks.mjs` (`benchBenchmarks()`), `bench/streams.mjs` (`benchStreams()`: server RSS
 // with 500 SSE clients that never read), `bench/postgres.mjs` (`benchPostgres()`) or `bench/sandbox.mjs`
 // (`benchSandbox()`: the start-up a sandbox adds to a bash node and to a real agent's node — issue 30)
+// or `bench/memory.mjs` (`benchMemory()`: a 20-node chain with process trees sampled ÷ not — issue 33)
 // exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
 // '≥ 0.85', '≤ 1.6', '>= 10', '100%' or '0'; it applies to `ratio` when the row has one, else to
@@ -214,6 +215,7 @@ async function main() {
     rows.push(...(await moduleRows('streams.mjs', 'benchStreams')));
     rows.push(...(await moduleRows('postgres.mjs', 'benchPostgres')));
     rows.push(...(await moduleRows('sandbox.mjs', 'benchSandbox')));
+    rows.push(...(await moduleRows('memory.mjs', 'benchMemory')));
   }
   console.log('');
   printTable(rows);

@@ -151,7 +151,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     // One memory budget for the nodes of every run and the replies of every conversation of this server (docs/contract.md, "Memory admission").
-    const memory = new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes });
+    const memory = new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes, sampleMs: settings.memorySampleMs });
     ctx.engine = await RunEngine.open(
       {
         store,

@@ -84,7 +84,7 @@ export async function replyWithAgent(
   // Its place in the server's memory budget (taken once its agent holds a slot), and its limit.
   const limitBytes = (await deps.assistants.maxMemoryOf?.(assistant)) ?? undefined;
   const grant = new PendingGrant(deps.memory, Math.min(DEFAULT_NODE_ESTIMATE_BYTES.agent, limitBytes ?? Infinity), signal);
-  const memory = watchTreeMemory({ limitBytes, logger: deps.logger, onSample: (bytes) => grant.measured(bytes) });
+  const memory = watchTreeMemory({ limitBytes, logger: deps.logger, intervalMs: deps.memory?.sampleMs, onSample: (bytes) => grant.measured(bytes) });
   const ask = (session: typeof stored) =>
     deps.agents[assistant].run({
       prompt: message.content,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MEMORY_SAMPLE_MS } from './tree-memory.js';
 
 /** What /proc/meminfo says of the machine, in bytes; null where it cannot be read. */
 export interface MemInfo {
@@ -77,7 +78,10 @@ export class MemoryAdmission {
     meminfo?: () => MemInfo | null;
     floorBytes?: number;
     recheckMs?: number;
+    /** How often the trees of admitted calls are measured (`SVC_MEMORY_SAMPLE_MS`); 0: never. */
+    sampleMs?: number;
   }) {
+    this.sampleMs = options.sampleMs ?? MEMORY_SAMPLE_MS;
     this.meminfo = options.meminfo ?? (() => readMemInfo());
     // Without /proc and without a set budget, nothing is known to bound: every node is admitted.
     this.#budget = options.budgetBytes ?? defaultMemoryBudgetBytes(this.meminfo);
@@ -85,6 +89,8 @@ export class MemoryAdmission {
     this.recheckMs = options.recheckMs ?? ADMISSION_RECHECK_MS;
   }
 
+  /** How often the process trees of the calls it admits are measured (tree-memory.ts); 0: never. */
+  readonly sampleMs: number;
   private readonly meminfo: () => MemInfo | null;
   private readonly floor: number;
   private readonly recheckMs: number;

@@ -40,6 +40,9 @@ export function watchTreeMemory(options: {
   onSample?: (rssBytes: number) => void;
 }): TreeMemoryWatch {
   const { limitBytes, logger } = options;
+  const intervalMs = options.intervalMs ?? MEMORY_SAMPLE_MS;
+  // Measuring turned off (`SVC_MEMORY_SAMPLE_MS=0`): nothing recorded, nothing limited.
+  if (intervalMs === 0) return { onProcess() {}, end: () => ({ usage: null, exceeded: undefined }) };
   if (!procAvailable()) {
     // Said once per server: on a machine without /proc, every node would say it again.
     if (!missingProcLogged) logger.warn('run.memory_unmeasured', { reason: '/proc is not available: nodes record no peakRssBytes or cpuSeconds' });
@@ -62,7 +65,7 @@ export function watchTreeMemory(options: {
     for (const stop of stops) void stop();
   };
   // Unref'd: a sampler must never hold a finished CLI process open.
-  const timer = setInterval(sample, options.intervalMs ?? MEMORY_SAMPLE_MS).unref();
+  const timer = setInterval(sample, intervalMs).unref();
   return {
     onProcess(pid, stop) {
       roots.push(pid);

@@ -30,6 +30,12 @@ export interface Settings {
    * (docs/contract.md, "Memory admission"). null: 75% of the machine's MemTotal. @default `SVC_MEMORY_BUDGET` (a size: `600MB`, `2GB`)
    */
   memoryBudgetBytes: number | null;
+  /**
+   * How often a running node's (or conversation reply's) process tree is measured; 0: never, so
+   * nothing records `peakRssBytes` and `max_memory` limits nothing (docs/decisions.md, "What a run
+   * costs the machine"). @default `SVC_MEMORY_SAMPLE_MS` || 500
+   */
+  memorySampleMs: number;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
   maxConcurrentConversations: number;
   /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
@@ -158,8 +164,8 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min
 /** Node.js timers fire at once beyond 2^31-1 ms (~24.8 days): a longer limit would stop at once, not never. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-function timerMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = positiveInt(env, name, fallback);
+function timerMs(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const value = positiveInt(env, name, fallback, min);
   if (value > MAX_TIMER_MS) throw new SettingsError(`${name} must be at most ${MAX_TIMER_MS} (ms, about 24 days; got '${env[name]}').`);
   return value;
 }
@@ -210,6 +216,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxConcurrentAgents: positiveInt(env, 'SVC_MAX_CONCURRENT_AGENTS', 4),
     maxConcurrentConversations: positiveInt(env, 'SVC_MAX_CONCURRENT_CONVERSATIONS', 4),
     memoryBudgetBytes: memoryBudget(env),
+    // 0 turns measuring off (the bench compares a chain with and without it); below 0 is refused by positiveInt.
+    memorySampleMs: timerMs(env, 'SVC_MEMORY_SAMPLE_MS', 500, 0),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
     usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),

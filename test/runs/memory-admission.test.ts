@@ -153,6 +153,20 @@ describe('the admission rules, with a given /proc/meminfo', () => {
     expect(() => loadSettings({ SVC_MEMORY_BUDGET: '2048' })).toThrow(/SVC_MEMORY_BUDGET must be a size/);
     expect(readMemInfo()?.totalBytes).toBeGreaterThan(0);
   });
+
+  it('SVC_MEMORY_SAMPLE_MS sets how often trees are measured; 0 measures nothing', async () => {
+    expect(loadSettings({}).memorySampleMs).toBe(500);
+    expect(loadSettings({ SVC_MEMORY_SAMPLE_MS: '0' }).memorySampleMs).toBe(0);
+    expect(() => loadSettings({ SVC_MEMORY_SAMPLE_MS: '-5' })).toThrow(/SVC_MEMORY_SAMPLE_MS must be an integer of at least 0/);
+    const off = await startServer({ env: { SVC_MEMORY_SAMPLE_MS: '0' } });
+    const run = await waitForRun(off, await startRun(off, 'small-c', { message: '', cwd: project }));
+    expect(run.status).toBe('completed');
+    expect(run.nodes.small.peakRssBytes).toBeUndefined();
+    expect(run.peakRssBytes ?? null).toBeNull();
+    // On the measuring server, the same node has its figure.
+    const on = await waitForRun(server, await startRun(server, 'small-c', { message: '', cwd: project }));
+    expect(on.nodes.small.peakRssBytes).toBeGreaterThan(0);
+  });
 });
 
 describe('`memory:` in a workflow', () => {

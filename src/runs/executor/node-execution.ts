@@ -155,6 +155,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       limitBytes: node.maxMemoryBytes,
       run: scope.memory,
       logger: deps.logger,
+      intervalMs: deps.memory?.sampleMs,
       onSample: (bytes) => {
         grant.measured(bytes);
         streams.onMemory(bytes);
