@@ -1,4 +1,5 @@
 import type { RunRecord, RunSummary } from '../runs/index.js';
+import { percentile } from '../shared/percentile.js';
 import { BENCHMARK_LIMIT_DEFAULT, BENCHMARK_LIMIT_MAX, parseLimit, parseTimeBound } from './query-bounds.js';
 import type { Benchmark, Comparison, VersionBenchmark } from './schemas.js';
 import type { RunReads } from './run-reads.js';
@@ -7,13 +8,6 @@ import type { RunReads } from './run-reads.js';
  * Benchmarks (docs/decisions.md, "Benchmarks"): percentiles over the summary index
  * (runs/storage/run-summaries.ts), never over event logs, and two runs side by side.
  */
-
-/** Nearest rank: the smallest value with at least p% of the values at or below it (0 for none). */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1]!;
-}
 
 const ascending = (values: number[]) => values.sort((a, b) => a - b);
 
