@@ -3,6 +3,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/logger.js';
 import { MIGRATIONS, openPostgres, type Migration, type PostgresDatabase } from '../../src/store/postgres/index.js';
+import { postgresRunSummaryIndex } from '../../src/runs/storage/postgres-run-summaries.js';
 import { queryRows, usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -69,4 +70,45 @@ it('refuses a database whose schema is newer than this svc knows', async () => {
 it('a wrong database URL fails at open with the driver’s reason', async () => {
   const url = `${postgres.server().url('no_such_database')}`;
   await expect(open(url)).rejects.toThrow(/no_such_database/);
+});
+
+it("migration 8 gives the run summaries written before it their run's workspace, so a node's memory history on a workspace keeps them", async () => {
+  const url = await postgres.createDatabase();
+  const old = await open(
+    url,
+    MIGRATIONS.filter((m) => m.version <= 7),
+  );
+  const finishedAt = '2026-01-01T00:00:05.000Z';
+  const summary = (runId: string) => ({
+    runId,
+    workflow: 'build',
+    status: 'completed',
+    finishedAt,
+    durationMs: 5000,
+    costUsd: null,
+    nodes: [{ id: 'make', durationMs: 4000, costUsd: null, peakRssBytes: runId === 'run_a' ? 300 : 100 }],
+  });
+  // As an svc at version 7 wrote them: the run's record says its workspace, the summary does not.
+  for (const [runId, workspaceId] of [
+    ['run_a', 'ws_1'],
+    ['run_b', null],
+  ] as const) {
+    await old.query('INSERT INTO runs (id, record) VALUES ($1, $2)', [runId, JSON.stringify({ id: runId, workflow: 'build', workspaceId })]);
+    await old.query('INSERT INTO run_summaries (run_id, workflow, finished_at, record) VALUES ($1, $2, $3, $4)', [
+      runId,
+      'build',
+      finishedAt,
+      JSON.stringify(summary(runId)),
+    ]);
+  }
+  await old.close();
+  opened.splice(opened.indexOf(old), 1);
+
+  const db = await open(url);
+  expect(db.migrations.applied).toEqual(MIGRATIONS.filter((m) => m.version > 7).map((m) => m.version));
+  const summaries = postgresRunSummaryIndex(db);
+  const history = (workspaceId: string | null) => summaries.nodePeakHistory({ workflow: 'build', workspaceId, nodeId: 'make', runs: 50 });
+  expect(await history('ws_1')).toEqual([300]);
+  expect(await history(null)).toEqual([100]);
+  expect((await summaries.recent('build', { limit: 10 })).find((s) => s.runId === 'run_a')?.workspaceId).toBe('ws_1');
 });

@@ -30,6 +30,22 @@ export function postgresRunSummaryIndex(db: PostgresDatabase): RunSummaryIndex {
       );
       return rows.map((row) => row.record);
     },
+    async nodePeakHistory({ workflow, workspaceId, nodeId, runs }) {
+      // The newest runs by the history index (migration 8), then the node's peak in each, in SQL: a
+      // summary's other nodes never leave the database.
+      const { rows } = await db.query<{ peak: number }>(
+        `WITH recent AS (
+           SELECT run_id, finished_at, record FROM run_summaries
+           WHERE workflow = $1 AND workspace_id = $2
+           ORDER BY finished_at DESC, run_id DESC LIMIT $4)
+         SELECT (node->>'peakRssBytes')::float8 AS peak
+         FROM recent CROSS JOIN LATERAL jsonb_array_elements(recent.record->'nodes') AS node
+         WHERE node->>'id' = $3 AND jsonb_typeof(node->'peakRssBytes') = 'number'
+         ORDER BY recent.finished_at DESC, recent.run_id DESC`,
+        [workflow, workspaceId ?? '', nodeId, runs],
+      );
+      return rows.map((row) => row.peak);
+    },
     async versions(workflow, { sinceMs, limit }) {
       const since = sinceMs === undefined ? null : new Date(sinceMs).toISOString();
       // The runs `recent` answers, grouped; times as text in code-unit order ("C"), as the file store compares them.

@@ -26,6 +26,12 @@ export interface NodeSummary {
 export interface RunSummary {
   runId: string;
   workflow: string;
+  /**
+   * The workspace the run executed on; absent for a run on none (its cwd). A node's memory history
+   * is kept per workflow and workspace (`nodePeakHistory`): the same workflow on another repository
+   * runs another test suite.
+   */
+  workspaceId?: string;
   status: 'completed' | 'failed';
   /** The version the run last executed (docs/decisions.md, "Versions"); absent for runs recorded before versions. */
   definitionHash?: string;
@@ -86,6 +92,7 @@ export function summarizeRun(run: RunRecord): RunSummary | undefined {
   return {
     runId: run.id,
     workflow: run.workflow,
+    ...(run.workspaceId ? { workspaceId: run.workspaceId } : {}),
     status: run.status as RunSummary['status'],
     ...(run.definitionHash ? { definitionHash: run.definitionHash } : {}),
     createdAt: run.createdAt,
@@ -125,6 +132,15 @@ function joinedLength(spans: Array<[number, number]>): number {
   return total;
 }
 
+/** Whose memory history: one node of one workflow, on one workspace (null: runs on none). */
+export interface NodePeakQuery {
+  workflow: string;
+  workspaceId: string | null;
+  nodeId: string;
+  /** How many of the newest ended runs to look in (not how many peaks: a node may not run every time). */
+  runs: number;
+}
+
 export interface RecentQuery {
   /** Only runs that finished at or after this time (epoch ms). */
   sinceMs?: number;
@@ -143,6 +159,12 @@ export interface RunSummaryIndex {
    * earliest run) first; runs without a version are left out.
    */
   versions(workflow: string, query: RecentQuery): Promise<VersionRuns[]>;
+  /**
+   * The measured peaks (`peakRssBytes`) of one node in the newest `runs` ended runs of its workflow
+   * on that workspace, newest run first: what a node's memory estimate is made of (docs/decisions.md,
+   * "Memory admission"). A run where the node did not execute, or was not measured, gives none.
+   */
+  nodePeakHistory(query: NodePeakQuery): Promise<number[]>;
 }
 
 /** Groups summaries by version, newest version first (the file store's answer; PostgreSQL groups in SQL). */
@@ -232,6 +254,19 @@ export function openRunSummaryIndex(records: Iterable<RunRecord>): RunSummaryInd
       drop(runId);
     },
     versions: async (workflow, query) => groupByVersion(await index.recent(workflow, query)),
+    async nodePeakHistory({ workflow, workspaceId, nodeId, runs }) {
+      const list = byWorkflow.get(workflow) ?? [];
+      const peaks: number[] = [];
+      let seen = 0;
+      for (let i = list.length - 1; i >= 0 && seen < runs; i--) {
+        const summary = list[i]!;
+        if ((summary.workspaceId ?? null) !== workspaceId) continue;
+        seen++;
+        const peak = summary.nodes.find((node) => node.id === nodeId)?.peakRssBytes;
+        if (typeof peak === 'number') peaks.push(peak);
+      }
+      return peaks;
+    },
     async recent(workflow, { sinceMs, limit }) {
       const list = byWorkflow.get(workflow) ?? [];
       const found: RunSummary[] = [];

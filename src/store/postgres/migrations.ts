@@ -251,4 +251,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_wake_at ON runs (wake_at) WHERE wake_at IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: "a node's memory history, per workflow and workspace",
+    sql: `
+      -- A summary now says the run's workspace (runs/storage/run-summaries.ts); those written before
+      -- take it from their run, so a node's history on a workspace starts with what it already ran.
+      UPDATE run_summaries s SET record = s.record || jsonb_build_object('workspaceId', r.record->>'workspaceId')
+        FROM runs r WHERE r.id = s.run_id AND r.record->>'workspaceId' IS NOT NULL;
+      -- '' for a run on no workspace: an equality the index below answers, where IS NULL would need a second path.
+      ALTER TABLE run_summaries ADD COLUMN workspace_id text GENERATED ALWAYS AS (coalesce(record->>'workspaceId', '')) STORED;
+      -- A node's memory estimate reads the newest runs of its workflow on its workspace, before the node starts.
+      CREATE INDEX run_summaries_history ON run_summaries (workflow, workspace_id, finished_at DESC);
+    `,
+  },
 ];

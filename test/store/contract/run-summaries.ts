@@ -106,6 +106,47 @@ export function runSummaryContract(factory: ContractStoreFactory): void {
     expect(await summaries.versions('deploy', { limit: 10 })).toEqual([]);
   });
 
+  it("gives one node's measured peaks in the newest runs of its workflow on its workspace, newest first; outlives a restart", async () => {
+    const runs = await stores.current().runs();
+    const summaries = await stores.current().runSummaries();
+    const records = [
+      withPeak(ended(10), 100),
+      withPeak(ended(20, { status: 'failed', error: 'make: out of memory' }), 200),
+      // Executed but not measured (no /proc): a run in the window, with no peak.
+      ended(30),
+      withPeak(ended(40), 400),
+      // The same workflow on a workspace, and another workflow: other histories.
+      withPeak(ended(50, { workspaceId: 'ws_1' }), 5000),
+      withPeak(ended(60, { workspaceId: 'ws_1' }), 6000),
+      withPeak(ended(70, { workflow: 'deploy' }), 7000),
+      // Still running, and a workflow test: not history.
+      withPeak(ended(80, { status: 'running', finishedAt: null }), 8000),
+      withPeak(ended(90, { trigger: 'test' }), 9000),
+    ];
+    for (const record of records) {
+      await runs.save(record);
+      await summaries.update(record);
+    }
+    const history = (index: typeof summaries, fields: Partial<Parameters<typeof summaries.nodePeakHistory>[0]> = {}) =>
+      index.nodePeakHistory({ workflow: 'build', workspaceId: null, nodeId: 'make', runs: 50, ...fields });
+    expect(await history(summaries)).toEqual([400, 200, 100]);
+    // The newest 2 runs: one of them measured nothing.
+    expect(await history(summaries, { runs: 2 })).toEqual([400]);
+    expect(await history(summaries, { workspaceId: 'ws_1' })).toEqual([6000, 5000]);
+    expect(await history(summaries, { workspaceId: 'ws_1', runs: 1 })).toEqual([6000]);
+    expect(await history(summaries, { workflow: 'deploy' })).toEqual([7000]);
+    expect(await history(summaries, { nodeId: 'skip' })).toEqual([]);
+    expect(await history(summaries, { workflow: 'nothing' })).toEqual([]);
+
+    // A run deleted leaves its workflow's history.
+    await summaries.remove(records[3]!.id);
+    await runs.delete(records[3]!.id);
+    expect(await history(summaries)).toEqual([200, 100]);
+    const reopened = await (await stores.reopen()).runSummaries();
+    expect(await history(reopened)).toEqual([200, 100]);
+    expect(await history(reopened, { workspaceId: 'ws_1' })).toEqual([6000, 5000]);
+  });
+
   it('keeps which nodes waited (an approval gate, a wait node) and how long the run waited, gates open at once counted once', async () => {
     const runs = await stores.current().runs();
     const summaries = await stores.current().runSummaries();
