@@ -3,7 +3,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyToolTally, tallyToolCall, type AgentToolCall } from '../../agents/index.js';
 import { type SandboxDenial } from '../../sandbox/index.js';
-import { DEFAULT_NODE_ESTIMATE_BYTES, PendingGrant, processStartTime } from '../../processes/index.js';
+import { PendingGrant, processStartTime } from '../../processes/index.js';
 import type { WorkflowNode } from '../../workflows/index.js';
 import type { RunEventFields } from '../model/events.js';
 import { moveNode } from '../model/lifecycle.js';
@@ -15,6 +15,7 @@ import type { ExecutionScope } from './execution-scope.js';
 import { NODE_RANGE_FIELDS } from './node-commits.js';
 import { memoryEvents } from './memory-events.js';
 import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
+import { estimateNodeMemory } from './memory-estimate.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
 
 /**
@@ -149,7 +150,13 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
     state.patchNode(node.id, { attempts: attempt });
     // Its place in the server's memory budget, taken just before its process starts (an agent's once
     // it holds an agent slot) and held only while the attempt runs.
-    const grant = new PendingGrant(deps.memory, estimateOf(node), signal, (waiting) => scope.slotWait(node.id, waiting && 'memory'));
+    const estimate = await estimateNodeMemory({ history: deps.runs.summaries, logger: deps.logger }, state.run, node);
+    const grant = new PendingGrant(deps.memory, estimate.bytes, signal, (waiting) => {
+      scope.slotWait(node.id, waiting && 'memory');
+      // Why it waits: what it was estimated at, and from what (memory-estimate.ts).
+      if (waiting)
+        deps.logger.info('run.node_waiting_for_memory', { runId: state.run.id, nodeId: node.id, estimateBytes: estimate.bytes, source: estimate.source });
+    });
     const memory = watchNodeMemory({
       nodeId: node.id,
       limitBytes: node.maxMemoryBytes,
@@ -228,11 +235,6 @@ async function admit(grant: PendingGrant): Promise<void> {
   } catch {
     throw new NodeCancelled();
   }
-}
-
-/** What a node is admitted at: its `memory:` request, else the default of its kind (docs/decisions.md, "Memory admission"). */
-function estimateOf(node: WorkflowNode): number {
-  return node.memoryBytes ?? (node.action.kind === 'bash' ? DEFAULT_NODE_ESTIMATE_BYTES.bash : DEFAULT_NODE_ESTIMATE_BYTES.agent);
 }
 
 /**
