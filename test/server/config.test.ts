@@ -55,7 +55,18 @@ describe('GET /api/config', () => {
       expect(text).not.toContain(process.env.PATH ?? '\u0000');
       const body = JSON.parse(text) as Record<string, unknown>;
       expect(Object.keys(body).sort()).toEqual(
-        ['agentFirstEventTimeoutMs', 'assistants', 'defaultAssistant', 'home', 'host', 'logLevel', 'maxConcurrentRuns', 'memoryBudgetBytes', 'port', 'version'].sort(),
+        [
+          'agentFirstEventTimeoutMs',
+          'assistants',
+          'defaultAssistant',
+          'home',
+          'host',
+          'logLevel',
+          'maxConcurrentRuns',
+          'memoryBudgetBytes',
+          'port',
+          'version',
+        ].sort(),
       );
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
