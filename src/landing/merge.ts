@@ -9,6 +9,7 @@
 
 import { DomainError } from '../shared/errors.js';
 import { changesAlreadyIn, identityArgs, GitError, runGit, type WorktreeGit } from '../workspaces/index.js';
+import { GIT_USAGE_EXIT, mergeTree, type MergeTreeOutcome } from './merge-tree.js';
 
 export const MERGE_STRATEGIES = ['merge', 'squash', 'fast-forward'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
@@ -81,24 +82,21 @@ export async function changedFiles(dir: string, git: WorktreeGit): Promise<strin
 
 /** The tree of merging `theirs` into `ours`, written as objects only; 409 `merge_conflict` with the files when they conflict. */
 async function mergedTree(ours: string, theirs: string, request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
+  let outcome: MergeTreeOutcome;
   try {
-    return (await runGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], options)).split('\0')[0]!;
+    outcome = await mergeTree(ours, theirs, options);
   } catch (error) {
     const exit = error instanceof GitError ? error.exit : undefined;
-    // Exit 1 is a conflict: the tree (with conflict markers, never used), then the conflicted files.
-    if (exit?.code !== 1) {
-      // 129 is git's usage error: `merge-tree --write-tree` came with git 2.38.
-      const why = exit?.code === 129 ? 'merging without a working tree needs git 2.38 or later' : (error as Error).message;
-      throw new DomainError('merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
-    }
-    const fields = exit.stdout.split('\0');
-    const files = [...new Set(fields.slice(1, fields.indexOf('', 1) < 0 ? undefined : fields.indexOf('', 1)))];
-    throw new DomainError(
-      'merge_conflict',
-      `${request.branch} conflicts with ${request.into} in ${files.join(', ')}; nothing was changed. Merge it by hand, or rebase the run's branch.`,
-      { files },
-    );
+    const why = exit?.code === GIT_USAGE_EXIT ? 'merging without a working tree needs git 2.38 or later' : (error as Error).message;
+    throw new DomainError('merge_failed', `git could not merge ${request.branch} into ${request.into}: ${why}`);
   }
+  if (outcome.clean) return outcome.tree;
+  const { files } = outcome;
+  throw new DomainError(
+    'merge_conflict',
+    `${request.branch} conflicts with ${request.into} in ${files.join(', ')}; nothing was changed. Merge it by hand, or rebase the run's branch.`,
+    { files },
+  );
 }
 
 async function commitTree(tree: string, parents: string[], request: MergeRequest, options: WorktreeGit & { cwd: string }): Promise<string> {
