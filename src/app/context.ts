@@ -23,7 +23,7 @@ import type { PostgresDatabase } from '../store/postgres/index.js';
 import { allWorkspaces, openWorkspaceRepositories, WorkspaceService } from '../workspaces/index.js';
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, scheduledWorkflows } from '../schedules/index.js';
-import { LandingService } from '../landing/index.js';
+import { ConflictForecast, LandingService } from '../landing/index.js';
 import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
@@ -66,6 +66,8 @@ export interface AppContext {
   schedules: ScheduleService;
   /** Merging, pushing and proposing a run's branch, recorded on the run. */
   landing: LandingService;
+  /** Which unlanded run branches of a workspace would conflict, computed when asked (docs/decisions.md, "Conflict forecast"). */
+  forecast: ConflictForecast;
   /** Benchmarks and the dashboard's run query, over what runs offer to read. */
   benchmarks: BenchmarkService;
 }
@@ -120,7 +122,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
       }),
       closers: new Set(),
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'benchmarks'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'benchmarks'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
@@ -182,6 +184,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
     ctx.landing = new LandingService({ engine: ctx.engine, workspaces });
+    ctx.forecast = new ConflictForecast({ runs: ctx.engine, workspaces });
     ctx.benchmarks = new BenchmarkService(ctx.engine.runs);
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering, memory);
     if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();

@@ -43,6 +43,7 @@ import type {
   TriggerRegistrationView,
   WebhookTriggerView,
   Workspace,
+  WorkspaceConflicts,
   WorkspaceDetail,
   CleanupResult,
   WorkspaceList,
@@ -116,6 +117,8 @@ export interface SvcClient {
     /** The workspace, with `disk`: its run worktrees on the server's disk and their size. */
     get(id: string): Promise<WorkspaceDetail>;
     environments(id: string): Promise<{ environments: EnvironmentView[] }>;
+    /** The conflict forecast of its unlanded run branches; with `runId`, only the entries naming that run. */
+    conflicts(id: string, query?: { runId?: string }): Promise<WorkspaceConflicts>;
     /** The env-leak gate's consent bit (audit-logged by the server). */
     setConsent(id: string, allowEnvKeys: boolean): Promise<Workspace>;
     setEnv(id: string, values: Record<string, string>): Promise<Workspace>;
@@ -257,6 +260,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       list: (query = {}) => call('GET', withQuery('/api/workspaces', { ...query })),
       get: (id) => call('GET', workspace(id)),
       environments: (id) => call('GET', workspace(id, 'environments')),
+      conflicts: (id, query = {}) => call('GET', withQuery(workspace(id, 'conflicts'), { ...query })),
       setConsent: (id, allowEnvKeys) => call('PATCH', workspace(id), { allowEnvKeys }),
       setEnv: (id, values) => call('PUT', workspace(id, 'env'), values),
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),

@@ -15,3 +15,4 @@ export * from './types.js';
 export { deniedToolCalls, deniedToolsNote, refusalsNote, sandboxRefusalsNote } from './tool-activity.js';
 export { toleratedNodes, toleratedNote } from './node-failures.js';
 export { postWebhook, webhookUrl, type DeliveryAnswer } from './webhook-delivery.js';
+export { conflictLine, conflictPhrases, shownFiles, shownPath } from './conflicts.js';

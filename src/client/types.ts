@@ -12,7 +12,7 @@ import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../
 import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
 import type { healthReport, updateCheck } from '../system/index.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff } from '../workspaces/index.js';
-import type { MergeStrategy } from '../landing/index.js';
+import type { ConflictEntry, MergeStrategy, WorkspaceConflicts } from '../landing/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
@@ -21,7 +21,18 @@ import type { RunStatus } from '../runs/model/statuses.js';
 export { RUN_STATUSES, type RunStatus, type TriggerKind } from '../runs/model/statuses.js';
 export { PERMISSIONS, type Permissions } from '../shared/permissions.js';
 export { isSettlingEvent, type RunEvent, type RunEventOf, type RunEventType, type RunStreamEvent } from '../runs/model/events.js';
-export type { CleanupResult, DiffFile, EnvironmentView, KeptEnvironment, MergeStrategy, RunDiff, Workspace, WorkspaceDetail };
+export type {
+  CleanupResult,
+  ConflictEntry,
+  DiffFile,
+  EnvironmentView,
+  KeptEnvironment,
+  MergeStrategy,
+  RunDiff,
+  Workspace,
+  WorkspaceConflicts,
+  WorkspaceDetail,
+};
 
 /** `POST …/merge` (docs/decisions.md, "Landing a run: merge, push, pull request"). */
 export interface MergeInput {

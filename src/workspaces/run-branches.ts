@@ -23,6 +23,18 @@ export interface LandingSite {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** A workspace's run branches as the conflict forecast reads them (landing/forecast.ts). */
+export interface WorkspaceBranches {
+  readonly workspace: Pick<WorkspaceRecord, 'id' | 'default_branch'>;
+  /** The repository holding the branches and the target in this server's home: the registered directory, or svc's clone. */
+  readonly repository: string;
+  /** The branches of its runs' worktrees here, newest first. */
+  readonly branches: readonly { runId: string; branch: string }[];
+  /** Runs whose branch is in another server's home (shared database): only its servers can read it. */
+  readonly elsewhere: readonly string[];
+  readonly git: WorktreeGit;
+}
+
 export class RunBranches {
   constructor(private readonly core: WorkspaceCore) {}
 
@@ -42,6 +54,20 @@ export class RunBranches {
     const environment = await this.#runEnvironment(runId);
     const workspace = await core.record(environment.workspace_id);
     return { environment, workspace, git: { ...core.git, ghBin: core.deps.ghBin ?? 'gh' }, exclusive: (work) => core.exclusive(workspace.id, work) };
+  }
+
+  async workspaceBranches(workspace: WorkspaceRecord): Promise<WorkspaceBranches> {
+    const { core } = this;
+    const { items } = await core.repos.environments.list({ workspaceId: workspace.id, limit: Number.MAX_SAFE_INTEGER });
+    const own = items.filter((e) => core.isOwn(e));
+    return {
+      workspace,
+      // Where landing merges (an environment's repository); the workspace's checkout when no run has one here.
+      repository: own[0]?.repository ?? core.checkoutOf(workspace),
+      branches: own.map((e) => ({ runId: e.run_id, branch: e.branch })),
+      elsewhere: items.filter((e) => !core.isOwn(e)).map((e) => e.run_id),
+      git: core.git,
+    };
   }
 
   /** The environment holding a run's branch in this server's home. */

@@ -17,14 +17,14 @@ import type { DiffRange, RunDiff } from './diff.js';
 import { worktreesOnDisk } from './disk-usage.js';
 import { toWorkspaceView, type EnvironmentView, type Workspace, type WorkspaceDetail } from './records.js';
 import type { Paging } from './repository.js';
-import { RunBranches, type LandingSite } from './run-branches.js';
+import { RunBranches, type LandingSite, type WorkspaceBranches } from './run-branches.js';
 import { RunWorktrees, type PlacedRun, type PlaceOptions } from './run-worktrees.js';
 import { WorkspaceCleanup } from './workspace-cleanup.js';
 import { WorkspaceCore, type WorkspaceServiceDeps } from './workspace-core.js';
 import { WorkspaceEnv, type ConsentActor } from './workspace-env.js';
 import { WorkspaceRemoval } from './workspace-removal.js';
 
-export type { LandingSite } from './run-branches.js';
+export type { LandingSite, WorkspaceBranches } from './run-branches.js';
 export type { PlacedRun, PlaceOptions } from './run-worktrees.js';
 export type { RunLookup, WorkspaceServiceDeps } from './workspace-core.js';
 export { ENV_KEY_PATTERN, type ConsentActor } from './workspace-env.js';
@@ -133,6 +133,11 @@ export class WorkspaceService {
   /** Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is not here. */
   landingSite(runId: string): Promise<LandingSite> {
     return this.#branches.landingSite(runId);
+  }
+
+  /** The run branches of a workspace this server's home holds, and their repository (the conflict forecast reads them: landing/forecast.ts). */
+  async branches(ref: string): Promise<WorkspaceBranches> {
+    return this.#branches.workspaceBranches(await this.#core.resolve(ref));
   }
 
   // Clean-up (workspace-cleanup.ts) and deleting (workspace-removal.ts).

@@ -9,6 +9,7 @@ import {
   parseAge,
   ENV_KEY_PATTERN,
 } from '../../workspaces/index.js';
+import { WorkspaceConflictsSchema } from '../../landing/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
@@ -107,6 +108,18 @@ export const workspaceRoutes = [
     errors: [400, 404],
     responses: { 200: { description: 'Environments, newest first', schema: z.object({ environments: z.array(EnvironmentViewSchema) }) } },
     handle: async ({ ctx, params }) => ({ environments: await ctx.workspaces.environments(params.id) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces/{id}/conflicts',
+    summary:
+      "The conflict forecast: which unlanded run branches would conflict with the target branch or with each other, and which files both change (computed from git's objects when asked)",
+    tag: 'workspaces',
+    params: IdParams,
+    query: z.object({ runId: z.string().min(1).max(200).optional().describe('only the entries naming this run (its full id)') }),
+    errors: [400, 404, 409],
+    responses: { 200: { description: 'The forecast', schema: WorkspaceConflictsSchema } },
+    handle: ({ ctx, params, query }) => ctx.forecast.ofWorkspace(params.id, { runId: query.runId }),
   }),
   defineRoute({
     method: 'PATCH',

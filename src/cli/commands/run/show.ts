@@ -5,6 +5,7 @@ import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 import { indentTail, toleratedNote } from './_failures.js';
+import { forecastLine } from './_forecast.js';
 
 /** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
 function toolsCell(node: RunView['nodes'][string]): string {
@@ -76,6 +77,7 @@ export default defineCommand({
     const run = await cmd.client().runs.get(id);
     if (cmd.globals.json) return printJson(cmd.io, run);
     const p = await styler(cmd.io);
+    const forecast = await forecastLine(cmd, run);
     const duration = run.startedAt && run.finishedAt ? formatMs(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-';
     const denied = [refusalsNote(run), toleratedNote(run)].filter(Boolean).join('; ');
     cmd.io.out(
@@ -103,6 +105,8 @@ export default defineCommand({
             ]
           : []),
         ...(run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),
+        // The conflict forecast (docs/decisions.md, "Conflict forecast"): what landing it would meet.
+        ...(forecast ? [`  forecast: ${forecast.startsWith('conflicts') ? p.yellow(forecast) : forecast}`] : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.
         ...(run.serverId || run.worktreeHome
           ? [`  server:   ${run.serverId ?? '(none yet)'}${run.worktreeHome ? `   worktree home: ${homeLabel(run.worktreeHome)}` : ''}`]
