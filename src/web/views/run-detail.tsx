@@ -6,6 +6,7 @@ import { client } from '../api.js';
 import { Changes } from '../components/changes.js';
 import { Dag } from '../components/dag.js';
 import { FollowOns } from '../components/follow-ons.js';
+import { Forecast } from '../components/forecast.js';
 import { NodePanel } from '../components/node-panel.js';
 import { RunActions } from '../components/run-actions.js';
 import { RunFacts } from '../components/run-facts.js';
@@ -105,6 +106,8 @@ export function RunDetailView({ runId }: { runId: string }) {
           <ErrorNote error={detail.error} />
           {run.status === 'waiting' ? <Waits run={run} /> : null}
           <RunActions run={run} onDone={detail.reload} onDeleting={(value) => (deleting.current = value)} />
+          {/* What landing its branch would meet, where a reviewer approves or merges (docs/decisions.md, "Conflict forecast"). */}
+          {run.branch && run.workspaceId && !run.merged ? <Forecast run={run} /> : null}
         </>
       )}
       {/* At a gate, what is to be approved sits beside Approve and Reject. */}
