@@ -5,8 +5,8 @@
  *
  * Commit ids never change what they name, so every answer is memoised by the ids it was asked
  * for: a forecast asked again, or after one more commit on one branch, reruns git only for the
- * pairs that commit is in. The forecast of a workspace (forecast.ts) and the landing queue ask
- * through the same `ConflictPairs`.
+ * pairs that commit is in. The forecast of a workspace (forecast.ts) asks through it; it is
+ * exported for the landing queue to ask the same way.
  */
 
 import { runGit, runGitCapped, type WorktreeGit } from '../workspaces/index.js';

@@ -25,7 +25,8 @@ export interface ForecastDeps {
 
 type Candidate = WorkspaceConflicts['runs'][number];
 type Skipped = WorkspaceConflicts['skipped'][number];
-type Computed = Pick<WorkspaceConflicts, 'entries' | 'skipped'> & { landed: Set<string> };
+/** `out`: the runs that drop out of the comparison — landed, or skipped with a reason. */
+type Computed = Pick<WorkspaceConflicts, 'entries' | 'skipped'> & { out: Set<string> };
 
 export class ConflictForecast {
   #pairs: ConflictPairs | undefined;
@@ -58,12 +59,13 @@ export class ConflictForecast {
     let computed = this.#answers.get(cacheKey)?.key === key ? this.#answers.get(cacheKey)!.computed : undefined;
     if (!computed) {
       computed = await this.#compute(site, targetCommit, candidates, options.runId);
-      this.#remember(cacheKey, key, computed);
+      // A git failure may pass (a time limit on a busy machine): such an answer is not kept.
+      if (!computed.skipped.some((s) => s.reason === 'unreadable')) this.#remember(cacheKey, key, computed);
     }
     return {
       ...answer,
       targetCommit,
-      runs: candidates.filter((c) => !computed.landed.has(c.runId)),
+      runs: candidates.filter((c) => !computed.out.has(c.runId)),
       entries: computed.entries,
       skipped: [...elsewhere, ...gone, ...computed.skipped],
     };
@@ -91,29 +93,32 @@ export class ConflictForecast {
       if (!skipped.has(id)) skipped.set(id, { runId: id, reason: 'unreadable', message: (error as Error).message });
     };
     // Against the target first: a branch whose changes the target has is landed, and pairs with nothing.
-    const landed = new Set<string>();
+    const out = new Set<string>();
     const withTarget: ConflictEntry[] = [];
     await eachAtMost(GIT_AT_ONCE, candidates, async (c) => {
       const forecast = await pairs.pair(repository, targetCommit, c.head).catch((error: unknown) => unreadable(c.runId, error));
-      if (!forecast) return landed.add(c.runId);
-      if (forecast.kind === 'contained') landed.add(c.runId);
+      if (!forecast) return out.add(c.runId);
+      if (forecast.kind === 'contained') out.add(c.runId);
       else if (forecast.kind === 'unrelated') {
         skipped.set(c.runId, { runId: c.runId, reason: 'unrelated', message: `${c.branch} has no history in common with the target` });
-        landed.add(c.runId);
+        out.add(c.runId);
       } else if (forecast.kind === 'overlap' && (!runId || c.runId === runId)) withTarget.push(entry(c.runId, TARGET_SIDE, forecast));
     });
-    const open = candidates.filter((c) => !landed.has(c.runId));
+    const open = candidates.filter((c) => !out.has(c.runId));
     const asked = open.flatMap((a, i) => open.slice(i + 1).flatMap((b) => (!runId || a.runId === runId ? [[a, b]] : b.runId === runId ? [[b, a]] : [])));
     const between: ConflictEntry[] = [];
     await eachAtMost(GIT_AT_ONCE, asked, async ([a, b]) => {
-      const forecast = await pairs.pair(repository, a!.head, b!.head).catch((error: unknown) => unreadable(b!.runId, error));
+      // Which of two branches is `ours` changes nothing an entry says (the files in common, or in
+      // conflict): asked in one order, whichever run is named first, so the memo answers both.
+      const [ours, theirs] = a!.head < b!.head ? [a!.head, b!.head] : [b!.head, a!.head];
+      const forecast = await pairs.pair(repository, ours, theirs).catch((error: unknown) => unreadable(b!.runId, error));
       if (forecast?.kind === 'overlap') between.push(entry(a!.runId, b!.runId, forecast));
     });
     // Answers arrive in any order; entries are listed in the order of the runs (newest first).
     const rank = new Map(candidates.map((c, i) => [c.runId, i]));
     const order = (e: ConflictEntry) => [rank.get(e.sides[0]) ?? 0, e.sides[1] === TARGET_SIDE ? -1 : (rank.get(e.sides[1]) ?? 0)];
     const byRuns = (x: ConflictEntry, y: ConflictEntry) => order(x)[0]! - order(y)[0]! || order(x)[1]! - order(y)[1]!;
-    return { entries: [...withTarget.sort(byRuns), ...between.sort(byRuns)], skipped: [...skipped.values()], landed };
+    return { entries: [...withTarget.sort(byRuns), ...between.sort(byRuns)], skipped: [...skipped.values()], out };
   }
 
   #remember(cacheKey: string, key: string, computed: Computed): void {

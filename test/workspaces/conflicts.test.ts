@@ -3,16 +3,17 @@
 // /api/workspaces/{id}/conflicts` names each pair of unlanded branches (or a branch and `target`)
 // that conflict or change the same files; `svc workspace conflicts`, `svc runs show` and the
 // approval prompt say it in words.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../../src/cli/main.js';
 import { testIO } from '../../src/cli/test-io.js';
+import { ConflictPairs } from '../../src/landing/index.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
-import { git } from '../helpers/git.js';
+import { git, makeRepository } from '../helpers/git.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
-import { api, cleanupAll, startRun, startServer, waitFor, waitForStatus, type Json, type Workflow } from '../helpers/runs.js';
+import { api, cleanupAll, startRun, startServer, tempDir, waitFor, waitForStatus, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 
 const MATH = 'export const one = 1;\nexport const two = 2;\nexport const three = 3;\nexport const four = 4;\nexport const five = 5;\n';
@@ -209,5 +210,32 @@ describe('the forecast in words', () => {
     (io.stdin as PassThrough).end();
     expect(await done).toBe(2);
     expect((await api(server, 'GET', `/api/workflows/runs/${picked}`)).body.status).toBe('paused');
+  });
+});
+
+describe('ConflictPairs, the function the landing queue will call', () => {
+  it('a file on one side and a directory of that name on the other conflict with no path in common; a branch landed by squash is contained', async () => {
+    const dir = makeRepository(await tempDir('svc-pairs-'));
+    /** A branch from main adding `path` (its directories made), and its commit. */
+    const branchAdding = (branch: string, path: string) => {
+      git(dir, 'checkout', '-q', '-b', branch, 'main');
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), `${branch}\n`);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', branch);
+      return git(dir, 'rev-parse', 'HEAD');
+    };
+    const file = branchAdding('file', 'd');
+    const directory = branchAdding('directory', 'd/f');
+    const pairs = new ConflictPairs({ env: process.env });
+    expect(await pairs.pair(dir, file, directory)).toMatchObject({ kind: 'overlap', conflict: true });
+
+    // The file branch squashed into main by hand: main has its changes, so it is contained there.
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'merge', '-q', '--squash', 'file');
+    git(dir, 'commit', '-q', '-m', 'squashed');
+    expect(await pairs.pair(dir, git(dir, 'rev-parse', 'main'), file)).toEqual({ kind: 'contained' });
+    // And asked again, the same answer (from the memo: the commits have not changed).
+    expect(await pairs.pair(dir, git(dir, 'rev-parse', 'main'), file)).toEqual({ kind: 'contained' });
   });
 });
