@@ -11,7 +11,7 @@
 
 /** The domain's folders: everything that decides, with no knowledge of how it is reached. Each is a room with one front door, its index.ts. */
 const DOMAIN_FOLDERS =
-  'runs|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces';
+  'runs|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces|tracing';
 const DOMAIN = `^src/(${DOMAIN_FOLDERS})/`;
 /**
  * Modules the client takes values from past their folder's front door. The CLI loads the client
@@ -149,6 +149,22 @@ module.exports = {
         'Dev dependencies (linters, test and build tools) are not installed with svc; src/ may name their types only. The dashboard (src/web) is the exception: its libraries are bundled into dist/web at build time.',
       from: { path: '^src/', pathNot: '^src/web/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
+      name: 'tracing-alone-loads-opentelemetry',
+      severity: 'error',
+      comment:
+        'The OpenTelemetry SDK is loaded only when tracing is on (docs/decisions.md, "Traces"): only the SDK side of tracing/ (its otel-*.ts modules) imports it.',
+      from: { pathNot: '^src/tracing/otel-[^/]+\\.ts$' },
+      to: { path: 'node_modules/@opentelemetry/', dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
+      name: 'opentelemetry-loads-lazily',
+      severity: 'error',
+      comment:
+        'tracing/otel-*.ts load the SDK: from outside them they are reached only with `await import()` (openTracing in tracing/index.ts), so a process without an OTLP endpoint never loads it.',
+      from: { pathNot: '^src/tracing/otel-[^/]+\\.ts$' },
+      to: { path: '^src/tracing/otel-[^/]+\\.ts$', dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
     },
     {
       name: 'not-to-unresolvable',

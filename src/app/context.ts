@@ -28,6 +28,7 @@ import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
 import { closeCommandSandbox } from '../sandbox/index.js';
+import { openTracing, type RunTracing } from '../tracing/index.js';
 
 /**
  * Everything a front end (the server or the CLI's offline mode) needs, wired once. Domain
@@ -70,6 +71,8 @@ export interface AppContext {
   forecast: ConflictForecast;
   /** Benchmarks and the dashboard's run query, over what runs offer to read. */
   benchmarks: BenchmarkService;
+  /** One trace per run when an OTLP endpoint is configured (docs/decisions.md, "Traces"); else none, and no SDK loaded. */
+  tracing: RunTracing;
 }
 
 export interface ContextOptions {
@@ -93,7 +96,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
   const policy = rolePolicy(options.role, { sharedDatabase: Boolean(settings.databaseUrl) });
   const store = await openFileStore({ home: settings.home, logger, lock: policy.storeLock });
   let database: PostgresDatabase | undefined;
+  let tracing: RunTracing | undefined;
   try {
+    // Only a process that executes runs traces them: a reader (`svc runs list`) never loads the SDK.
+    tracing = await openTracing(policy.executes ? settings.tracing : null, { logger, version: packageVersion() });
     const bus = new EventBus<SvcStreamEvent>();
     const shared = settings.databaseUrl
       ? await openDatabaseRepositories(settings.databaseUrl, logger, bus, settings.home, { leaseMs: settings.runLeaseMs, takesPart: policy.takesPartInLeases })
@@ -122,6 +128,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         ...(shared ? { workspaces: () => allWorkspaces(shared.workspaces.workspaces) } : {}),
       }),
       closers: new Set(),
+      tracing,
     } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'benchmarks'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
@@ -177,6 +184,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
         worktrees: workspaces.runWorktrees,
         conversations: new EngineConversations(conversationRepositories),
         memory,
+        tracing,
       },
       { recover: policy.executes, requeuePending: policy.requeuesPending },
     );
@@ -230,6 +238,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     }
     return ctx;
   } catch (error) {
+    await tracing?.close();
     await database?.close();
     await store.close();
     throw error;
@@ -295,6 +304,8 @@ export async function closeContext(context: AppContext): Promise<void> {
   // The engine first: the runs it stops end `failed`/`interrupted`, and the orchestrator, still
   // open, posts those outcomes to their conversations.
   await context.engine.close();
+  // After the engine: the runs it stopped ended their spans; a paused run's span ends now, and every span is sent.
+  await context.tracing.close();
   // The bash nodes' sandbox session, once nothing runs in it (its proxies keep the process alive).
   await closeCommandSandbox();
   await context.conversations.orchestrator.close();

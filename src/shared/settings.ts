@@ -119,7 +119,28 @@ export interface Settings {
    * An unset or empty variable is `undefined`: never an empty key.
    */
   webhookSecret(name: string): string | undefined;
+  /**
+   * One trace per run, exported over OTLP/HTTP (docs/decisions.md, "Traces"): on when
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set (and
+   * `OTEL_SDK_DISABLED` is not true); null otherwise, and then no OpenTelemetry module is loaded.
+   * The SDK reads the other standard variables itself (`OTEL_EXPORTER_OTLP_HEADERS`, timeouts,
+   * `OTEL_BSP_*`, `OTEL_TRACES_SAMPLER`, `OTEL_RESOURCE_ATTRIBUTES`).
+   */
+  tracing: TracingSettings | null;
 }
+
+/** Where and how a run's spans are sent (`Settings.tracing`). */
+export interface TracingSettings {
+  /** The traces URL: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+  url: string;
+  /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` || `OTEL_EXPORTER_OTLP_PROTOCOL` || `http/protobuf` (the specification's default). */
+  protocol: (typeof TRACE_PROTOCOLS)[number];
+  /** `OTEL_SERVICE_NAME`; svc's spans say `svc` when it is unset. */
+  serviceName: string | undefined;
+}
+
+/** The OTLP protocols svc exports with; `grpc` is not one of them (docs/decisions.md, "Traces"). */
+export const TRACE_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 /**
  * Variables every process has, whose values anyone can guess: a workflow's `secret_env` naming one
@@ -149,6 +170,31 @@ function memoryBudget(env: NodeJS.ProcessEnv): number | null {
   const bytes = parseSize(raw);
   if (bytes === null || bytes === 0) throw new SettingsError(`SVC_MEMORY_BUDGET must be a size of more than 0: ${SIZE_HINT} (got '${raw}').`);
   return bytes;
+}
+
+/** `Settings.tracing` from the standard OpenTelemetry variables; a value that cannot be used is an error, not a guess. */
+export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings | null {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return null;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!traces && !base) return null;
+  // The specification's rule: the signal's own endpoint is the URL; the general one gets the signal's path.
+  const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
+  const source = traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol))
+    throw new SettingsError(`${source} must be an http:// or https:// URL (got '${traces || base}').`);
+  const protocolSource = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = (env[protocolSource]?.trim() || 'http/protobuf').toLowerCase();
+  if (!(TRACE_PROTOCOLS as readonly string[]).includes(protocol)) {
+    throw new SettingsError(`${protocolSource} must be ${TRACE_PROTOCOLS.join(' or ')} for svc's traces (got '${env[protocolSource]}').`);
+  }
+  return { url, protocol: protocol as TracingSettings['protocol'], serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined };
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -236,6 +282,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     runLeaseMs: positiveInt(env, 'SVC_RUN_LEASE_MS', 30_000, 300),
     validateResponses: ['1', 'true'].includes((env.SVC_VALIDATE_RESPONSES ?? '').toLowerCase()),
     webhookSecret: (name) => (!NOT_SECRETS.test(name) && Object.hasOwn(env, name) && env[name] ? env[name] : undefined),
+    tracing: tracingSettings(env),
   };
 }
 

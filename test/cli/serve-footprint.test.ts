@@ -1,6 +1,6 @@
 // Issue 22, "a smaller footprint": what `svc serve` on the file store loads before its first answer.
-// Nothing that only the PostgreSQL store (pg), the dashboard, or a convenience we do not use needs
-// may load at start-up. Checked on what is loaded — the source maps of the bundle chunks the
+// Nothing that only the PostgreSQL store (pg), the dashboard, tracing (the OpenTelemetry SDK, issue
+// 33, without an OTLP endpoint) or a convenience we do not use needs may load at start-up. Checked on what is loaded — the source maps of the bundle chunks the
 // process imports name every file inside them — not on time (timing belongs in `npm run bench`).
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +29,13 @@ async function sourcesOf(urls: string[]): Promise<string[]> {
 }
 
 describe('svc serve on the file store', () => {
-  it('loads no PostgreSQL driver, dashboard code, zod locale or node-forge before answering /api/health', async () => {
-    const serve = await spawnServe({ home, nodeArgs: ['--import', TRACER] });
+  it('loads no PostgreSQL driver, dashboard code, zod locale, OpenTelemetry module or node-forge before answering /api/health', async () => {
+    // Tracing off, whatever the machine running the tests says.
+    const serve = await spawnServe({
+      home,
+      nodeArgs: ['--import', TRACER],
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined },
+    });
     expect((await fetch(`${serve.url}/api/health`)).status).toBe(200);
     expect(await serve.stop()).toEqual({ code: 0, signal: null });
 
@@ -45,7 +50,9 @@ describe('svc serve on the file store', () => {
     const unwanted = new Set(
       sources.filter(
         (source) =>
-          /node_modules\/(pg|pg-[\w-]+|pgpass|postgres-[\w-]+|node-forge)\/|\/src\/(web|store\/postgres)\//.test(source) ||
+          /node_modules\/(pg|pg-[\w-]+|pgpass|postgres-[\w-]+|node-forge|@opentelemetry\/[\w-]+)\/|\/src\/((web|store\/postgres)\/|tracing\/otel-)/.test(
+            source,
+          ) ||
           (/node_modules\/zod\/v4\/locales\//.test(source) && !source.endsWith('/en.js')),
       ),
     );

@@ -6,6 +6,7 @@ import type { SandboxWidening } from '../../workflows/index.js';
 import type { Store } from '../../store/index.js';
 import type { RunStreamEvent } from '../model/events.js';
 import type { Coordination } from '../../coordination/index.js';
+import type { RunTracing } from '../../tracing/index.js';
 import type { RunStorage } from '../storage/run-repository.js';
 
 export type { RunFilter } from '../storage/run-queries.js';
@@ -136,6 +137,8 @@ export interface EngineDeps {
   conversations: RunConversations;
   /** The server's memory budget for running nodes (memory-admission.ts); absent: nodes are not held for memory. */
   memory?: MemoryAdmission;
+  /** One trace per run (docs/decisions.md, "Traces"); absent: none. */
+  tracing?: RunTracing;
 }
 
 export interface RecoveryOptions {

@@ -2,6 +2,7 @@ import type { EngineDeps } from './engine-deps.js';
 import type { ExecutorDeps } from '../executor/executor.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
+import { tracedRun } from '../executor/trace-facts.js';
 
 /** Nodes of one run executing at once; more wait for a free place, in definition order. */
 export const RUN_PARALLELISM = 8;
@@ -53,6 +54,8 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
     envAllow: deps.limits.agentEnvAllow ?? [],
     fenceRounds: deps.coordination.runsMayBeTakenOver,
     ...(deps.memory ? { memory: deps.memory } : {}),
+    // Its span in this process: the one a paused run kept open here, or a new one in its trace.
+    ...(deps.tracing ? { trace: deps.tracing.run(tracedRun(run)) } : {}),
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
     ...(run.branch ? { worktree: deps.worktrees.commits } : {}),
   };

@@ -42,6 +42,7 @@ export function newRunRecord(request: StartRunRequest, resolved: ResolvedWorkflo
     fromRunId: place.fromRunId ?? null,
     trigger: request.trigger,
     ...(request.outside ? { outside: request.outside } : {}),
+    ...(request.traceparent ? { traceparent: request.traceparent } : {}),
     createdAt: at,
     startedAt: null,
     finishedAt: null,

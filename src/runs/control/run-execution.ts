@@ -12,6 +12,7 @@ import type { RunStore } from '../storage/run-store.js';
 import { assertOperationAllowed } from '../model/lifecycle.js';
 import { RunChangedElsewhere, transition } from '../storage/transition.js';
 import { isTerminal, type RunRecord, type RunStatus } from '../model/types.js';
+import { runSpanEnd } from '../executor/trace-facts.js';
 
 const now = () => new Date().toISOString();
 
@@ -196,7 +197,11 @@ export class RunExecutions {
   /** A run that is now terminal or paused answers those waiting for it (`waitUntilSettled`). */
   notifySettled(run: RunRecord): void {
     if (!isSettled(run.status)) return;
-    if (isTerminal(run.status)) this.#runAgents.delete(run.id);
+    if (isTerminal(run.status)) {
+      this.#runAgents.delete(run.id);
+      // Its span ends with it; a paused run's stays open for its approval (docs/decisions.md, "Traces").
+      this.deps.tracing?.endRun(run.id, runSpanEnd(run));
+    }
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const resolve of waiters ?? []) resolve(run);

@@ -10,6 +10,7 @@ import { assertOperationAllowed, moveNode, type EventSpec } from '../model/lifec
 import { RunChangedElsewhere, transition } from '../storage/transition.js';
 import { deliverSignal, endDueWaits } from '../wake-ups/waits.js';
 import { isNodeDone, type RunRecord } from '../model/types.js';
+import { tracedRun } from '../executor/trace-facts.js';
 
 const now = () => new Date().toISOString();
 
@@ -20,7 +21,7 @@ const now = () => new Date().toISOString();
  */
 export class RunOperations {
   constructor(
-    private readonly deps: Pick<EngineDeps, 'coordination' | 'bus' | 'worktrees'>,
+    private readonly deps: Pick<EngineDeps, 'coordination' | 'bus' | 'worktrees' | 'tracing'>,
     private readonly runs: RunStore,
     private readonly executions: RunExecutions,
   ) {}
@@ -60,7 +61,15 @@ export class RunOperations {
       { type: 'run_approved', fields: { nodeId: gateId, comment: comment ?? '' } },
       { type: 'node_completed', fields: { nodeId: gateId, output: comment ?? '', durationMs: gate.durationMs } },
     ];
-    return this.#carryOn(run, 'approve', events, elsewhere, { nodes: { ...run.nodes, [gateId]: gate } });
+    // Told before the run goes on, which may be at once and in this span.
+    this.#traceApproval(run, gateId, 'approved', gate.durationMs);
+    const carriedOn = await this.#carryOn(run, 'approve', events, elsewhere, { nodes: { ...run.nodes, [gateId]: gate } }).catch((error: unknown) => {
+      this.deps.tracing?.endRun(run.id, { status: run.status });
+      throw error;
+    });
+    // Continued by a server of another home, in a span of its own there: none stays open here for it.
+    if (elsewhere) this.deps.tracing?.endRun(run.id, { status: carriedOn.status });
+    return carriedOn;
   }
 
   /** A run whose worktree is in another home continues on a server of that home (docs/scaling.md): offered, not launched here. */
@@ -115,15 +124,28 @@ export class RunOperations {
     const why = reason ?? '';
     const nodes = { ...run.nodes, [gateId]: moveNode(gate, 'close', { error: why ? `rejected: ${why}` : 'rejected', finishedAt: at }) };
     for (const [id, state] of Object.entries(nodes)) if (!isNodeDone(state.status)) nodes[id] = moveNode(state, 'close', { error: 'rejected' });
+    this.#traceApproval(run, gateId, 'rejected', gate.startedAt ? Date.parse(at) - Date.parse(gate.startedAt) : null);
     const rejected = await transition(this.runs, run, 'reject', {
       patch: { nodes, rejectReason: why || null, finishedAt: at, costUsd: sumCost(Object.values(nodes)) },
       events: [
         { type: 'run_rejected', fields: { nodeId: gateId, reason: why } },
         { type: 'run_cancelled', fields: { reason: 'rejected' } },
       ],
+    }).catch((error: unknown) => {
+      // Another change won (409): the run goes on as that change says, not in a span left open here.
+      this.deps.tracing?.endRun(run.id, { status: run.status });
+      throw error;
     });
     this.executions.notifySettled(rejected);
     return rejected;
+  }
+
+  /**
+   * The gate's decision, an `approval` event on the run's span: the one its pause left open here, or a
+   * new one in its trace, which the execution that follows (here) goes on in (docs/decisions.md, "Traces").
+   */
+  #traceApproval(run: RunRecord, nodeId: string, decision: 'approved' | 'rejected', waitedMs: number | null | undefined): void {
+    this.deps.tracing?.run(tracedRun(run)).event({ name: 'approval', nodeId, decision, waitedMs });
   }
 
   /** Marks a failed run to be continued; `maxCostUsd` replaces its spend cap (spend-cap.ts). */
@@ -145,6 +167,8 @@ export class RunOperations {
       if (!stored) throw new DomainError('run_not_found', `No run '${runId}'.`);
       throw new RunChangedElsewhere(run.id, 'delete', stored.status);
     }
+    // A run deleted while paused or waiting: the span its pause left open here ends.
+    this.deps.tracing?.endRun(run.id, { status: 'deleted' });
     // Published, not persisted: the log it would go to was removed with the run.
     this.deps.bus.publish({ type: 'run_deleted', at: now(), runId: run.id, conversationId: run.conversationId, platformId: run.platformId });
     if (run.workspaceId) await this.deps.worktrees.release(run.id);

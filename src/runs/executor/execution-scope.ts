@@ -8,6 +8,7 @@ import type { NodeRunner, PromptDeps } from './nodes/types.js';
 import type { RoundWrites } from './round-writes.js';
 import type { RunMemory } from './node-memory.js';
 import type { MemoryAdmission } from '../../processes/index.js';
+import type { RunTrace } from '../../tracing/index.js';
 
 /** What a started node can wait for before its process runs (`waitingFor`). */
 export type NodeWaitReason = 'agent_slot' | 'memory';
@@ -35,6 +36,8 @@ export interface ExecutorDeps {
   fenceRounds?: boolean;
   /** The server's memory budget: each attempt of a process node is admitted to it before it starts (memory-admission.ts). */
   memory?: MemoryAdmission;
+  /** The run's span in this process (docs/decisions.md, "Traces"); absent: the run is not traced. */
+  trace?: RunTrace;
 }
 
 /**

@@ -61,6 +61,8 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
   const { runs } = deps;
   const state = new ExecutionState({
     ...started,
+    // A run traced for the first time keeps its trace: a later process's spans join it (docs/decisions.md, "Traces").
+    ...(!started.traceparent && deps.trace?.traceparent ? { traceparent: deps.trace.traceparent } : {}),
     nodes: Object.fromEntries([
       ...Object.entries(started.nodes),
       ...workflow.nodes.filter((node) => !started.nodes[node.id]).map((node) => [node.id, freshNodeState()]),
@@ -175,7 +177,9 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
         } else if (node.action.kind === 'wait') {
           // It runs nothing: the run settles `waiting` once nothing else can run (waits.ts).
           candidates.delete(node);
-          state.setNode(node.id, holdWait(current, node.action, new Date()));
+          const held = holdWait(current, node.action, new Date());
+          state.setNode(node.id, held);
+          deps.trace?.event({ name: 'wait', nodeId: node.id, until: held.waitUntil, event: held.waitEvent });
           rounds.changed();
         } else if (running.size + starting.length < deps.parallelism) {
           candidates.delete(node);

@@ -17,6 +17,8 @@ import { memoryEvents } from './memory-events.js';
 import { watchNodeMemory, type NodeMemoryWatch } from './node-memory.js';
 import { estimateNodeMemory } from './memory-estimate.js';
 import { NodeCancelled, NodeFailure, type NodeOutcome, type NodeRunContext } from './nodes/types.js';
+import { NO_RUN_TRACE, type NodeTrace } from '../../tracing/index.js';
+import { nodeSpanEnd } from './trace-facts.js';
 
 /**
  * One node of a run, from its start (which `schedule` made) to its outcome on the run's snapshot:
@@ -28,7 +30,9 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   // Not waited for: its seq is taken now, so it precedes any node_output, and appends land in order.
   rounds.land(deps.runs.emit(state.run, 'node_started', { nodeId: node.id, kind: node.action.kind }));
   const log = openNodeLog(join(scope.artifactsDir, `${node.id}.log`));
-  const streams = nodeStreams(scope, node, log);
+  // Its span in the run's trace: from here to its outcome (docs/decisions.md, "Traces").
+  const span = (deps.trace ?? NO_RUN_TRACE).node(node.id, node.action.kind as 'bash' | 'prompt' | 'command');
+  const streams = nodeStreams(scope, node, log, span);
   // An agent node counts from zero, so "no tool call" reads as 0 (a bash node has no count at all).
   if (node.action.kind !== 'bash') state.patchNode(node.id, emptyToolTally());
   // A sandboxed one (an agent's, or a bash node's) counts its sandbox's refusals from zero too; an unsandboxed one has no count.
@@ -37,7 +41,7 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   if (commits) state.setNode(node.id, without(state.node(node.id), ...NODE_RANGE_FIELDS));
   const base = commits ? await commits.start() : null;
   const startedMs = Date.now();
-  const attempted = await attempts(scope, node, streams);
+  const attempted = await attempts(scope, node, streams, span);
   const { cancelled, costUsd } = attempted;
   let { outcome, failure } = attempted;
   // Cancelled (or stopped by the cap) while it waited for a slot: it waits no more, and ends as a
@@ -63,6 +67,7 @@ export async function executeNode(scope: ExecutionScope, node: WorkflowNode): Pr
   if (cancelled) state.setNode(node.id, moveNode(state.node(node.id), 'stop', { error: 'cancelled', costUsd }));
   else if (outcome) await completed(scope, node, outcome, costUsd);
   else await failed(scope, node, failure, costUsd, log.tail());
+  span.end(nodeSpanEnd(state.node(node.id), outcome));
   rounds.changed();
 }
 
@@ -79,7 +84,7 @@ interface NodeStreams extends Pick<NodeRunContext, 'onTool' | 'onSandboxDenied' 
 }
 
 /** Where a node's process, output and tool calls go as they happen: its log, its events, its tally, its process file. */
-function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: NodeLog): NodeStreams {
+function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: NodeLog, span: NodeTrace): NodeStreams {
   const { runs, logger } = deps;
   const runId = state.run.id;
   const failedWrite = (error: unknown) => logger.error('run.event_write_failed', { runId, nodeId: node.id, error: (error as Error).message });
@@ -111,6 +116,8 @@ function nodeStreams({ deps, state }: ExecutionScope, node: WorkflowNode, log: N
     state.setNode(node.id, tally);
     if (!announce) return;
     runs.emit(state.run, 'agent_tool', { nodeId: node.id, ...call }).catch(failedWrite);
+    // A span like the event, within the same bound: its tool and status, never its summary.
+    span.tool({ tool: call.tool, status: call.status });
   };
   // Each refusal of the agent's sandbox: an event, and one more on the node's count.
   const onSandboxDenied = (denial: SandboxDenial) => {
@@ -135,7 +142,7 @@ interface Attempted {
 }
 
 /** The node's attempts, up to its `retry`: the first that succeeds, or the last failure, or a cancel. */
-async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: NodeStreams): Promise<Attempted> {
+async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: NodeStreams, span: NodeTrace): Promise<Attempted> {
   const { deps, state, signal } = scope;
   const result: Attempted = { outcome: undefined, failure: undefined, cancelled: false, costUsd: null };
   const addCost = (costUsd: number | null | undefined) => {
@@ -153,6 +160,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
     const estimate = await estimateNodeMemory({ history: deps.runs.summaries, logger: deps.logger }, state.run, node);
     const grant = new PendingGrant(deps.memory, estimate.bytes, signal, (waiting) => {
       scope.slotWait(node.id, waiting && 'memory');
+      span.event({ name: waiting ? 'wait' : 'wait_end', waitingFor: 'memory' });
       // Why it waits: what it was estimated at, and from what (memory-estimate.ts).
       if (waiting)
         deps.logger.info('run.node_waiting_for_memory', { runId: state.run.id, nodeId: node.id, estimateBytes: estimate.bytes, source: estimate.source });
@@ -180,8 +188,12 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
         env: deps.workspaceEnv,
         envAllow: [...deps.envAllow, ...(node.envAllow ?? [])],
         onEnvGiven: (names) => state.patchNode(node.id, { envGiven: names }),
-        onSlotWait: (waiting) => scope.slotWait(node.id, waiting && 'agent_slot'),
+        onSlotWait: (waiting) => {
+          scope.slotWait(node.id, waiting && 'agent_slot');
+          span.event({ name: waiting ? 'wait' : 'wait_end', waitingFor: 'agent_slot' });
+        },
         admitMemory: grant.admit,
+        traceparent: span.traceparent,
         signal,
         onOutput: streams.onOutput,
         onTool: streams.onTool,
@@ -216,6 +228,7 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       // Another attempt before the limit resets would hit it again: the node fails with its `resumeAt`.
       if (failure.code === 'usage_limit') break;
       if (attempt < node.retry.maxAttempts) {
+        span.event({ name: 'retry', attempt, errorCode: failure.code });
         streams.onOutput('system', `attempt ${attempt} failed: ${failure.message}; retrying${node.retry.delayMs ? ` in ${node.retry.delayMs} ms` : ''}\n`);
         await abortableDelay(node.retry.delayMs, signal);
         if (signal.aborted) {

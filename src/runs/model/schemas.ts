@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { TOOLS_DENIED_KEPT } from '../../agents/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
+import { TRACEPARENT_PATTERN } from '../../shared/traceparent.js';
 import { EventNameSchema } from '../../workflows/index.js';
 import { NODE_STATUSES, RUN_STATUSES, TRIGGER_KINDS, type RunStatus } from './statuses.js';
 
@@ -276,6 +277,13 @@ export const RunViewSchema = z.object({
     .array(z.string())
     .optional()
     .describe('every version the run ran under, oldest first: the one it started with, then each a resume picked up'),
+  traceparent: z
+    .string()
+    .regex(TRACEPARENT_PATTERN)
+    .optional()
+    .describe(
+      "the W3C trace context the run's spans continue (docs/decisions.md, Traces): the `traceparent` of the webhook delivery that started it, else its first run span's once it executed with tracing on; absent when never traced",
+    ),
 });
 
 /** Extra variables given to nodes (webhook runs: TRIGGER_TYPE, TRIGGER_PAYLOAD, …). */

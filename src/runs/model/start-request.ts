@@ -28,6 +28,8 @@ export interface StartRunRequest {
   runId?: string;
   /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */
   fromRunId?: string;
+  /** A webhook delivery's W3C `traceparent` (already checked): the run's trace continues it (docs/decisions.md, "Traces"). */
+  traceparent?: string;
   /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
   agents?: Record<AssistantName, Agent>;
 }

@@ -1,5 +1,5 @@
 import { withheldEnvironment } from '../../../agents/index.js';
-import { processVariables } from './process-env.js';
+import { processVariables, withTraceparent } from './process-env.js';
 import { StringDecoder } from 'node:string_decoder';
 import { checkedWhole, formatDuration, renderBash } from '../../../workflows/index.js';
 import { watchIdle, spawnGroup } from '../../../processes/index.js';
@@ -18,7 +18,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type SandboxDeps } from '.
 export const bashRunner =
   (sandbox: SandboxDeps): NodeRunner =>
   async (context) => {
-    const { run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess } = context;
+    const { run, node, outputs, variables, env, envAllow, onEnvGiven, signal, onOutput, onProcess, traceparent } = context;
     if (node.action.kind !== 'bash') throw new Error(`bashRunner got a ${node.action.kind} node`);
     // The last check of the script (renderBash) is made whole: with the bash parser's reading too.
     const source = node.action.bash;
@@ -35,6 +35,8 @@ export const bashRunner =
       processEnv = withheld.env;
       onEnvGiven(withheld.given);
     }
+    // svc's own, after the environment is withheld or not: never one of the names given or allowed.
+    processEnv = withTraceparent(processEnv, traceparent);
     let confined: ConfinedBash | undefined;
     if (bashSandboxDecision(node, run, sandbox)?.sandbox === 'on') {
       try {

@@ -15,3 +15,11 @@ export function processVariables(variables: Readonly<Record<string, string>>): R
   }
   return env;
 }
+
+/**
+ * A node's process environment with the node span's `TRACEPARENT` (docs/decisions.md, "Traces"),
+ * replacing any the server itself was started with; unchanged when the run is not traced.
+ */
+export function withTraceparent(env: NodeJS.ProcessEnv, traceparent: string | undefined): NodeJS.ProcessEnv {
+  return traceparent ? { ...env, TRACEPARENT: traceparent } : env;
+}

@@ -7,6 +7,7 @@ import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './
 import { remainingBudget } from '../spend-cap.js';
 import { callCost } from '../../../config/index.js';
 import { prepareAgentSandbox } from './agent-sandbox.js';
+import { withTraceparent } from './process-env.js';
 
 /**
  * `prompt` and `command` nodes: the text (a command's markdown for `command`) with the run's
@@ -32,6 +33,7 @@ export const promptRunner =
     onProcess,
     onSlotWait,
     admitMemory,
+    traceparent,
   }) => {
     const { action } = node;
     // The env-leak gate, before every agent invocation: the workspace's .env files are scanned afresh.
@@ -83,7 +85,8 @@ export const promptRunner =
         model,
         permissions: node.permissions ?? DEFAULT_NODE_PERMISSIONS,
         sandbox: confined.sandbox,
-        env: confined.env,
+        // Given after the environment is withheld: svc's own, like its TMPDIR, never one of the names allowed.
+        env: withTraceparent(confined.env, traceparent),
         endpoint,
         ...(run.maxCostUsd != null ? { maxBudgetUsd: remainingBudget(run) } : {}),
         signal,
@@ -106,6 +109,7 @@ export const promptRunner =
         costUsd: await callCost(result, assistants.priceOf && (() => assistants.priceOf!(assistant))),
         tokens: result.tokens,
         model: result.model,
+        agent: { assistant, requestModel: model },
       };
     } catch (error) {
       if (error instanceof AgentError) {

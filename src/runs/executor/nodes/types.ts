@@ -36,6 +36,11 @@ export interface NodeRunContext {
   admitMemory(): Promise<void>;
   /** Called with the leader of each process group the node starts, and how that group is stopped (its memory limit uses it). */
   onProcess(pid: number, stop: () => Promise<void>): void;
+  /**
+   * The node span's W3C trace context when the run is traced: every process the node starts gets it
+   * as `TRACEPARENT`, so a script or an agent that honours it joins the run's trace (docs/decisions.md, "Traces").
+   */
+  traceparent?: string | undefined;
 }
 
 /** Which assistant and model a prompt node uses when it names none (the assistants configuration). */
@@ -80,6 +85,8 @@ export interface NodeOutcome {
   costUsd?: number | null;
   tokens?: { input: number; output: number } | null;
   model?: string | null;
+  /** A prompt or command node: the assistant it called and the model it asked for (null: the agent's default), for its trace. */
+  agent?: { assistant: AssistantName; requestModel: string | null };
 }
 
 /** A node attempt that failed; `code` is a stable reason (`timeout`, `exit_code`, an agent code…). */
