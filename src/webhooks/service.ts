@@ -48,7 +48,15 @@ export interface WebhookDeps {
   /** A variable of the server's environment (looked up second). */
   processSecret(name: string): string | undefined;
   /** Starts the run; rejects with `workflow_not_found` when the workflow is gone. */
-  startRun(request: { runId: string; workflow: string; message: string; cwd: string; variables: Record<string, string> }): Promise<{ id: string }>;
+  startRun(request: {
+    runId: string;
+    workflow: string;
+    message: string;
+    cwd: string;
+    variables: Record<string, string>;
+    /** The delivery's W3C `traceparent`, when it carried a valid one: the run's trace continues it. */
+    traceparent?: string;
+  }): Promise<{ id: string }>;
   /**
    * A signalling trigger's delivery (`signal:`): delivers the event to the run's waiting node with
    * the payload; rejects as `POST …/signal` does (404 `run_not_found`, 409 `not_waiting`).
@@ -133,10 +141,14 @@ export class WebhookService {
 
   listDeliveries = (filter: Parameters<WebhookRepositories['deliveries']['list']>[0]) => this.#deps.repositories.deliveries.list(filter);
 
-  async receive(slug: string, raw: Uint8Array, signature: string | null): Promise<WebhookAnswer> {
+  /**
+   * One delivery. `traceparent`: the delivery's W3C trace context, already checked (the route drops a
+   * malformed one): a run it starts continues that trace (docs/decisions.md, "Traces").
+   */
+  async receive(slug: string, raw: Uint8Array, signature: string | null, traceparent?: string): Promise<WebhookAnswer> {
     const receivedAt = this.#now();
     const note: Partial<DeliveryRecord> = {};
-    const answer = await this.#decide(slug, raw, signature, receivedAt, note);
+    const answer = await this.#decide(slug, raw, signature, receivedAt, note, traceparent);
     const delivery: DeliveryRecord = {
       id: newId('dlv'),
       slug,
@@ -158,7 +170,14 @@ export class WebhookService {
     return answer;
   }
 
-  async #decide(slug: string, raw: Uint8Array, signature: string | null, receivedAt: number, note: Partial<Mutable<DeliveryRecord>>): Promise<WebhookAnswer> {
+  async #decide(
+    slug: string,
+    raw: Uint8Array,
+    signature: string | null,
+    receivedAt: number,
+    note: Partial<Mutable<DeliveryRecord>>,
+    traceparent: string | undefined,
+  ): Promise<WebhookAnswer> {
     const outcome = (o: DeliveryOutcome) => (note.outcome = o);
     const trigger = await this.#deps.findTrigger(slug);
     if (!trigger) {
@@ -227,7 +246,7 @@ export class WebhookService {
     const id = createHash('sha256').update(`${slug}\n${key}`).digest('hex');
     // Deliveries of one key wait for each other, so the second sees the first's run.
     const previous = this.#inFlight.get(id) ?? Promise.resolve();
-    const turn = previous.then(() => this.#dedupeAndStart(id, trigger, raw, key, event, receivedAt, note, signalled));
+    const turn = previous.then(() => this.#dedupeAndStart(id, trigger, raw, key, event, receivedAt, note, signalled, traceparent));
     const settled = turn.catch(() => {});
     this.#inFlight.set(id, settled);
     try {
@@ -246,7 +265,8 @@ export class WebhookService {
     receivedAt: number,
     note: Partial<Mutable<DeliveryRecord>>,
     /** A signalling trigger's run: signalled instead of a new run started. */
-    signalled?: string,
+    signalled: string | undefined,
+    traceparent: string | undefined,
   ): Promise<WebhookAnswer> {
     const bodyHash = createHash('sha256').update(raw).digest('hex');
     const at = new Date(receivedAt).toISOString();
@@ -315,6 +335,7 @@ export class WebhookService {
           WEBHOOK_IDEMPOTENCY_KEY: key,
           WEBHOOK_RECEIVED_AT: at,
         },
+        ...(traceparent ? { traceparent } : {}),
       });
     } catch (cause) {
       await dedupe.release(record);

@@ -13,6 +13,7 @@ import {
   type TriggerRecord,
 } from '../../webhooks/index.js';
 import { defineRoute, reply } from '../route.js';
+import { parseTraceparent } from '../../shared/traceparent.js';
 import { ErrorBodySchema } from '../schemas.js';
 
 /**
@@ -57,7 +58,13 @@ export const webhookRoutes = [
       503: { description: "The trigger's secret is not set, or is too easy to guess to sign with; no run is started", schema: SecretRefusedSchema },
     },
     handle: async ({ ctx, params, raw, headers }) => {
-      const answer = await ctx.webhooks.receive(params.slug, raw ?? new Uint8Array(), headers.get(SIGNATURE_HEADER));
+      // A `traceparent` header continues the sender's trace (docs/decisions.md, "Traces"); a malformed one is ignored, never refused.
+      const answer = await ctx.webhooks.receive(
+        params.slug,
+        raw ?? new Uint8Array(),
+        headers.get(SIGNATURE_HEADER),
+        parseTraceparent(headers.get('traceparent')),
+      );
       // A refusal is answered as any DomainError is: by the dispatcher, with the one error body.
       if ('refused' in answer) throw answer.refused;
       return reply(answer.status, answer.body);
