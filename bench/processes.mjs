@@ -62,7 +62,7 @@ server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:'
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-/** Spawns `node <args>` and resolves with its URL once it prints `listening on <url>`. */
+/** Spawns `node <args>` and resolves with its URL once it prints `listening on <url>` (and its stderr so far, as it grows). */
 export function startServerProcess(args, { env = {}, cwd } = {}) {
   const startedAt = performance.now();
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,7 +80,7 @@ export function startServerProcess(args, { env = {}, cwd } = {}) {
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${err.trim()}`)));
     child.once('error', reject);
   });
-  return withTimeout(ready, 20_000, `${args.join(' ')} start`).then((url) => ({ child, url, startedAt }));
+  return withTimeout(ready, 20_000, `${args.join(' ')} start`).then((url) => ({ child, url, startedAt, stderr: () => err }));
 }
 
 export const startHello = () => startServerProcess(['--input-type=module', '-e', HELLO_SERVER]);
