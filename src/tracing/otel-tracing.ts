@@ -70,8 +70,8 @@ export async function openOtelTracing(settings: TracingSettings, options: { logg
   const tracer = provider.getTracer('svc', options.version);
   /** Open run spans by run id; a paused run's stays open until it ends or svc stops. */
   const runs = new Map<string, { span: Span; trace: RunTrace }>();
-  /** Node spans not yet ended, ended by `close` if their run is stopped with the process. */
-  const openNodes = new Set<Span>();
+  /** Node spans not yet ended, with their run's id: ended with their run (an executor that failed ends no node) or by `close`. */
+  const openNodes = new Map<Span, string>();
   // An export that failed is already told (tracing.export_failed); what else a flush meets is for debugging.
   const failed = (error: unknown) => logger.debug('tracing.flush_failed', { error: error instanceof Error ? error.message : String(error) });
   const flush = () => {
@@ -80,7 +80,7 @@ export async function openOtelTracing(settings: TracingSettings, options: { logg
 
   function nodeTrace(runId: string, runContext: Context, nodeId: string, kind: 'bash' | 'prompt' | 'command'): NodeTrace {
     const span = tracer.startSpan(nodeSpanName(nodeId, kind), { kind: SpanKind.INTERNAL, attributes: nodeStartAttributes(runId, nodeId, kind) }, runContext);
-    openNodes.add(span);
+    openNodes.set(span, runId);
     const context = trace.setSpan(runContext, span);
     return {
       traceparent: traceparentOf(span),
@@ -119,13 +119,18 @@ export async function openOtelTracing(settings: TracingSettings, options: { logg
       const open = runs.get(runId);
       if (!open) return;
       runs.delete(runId);
+      for (const [span, of] of openNodes) {
+        if (of !== runId) continue;
+        openNodes.delete(span);
+        span.end();
+      }
       open.span.setAttributes(runEndAttributes(end));
       if (end.status === 'failed') open.span.setStatus({ code: SpanStatusCode.ERROR, ...(end.errorCode ? { message: end.errorCode } : {}) });
       open.span.end();
       flush();
     },
     async close() {
-      for (const span of openNodes) span.setAttribute(SVC.processStopped, true).end();
+      for (const span of openNodes.keys()) span.setAttribute(SVC.processStopped, true).end();
       openNodes.clear();
       for (const { span } of runs.values()) span.setAttribute(SVC.processStopped, true).end();
       runs.clear();

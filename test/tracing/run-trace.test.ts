@@ -68,7 +68,13 @@ describe.each([
     setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
     project = await projectWithWorkflows([WORKFLOW]);
     server = await startServer({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'svc-under-test' },
+      // One agent slot: two agent nodes at once make one wait for it.
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_SERVICE_NAME: 'svc-under-test',
+        SVC_MAX_CONCURRENT_AGENTS: '1',
+      },
     });
   });
   afterAll(async () => {
@@ -179,5 +185,36 @@ describe.each([
     const runSpan = one(spans, 'invoke_workflow flaky');
     expect(runSpan.statusCode).toBe(2);
     expect(runSpan.attributes).toMatchObject({ 'svc.status': 'failed', 'error.type': 'exit_code' });
+  });
+
+  it('waits: a wait node is a `wait` event of the run span; an agent waiting for a slot, `wait` and `wait_end` on its node span', async () => {
+    const dir = await projectWithWorkflows([
+      {
+        name: 'waiting',
+        nodes: [
+          { id: 'one', prompt: 'first [fake:slow=150]' },
+          { id: 'two', prompt: 'second [fake:slow=150]' },
+          { id: 'nap', wait: { for: '1s' }, depends_on: ['one', 'two'] },
+        ],
+      },
+    ]);
+    const runId = await startRun(server, 'waiting', { message: '', cwd: dir });
+    expect((await waitForRun(server, runId, undefined, 30_000)).status).toBe('completed');
+    const spans = await runSpans(receiver, runId);
+    const slotEvents = ['invoke_agent one', 'invoke_agent two'].map((name) =>
+      one(spans, name).events.map((event) => [event.name, event.attributes['svc.waiting_for']]),
+    );
+    // Exactly one of the two waited for the slot the other held.
+    expect(slotEvents.filter((events) => events.length > 0)).toEqual([
+      [
+        ['wait', 'agent_slot'],
+        ['wait_end', 'agent_slot'],
+      ],
+    ]);
+    const runSpan = one(spans, 'invoke_workflow waiting');
+    const waits = runSpan.events.filter((event) => event.name === 'wait');
+    expect(waits).toHaveLength(1);
+    expect(waits[0]!.attributes['svc.node.id']).toBe('nap');
+    expect(String(waits[0]!.attributes['svc.wait.until'])).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 });
