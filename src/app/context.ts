@@ -138,6 +138,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       env: process.env,
       gitTimeoutMs: settings.gitTimeoutMs,
       ghBin: settings.ghBin,
+      cacheMaxBytes: settings.cacheMaxBytes,
       homes: coordination.homes,
       // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
       // (Offline, the next server start does: the CLI's directory is no server's.)

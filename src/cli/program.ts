@@ -138,6 +138,11 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'rm', description: 'remove a workspace, its worktrees and our clone (never your directory)', load: () => import('./commands/workspace/rm.js') },
       { name: 'envs', description: "list a workspace's environments (one worktree per run)", load: () => import('./commands/workspace/envs.js') },
       {
+        name: 'cache',
+        description: "the setup cache: what .svc/worktree.yaml's cache: kept, or --clear",
+        load: () => import('./commands/workspace/cache.js'),
+      },
+      {
         name: 'conflicts',
         description: 'which unlanded run branches would conflict with the target or each other, and which files both change',
         load: () => import('./commands/workspace/conflicts.js'),

@@ -46,6 +46,7 @@ import type {
   WorkspaceConflicts,
   WorkspaceDetail,
   CleanupResult,
+  SetupCacheView,
   WorkspaceList,
 } from './types.js';
 
@@ -119,6 +120,9 @@ export interface SvcClient {
     environments(id: string): Promise<{ environments: EnvironmentView[] }>;
     /** The conflict forecast of its unlanded run branches; with `runId`, only the entries naming that run. */
     conflicts(id: string, query?: { runId?: string }): Promise<WorkspaceConflicts>;
+    /** The setup cache of `.svc/worktree.yaml`'s `cache:` in the server's home; `clearCache` empties it. */
+    cache(id: string): Promise<SetupCacheView>;
+    clearCache(id: string): Promise<{ workspaceId: string; removed: number; freedBytes: number }>;
     /** The env-leak gate's consent bit (audit-logged by the server). */
     setConsent(id: string, allowEnvKeys: boolean): Promise<Workspace>;
     setEnv(id: string, values: Record<string, string>): Promise<Workspace>;
@@ -261,6 +265,8 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       get: (id) => call('GET', workspace(id)),
       environments: (id) => call('GET', workspace(id, 'environments')),
       conflicts: (id, query = {}) => call('GET', withQuery(workspace(id, 'conflicts'), { ...query })),
+      cache: (id) => call('GET', workspace(id, 'cache')),
+      clearCache: (id) => call('DELETE', workspace(id, 'cache')),
       setConsent: (id, allowEnvKeys) => call('PATCH', workspace(id), { allowEnvKeys }),
       setEnv: (id, values) => call('PUT', workspace(id, 'env'), values),
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),

@@ -11,7 +11,7 @@ import type { NodeLogPageSchema, RunView, StartRunBodySchema, WorkflowTestResult
 import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/index.js';
 import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
 import type { healthReport, updateCheck } from '../system/index.js';
-import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff } from '../workspaces/index.js';
+import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff, SetupCacheView } from '../workspaces/index.js';
 import type { ConflictEntry, MergeStrategy, WorkspaceConflicts } from '../landing/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
@@ -29,6 +29,7 @@ export type {
   KeptEnvironment,
   MergeStrategy,
   RunDiff,
+  SetupCacheView,
   Workspace,
   WorkspaceConflicts,
   WorkspaceDetail,

@@ -36,6 +36,8 @@ export interface Settings {
    * costs the machine"). @default `SVC_MEMORY_SAMPLE_MS` || 500
    */
   memorySampleMs: number;
+  /** The setup caches of all workspaces of the home, least recently used evicted past it (docs/decisions.md, "Setup cache"). @default `SVC_CACHE_MAX_BYTES` (a size) || 10GiB */
+  cacheMaxBytes: number;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
   maxConcurrentConversations: number;
   /** No stdout line from an agent within this many ms kills it. @default `SVC_AGENT_FIRST_EVENT_TIMEOUT_MS` || 60000 */
@@ -197,6 +199,14 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings | null 
   return { url, protocol: protocol as TracingSettings['protocol'], serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined };
 }
 
+function sizeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const bytes = parseSize(raw);
+  if (bytes === null) throw new SettingsError(`${name} must be a size: ${SIZE_HINT} (got '${raw}').`);
+  return bytes;
+}
+
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -264,6 +274,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     memoryBudgetBytes: memoryBudget(env),
     // 0 turns measuring off (the bench compares a chain with and without it); below 0 is refused by positiveInt.
     memorySampleMs: timerMs(env, 'SVC_MEMORY_SAMPLE_MS', 500, 0),
+    cacheMaxBytes: sizeSetting(env, 'SVC_CACHE_MAX_BYTES', 10 * 1024 ** 3),
     agentFirstEventTimeoutMs: positiveInt(env, 'SVC_AGENT_FIRST_EVENT_TIMEOUT_MS', 60_000),
     agentIdleTimeoutMs: timerMs(env, 'SVC_AGENT_IDLE_TIMEOUT_MS', 600_000),
     usageLimitRetryMs: timerMs(env, 'SVC_USAGE_LIMIT_RETRY_MS', 1_800_000),

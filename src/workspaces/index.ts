@@ -21,7 +21,8 @@ export {
   WorkspaceSchema,
 } from './records.js';
 export { allWorkspaces, type WorkspaceRepository, openWorkspaceRepositories } from './repository.js';
-export { ENV_KEY_PATTERN } from './service.js';
+export { ENV_KEY_PATTERN, type SetupCacheView } from './service.js';
+export { CacheEntrySchema, type CacheEntry } from './setup-cache.js';
 export type { WorktreeGit } from './worktrees.js';
 
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").

@@ -14,6 +14,7 @@ import { isDirectory, localRepository } from './local-repository.js';
 import type { Environment } from './records.js';
 import { addWorktree } from './worktrees.js';
 import { prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
+import { DEFAULT_CACHE_MAX_BYTES, evictSetupCaches, SetupCache, workspaceCacheDir } from './setup-cache.js';
 import type { WorkspaceCore } from './workspace-core.js';
 import type { WorkspaceEnv } from './workspace-env.js';
 
@@ -74,7 +75,16 @@ export class RunWorktrees implements WorktreeProvider {
   /** A new worktree's `.svc/worktree.yaml`: copies made, the setup script to run (worktree-preparation.ts). */
   async prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null> {
     const record = await this.core.record(workspaceId);
-    return prepareWorktree({ id: workspaceId, checkout: this.core.checkoutOf(record), allowEnvKeys: record.allow_env_keys }, cwd);
+    const { home, env, cacheMaxBytes = DEFAULT_CACHE_MAX_BYTES, logger } = this.core.deps;
+    const caching = {
+      cache: new SetupCache(workspaceCacheDir(home, workspaceId)),
+      env,
+      stored: async () => {
+        const removed = await evictSetupCaches(home, cacheMaxBytes);
+        if (removed.length) logger.info('workspace.cache_evicted', { entries: removed.length, maxBytes: cacheMaxBytes });
+      },
+    };
+    return prepareWorktree({ id: workspaceId, checkout: this.core.checkoutOf(record), allowEnvKeys: record.allow_env_keys }, cwd, caching);
   }
 
   release(runId: string): Promise<void> {

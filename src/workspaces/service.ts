@@ -10,6 +10,7 @@
  * and deleting (workspace-removal.ts).
  */
 
+import { DEFAULT_CACHE_MAX_BYTES, SetupCache, workspaceCacheDir, type CacheEntry } from './setup-cache.js';
 import type { WorkspaceChange } from '../coordination/index.js';
 import { registerWorkspace } from './registration.js';
 import type { CleanupResult, CleanupRule } from './cleanup.js';
@@ -140,6 +141,20 @@ export class WorkspaceService {
     return this.#branches.workspaceBranches(await this.#core.resolve(ref));
   }
 
+  /** The workspace's setup cache in this server's home (setup-cache.ts): entries most recently used first, and the home's limit. */
+  async cache(ref: string): Promise<SetupCacheView> {
+    const id = await this.idOf(ref);
+    const entries = await new SetupCache(workspaceCacheDir(this.#core.deps.home, id)).entries();
+    const maxBytes = this.#core.deps.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES;
+    return { workspaceId: id, entries, totalBytes: entries.reduce((sum, entry) => sum + entry.sizeBytes, 0), maxBytes };
+  }
+
+  /** Empties the workspace's setup cache in this server's home: the next worktree of each key runs its setup again. */
+  async clearCache(ref: string): Promise<{ workspaceId: string; removed: number; freedBytes: number }> {
+    const id = await this.idOf(ref);
+    return { workspaceId: id, ...(await new SetupCache(workspaceCacheDir(this.#core.deps.home, id)).clear()) };
+  }
+
   // Clean-up (workspace-cleanup.ts) and deleting (workspace-removal.ts).
 
   /** `svc workspace cleanup`: the worktrees and `svc/*` branches of finished runs, by age, by outcome or both. */
@@ -160,4 +175,13 @@ export class WorkspaceService {
   applyChange(change: WorkspaceChange): Promise<void> {
     return this.#removal.applyChange(change);
   }
+}
+
+/** `GET /api/workspaces/{id}/cache`: the workspace's setup cache entries in this server's home. */
+export interface SetupCacheView {
+  workspaceId: string;
+  entries: CacheEntry[];
+  totalBytes: number;
+  /** `SVC_CACHE_MAX_BYTES`: the limit of the caches of every workspace of the home together. */
+  maxBytes: number;
 }

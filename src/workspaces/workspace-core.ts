@@ -42,6 +42,8 @@ export interface WorkspaceServiceDeps {
   registered?(workspace: Workspace): Promise<unknown>;
   /** `SVC_GH_BIN`: the GitHub CLI that opens pull requests (default `gh`). */
   ghBin?: string;
+  /** `SVC_CACHE_MAX_BYTES`: the setup caches of all workspaces of the home (setup-cache.ts); default `DEFAULT_CACHE_MAX_BYTES`. */
+  cacheMaxBytes?: number;
 }
 
 export class WorkspaceCore {

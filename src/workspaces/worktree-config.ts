@@ -1,7 +1,8 @@
 /**
  * `.svc/worktree.yaml` (docs/decisions.md, "Worktree setup and $SVC_PORT"): how a repository
  * prepares each new worktree of a run — `setup:`, a bash script run once before the first node, and
- * `copy:`, untracked files brought over from the workspace's checkout, and `sandbox:`, what widens
+ * `copy:`, untracked files brought over from the workspace's checkout, `cache:`, what of the setup's
+ * output is kept and reused while its key files are unchanged (setup-cache.ts), and `sandbox:`, what widens
  * the sandbox of the run's sandboxed nodes (read here once, before any node could change the
  * file: docs/decisions.md, "Bash nodes in a sandbox"). Read from the new worktree,
  * at the run's base commit, as anything in a repository: hostile. Only a regular file inside the
@@ -31,6 +32,17 @@ const CopyPathSchema = z
 export const WorktreeConfigSchema = z.strictObject({
   setup: z.string().min(1).max(MAX_CONFIG_BYTES).optional().describe('a bash script run once in each new worktree, before the first node'),
   copy: z.array(CopyPathSchema).max(200).optional().describe("untracked files copied from the workspace's checkout into each new worktree"),
+  cache: z
+    .strictObject({
+      key: z
+        .array(CopyPathSchema)
+        .min(1)
+        .max(50)
+        .describe('files (globs, such as **/package-lock.json) whose content decides whether what setup made can be reused'),
+      paths: z.array(CopyPathSchema).min(1).max(50).describe('what setup makes that can be reused, such as node_modules'),
+    })
+    .optional()
+    .describe('the setup cache: setup runs only when the key files changed (docs/decisions.md, "Setup cache")'),
   sandbox: RawSandboxSchema.optional().describe('what widens the sandbox of every sandboxed node of the repository\'s runs (docs/workflows.md, "Sandbox")'),
 });
 

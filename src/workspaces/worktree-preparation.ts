@@ -11,6 +11,8 @@ import { mergeSandbox, type SandboxWidening } from '../workflows/index.js';
 import { scanListedFiles } from './env-scan.js';
 import { readWorktreeConfig } from './worktree-config.js';
 import { copyIntoWorktree } from './worktree-copy.js';
+import { cacheKey, type CacheEntry, type CacheRequest, type SetupCache } from './setup-cache.js';
+import type { SetupCacheHandle } from '../runs/index.js';
 
 export interface WorktreePreparation {
   script: string | null;
@@ -18,11 +20,21 @@ export interface WorktreePreparation {
   missing: string[];
   /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
   sandbox: SandboxWidening | null;
+  cache: SetupCacheHandle | null;
+}
+
+/** The setup cache's place and limit for a workspace (setup-cache.ts), and git's environment for reading the key. */
+export interface CacheSetting {
+  cache: SetupCache;
+  /** Called after an entry was stored: the home's caches are trimmed to `SVC_CACHE_MAX_BYTES`. */
+  stored(): Promise<void>;
+  env: NodeJS.ProcessEnv;
 }
 
 export async function prepareWorktree(
   workspace: { id: string; checkout: string; allowEnvKeys: boolean },
   worktree: string,
+  caching?: CacheSetting,
 ): Promise<WorktreePreparation | null> {
   const config = await readWorktreeConfig(worktree);
   if (!config) return null;
@@ -39,5 +51,24 @@ export async function prepareWorktree(
     }
   }
   const { copied, missing } = paths.length ? await copyIntoWorktree(workspace.checkout, worktree, paths) : { copied: [], missing: [] };
-  return { script: config.setup ?? null, copied, missing, sandbox: config.sandbox ? mergeSandbox(config.sandbox, undefined)! : null };
+  const script = config.setup ?? null;
+  const cache =
+    script !== null && config.cache && caching
+      ? await cacheHandle(caching, { workspaceId: workspace.id, worktree, script, keyFiles: config.cache.key, paths: config.cache.paths })
+      : null;
+  return { script, copied, missing, sandbox: config.sandbox ? mergeSandbox(config.sandbox, undefined)! : null, cache };
+}
+
+async function cacheHandle({ cache, stored, env }: CacheSetting, request: CacheRequest): Promise<SetupCacheHandle> {
+  const key = await cacheKey(request, env);
+  const figures = (entry: CacheEntry | null) => entry && { paths: entry.paths, sizeBytes: entry.sizeBytes, cloned: entry.cloned };
+  return {
+    key,
+    restore: async () => figures(await cache.restore(key, request.worktree)),
+    store: async () => {
+      const entry = await cache.store(key, request.worktree, request.paths);
+      if (entry) await stored();
+      return figures(entry);
+    },
+  };
 }

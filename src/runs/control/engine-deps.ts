@@ -67,6 +67,18 @@ export interface WorktreePreparation {
   missing: string[];
   /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
   sandbox: SandboxWidening | null;
+  /** `cache:` with a `setup:` (docs/decisions.md, "Setup cache"): what the script made, reused while its key holds; null without one. */
+  cache: SetupCacheHandle | null;
+}
+
+/** The setup cache as one worktree's setup sees it: restore instead of running the script, or keep what it made. */
+export interface SetupCacheHandle {
+  /** The entry's key (a hash): the same for every worktree whose key files, script and platform are the same. */
+  key: string;
+  /** Copies a stored entry's paths into the worktree; what it restored, or null on a miss (the script then runs). */
+  restore(): Promise<{ paths: string[]; sizeBytes: number; cloned: boolean } | null>;
+  /** Keeps what the script made, after it succeeded; what was kept, or null when it made none of the paths. */
+  store(): Promise<{ paths: string[]; sizeBytes: number; cloned: boolean } | null>;
 }
 
 /**

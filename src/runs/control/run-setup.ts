@@ -10,6 +10,7 @@
 
 import { spawnGroup } from '../../processes/index.js';
 import type { Logger } from '../../shared/logger.js';
+import { formatSize } from '../../shared/size.js';
 import type { WorktreeProvider, WorktreePreparation } from './engine-deps.js';
 import type { RunEventFields } from '../model/events.js';
 import { capUtf8, OUTPUT_CAP_BYTES } from '../model/node-state.js';
@@ -74,6 +75,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
     });
     if (output.length > 4 * OUTPUT_CAP_BYTES) output = tailUtf8(output, OUTPUT_CAP_BYTES).text;
   };
+  let source: 'cache' | 'setup' = 'setup';
   const finish = async (status: 'completed' | 'failed' | 'cancelled', error?: string, copied: string[] = []) => {
     const kept = tailUtf8(output, OUTPUT_CAP_BYTES);
     const durationMs = Date.now() - started;
@@ -83,6 +85,8 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
       output: kept.text,
       ...(kept.truncated ? { outputTruncated: true } : {}),
       durationMs,
+      source,
+      ...(preparation?.cache ? { cacheKey: preparation.cache.key } : {}),
       copied,
       ...(error ? { error } : {}),
       ...(widening ? { sandbox: { network: [...widening.network], read: [...widening.read], write: [...widening.write] } } : {}),
@@ -108,8 +112,35 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   for (const path of preparation.missing) say('system', `not copied, not in the workspace's checkout: ${path}\n`);
   if (preparation.script === null) return finish('completed', undefined, copied);
 
-  const outcome = await runScript(deps, run, preparation.script, signal, say);
-  if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
+  const { cache } = preparation;
+  // A failed restore (an entry evicted while it was copied) is a miss: the script runs, as without one.
+  const restored = cache ? await cache.restore().catch(() => null) : null;
+  if (restored) {
+    source = 'cache';
+    say(
+      'system',
+      `restored ${restored.paths.join(', ')} from the setup cache (${formatSize(restored.sizeBytes)}, ${restored.cloned ? 'cloned' : 'copied'}); the setup did not run\n`,
+    );
+  } else {
+    if (cache) say('system', `no setup cache entry for this key yet: running the setup\n`);
+    const outcome = await runScript(deps, run, preparation.script, signal, say);
+    if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
+    // Kept before any node runs, so the entry is what the setup made and nothing a node changed after it.
+    if (cache) {
+      try {
+        const kept = await cache.store();
+        if (kept)
+          say(
+            'system',
+            `cached ${kept.paths.join(', ')} (${formatSize(kept.sizeBytes)}, ${kept.cloned ? 'cloned' : 'copied'}) for the next worktree with this key\n`,
+          );
+        else say('system', 'nothing to cache: the setup made none of the cache paths\n');
+      } catch (error) {
+        // The run goes on: only the next worktree loses, and runs the setup again.
+        say('system', `the setup's output was not cached: ${(error as Error).message}\n`);
+      }
+    }
+  }
   // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
   try {
     ({ head: headCommit } = await deps.worktrees.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));

@@ -175,6 +175,11 @@ export const RunSetupSchema = z.object({
   output: z.string().describe("what the setup printed (copies, then the script's stdout and stderr), its last 64 KiB"),
   outputTruncated: z.boolean().optional().describe('true when `output` holds only the last 64 KiB'),
   durationMs: z.number(),
+  source: z
+    .enum(['cache', 'setup'])
+    .optional()
+    .describe('how the worktree was prepared: `cache` (restored from the setup cache, the script did not run) or `setup` (the script ran)'),
+  cacheKey: z.string().optional().describe("the setup cache entry's key (`svc workspace cache`), when `.svc/worktree.yaml` has `cache:`"),
   copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
   error: z.string().optional().describe('why it failed'),
   sandbox: z

@@ -5,6 +5,7 @@ import {
   WorkspaceDetailSchema,
   WorkspaceSchema,
   CleanupResultSchema,
+  CacheEntrySchema,
   AGE_HINT,
   parseAge,
   ENV_KEY_PATTERN,
@@ -120,6 +121,33 @@ export const workspaceRoutes = [
     errors: [400, 404, 409],
     responses: { 200: { description: 'The forecast', schema: WorkspaceConflictsSchema } },
     handle: ({ ctx, params, query }) => ctx.forecast.ofWorkspace(params.id, { runId: query.runId }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces/{id}/cache',
+    summary: "The workspace's setup cache in this server's home: what `.svc/worktree.yaml`'s `cache:` kept, most recently used first",
+    tag: 'workspaces',
+    params: IdParams,
+    errors: [400, 404],
+    responses: {
+      200: {
+        description: 'The entries, their total size and the home-wide limit (SVC_CACHE_MAX_BYTES)',
+        schema: z.object({ workspaceId: z.string(), entries: z.array(CacheEntrySchema), totalBytes: z.number().int(), maxBytes: z.number().int() }),
+      },
+    },
+    handle: ({ ctx, params }) => ctx.workspaces.cache(params.id),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/workspaces/{id}/cache',
+    summary: "Empties the workspace's setup cache in this server's home: the next worktree of each key runs its setup again",
+    tag: 'workspaces',
+    params: IdParams,
+    errors: [400, 404],
+    responses: {
+      200: { description: 'What was removed', schema: z.object({ workspaceId: z.string(), removed: z.number().int(), freedBytes: z.number().int() }) },
+    },
+    handle: ({ ctx, params }) => ctx.workspaces.clearCache(params.id),
   }),
   defineRoute({
     method: 'PATCH',

@@ -93,7 +93,7 @@ export default defineCommand({
         // The worktree setup (.svc/worktree.yaml): its state; what it printed is in `--json` and on the dashboard.
         ...(run.setup
           ? [
-              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
+              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${run.setup.source === 'cache' ? ' (from the setup cache)' : ''}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
             ]
           : []),
         // What landed it (`svc runs merge`, `svc runs pr`).

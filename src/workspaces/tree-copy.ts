@@ -1,0 +1,73 @@
+/**
+ * Copying a directory tree for the setup cache (setup-cache.ts): by copy-on-write clone where the
+ * filesystem supports it (`FICLONE`: btrfs, XFS with reflink, bcachefs; APFS through `cp -c`), else
+ * byte by byte — never a symlink or a hardlink to the source, so a run that changes its copy never
+ * changes the cache or another run's. Symlinks inside the tree are copied as symlinks, not followed.
+ */
+
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { copyFile, cp, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export async function pathExists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether files can be cloned on the filesystem of `dir`, by device (probed once per device). */
+const cloning = new Map<number, Promise<boolean>>();
+
+async function clones(dir: string): Promise<boolean> {
+  const device = (await lstat(dir)).dev;
+  let known = cloning.get(device);
+  if (!known) {
+    known = (async () => {
+      const probe = join(dir, `.svc-clone-probe-${process.pid}`);
+      try {
+        await writeFile(probe, 'x');
+        await copyFile(probe, `${probe}.2`, constants.COPYFILE_FICLONE_FORCE);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await rm(probe, { force: true });
+        await rm(`${probe}.2`, { force: true });
+      }
+    })();
+    cloning.set(device, known);
+  }
+  return known;
+}
+
+/**
+ * Copies `source` (a directory, file or symlink) to `target`, which must not exist; its parent is
+ * made. `cloned`: the filesystem cloned the files rather than copying their bytes.
+ */
+export async function copyTree(source: string, target: string): Promise<{ cloned: boolean }> {
+  await mkdir(dirname(target), { recursive: true });
+  const cloned = await clones(dirname(target));
+  if (process.platform === 'linux') {
+    // GNU cp clones with --reflink=auto where it can and copies where it cannot, one process for the
+    // whole tree: far faster than a copy per file from JavaScript for a 10,000-file node_modules.
+    await run('cp', ['-a', '--reflink=auto', '--', source, target], { maxBuffer: 1024 * 1024 });
+  } else {
+    await cp(source, target, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, mode: constants.COPYFILE_FICLONE });
+  }
+  return { cloned };
+}
+
+/** The apparent size in bytes of every file under `path` (symlinks counted as themselves, not followed). */
+export async function treeBytes(path: string): Promise<number> {
+  const info = await lstat(path).catch(() => null);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.size;
+  let total = 0;
+  for (const name of await readdir(path)) total += await treeBytes(join(path, name));
+  return total;
+}
