@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { RunSetupSchema } from './setup-schema.js';
 import { TOOLS_DENIED_KEPT } from '../../agents/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { TRACEPARENT_PATTERN } from '../../shared/traceparent.js';
@@ -167,25 +168,6 @@ export const RunPullRequestSchema = z.object({
   url: z.string().describe('the URL gh printed'),
   base: z.string().describe('the branch it asks to merge into'),
   at: z.string(),
-});
-
-/** The worktree setup of a run (docs/decisions.md, "Worktree setup and $SVC_PORT"): `.svc/worktree.yaml` done once in its new worktree. */
-export const RunSetupSchema = z.object({
-  status: z.enum(['completed', 'failed', 'cancelled']),
-  output: z.string().describe("what the setup printed (copies, then the script's stdout and stderr), its last 64 KiB"),
-  outputTruncated: z.boolean().optional().describe('true when `output` holds only the last 64 KiB'),
-  durationMs: z.number(),
-  source: z
-    .enum(['cache', 'setup'])
-    .optional()
-    .describe('how the worktree was prepared: `cache` (restored from the setup cache, the script did not run) or `setup` (the script ran)'),
-  cacheKey: z.string().optional().describe("the setup cache entry's key (`svc workspace cache`), when `.svc/worktree.yaml` has `cache:`"),
-  copied: z.array(z.string()).describe('the `copy:` files copied into the worktree (never committed)'),
-  error: z.string().optional().describe('why it failed'),
-  sandbox: z
-    .object({ network: z.array(z.string()), read: z.array(z.string()), write: z.array(z.string()) })
-    .optional()
-    .describe("`.svc/worktree.yaml`'s `sandbox:`, read once here: what widens every sandboxed node of the run"),
 });
 
 /** What the API and the CLI show of a run (`toRunView`): the record without its definition snapshot. */
