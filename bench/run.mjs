@@ -14,6 +14,7 @@
 // with 500 SSE clients that never read), `bench/postgres.mjs` (`benchPostgres()`) or `bench/sandbox.mjs`
 // (`benchSandbox()`: the start-up a sandbox adds to a bash node and to a real agent's node — issue 30)
 // or `bench/memory.mjs` (`benchMemory()`: a 20-node chain with process trees sampled ÷ not — issue 33)
+// or `bench/setup-cache.mjs` (`benchSetupCache()`: a 10,000-file setup restored from the cache — issue 35)
 // or `bench/tracing.mjs` (`benchTracing()`: the start-up tracing adds when it is off, 0, and what
 // loading the SDK costs when it is on — issue 33) exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
@@ -217,6 +218,7 @@ async function main() {
     rows.push(...(await moduleRows('postgres.mjs', 'benchPostgres')));
     rows.push(...(await moduleRows('sandbox.mjs', 'benchSandbox')));
     rows.push(...(await moduleRows('memory.mjs', 'benchMemory')));
+    rows.push(...(await moduleRows('setup-cache.mjs', 'benchSetupCache')));
     rows.push(...(await moduleRows('tracing.mjs', 'benchTracing')));
   }
   console.log('');
