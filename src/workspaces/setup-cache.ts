@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { runGit } from './git.js';
-import { copyTree, pathExists, treeBytes } from './tree-copy.js';
+import { assertPlainWay, copyTree, pathExists, treeBytes } from './tree-copy.js';
 
 /** A store's scratch directory this old was left by a crash: no store copies for an hour. */
 const STALE_MS = 60 * 60 * 1000;
@@ -101,13 +101,24 @@ export class SetupCache {
     const manifest = await this.#manifest(key);
     if (!manifest) return null;
     try {
+      for (const path of manifest.paths) await assertPlainWay(worktree, path);
       for (const path of manifest.paths) {
         // Whatever the checkout has there (nothing, usually) gives way to the cached tree.
         await rm(join(worktree, path), { recursive: true, force: true });
         await copyTree(join(this.dir, key, 'tree', path), join(worktree, path));
       }
-    } catch {
-      for (const path of manifest.paths) await rm(join(worktree, path), { recursive: true, force: true });
+    } catch (error) {
+      // Only what this restore may have copied is taken back: never through a symlink on the way.
+      for (const path of manifest.paths) {
+        if (
+          await assertPlainWay(worktree, path).then(
+            () => true,
+            () => false,
+          )
+        )
+          await rm(join(worktree, path), { recursive: true, force: true });
+      }
+      if ((error as Error).message.includes('passes through')) throw error;
       return null;
     }
     const used = { ...manifest, hits: manifest.hits + 1, lastUsedAt: this.now() };
@@ -116,9 +127,12 @@ export class SetupCache {
     return used;
   }
 
-  /** Keeps what the setup made in `worktree` under `key`; the paths it did not make are left out. Null when none exists. */
+  /** Keeps what the setup made in `worktree` under `key` (the entry already kept for it, if any); the paths it did not make are left out. Null when it made none. */
   async store(key: string, worktree: string, paths: readonly string[]): Promise<CacheEntry | null> {
-    if (await this.#manifest(key)) return null; // another run of the same key stored it meanwhile
+    for (const path of paths) await assertPlainWay(worktree, path);
+    // Another worktree of the same key stored it meanwhile (or its restore failed): it is as good.
+    const existing = await this.#manifest(key);
+    if (existing) return existing;
     await this.sweep(STALE_MS);
     const tmp = join(this.dir, `.tmp-${randomUUID()}`);
     try {

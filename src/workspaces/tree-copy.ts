@@ -20,6 +20,24 @@ export async function pathExists(path: string): Promise<boolean> {
   );
 }
 
+/**
+ * Refuses a path under `root` that passes through a symlink on the way (a folder of the repository
+ * committed as a link to `~`): copying from it would take the user's files into the cache, and
+ * removing what is there before a restore would remove theirs. The path itself may be a symlink:
+ * it is copied and removed as a link, never followed.
+ */
+export async function assertPlainWay(root: string, path: string): Promise<void> {
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    const info = await lstat(at).catch(() => null);
+    if (!info) return; // made by the copy, as a plain folder
+    if (info.isSymbolicLink()) throw new Error(`${path} passes through a symlink (${part}): not cached or restored`);
+    if (!info.isDirectory()) throw new Error(`${path} passes through a file (${part})`);
+  }
+}
+
 /** Whether files can be cloned on the filesystem of `dir`, by device (probed once per device). */
 const cloning = new Map<number, Promise<boolean>>();
 

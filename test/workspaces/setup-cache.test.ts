@@ -3,7 +3,7 @@
 // worktree with the same key gets a copy instead of running the setup; a changed lockfile runs it
 // again; no run can change another's copy; a failed setup caches nothing; `svc workspace cache`
 // lists and clears entries.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
@@ -178,6 +178,42 @@ describe('SVC_CACHE_MAX_BYTES', () => {
     expect(body.entries.map((entry: Json) => entry.key)).toEqual([newer.setup.cacheKey]);
     expect(body.entries[0].key).not.toBe(older.setup.cacheKey);
     expect(body.maxBytes).toBe(40);
+  });
+});
+
+describe('a repository whose cache path passes through a committed symlink', () => {
+  it('neither caches from nor restores through it: the files it leads to stay untouched', async () => {
+    const own = await startServer({ socket: true });
+    const outside = await tempDir('svc-cache-outside-');
+    mkdirSync(join(outside, 'secret'));
+    writeFileSync(join(outside, 'secret', 'keep.txt'), "the user's\n");
+    const yaml = [
+      'setup: |',
+      '  [ -L vendor ] || { mkdir -p vendor/secret; echo made > vendor/secret/x; }',
+      'cache:',
+      '  key: [package-lock.json]',
+      '  paths: [vendor/secret]',
+      '',
+    ].join('\n');
+    const project = await registerProject(own, {
+      files: { 'README.md': '# hostile\n', 'package-lock.json': 'v1\n', '.gitignore': 'vendor/secret/\n' },
+      workflows: [READ],
+      extra: { '.svc/worktree.yaml': yaml },
+    });
+    // A plain folder first: its entry is stored.
+    const first = await runOn(own, 'read', project.workspace.id);
+    expect(first.setup.output).toMatch(/cached vendor\/secret/);
+    // Then the folder becomes a link to the user's files, the key file unchanged: the same key.
+    git(project.dir, 'rm', '-q', '-r', '--cached', '.gitignore');
+    symlinkSync(outside, join(project.dir, 'vendor'));
+    git(project.dir, 'add', 'vendor');
+    git(project.dir, 'commit', '-qm', 'vendor is a link now');
+    const second = await runOn(own, 'read', project.workspace.id);
+    expect(second.setup.source).toBe('setup');
+    expect(second.setup.output).toContain('the setup cache was not used: vendor/secret passes through a symlink (vendor)');
+    expect(second.setup.output).toContain("the setup's output was not cached: vendor/secret passes through a symlink (vendor)");
+    expect(readFileSync(join(outside, 'secret', 'keep.txt'), 'utf8')).toBe("the user's\n");
+    expect(existsSync(join(outside, 'secret', 'x'))).toBe(false);
   });
 });
 

@@ -114,7 +114,12 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
 
   const { cache } = preparation;
   // A failed restore (an entry evicted while it was copied) is a miss: the script runs, as without one.
-  const restored = cache ? await cache.restore().catch(() => null) : null;
+  const restored = cache
+    ? await cache.restore().catch((error: unknown) => {
+        say('system', `the setup cache was not used: ${(error as Error).message}\n`);
+        return null;
+      })
+    : null;
   if (restored) {
     source = 'cache';
     say(
