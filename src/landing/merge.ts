@@ -120,6 +120,50 @@ async function resultCommit(old: string, head: string, request: MergeRequest, op
   return commitTree(tree, request.strategy === 'squash' ? [old] : [old, head], request, options);
 }
 
+/** The two tips a merge starts from: the run's branch (409 `worktree_gone`) and `into` (409 `branch_not_found`). */
+export async function branchTips(request: MergeRequest, git: WorktreeGit): Promise<{ head: string; old: string }> {
+  const options = { ...git, cwd: request.repository };
+  const head = await commitOf(`refs/heads/${request.branch}`, options);
+  if (!head) throw new DomainError('worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
+  const old = await commitOf(`refs/heads/${request.into}`, options);
+  if (!old) throw new DomainError('branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
+  return { head, old };
+}
+
+/**
+ * Landed by hand already (issue 32): every commit of the branch is in `into` (at `old`), or merging
+ * it would change nothing there (a squash or cherry-pick).
+ */
+export async function alreadyIn(head: string, old: string, request: MergeRequest, git: WorktreeGit): Promise<boolean> {
+  const options = { ...git, cwd: request.repository };
+  return (await isAncestor(head, old, options)) || (await changesAlreadyIn(old, head, options));
+}
+
+/** Whether `commit` is in `branch`'s history (the landing queue asks whether its tested commit landed). */
+export async function branchContains(repository: string, branch: string, commit: string, git: WorktreeGit): Promise<boolean> {
+  return isAncestor(commit, `refs/heads/${branch}`, { ...git, cwd: repository });
+}
+
+/** Where `into` is checked out with changes not committed: 409 `dirty_checkout` naming them; resolves to the checkout, if any. */
+export async function assertCleanCheckout(request: Pick<MergeRequest, 'repository' | 'into'>, git: WorktreeGit): Promise<string | undefined> {
+  const checkout = await checkoutOf(request.into, { ...git, cwd: request.repository });
+  if (!checkout) return undefined;
+  const files = await changedFiles(checkout, git);
+  if (files.length) {
+    throw new DomainError(
+      'dirty_checkout',
+      `${request.into} is checked out in ${checkout} with changes not committed (${files.join(', ')}); commit or stash them, then merge again. Nothing was changed.`,
+      { path: checkout, files },
+    );
+  }
+  return checkout;
+}
+
+/** The commit `into` should point at, computed from git's objects alone: 409 `merge_conflict` or `not_fast_forward` else. */
+export function landingCommit(old: string, head: string, request: MergeRequest, git: WorktreeGit): Promise<string> {
+  return resultCommit(old, head, request, { ...git, cwd: request.repository });
+}
+
 /**
  * Merges `request.branch` into `request.into` in `request.repository`. When `into` is checked out
  * (the user's directory, or one of their worktrees), that checkout must be clean (409
@@ -128,33 +172,35 @@ async function resultCommit(old: string, head: string, request: MergeRequest, op
  * computed (409 `into_moved` else).
  */
 export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Promise<MergeResult> {
+  const { head, old } = await branchTips(request, git);
+  // Landed by hand already: that is the outcome asked for, not a refusal.
+  if (await alreadyIn(head, old, request, git)) return { into: request.into, commit: old, strategy: request.strategy, alreadyLanded: true };
+  const checkout = await assertCleanCheckout(request, git);
+  const commit = await landingCommit(old, head, request, git);
+  await moveBranch(request, old, commit, checkout, git);
+  return { into: request.into, commit, strategy: request.strategy, alreadyLanded: false };
+}
+
+/**
+ * Moves `into` from `old` to `commit` by compare-and-set: the clean checkout that has it (`checkout`)
+ * fast-forwarded, or the ref alone updated only while it still points at `old`. 409 `into_moved`
+ * when it moved meanwhile, `dirty_checkout` when the checkout refuses; nothing changed then.
+ */
+export async function moveBranch(
+  request: Pick<MergeRequest, 'repository' | 'into' | 'strategy' | 'branch' | 'runId'>,
+  old: string,
+  commit: string,
+  checkout: string | undefined,
+  git: WorktreeGit,
+): Promise<void> {
   const options = { ...git, cwd: request.repository };
-  const head = await commitOf(`refs/heads/${request.branch}`, options);
-  if (!head) throw new DomainError('worktree_gone', `${request.branch} is no longer in ${request.repository}; it was cleaned up.`);
-  const old = await commitOf(`refs/heads/${request.into}`, options);
-  if (!old) throw new DomainError('branch_not_found', `${request.repository} has no branch '${request.into}' to merge into.`);
-  // Landed by hand already (issue 32): every commit of the branch is in `into`, or merging it would
-  // change nothing there (a squash or cherry-pick). That is the outcome asked for, not a refusal.
-  if ((await isAncestor(head, old, options)) || (await changesAlreadyIn(`refs/heads/${request.into}`, `refs/heads/${request.branch}`, options))) {
-    return { into: request.into, commit: old, strategy: request.strategy, alreadyLanded: true };
-  }
-  const checkout = await checkoutOf(request.into, options);
-  if (checkout) {
-    const files = await changedFiles(checkout, git);
-    if (files.length) {
-      throw new DomainError(
-        'dirty_checkout',
-        `${request.into} is checked out in ${checkout} with changes not committed (${files.join(', ')}); commit or stash them, then merge again. Nothing was changed.`,
-        { path: checkout, files },
-      );
-    }
-  }
-  const commit = await resultCommit(old, head, request, options);
   const reflog = `svc: ${request.strategy} ${request.branch} (run ${request.runId})`;
   if (checkout) {
     try {
       // On a clean checkout a fast-forward only adds what the merge brings; a commit made there
       // meanwhile, or an untracked file in the way, makes it refuse rather than lose anything.
+      // Only from `old`: a checkout whose branch moved is another race, told as update-ref's.
+      if ((await commitOf(`refs/heads/${request.into}`, options)) !== old) throw new Error(`${request.into} is no longer at ${old}`);
       await runGit([...QUIET_GIT, 'merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit], {
         ...git,
         cwd: checkout,
@@ -177,10 +223,9 @@ export async function mergeBranch(request: MergeRequest, git: WorktreeGit): Prom
       throw intoMoved(request, (error as Error).message);
     }
   }
-  return { into: request.into, commit, strategy: request.strategy, alreadyLanded: false };
 }
 
-const intoMoved = (request: MergeRequest, gitSaid: string) =>
+const intoMoved = (request: Pick<MergeRequest, 'into'>, gitSaid: string) =>
   new DomainError('into_moved', `${request.into} moved while the merge was computed; nothing was merged. Try again. (${gitSaid})`);
 
 /** A URL's `user:password@` taken out, wherever it appears in a message. */
