@@ -35,6 +35,10 @@ export { openFileRunRepository } from './storage/run-repository.js';
 export type { RunStore } from './storage/run-store.js';
 export { type RunSummary, summarizeRun } from './storage/run-summaries.js';
 
+// executor/: a repository's `verify:` script run as a bash node of a run (the landing queue).
+export { runVerification, type VerificationOutcome, type VerificationRequest } from './executor/verification.js';
+export type { SandboxDeps } from './executor/nodes/types.js';
+
 // workflow-tests/: a workflow run against a fixture instead of agents.
 export { type WorkflowTestResult, WorkflowTestResultSchema, runWorkflowTest } from './workflow-tests/workflow-test.js';
 

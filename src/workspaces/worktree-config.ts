@@ -4,7 +4,8 @@
  * `copy:`, untracked files brought over from the workspace's checkout, `cache:`, what of the setup's
  * output is kept and reused while its key files are unchanged (setup-cache.ts), and `sandbox:`, what widens
  * the sandbox of the run's sandboxed nodes (read here once, before any node could change the
- * file: docs/decisions.md, "Bash nodes in a sandbox"). Read from the new worktree,
+ * file: docs/decisions.md, "Bash nodes in a sandbox"), and `verify:`, the script the landing queue
+ * runs on the commit it would land (docs/decisions.md, "Landing queue"). Read from the new worktree,
  * at the run's base commit, as anything in a repository: hostile. Only a regular file inside the
  * worktree (not a symlink), at most 64 KiB, checked against the schema with `file:line:col` errors.
  */
@@ -43,6 +44,12 @@ export const WorktreeConfigSchema = z.strictObject({
     })
     .optional()
     .describe('the setup cache: setup runs only when the key files changed (docs/decisions.md, "Setup cache")'),
+  verify: z
+    .string()
+    .min(1)
+    .max(MAX_CONFIG_BYTES)
+    .optional()
+    .describe('a bash script the landing queue runs on the exact commit it would land; only a passing one lands (docs/contract.md, "Landing queue")'),
   sandbox: RawSandboxSchema.optional().describe('what widens the sandbox of every sandboxed node of the repository\'s runs (docs/workflows.md, "Sandbox")'),
 });
 
