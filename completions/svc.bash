@@ -15,12 +15,12 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace cache"|"workspace conflicts"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
+      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"queue"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
       *) npos=$((npos + 1)) ;;
     esac
   done
   case "$cmdpath" in
-    "") words='serve status open doctor openapi migrate-store update-check config workflow chat webhook schedule workspace mcp commands run runs bench watch cancel abandon delete resume approve reject signal completion help -v --version --url --json --no-color --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "") words='serve status open doctor openapi migrate-store update-check config workflow chat webhook schedule workspace mcp commands run runs bench queue watch cancel abandon delete resume approve reject signal completion help -v --version --url --json --no-color --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "serve") words='-p --port --host --database-url --help'; args=(); case "$prev" in -p|--port|--host|--database-url|--url) optkind=- ;; esac ;;
     "status") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "open") words='--print --help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;
@@ -57,14 +57,12 @@ _svc() {
     "webhook test") words='--payload --event --key --secret-env --secret --dry-run --help'; args=(-); case "$prev" in --payload|--event|--key|--secret-env|--secret|--url) optkind=- ;; esac ;;
     "schedule") words='list --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "schedule list") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
-    "workspace") words='add list show rm envs cache conflicts env consent cleanup --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "workspace") words='add list show rm envs env consent cleanup --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace add") words='--help'; args=(-); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace list") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace show") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace rm") words='-y --yes --help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace envs") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
-    "workspace cache") words='--clear --help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
-    "workspace conflicts") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env") words='set unset --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env set") words='--help'; args=(workspaces -); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env unset") words='--help'; args=(workspaces -); case "$prev" in --url) optkind=- ;; esac ;;
@@ -77,7 +75,7 @@ _svc() {
     "runs list") words='-s --status --workflow --definition-hash --since --until -L --limit --help'; args=(); case "$prev" in -s|--status|--workflow|--definition-hash|--since|--until|-L|--limit|--url) optkind=- ;; esac ;;
     "runs show") words='--help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;
     "runs diff") words='--node --stat --help'; args=(runs); case "$prev" in --node|--url) optkind=- ;; esac ;;
-    "runs merge") words='--into --squash --ff-only -m --message --help'; args=(runs); case "$prev" in --into|-m|--message|--url) optkind=- ;; esac ;;
+    "runs merge") words='--into --squash --ff-only -m --message --queue --help'; args=(runs); case "$prev" in --into|-m|--message|--url) optkind=- ;; esac ;;
     "runs logs") words='-f --follow --help'; args=(runs -); case "$prev" in --url) optkind=- ;; esac ;;
     "runs push") words='--remote --help'; args=(runs); case "$prev" in --remote|--url) optkind=- ;; esac ;;
     "runs pr") words='--title --body --base --draft --help'; args=(runs); case "$prev" in --title|--body|--base|--url) optkind=- ;; esac ;;
@@ -85,6 +83,7 @@ _svc() {
     "bench show") words='--since -L --limit --by-version --help'; args=(workflows); case "$prev" in --since|-L|--limit|--url) optkind=- ;; esac ;;
     "bench compare") words='--help'; args=(runs runs); case "$prev" in --url) optkind=- ;; esac ;;
     "bench workflows") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "queue") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "watch") words='-c --conversation -a --all --exit-status --verbose --help'; args=(runs); case "$prev" in -c|--conversation|--url) optkind=- ;; esac ;;
     "cancel") words='--help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;
     "abandon") words='--help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;

@@ -20,7 +20,7 @@ function __svc_walk
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace cache" "workspace conflicts" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "queue" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
             set npos 0
         else
@@ -67,6 +67,7 @@ complete -c svc -n '__svc_path_is ' -a 'commands' -d 'list commands: markdown pr
 complete -c svc -n '__svc_path_is ' -a 'run' -d 'start a workflow run and follow it (exit code = outcome)'
 complete -c svc -n '__svc_path_is ' -a 'runs' -d 'list and inspect runs'
 complete -c svc -n '__svc_path_is ' -a 'bench' -d 'node times and costs of recent runs: svc bench <workflow>, compare, workflows'
+complete -c svc -n '__svc_path_is ' -a 'queue' -d 'a workspace'\''s landing queue, in order: run id and state (queued, verifying, landed, needs_rework, paused)'
 complete -c svc -n '__svc_path_is ' -a 'watch' -d 'follow a run live (or a conversation, or every run)'
 complete -c svc -n '__svc_path_is ' -a 'cancel' -d 'cancel a pending, running or waiting run'
 complete -c svc -n '__svc_path_is ' -a 'abandon' -d 'abandon a pending, running, paused or waiting run'
@@ -163,8 +164,6 @@ complete -c svc -n '__svc_path_is workspace' -a 'list' -d 'list registered works
 complete -c svc -n '__svc_path_is workspace' -a 'show' -d 'one workspace: source, branch, env var names, the .env scan'
 complete -c svc -n '__svc_path_is workspace' -a 'rm' -d 'remove a workspace, its worktrees and our clone (never your directory)'
 complete -c svc -n '__svc_path_is workspace' -a 'envs' -d 'list a workspace'\''s environments (one worktree per run)'
-complete -c svc -n '__svc_path_is workspace' -a 'cache' -d 'the setup cache: what .svc/worktree.yaml'\''s cache: kept, or --clear'
-complete -c svc -n '__svc_path_is workspace' -a 'conflicts' -d 'which unlanded run branches would conflict with the target or each other, and which files both change'
 complete -c svc -n '__svc_path_is workspace' -a 'env' -d 'set or unset a workspace'\''s env vars (values are never shown)'
 complete -c svc -n '__svc_path_is workspace' -a 'consent' -d 'allow or revoke agents despite agent keys in .env files (audit-logged)'
 complete -c svc -n '__svc_path_is workspace' -a 'cleanup' -d 'remove worktrees of finished runs: ended before --older-than (default 7d), or --merged into the default branch'
@@ -172,9 +171,6 @@ complete -c svc -n '__svc_arg_is 0 workspace show' -a '(__svc_values workspaces)
 complete -c svc -n '__svc_arg_is 0 workspace rm' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace rm' -s y -l yes -d 'do not ask for confirmation'
 complete -c svc -n '__svc_arg_is 0 workspace envs' -a '(__svc_values workspaces)'
-complete -c svc -n '__svc_arg_is 0 workspace cache' -a '(__svc_values workspaces)'
-complete -c svc -n '__svc_path_is workspace cache' -l clear -d 'remove every entry: the next worktree of each key runs its setup again'
-complete -c svc -n '__svc_arg_is 0 workspace conflicts' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace env' -a 'set' -d 'set env vars: KEY=VALUE…'
 complete -c svc -n '__svc_path_is workspace env' -a 'unset' -d 'unset one env var'
 complete -c svc -n '__svc_arg_is 0 workspace env set' -a '(__svc_values workspaces)'
@@ -203,7 +199,7 @@ complete -c svc -n '__svc_path_is run' -l dry-run -d 'print the execution plan (
 complete -c svc -n '__svc_path_is runs' -a 'list' -d 'list runs, newest first'
 complete -c svc -n '__svc_path_is runs' -a 'show' -d 'a run: nodes with status, duration, cost, and a timeline'
 complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its branch, or one node'\''s commits (--node); --stat for the files'
-complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only); your checkout kept safe'
+complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only), or --queue it; your checkout kept safe'
 complete -c svc -n '__svc_path_is runs' -a 'logs' -d 'a node'\''s whole log (stdout and stderr), or every node'\''s; --follow streams a running node'\''s until it ends'
 complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
 complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
@@ -222,6 +218,7 @@ complete -c svc -n '__svc_path_is runs merge' -l into -r -d 'the branch to merge
 complete -c svc -n '__svc_path_is runs merge' -l squash -d 'one commit on top of the branch instead of a merge commit'
 complete -c svc -n '__svc_path_is runs merge' -l ff-only -d 'only fast-forward the branch to the run'\''s head'
 complete -c svc -n '__svc_path_is runs merge' -s m -l message -r -d 'the commit message'
+complete -c svc -n '__svc_path_is runs merge' -l queue -d 'enter the workspace'\''s landing queue instead: it lands once verified, in order (svc queue <workspace>)'
 complete -c svc -n '__svc_arg_is 0 runs logs' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is runs logs' -s f -l follow -d 'keep printing what the node prints until it ends (needs a server)'
 complete -c svc -n '__svc_arg_is 0 runs push' -a '(__svc_values runs)'
@@ -240,6 +237,7 @@ complete -c svc -n '__svc_path_is bench show' -s L -l limit -r -d 'the newest n 
 complete -c svc -n '__svc_path_is bench show' -l by-version -d 'the same runs per version of the workflow, each version'\''s p50, cost and nodes'\'' peak memory against the one before'
 complete -c svc -n '__svc_arg_is 0 bench compare' -a '(__svc_values runs)'
 complete -c svc -n '__svc_arg_is 1 bench compare' -a '(__svc_values runs)'
+complete -c svc -n '__svc_arg_is 0 queue' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_arg_is 0 watch' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is watch' -s c -l conversation -r -d 'this conversation'\''s messages and the events of its runs'
 complete -c svc -n '__svc_path_is watch' -s a -l all -d 'every run event (the dashboard stream)'

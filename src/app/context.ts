@@ -24,6 +24,7 @@ import { allWorkspaces, openWorkspaceRepositories, WorkspaceService } from '../w
 import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerRecord } from '../webhooks/index.js';
 import { openScheduleRepository, ScheduleService, scheduledWorkflows } from '../schedules/index.js';
 import { ConflictForecast, LandingService } from '../landing/index.js';
+import { LandingQueue, openQueueRepository } from '../queue/index.js';
 import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
@@ -69,6 +70,8 @@ export interface AppContext {
   landing: LandingService;
   /** Which unlanded run branches of a workspace would conflict, computed when asked (docs/decisions.md, "Conflict forecast"). */
   forecast: ConflictForecast;
+  /** The landing queue of each workspace and target branch; processed only in the server. */
+  queue: LandingQueue;
   /** Benchmarks and the dashboard's run query, over what runs offer to read. */
   benchmarks: BenchmarkService;
   /** One trace per run when an OTLP endpoint is configured (docs/decisions.md, "Traces"); else none, and no SDK loaded. */
@@ -89,6 +92,13 @@ export interface ContextOptions {
  * whatever the watches saw: the schedules' tick, for a file system that sends no events.
  */
 const TRIGGER_FALLBACK_MS = 15_000;
+
+/**
+ * How often the server looks at the open landing queues unasked: a queue paused by a dirty checkout
+ * resumes within this of the checkout coming clean, and entries entered through another server on
+ * a shared database are taken up within it (docs/contract.md, "Landing queue").
+ */
+const QUEUE_POLL_MS = 3_000;
 
 export async function createContext(options: ContextOptions): Promise<AppContext> {
   const { settings } = options;
@@ -129,7 +139,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       }),
       closers: new Set(),
       tracing,
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'benchmarks'> as AppContext;
+    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'queue' | 'benchmarks'> as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
@@ -194,6 +204,16 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));
     ctx.landing = new LandingService({ engine: ctx.engine, workspaces });
     ctx.forecast = new ConflictForecast({ runs: ctx.engine, workspaces });
+    ctx.queue = new LandingQueue({
+      repository: shared?.queue ?? (await openQueueRepository(store)),
+      engine: ctx.engine,
+      workspaces,
+      coordination: coordination.queues,
+      sandbox: { mode: settings.sandbox, svcHome: settings.home, bash: settings.sandboxBash },
+      logger,
+      pollMs: QUEUE_POLL_MS,
+      home: settings.home,
+    });
     ctx.benchmarks = new BenchmarkService(ctx.engine.runs);
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering, memory);
     if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();
@@ -233,6 +253,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       ctx.closers.add(await ctx.workflows.watchTriggers({ fallbackMs: TRIGGER_FALLBACK_MS }));
       // Only the server keeps runs' wake-ups (durable waits, auto-resume): a CLI process never continues a run on its own.
       engine.keepWakeUps(shared ? settings.runLeaseMs : undefined);
+      // Only the server lands queued runs: what a stopped server left is taken up where it stopped.
+      ctx.queue.start();
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());
@@ -302,6 +324,8 @@ function openConversationService(
 
 export async function closeContext(context: AppContext): Promise<void> {
   context.schedules.stop();
+  // Before the engine and the store: a verification under way is stopped, its entry left for the next start.
+  await context.queue.close();
   // The engine first: the runs it stops end `failed`/`interrupted`, and the orchestrator, still
   // open, posts those outcomes to their conversations.
   await context.engine.close();

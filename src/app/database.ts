@@ -3,6 +3,7 @@ import { loadPostgresConfig } from '../config/index.js';
 import { loadPostgresCoordination } from '../coordination/index.js';
 import { loadPostgresRuns, loadPostgresRunSummaries } from '../runs/index.js';
 import { loadPostgresSchedules } from '../schedules/index.js';
+import { loadPostgresQueue } from '../queue/index.js';
 import { loadPostgresWebhooks, loadPostgresTriggers } from '../webhooks/index.js';
 import { loadPostgresWorkspaces } from '../workspaces/index.js';
 import type { EventBus, EventPublisher } from '../events/index.js';
@@ -48,6 +49,7 @@ export async function openDatabaseRepositories(
     coordination,
     config,
     triggers,
+    queue,
   ] = await Promise.all([
     import('../store/postgres/index.js'),
     loadPostgresWorkspaces(),
@@ -60,6 +62,7 @@ export async function openDatabaseRepositories(
     loadPostgresCoordination(),
     loadPostgresConfig(),
     loadPostgresTriggers(),
+    loadPostgresQueue(),
   ]);
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
@@ -153,6 +156,7 @@ export async function openDatabaseRepositories(
     scheduleUpSince: server ? schedules.postgresScheduleUptime(database, serverId) : undefined,
     config: config.postgresAssistantsConfigRepository(database),
     triggers: triggers.postgresTriggerRepository(database),
+    queue: queue.postgresQueueRepository(database),
     runs: { repository: runs.postgresRunRepository(database, server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

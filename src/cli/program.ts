@@ -187,7 +187,7 @@ export const MANIFEST: CommandEntry[] = [
       },
       {
         name: 'merge',
-        description: "merge a run's branch into its workspace's branch (--into, --squash, --ff-only); your checkout kept safe",
+        description: "merge a run's branch into its workspace's branch (--into, --squash, --ff-only), or --queue it; your checkout kept safe",
         load: () => import('./commands/run/merge.js'),
       },
       {
@@ -212,6 +212,11 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'compare', description: 'two runs node by node: times, the delta, costs', load: () => import('./commands/bench/compare.js') },
       { name: 'workflows', description: 'list the workflows that have runs', load: () => import('./commands/bench/workflows.js') },
     ],
+  },
+  {
+    name: 'queue',
+    description: "a workspace's landing queue, in order: run id and state (queued, verifying, landed, needs_rework, paused)",
+    load: () => import('./commands/queue/show.js'),
   },
   { name: 'watch', description: 'follow a run live (or a conversation, or every run)', load: () => import('./commands/run/watch.js') },
   { name: 'cancel', description: 'cancel a pending, running or waiting run', load: () => import('./commands/run/cancel.js') },

@@ -25,6 +25,9 @@ import type {
   RunDiff,
   MergeAnswer,
   MergeInput,
+  EnqueueInput,
+  QueuedAnswer,
+  QueueView,
   NodeLogPage,
   PullRequestInput,
   RunList,
@@ -80,6 +83,8 @@ export interface SvcClient {
     log(runId: string, nodeId: string, query?: { offset?: number }): Promise<NodeLogPage>;
     /** Merges the run's branch into a branch of its workspace (the user's checkout kept safe). */
     merge(runId: string, input?: MergeInput): Promise<MergeAnswer>;
+    /** The run enters its workspace's landing queue (`POST …/merge {"queue": true}`). */
+    enqueue(runId: string, input?: EnqueueInput): Promise<QueuedAnswer>;
     /** Pushes the run's branch `svc/<runId>` (to origin unless named). */
     push(runId: string, input?: { remote?: string }): Promise<{ remote: string; branch: string }>;
     /** Pushes the branch, then opens a pull request for it with the GitHub CLI. */
@@ -133,6 +138,8 @@ export interface SvcClient {
      * with `merged` whose branch is merged into the default branch (`force`: unmerged ones too).
      */
     cleanup(input?: { olderThan?: string; merged?: boolean; force?: boolean; workspaceId?: string }): Promise<CleanupResult>;
+    /** The workspace's landing queue, in queue order. */
+    queue(id: string): Promise<QueueView>;
   };
   webhooks: {
     /** The registered triggers and whether each secret is configured (never its value). */
@@ -236,6 +243,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       diff: (runId, query = {}) => call('GET', withQuery(run(runId, 'diff'), { ...query })),
       log: (runId, nodeId, query = {}) => call('GET', withQuery(run(runId, `nodes/${segment(nodeId)}/log`), { ...query })),
       merge: (runId, input = {}) => call('POST', run(runId, 'merge'), input),
+      enqueue: (runId, input = {}) => call('POST', run(runId, 'merge'), { ...input, queue: true }),
       push: (runId, input = {}) => call('POST', run(runId, 'push'), input),
       pr: (runId, input = {}) => call('POST', run(runId, 'pr'), input),
     },
@@ -272,6 +280,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       unsetEnv: (id, key) => call('DELETE', workspace(id, `env/${segment(key)}`)),
       delete: (id) => call('DELETE', workspace(id)),
       cleanup: (input = {}) => call('POST', '/api/workspaces/cleanup', input),
+      queue: (id) => call('GET', workspace(id, 'queue')),
     },
     webhooks: {
       list: () => call('GET', '/api/webhooks'),

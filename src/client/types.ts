@@ -13,6 +13,7 @@ import type { RunEvent, RunStreamEvent } from '../runs/model/events.js';
 import type { healthReport, updateCheck } from '../system/index.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff, SetupCacheView } from '../workspaces/index.js';
 import type { ConflictEntry, MergeStrategy, WorkspaceConflicts } from '../landing/index.js';
+import type { QueueEntry, QueueState, QueueView } from '../queue/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
@@ -48,6 +49,16 @@ export interface MergeAnswer {
   strategy: MergeStrategy;
   /** The branch was in `into` already (landed by hand): nothing changed; the run records it as landed. */
   alreadyLanded: boolean;
+}
+export type { QueueEntry, QueueState, QueueView };
+/** `POST …/merge {"queue": true}` (docs/contract.md, "Landing queue"). */
+export interface EnqueueInput {
+  into?: string;
+  strategy?: 'merge' | 'squash';
+}
+export interface QueuedAnswer {
+  queued: true;
+  entry: QueueEntry;
 }
 export interface PullRequestInput {
   title?: string;

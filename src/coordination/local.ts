@@ -6,7 +6,7 @@
  * previous process of the home left unfinished is this one's at start.
  */
 
-import type { AnsweringCoordination, Coordination, HomeCoordination, RunCoordination } from './types.js';
+import type { AnsweringCoordination, Coordination, HomeCoordination, QueueCoordination, RunCoordination } from './types.js';
 
 /** Offered runs, waiting for a slot in this process: FIFO, an approved run at the front. */
 function localRuns(): RunCoordination {
@@ -68,6 +68,17 @@ const localHomes = (): HomeCoordination => ({
   listen: async () => {},
 });
 
+/** One process processes every landing queue. */
+const localQueues = (): QueueCoordination => ({ hold: async () => true, release: async () => {} });
+
 export function localCoordination(): Coordination {
-  return { serverId: undefined, runs: localRuns(), answering: localAnswering(), homes: localHomes(), placesRunsAtLaunch: false, runsMayBeTakenOver: false };
+  return {
+    serverId: undefined,
+    runs: localRuns(),
+    queues: localQueues(),
+    answering: localAnswering(),
+    homes: localHomes(),
+    placesRunsAtLaunch: false,
+    runsMayBeTakenOver: false,
+  };
 }

@@ -14,6 +14,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
 import { handOffAnswering, postgresAnswering } from './postgres-answering.js';
 import { notifyingHomes } from './postgres-homes.js';
+import { postgresQueueCoordination } from './postgres-queues.js';
 import { postgresRunCoordination } from './postgres-runs.js';
 import type { Coordination } from './types.js';
 
@@ -50,5 +51,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     options.home.id,
     options.sender,
   );
-  return { serverId, runs, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true, runsMayBeTakenOver: true };
+  // Only a server processes landing queues: a CLI process leaves them to the servers.
+  const queues = takesPart ? postgresQueueCoordination(db, serverId) : { hold: async () => false, release: async () => {} };
+  return { serverId, runs, queues, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true, runsMayBeTakenOver: true };
 }

@@ -134,10 +134,23 @@ export interface HomeCoordination {
   listen(handler: (change: WorkspaceChange) => void): Promise<void>;
 }
 
+/**
+ * Which process processes a workspace's landing queue (docs/decisions.md, "Landing queue"): one at
+ * a time, so its entries land one by one, in order. Locally the one process does; on a shared
+ * database the server that holds it, while its lease holds.
+ */
+export interface QueueCoordination {
+  /** Holds the workspace's queue unless another live process does; resolves to whether this one holds it now. */
+  hold(workspaceId: string): Promise<boolean>;
+  /** Lets it go: nothing is left to land, or this process stops. */
+  release(workspaceId: string): Promise<void>;
+}
+
 export interface Coordination {
   /** This server's id among those sharing the database; undefined when one process owns everything. */
   readonly serverId: string | undefined;
   readonly runs: RunCoordination;
+  readonly queues: QueueCoordination;
   readonly answering: AnsweringCoordination;
   readonly homes: HomeCoordination;
   /**

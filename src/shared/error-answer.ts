@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   not_fast_forward: 409,
   dirty_checkout: 409,
   into_moved: 409,
+  already_queued: 409,
   push_failed: 409,
   gh_unavailable: 409,
   pr_failed: 409,

@@ -54,6 +54,7 @@ export const ERROR_CODES = [
   'not_fast_forward',
   'dirty_checkout',
   'into_moved',
+  'already_queued',
   'push_failed',
   'gh_unavailable',
   'pr_failed',

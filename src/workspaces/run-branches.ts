@@ -7,6 +7,7 @@
 import { environmentDiff, type DiffRange, type RunDiff } from './diff.js';
 import type { Environment, WorkspaceRecord } from './records.js';
 import { DomainError } from '../shared/errors.js';
+import { isDirectory } from './local-repository.js';
 import type { WorkspaceCore } from './workspace-core.js';
 import type { WorktreeGit } from './worktrees.js';
 
@@ -48,10 +49,15 @@ export class RunBranches {
     return environmentDiff(await this.#runEnvironment(runId), range, this.core.git);
   }
 
-  /** Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is not here. */
-  async landingSite(runId: string): Promise<LandingSite> {
+  /**
+   * Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is
+   * not here. `sharedCheckout` (the landing queue, processed by one server for every home): a run of
+   * a registered directory has its branch in that directory, which every server on its machine
+   * reaches, whichever home its worktree is in.
+   */
+  async landingSite(runId: string, options: { sharedCheckout?: boolean } = {}): Promise<LandingSite> {
     const { core } = this;
-    const environment = await this.#runEnvironment(runId);
+    const environment = options.sharedCheckout ? await this.#sharedEnvironment(runId) : await this.#runEnvironment(runId);
     const workspace = await core.record(environment.workspace_id);
     return { environment, workspace, git: { ...core.git, ghBin: core.deps.ghBin ?? 'gh' }, exclusive: (work) => core.exclusive(workspace.id, work) };
   }
@@ -68,6 +74,16 @@ export class RunBranches {
       elsewhere: items.filter((e) => !core.isOwn(e)).map((e) => e.run_id),
       git: core.git,
     };
+  }
+
+  /** The run's environment when its branch is in a registered directory this server reaches, else as `#runEnvironment`. */
+  async #sharedEnvironment(runId: string): Promise<Environment> {
+    const { items } = await this.core.repos.environments.list({ runId });
+    for (const environment of items) {
+      const workspace = await this.core.repos.workspaces.get(environment.workspace_id);
+      if (workspace?.source === 'path' && environment.repository === workspace.path && (await isDirectory(environment.repository))) return environment;
+    }
+    return this.#runEnvironment(runId);
   }
 
   /** The environment holding a run's branch in this server's home. */

@@ -132,8 +132,8 @@ export class WorkspaceService {
   }
 
   /** Where a run's branch is landed from (landing/run-landing.ts); 409 as `runDiff` when the branch is not here. */
-  landingSite(runId: string): Promise<LandingSite> {
-    return this.#branches.landingSite(runId);
+  landingSite(runId: string, options?: { sharedCheckout?: boolean }): Promise<LandingSite> {
+    return this.#branches.landingSite(runId, options);
   }
 
   /** The run branches of a workspace this server's home holds, and their repository (the conflict forecast reads them: landing/forecast.ts). */

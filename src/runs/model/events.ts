@@ -74,6 +74,16 @@ export interface RunEventFields {
   run_abandoned: Record<never, never>;
   /** The run's branch was merged (docs/decisions.md, "Landing a run: merge, push, pull request"); the run's status does not change. */
   run_merged: { into: string; commit: string; strategy: 'merge' | 'squash' | 'fast-forward'; alreadyLanded?: boolean };
+  /** The landing queue (docs/contract.md, "Landing queue"): the run entered its workspace's queue for `target` at `position`. */
+  queue_entered: { workspaceId: string; target: string; position: number };
+  /** Its branch was built on `target`'s tip `base` as `commit`, the exact commit that lands if `verify:` (when there is one) passes. */
+  queue_verifying: { workspaceId: string; target: string; base: string; commit: string; verify: boolean };
+  /** `target` moved to `commit`, the one tested; `alreadyLanded`: its changes were in `target` already. */
+  queue_landed: { workspaceId: string; target: string; commit: string; alreadyLanded?: true };
+  /** Not landed: it conflicts (`files`) or failed verification (`outputTail`, the end of what verify printed). */
+  queue_needs_rework: { workspaceId: string; target: string; reason: string; files?: string[]; outputTail?: string };
+  /** The queue waits, at this run, for `reason` to go away (a dirty checkout of `target`); it resumes by itself. */
+  queue_paused: { workspaceId: string; target: string; reason: string };
 }
 
 export type RunEventType = keyof RunEventFields;
@@ -136,9 +146,21 @@ export const RUN_EVENT_TYPES = [
   'run_cancelled',
   'run_abandoned',
   'run_merged',
+  'queue_entered',
+  'queue_verifying',
+  'queue_landed',
+  'queue_needs_rework',
+  'queue_paused',
   'budget_warning',
   'budget_exceeded',
 ] as const satisfies readonly RunEventType[];
+
+/**
+ * Events that whichever process lands a run emits on it once it has settled (a merge, the landing
+ * queue's): on a shared database another server may emit the next one, so the run's numbering is
+ * read again after each, as after a settling event (runs/storage/run-store.ts).
+ */
+export const LANDING_EVENT_TYPES = ['run_merged', 'queue_entered', 'queue_verifying', 'queue_landed', 'queue_needs_rework', 'queue_paused'] as const;
 
 /** Events after which a run is settled (terminal, or paused at a gate), or gone. */
 export const SETTLING_EVENT_TYPES = ['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned', 'run_paused', 'run_deleted'] as const;

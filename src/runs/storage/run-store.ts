@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { EventPublisher } from '../../events/index.js';
 import { inOrderByKey } from '../../shared/in-order-by-key.js';
 import type { PutOptions, Store } from '../../store/index.js';
-import { isSettlingEvent, type RunEvent, type RunEventFields, type RunEventOf, type RunEventType, type RunStreamEvent } from '../model/events.js';
+import {
+  isSettlingEvent,
+  LANDING_EVENT_TYPES,
+  type RunEvent,
+  type RunEventFields,
+  type RunEventOf,
+  type RunEventType,
+  type RunStreamEvent,
+} from '../model/events.js';
 import { openFileRunRepository, type NewRunEvent, type RunEventFilter, type RunRepository, type RunStorage } from './run-repository.js';
 import type { RunFilter, RunPage } from './run-queries.js';
 import { openRunSummaryIndex, type RunSummaryIndex } from './run-summaries.js';
@@ -166,7 +174,8 @@ export class RunStore {
     // A run that settles may next be changed by another server (an approval, a resume): its
     // numbering is read again then. Once this last event is stored every earlier one is (appends
     // land in the order asked), so the store's count is right; the entry also goes for good.
-    if (isSettlingEvent(event)) {
+    // So is a landing event: the process landing a settled run is not always the one that ran it.
+    if (isSettlingEvent(event) || (LANDING_EVENT_TYPES as readonly string[]).includes(type)) {
       void stored.then(
         () => this.#seq.get(run.id) === seq && this.#seq.delete(run.id),
         () => {},

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MERGE_STRATEGIES } from '../../landing/index.js';
-import { defineRoute } from '../route.js';
+import { QueueEntrySchema, QueueViewSchema } from '../../queue/index.js';
+import { defineRoute, reply } from '../route.js';
 
 /**
  * Landing a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"): merge,
@@ -18,16 +19,26 @@ const refName = (what: string) =>
     .max(255)
     .refine((name) => !name.startsWith('-') && !/[\s\0]/.test(name), `${what} must not start with '-' or hold spaces`);
 
-const MergeBodySchema = z.strictObject({
-  into: refName('into').optional().describe("the branch to merge into (default: the workspace's default branch)"),
-  strategy: z.enum(MERGE_STRATEGIES).optional().describe('merge (a merge commit, the default), squash (one commit on top of `into`) or fast-forward'),
-  message: z
-    .string()
-    .min(1)
-    .max(64 * 1024)
-    .optional()
-    .describe("the commit message (merge, squash); default from the run's message"),
-});
+const MergeBodySchema = z
+  .strictObject({
+    queue: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: enter the workspace\'s landing queue for `into` instead, where it lands once verified (docs/contract.md, "Landing queue"); answered 202',
+      ),
+    into: refName('into').optional().describe("the branch to merge into (default: the workspace's default branch)"),
+    strategy: z.enum(MERGE_STRATEGIES).optional().describe('merge (a merge commit, the default), squash (one commit on top of `into`) or fast-forward'),
+    message: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .optional()
+      .describe("the commit message (merge, squash); default from the run's message"),
+  })
+  // The queue builds each entry on the target's tip as it is then: a merge or a squash, with its own message.
+  .refine((body) => !body.queue || body.strategy !== 'fast-forward', { message: 'queue takes strategy merge or squash, not fast-forward', path: ['strategy'] })
+  .refine((body) => !body.queue || body.message === undefined, { message: "queue writes its own message (the run's, naming it once)", path: ['message'] });
 
 const MergedSchema = z.object({
   merged: z.literal(true),
@@ -38,6 +49,8 @@ const MergedSchema = z.object({
     .boolean()
     .describe('true: the branch was in `into` already (merged, squashed or cherry-picked by hand); nothing was changed, and the run records it as landed'),
 });
+
+const QueuedSchema = z.object({ queued: z.literal(true), entry: QueueEntrySchema });
 
 const PushBodySchema = z.strictObject({ remote: refName('remote').optional().describe('a remote name or URL (default origin)') });
 
@@ -62,8 +75,26 @@ export const landingRoutes = [
     body: MergeBodySchema,
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
-    responses: { 200: { description: 'Merged, or already landed (alreadyLanded)', schema: MergedSchema } },
-    handle: ({ ctx, params, body }) => ctx.landing.merge(params.runId, body ?? {}),
+    responses: {
+      200: { description: 'Merged, or already landed (alreadyLanded)', schema: MergedSchema },
+      202: { description: "With queue: the run's entry in its workspace's landing queue", schema: QueuedSchema },
+    },
+    handle: async ({ ctx, params, body }) => {
+      const { queue, ...merge } = body ?? {};
+      if (!queue) return ctx.landing.merge(params.runId, merge);
+      const strategy = merge.strategy === 'squash' ? 'squash' : 'merge';
+      return reply(202, { queued: true, entry: await ctx.queue.enter(params.runId, { into: merge.into, strategy }) });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/workspaces/{id}/queue',
+    summary: "A workspace's landing queue: its entries in queue order, with their states",
+    tag: 'workspaces',
+    params: z.object({ id: z.string().min(1).describe('workspace id, name, or an unambiguous id prefix') }),
+    errors: [400, 404],
+    responses: { 200: { description: 'The entries, by target then place', schema: QueueViewSchema } },
+    handle: ({ ctx, params }) => ctx.queue.list(params.id),
   }),
   defineRoute({
     method: 'POST',

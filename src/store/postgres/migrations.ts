@@ -265,4 +265,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_summaries_history ON run_summaries (workflow, workspace_id, finished_at DESC);
     `,
   },
+  {
+    version: 9,
+    name: 'the landing queue',
+    sql: `
+      -- One entry per run entered in a workspace's landing queue (queue/postgres-repository.ts):
+      -- its place from a sequence, its state a column the processor's queries read.
+      CREATE SEQUENCE landing_queue_position;
+      CREATE TABLE landing_queue (
+        run_id text PRIMARY KEY,
+        workspace_id text NOT NULL,
+        target text NOT NULL,
+        position bigint NOT NULL,
+        record jsonb NOT NULL,
+        state text GENERATED ALWAYS AS (record->>'state') STORED
+      );
+      CREATE INDEX landing_queue_order ON landing_queue (workspace_id, target, position);
+      CREATE INDEX landing_queue_open ON landing_queue (state) WHERE state IN ('queued', 'verifying', 'paused');
+      -- Which server processes a workspace's queue (coordination/postgres-queues.ts): held while
+      -- that server's lease in svc_servers holds, then taken by another.
+      CREATE TABLE landing_queue_holders (
+        workspace_id text PRIMARY KEY,
+        server_id text NOT NULL
+      );
+    `,
+  },
 ];

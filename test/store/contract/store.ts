@@ -12,6 +12,8 @@ import { openAssistantsConfigRepository, type AssistantsConfigRepository } from 
 import { postgresAssistantsConfigRepository } from '../../../src/config/postgres-repository.js';
 import { openConversationRepositories, type ConversationRepositories } from '../../../src/conversations/index.js';
 import { postgresConversationRepositories } from '../../../src/conversations/postgres-repository.js';
+import { openQueueRepository, type QueueRepository } from '../../../src/queue/index.js';
+import { postgresQueueRepository } from '../../../src/queue/postgres-repository.js';
 import { openScheduleRepository, type ScheduleStateRepository } from '../../../src/schedules/index.js';
 import { postgresScheduleRepository } from '../../../src/schedules/postgres-repository.js';
 import { postgresRunRepository } from '../../../src/runs/storage/postgres-run-repository.js';
@@ -33,6 +35,7 @@ export interface ContractStore {
   conversations(): Promise<ConversationRepositories>;
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
+  queue(): Promise<QueueRepository>;
   config(): Promise<AssistantsConfigRepository>;
   triggers(): Promise<TriggerRepository>;
   runs(): Promise<RunRepository>;
@@ -62,6 +65,7 @@ export async function fileContractStore(): Promise<ContractStore> {
       conversations: () => openConversationRepositories(store),
       webhooks: (options) => openWebhookRepositories(store, options),
       schedules: () => openScheduleRepository(store),
+      queue: () => openQueueRepository(store),
       config: () => openAssistantsConfigRepository(store),
       triggers: () => openTriggerRepository(store),
       // Positions from the bus's clock, as the server's RunStore takes them.
@@ -97,6 +101,7 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         conversations: async () => postgresConversationRepositories(db),
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
+        queue: async () => postgresQueueRepository(db),
         config: async () => postgresAssistantsConfigRepository(db),
         triggers: async () => postgresTriggerRepository(db),
         runs: async () => postgresRunRepository(db),

@@ -201,6 +201,21 @@ export class RunPrinter {
             : `${p.green('✔')} merged into ${event.into} (${event.strategy}): ${event.commit}`,
         );
         break;
+      case 'queue_entered':
+        this.#line(`${p.dim('⧗')} in the landing queue of ${event.target} (place ${event.position})`);
+        break;
+      case 'queue_verifying':
+        this.#line(`${p.dim('⧗')} ${event.verify ? 'verifying' : 'landing'} ${event.commit} on ${event.target}`);
+        break;
+      case 'queue_landed':
+        this.#line(`${p.green('✔')} landed on ${event.target} by the queue: ${event.commit}`);
+        break;
+      case 'queue_needs_rework':
+        this.#line(`${p.red('✖')} not landed on ${event.target}: ${event.reason}${event.files?.length ? ` (${event.files.join(', ')})` : ''}`);
+        break;
+      case 'queue_paused':
+        this.#line(`${p.yellow('‖')} landing queue of ${event.target} paused: ${event.reason}`);
+        break;
     }
     this.#refreshSpinner();
   }

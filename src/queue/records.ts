@@ -1,0 +1,47 @@
+/**
+ * The landing queue's shapes (docs/contract.md, "Landing queue"), once: the zod schemas give the
+ * TypeScript types and the API's response schemas.
+ */
+
+import * as z from 'zod';
+
+/**
+ * An entry's states: `queued` waits its turn; `verifying` is being built on the target's tip and
+ * verified; `landed` moved the target to the commit it tested; `needs_rework` conflicted or failed
+ * verification and waits for a person (or a rework run); `paused` is the queue's head waiting for a
+ * cause to go away (a dirty checkout of the target), resumed by itself.
+ */
+export const QUEUE_STATES = ['queued', 'verifying', 'landed', 'needs_rework', 'paused'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+/** The states of an entry still to land: the queue's work. */
+export const OPEN_STATES: readonly QueueState[] = ['queued', 'verifying', 'paused'];
+
+/** How the queue builds an entry's branch on the target's tip: a merge commit, or one squashed commit. */
+export const QUEUE_STRATEGIES = ['merge', 'squash'] as const;
+export type QueueStrategy = (typeof QUEUE_STRATEGIES)[number];
+
+export const QueueEntrySchema = z.object({
+  runId: z.string(),
+  workspaceId: z.string(),
+  target: z.string().describe('the branch the entry lands on'),
+  position: z.number().int().describe('its place: entries of one queue land in ascending position'),
+  state: z.enum(QUEUE_STATES),
+  strategy: z.enum(QUEUE_STRATEGIES),
+  reason: z.string().nullable().describe('why it needs rework or is paused'),
+  files: z.array(z.string()).nullable().describe('needs_rework after a conflict: the conflicting files'),
+  outputTail: z.string().nullable().describe("needs_rework after a failed verification: the tail of verify's output"),
+  base: z.string().nullable().describe('the target commit its candidate was built on'),
+  commit: z.string().nullable().describe('verifying: the candidate commit under test; landed: the commit the target moved to'),
+  attempts: z.number().int().describe('how many times its candidate was built'),
+  enteredAt: z.string(),
+  updatedAt: z.string(),
+  landedAt: z.string().nullable(),
+});
+export type QueueEntry = z.infer<typeof QueueEntrySchema>;
+
+export const QueueViewSchema = z.object({
+  workspaceId: z.string(),
+  entries: z.array(QueueEntrySchema).describe('in queue order: by target, then position'),
+});
+export type QueueView = z.infer<typeof QueueViewSchema>;

@@ -1,0 +1,40 @@
+/**
+ * The landing queue's scratch worktree (docs/decisions.md, "Landing queue"): a detached worktree of
+ * the repository at exactly the commit that would land, under `<home>/queue/<workspace>/`, where
+ * `verify:` runs. The user's checkout is never touched; what verify leaves behind goes with it.
+ */
+
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runGit, type WorktreeGit } from '../workspaces/index.js';
+
+export interface Scratch {
+  path: string;
+  remove(): Promise<void>;
+}
+
+/** Removes a scratch worktree and its registration in the repository; a missing one is no error. */
+async function removeScratch(repository: string, path: string, git: WorktreeGit): Promise<void> {
+  await runGit(['worktree', 'remove', '--force', '--force', '--', path], { ...git, cwd: repository }).catch(() => undefined);
+  // Not `worktree prune`: that would drop the user's own stale worktree entries too. A registration
+  // left by a directory removed otherwise is overridden by `worktree add --force`.
+  await rm(path, { recursive: true, force: true });
+}
+
+/**
+ * A scratch worktree at `commit`, one per attempt (`<run>-<attempt>`): a verification that a killed
+ * server left running writes into its own directory, never into the next attempt's. Those of
+ * earlier attempts of the run are removed first.
+ */
+export async function openScratch(
+  place: { dir: string; repository: string; runId: string; attempt: number; earlier: number[] },
+  commit: string,
+  git: WorktreeGit,
+): Promise<Scratch> {
+  for (const attempt of place.earlier) await removeScratch(place.repository, join(place.dir, `${place.runId}-${attempt}`), git);
+  const path = join(place.dir, `${place.runId}-${place.attempt}`);
+  await removeScratch(place.repository, path, git);
+  await mkdir(place.dir, { recursive: true });
+  await runGit(['worktree', 'add', '--detach', '--force', '--', path, commit], { ...git, cwd: place.repository });
+  return { path, remove: () => removeScratch(place.repository, path, git) };
+}
