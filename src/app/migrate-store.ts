@@ -10,6 +10,7 @@ import { homeIdentity, openFileStore } from '../store/index.js';
 import { asJson, openPostgres, type Queryable } from '../store/postgres/index.js';
 import { openWorkspaceRepositories } from '../workspaces/index.js';
 import { SCHEDULE_STATE_COLLECTION, type ScheduleState } from '../schedules/index.js';
+import { QUEUE_COLLECTION, type QueueEntry } from '../queue/index.js';
 
 /** What was copied, per kind; each equals the rows the database then holds (checked). */
 export interface MigrationCounts {
@@ -27,6 +28,8 @@ export interface MigrationCounts {
   webhookDedupe: number;
   webhookDeliveries: number;
   scheduleStates: number;
+  /** Entries of the landing queues. */
+  queueEntries: number;
 }
 
 const TABLES: Record<keyof MigrationCounts, string> = {
@@ -43,6 +46,7 @@ const TABLES: Record<keyof MigrationCounts, string> = {
   webhookDedupe: 'webhook_dedupe',
   webhookDeliveries: 'webhook_deliveries',
   scheduleStates: 'schedule_state',
+  queueEntries: 'landing_queue',
 };
 
 const PAGE = 500;
@@ -117,6 +121,7 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
     webhookDedupe: 0,
     webhookDeliveries: 0,
     scheduleStates: 0,
+    queueEntries: 0,
   };
   let highest = 0;
 
@@ -230,7 +235,7 @@ async function copy(store: Awaited<ReturnType<typeof openFileStore>>, client: Qu
 async function copySettingsAndState(
   store: Awaited<ReturnType<typeof openFileStore>>,
   client: Queryable,
-): Promise<Pick<MigrationCounts, 'config' | 'webhookTriggers' | 'webhookDedupe' | 'webhookDeliveries' | 'scheduleStates'>> {
+): Promise<Pick<MigrationCounts, 'config' | 'webhookTriggers' | 'webhookDedupe' | 'webhookDeliveries' | 'scheduleStates' | 'queueEntries'>> {
   const config = await (await openAssistantsConfigRepository(store)).get();
   if (config) await client.query('INSERT INTO config (id, record) VALUES ($1, $2)', [config.id, asJson(config)]);
 
@@ -249,8 +254,24 @@ async function copySettingsAndState(
   const schedules = (await store.collection<ScheduleState>(SCHEDULE_STATE_COLLECTION, 'per-record')).all();
   for (const state of schedules) await client.query('INSERT INTO schedule_state (id, record) VALUES ($1, $2)', [state.id, asJson(state)]);
 
+  // Every workspace's queue, in place order; the sequence goes past the highest place copied.
+  const stored = (await store.collection<QueueEntry & { id: string }>(QUEUE_COLLECTION, 'per-record')).all();
+  const entries = stored.map(({ id: _id, ...entry }) => entry).sort((a, b) => a.position - b.position);
+  for (const entry of entries) {
+    await client.query('INSERT INTO landing_queue (run_id, workspace_id, target, position, record) VALUES ($1, $2, $3, $4, $5)', [
+      entry.runId,
+      entry.workspaceId,
+      entry.target,
+      entry.position,
+      asJson(entry),
+    ]);
+  }
+  const highest = Math.max(0, ...entries.map((e) => e.position));
+  if (highest > 0) await client.query("SELECT setval('landing_queue_position', $1)", [highest]);
+
   return {
     config: config ? 1 : 0,
+    queueEntries: entries.length,
     webhookTriggers: triggers.length,
     webhookDedupe: dedupe.length,
     webhookDeliveries: deliveries.length,

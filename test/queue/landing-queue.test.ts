@@ -41,13 +41,13 @@ describe('the landing queue', () => {
       edit('change-b', "sed -i 's/exports.b = () => 2;/exports.b = () => 20;/' math.js"),
       edit('change-c', "sed -i 's/exports.c = () => 3;/exports.c = () => 30;/' math.js"),
     ]);
-    const runs = [];
+    const runs: string[] = [];
     for (const name of ['change-a', 'change-b', 'change-c']) runs.push(await finishedRun(server, workspaceId, name, `Change ${name.slice(-1)}`));
-    const entered = [];
+    const entered: Json[] = [];
     for (const runId of runs) entered.push(await enqueue(server, runId));
     expect(entered.map((e) => e.state)).toEqual(['queued', 'queued', 'queued']);
-    expect(entered[0].position).toBeLessThan(entered[1].position);
-    expect(entered[1].position).toBeLessThan(entered[2].position);
+    expect(entered[0]!.position).toBeLessThan(entered[1]!.position);
+    expect(entered[1]!.position).toBeLessThan(entered[2]!.position);
 
     const entries = await settledEntries(workspaceId, 3);
     expect(entries.map((e: Json) => [e.runId, e.state])).toEqual(runs.map((id) => [id, 'landed']));
@@ -69,7 +69,7 @@ describe('the landing queue', () => {
     expect(events.filter((t: string) => t.startsWith('queue_'))).toEqual(['queue_entered', 'queue_verifying', 'queue_landed']);
     expect(events).toContain('run_merged');
     const run = (await api(server, 'GET', `/api/workflows/runs/${runs[1]}`)).body;
-    expect(run.merged).toMatchObject({ into: 'main', commit: entries[1].commit });
+    expect(run.merged).toMatchObject({ into: 'main', commit: entries[1]!.commit });
   });
 
   it('two runs changing the same line: the first lands, the second needs rework naming the file', async () => {
@@ -83,14 +83,14 @@ describe('the landing queue', () => {
     await enqueue(server, second);
     const entries = await settledEntries(workspaceId, 2);
     expect(entries.map((e: Json) => e.state)).toEqual(['landed', 'needs_rework']);
-    expect(entries[1]).toMatchObject({ files: ['math.js'], reason: expect.stringContaining('conflicts with main') });
-    expect(git(dir, 'rev-parse', 'main')).toBe(entries[0].commit);
+    expect(entries[1]!).toMatchObject({ files: ['math.js'], reason: expect.stringContaining('conflicts with main') });
+    expect(git(dir, 'rev-parse', 'main')).toBe(entries[0]!.commit);
     const reworked = await eventOf(second, 'queue_needs_rework');
     expect(reworked).toMatchObject({ runId: second, target: 'main', files: ['math.js'] });
 
     // Entered again while it needs rework, it goes back to its place and fails again the same way.
     const again = await enqueue(server, second);
-    expect(again).toMatchObject({ state: 'queued', position: entries[1].position });
+    expect(again).toMatchObject({ state: 'queued', position: entries[1]!.position });
     // A landed entry does not enter again.
     const refused = await api(server, 'POST', `/api/workflows/runs/${first}/merge`, { queue: true });
     expect(refused.status).toBe(409);
@@ -110,9 +110,9 @@ describe('the landing queue', () => {
     await enqueue(server, caller);
     const entries = await settledEntries(workspaceId, 2);
     expect(entries.map((e: Json) => e.state)).toEqual(['landed', 'needs_rework']);
-    expect(entries[1].reason).toContain('verify failed');
-    expect(entries[1].outputTail).toMatch(/b is not a function/);
-    expect(git(dir, 'rev-parse', 'main')).toBe(entries[0].commit);
+    expect(entries[1]!.reason).toContain('verify failed');
+    expect(entries[1]!.outputTail).toMatch(/b is not a function/);
+    expect(git(dir, 'rev-parse', 'main')).toBe(entries[0]!.commit);
     expect(await testsPassAt(dir, 'main')).toBe(true);
     const reworked = await eventOf(caller, 'queue_needs_rework');
     expect(reworked.outputTail).toMatch(/b is not a function/);
@@ -136,7 +136,7 @@ describe('the landing queue', () => {
 
     git(dir, 'checkout', '--', 'README.md');
     const cleanAt = Date.now();
-    const [entry] = await settledEntries(workspaceId, 1);
+    const entry = (await settledEntries(workspaceId, 1))[0]!;
     expect(entry.state).toBe('landed');
     expect(Date.now() - cleanAt).toBeLessThan(30_000);
     expect(git(dir, 'rev-parse', 'main')).toBe(entry.commit);

@@ -152,7 +152,9 @@ it('copies the assistant configuration, the trigger registry, webhook dedupe and
     host: hostname(),
   });
   const human = await runCli(['migrate-store', '--to', await postgres.createDatabase()], { env: { SVC_HOME: home } });
-  expect(human.stdout).toContain('1 webhook triggers (1 dedupe records, 2 deliveries), 1 schedule states,\nthe assistant configuration; counts verified');
+  expect(human.stdout).toContain(
+    '1 webhook triggers (1 dedupe records, 2 deliveries), 1 schedule states, 0 queue entries,\nthe assistant configuration; counts verified',
+  );
 
   const dbServer = await startTestServer({ socket: true, env: { SVC_DATABASE_URL: url, PUSH_SECRET: SECRET } });
   try {

@@ -36,7 +36,7 @@ export default defineCommand({
       [
         `copied ${counts.runs} runs (${counts.runEvents} events), ${counts.conversations} conversations (${counts.messages} messages, ${counts.conversationEvents} events),`,
         `${counts.workspaces} workspaces (${counts.workspaceEnvironments} environments, ${counts.workspaceEnvValues} env values),`,
-        `${counts.webhookTriggers} webhook triggers (${counts.webhookDedupe} dedupe records, ${counts.webhookDeliveries} deliveries), ${counts.scheduleStates} schedule states,`,
+        `${counts.webhookTriggers} webhook triggers (${counts.webhookDedupe} dedupe records, ${counts.webhookDeliveries} deliveries), ${counts.scheduleStates} schedule states, ${counts.queueEntries} queue entries,`,
         `${counts.config ? 'the' : 'no'} assistant configuration; counts verified`,
         '',
       ].join('\n'),
