@@ -24,6 +24,8 @@ import { OPEN_STATES, type QueueEntry } from './records.js';
 import type { QueueRepository } from './repository.js';
 import { openScratch } from './scratch.js';
 import { landingMessage, outputTail } from './queue-text.js';
+import { changeEntry, EntryChanged, type Step } from './entry-change.js';
+import { ReworkRuns, type ReworkRunsDeps } from './rework.js';
 
 export interface QueueProcessorDeps {
   repository: QueueRepository;
@@ -37,13 +39,9 @@ export interface QueueProcessorDeps {
   logger: Logger;
   /** How often the open queues are looked at unasked: a paused head, entries entered through another server. */
   pollMs: number;
+  /** Starts a rework run (a follow-on run of `fromRunId`); resolves to its id. */
+  startRework: ReworkRunsDeps['startRework'];
 }
-
-/** What processing a queue's head came to: it is done (landed or needs rework), it goes again (the target moved), or the queue waits. */
-type Step = 'done' | 'again' | 'wait';
-
-/** Another process changed the entry since it was read (it holds the queue now): this one stops. */
-class EntryChanged extends Error {}
 
 export class QueueProcessor {
   readonly #draining = new Map<string, Promise<void>>();
@@ -52,8 +50,11 @@ export class QueueProcessor {
   #timer: NodeJS.Timeout | undefined;
   /** Only a started processor (a server's) lands: a CLI process enters entries and leaves them to the server. */
   #started = false;
+  readonly #reworks: ReworkRuns;
 
-  constructor(private readonly deps: QueueProcessorDeps) {}
+  constructor(private readonly deps: QueueProcessorDeps) {
+    this.#reworks = new ReworkRuns(deps);
+  }
 
   /** Looks at every open queue now and every `pollMs` from then on. */
   start(): void {
@@ -101,23 +102,34 @@ export class QueueProcessor {
     if (!(await coordination.hold(workspaceId))) return;
     for (;;) {
       const open = await repository.list({ workspaceId, states: OPEN_STATES });
-      if (open.length === 0) return coordination.release(workspaceId);
+      if (open.length === 0 && (await repository.list({ workspaceId, awaitingRework: true, limit: 1 })).length === 0) return coordination.release(workspaceId);
       const firsts = new Map<string, QueueEntry>();
       for (const entry of open) if (!firsts.has(entry.target)) firsts.set(entry.target, entry);
       let moved = false;
+      for (const awaiting of await repository.list({ workspaceId, awaitingRework: true })) {
+        if (this.#stop.signal.aborted) return;
+        const step = await this.#guarded(() => this.#reworks.follow(awaiting));
+        if (step === undefined) return;
+        if (step !== 'wait') moved = true;
+      }
       for (const head of firsts.values()) {
         if (this.#stop.signal.aborted) return;
-        let step: Step;
-        try {
-          step = await this.#process(head);
-        } catch (error) {
-          if (error instanceof EntryChanged) return;
-          throw error;
-        }
+        const step = await this.#guarded(() => this.#process(head));
+        if (step === undefined) return;
         if (step !== 'wait') moved = true;
       }
       // Every head waits (paused): the next poll looks again.
       if (!moved) return;
+    }
+  }
+
+  /** A step, or undefined when another process changed the entry meanwhile (it holds the queue now: this one stops). */
+  async #guarded(step: () => Promise<Step>): Promise<Step | undefined> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof EntryChanged) return undefined;
+      throw error;
     }
   }
 
@@ -158,7 +170,7 @@ export class QueueProcessor {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const files = error.code === 'merge_conflict' ? ((error.details as { files?: string[] } | undefined)?.files ?? []) : undefined;
-      return this.#rework(entry, run, { reason: error.message, ...(files ? { files } : {}) });
+      return this.#rework(entry, run, { reason: error.message, ...(files ? { files } : {}) }, site);
     }
     const verifying = await this.#change(entry, {
       state: 'verifying',
@@ -208,7 +220,7 @@ export class QueueProcessor {
       try {
         script = (await readWorktreeConfig(scratch.path))?.verify;
       } catch (error) {
-        if (error instanceof WorktreeConfigError) return this.#rework(entry, run, { reason: `.svc/worktree.yaml cannot be used: ${error.message}` });
+        if (error instanceof WorktreeConfigError) return this.#rework(entry, run, { reason: `.svc/worktree.yaml cannot be used: ${error.message}` }, site);
         throw error;
       }
       await this.#emit(run, 'queue_verifying', {
@@ -234,7 +246,7 @@ export class QueueProcessor {
       if (outcome.passed) return undefined;
       // Stopped with the server: left `verifying`, verified again at the next start.
       if (this.#stop.signal.aborted) return 'wait';
-      return this.#rework(entry, run, { reason: `verify failed on ${commit.slice(0, 12)}: ${outcome.message}`, outputTail: outputTail(outcome.output) });
+      return this.#rework(entry, run, { reason: `verify failed on ${commit.slice(0, 12)}: ${outcome.message}`, outputTail: outputTail(outcome.output) }, site);
     } finally {
       await scratch.remove();
     }
@@ -263,9 +275,28 @@ export class QueueProcessor {
     return 'done';
   }
 
-  async #rework(entry: QueueEntry, run: RunRecord, why: { reason: string; files?: string[]; outputTail?: string }): Promise<Step> {
-    await this.#change(entry, { state: 'needs_rework', reason: why.reason, files: why.files ?? null, outputTail: why.outputTail ?? null });
-    await this.#emit(run, 'queue_needs_rework', { workspaceId: entry.workspaceId, target: entry.target, ...why });
+  /**
+   * Not landed: needs rework, told on the run. With `rework: agent` and rework runs left, a rework
+   * run starts from the run's head (`site`: where its branch is, for the conflict's two sides); it
+   * takes the entry's place once it completes (`#followRework`).
+   */
+  async #rework(entry: QueueEntry, run: RunRecord, why: { reason: string; files?: string[]; outputTail?: string }, site?: LandingSite): Promise<Step> {
+    const agent = site !== undefined && entry.rework.mode === 'agent' && entry.reworks < entry.rework.max;
+    let changed = await this.#change(entry, {
+      state: 'needs_rework',
+      reason: why.reason,
+      files: why.files ?? null,
+      outputTail: why.outputTail ?? null,
+      awaitingRework: agent,
+      reworkRunId: null,
+    });
+    if (agent) changed = await this.#reworks.start(changed, run, site);
+    await this.#emit(run, 'queue_needs_rework', {
+      workspaceId: entry.workspaceId,
+      target: entry.target,
+      ...why,
+      ...(changed.reworkRunId ? { reworkRunId: changed.reworkRunId } : {}),
+    });
     return 'done';
   }
 
@@ -277,10 +308,8 @@ export class QueueProcessor {
     return 'wait';
   }
 
-  async #change(entry: QueueEntry, patch: Partial<QueueEntry>): Promise<QueueEntry> {
-    const next = { ...entry, ...patch, updatedAt: new Date().toISOString() };
-    if (!(await this.deps.repository.replaceIf(entry, next))) throw new EntryChanged(`queue entry of ${entry.runId} changed meanwhile`);
-    return next;
+  #change(entry: QueueEntry, patch: Partial<QueueEntry>): Promise<QueueEntry> {
+    return changeEntry(this.deps.repository, entry, patch);
   }
 
   #emit: RunStore['emit'] = (run, type, fields) => this.deps.runs.emit(run, type, fields);

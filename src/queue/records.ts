@@ -4,6 +4,7 @@
  */
 
 import * as z from 'zod';
+import { REWORK_MODES } from '../workflows/index.js';
 
 /**
  * An entry's states: `queued` waits its turn; `verifying` is being built on the target's tip and
@@ -34,6 +35,13 @@ export const QueueEntrySchema = z.object({
   base: z.string().nullable().describe('the target commit its candidate was built on'),
   commit: z.string().nullable().describe('verifying: the candidate commit under test; landed: the commit the target moved to'),
   attempts: z.number().int().describe('how many times its candidate was built'),
+  rework: z
+    .object({ mode: z.enum(REWORK_MODES), max: z.number().int() })
+    .describe("what happens when it needs rework: decided as it entered, from the run's workflow, else .svc/worktree.yaml"),
+  reworks: z.number().int().describe('rework runs before this entry: 0 for a run queued by a person, 1 for the first rework run'),
+  reworkOf: z.string().nullable().describe('the run whose entry this rework run takes the place of'),
+  reworkRunId: z.string().nullable().describe('the rework run started for this entry'),
+  awaitingRework: z.boolean().describe('its rework run is still to start or to finish; it then enters the queue at this place'),
   enteredAt: z.string(),
   updatedAt: z.string(),
   landedAt: z.string().nullable(),

@@ -8,10 +8,30 @@
 import { join } from 'node:path';
 import { DomainError } from '../shared/errors.js';
 import { assertLandable, branchTips } from '../landing/index.js';
-import type { RunEngine } from '../runs/index.js';
-import type { WorkspaceService } from '../workspaces/index.js';
+import type { RunEngine, RunRecord } from '../runs/index.js';
+import type { ReworkMode } from '../workflows/index.js';
+import { readWorktreeConfig, type WorkspaceService } from '../workspaces/index.js';
 import { QueueProcessor, type QueueProcessorDeps } from './processor.js';
 import type { QueueEntry, QueueStrategy, QueueView } from './records.js';
+
+/** Rework runs one queued run gets before a person is needed, unless `max_rework` says otherwise. */
+const DEFAULT_MAX_REWORK = 2;
+
+/** The workflow a rework run runs: bundled/workflows/rework.yaml, unless the repository has its own. */
+export const REWORK_WORKFLOW = 'rework';
+
+/**
+ * What the queue does when the run's entry needs rework: its workflow's `rework:`/`max_rework` (the
+ * definition it ran, validated when it started), else those of `.svc/worktree.yaml` in its
+ * worktree (an unusable file says nothing here: the queue's verification reports it).
+ */
+async function reworkPolicy(run: RunRecord, worktree: string): Promise<QueueEntry['rework']> {
+  const written = typeof run.definition === 'object' && run.definition !== null ? (run.definition as Record<string, unknown>) : {};
+  const config = await readWorktreeConfig(worktree).catch(() => null);
+  const mode = (written.rework as ReworkMode | undefined) ?? config?.rework ?? 'person';
+  const max = typeof written.max_rework === 'number' ? written.max_rework : (config?.max_rework ?? DEFAULT_MAX_REWORK);
+  return { mode, max };
+}
 
 export interface EnterInput {
   /** Default: the workspace's default branch. */
@@ -20,8 +40,8 @@ export interface EnterInput {
   strategy?: QueueStrategy | undefined;
 }
 
-export interface LandingQueueDeps extends Omit<QueueProcessorDeps, 'runs' | 'scratchDir' | 'workspaces'> {
-  engine: Pick<RunEngine, 'settled' | 'runs'>;
+export interface LandingQueueDeps extends Omit<QueueProcessorDeps, 'runs' | 'scratchDir' | 'workspaces' | 'startRework'> {
+  engine: Pick<RunEngine, 'settled' | 'runs' | 'start'>;
   workspaces: Pick<WorkspaceService, 'landingSite' | 'envValues' | 'idOf'>;
   /** `SVC_HOME`: the scratch worktrees go under `<home>/queue/`. */
   home: string;
@@ -31,7 +51,14 @@ export class LandingQueue {
   readonly #processor: QueueProcessor;
 
   constructor(private readonly deps: LandingQueueDeps) {
-    this.#processor = new QueueProcessor({ ...deps, runs: deps.engine.runs, scratchDir: join(deps.home, 'queue') });
+    this.#processor = new QueueProcessor({
+      ...deps,
+      runs: deps.engine.runs,
+      scratchDir: join(deps.home, 'queue'),
+      // A follow-on run of the bundled (or the repository's own) `rework` workflow, on the run's head.
+      startRework: async ({ fromRunId, workspaceId, message }) =>
+        (await deps.engine.start({ workflow: REWORK_WORKFLOW, message, fromRunId, workspaceId, trigger: 'api' })).id,
+    });
   }
 
   /** Starts processing (a server): the queues a stopped process left are taken up where they stopped. */
@@ -60,8 +87,9 @@ export class LandingQueue {
     const now = new Date().toISOString();
     const existing = await repository.get(run.id);
     let entry: QueueEntry | undefined;
-    if (existing?.state === 'needs_rework' && existing.target === into) {
-      const requeued: QueueEntry = { ...existing, state: 'queued', strategy, reason: null, files: null, outputTail: null, updatedAt: now };
+    // Not while its rework run is under way: that run takes its place when it finishes.
+    if (existing?.state === 'needs_rework' && existing.target === into && !existing.awaitingRework) {
+      const requeued: QueueEntry = { ...existing, state: 'queued', strategy, reason: null, files: null, outputTail: null, reworkRunId: null, updatedAt: now };
       entry = (await repository.replaceIf(existing, requeued)) ? requeued : undefined;
     } else if (!existing) {
       entry = await repository.enter({
@@ -76,6 +104,11 @@ export class LandingQueue {
         base: null,
         commit: null,
         attempts: 0,
+        rework: await reworkPolicy(run, site.environment.path),
+        reworks: 0,
+        reworkOf: null,
+        reworkRunId: null,
+        awaitingRework: false,
         enteredAt: now,
         updatedAt: now,
         landedAt: null,

@@ -14,7 +14,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import { readRegularFile } from '../shared/regular-file.js';
-import { RawSandboxSchema, validateYamlWith } from '../workflows/index.js';
+import { RawSandboxSchema, REWORK_MODES, validateYamlWith } from '../workflows/index.js';
 import { isInside } from './worktrees.js';
 
 export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
@@ -50,6 +50,11 @@ export const WorktreeConfigSchema = z.strictObject({
     .max(MAX_CONFIG_BYTES)
     .optional()
     .describe('a bash script the landing queue runs on the exact commit it would land; only a passing one lands (docs/contract.md, "Landing queue")'),
+  rework: z
+    .enum(REWORK_MODES)
+    .optional()
+    .describe("agent: the landing queue hands an entry that conflicts or fails verification to a rework run (a run's workflow saying `rework:` wins)"),
+  max_rework: z.number().int().min(0).max(10).optional().describe('how many rework runs one queued run gets before a person is needed (default 2)'),
   sandbox: RawSandboxSchema.optional().describe('what widens the sandbox of every sandboxed node of the repository\'s runs (docs/workflows.md, "Sandbox")'),
 });
 

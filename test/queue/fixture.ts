@@ -41,11 +41,11 @@ assert.strictEqual(typeof m.b(), 'number', 'b is a function returning a number')
 /** A workflow that runs `script` (bash) in the run's worktree. */
 export const edit = (name: string, script: string) => ({ name, nodes: [{ id: 'edit', bash: script }] });
 
-/** The repository, registered by path; `verify` (default `node test.js`) goes into .svc/worktree.yaml. */
+/** The repository, registered by path; `verify` (default `node test.js`) and `config`'s lines go into .svc/worktree.yaml. */
 export async function queueRepository(
   server: Target,
-  workflows: Array<{ name: string; nodes: Json[] }>,
-  options: { verify?: string | null } = {},
+  workflows: Array<{ name: string; nodes: Json[]; [key: string]: unknown }>,
+  options: { verify?: string | null; config?: string } = {},
 ): Promise<{ dir: string; workspaceId: string }> {
   const dir = await tempDir('svc-queue-repo-');
   makeRepository(dir, { 'README.md': '# demo\n', 'math.js': MATH, 'test.js': TEST_RUNNER });
@@ -54,7 +54,9 @@ export async function queueRepository(
   writeFileSync(join(dir, 'tests', 'b.test.js'), B_TEST);
   const verify = options.verify === undefined ? 'node test.js' : options.verify;
   mkdirSync(join(dir, '.svc'), { recursive: true });
-  if (verify !== null) writeFileSync(join(dir, '.svc', 'worktree.yaml'), `verify: ${JSON.stringify(verify)}\n`);
+  if (verify !== null || options.config) {
+    writeFileSync(join(dir, '.svc', 'worktree.yaml'), `${verify === null ? '' : `verify: ${JSON.stringify(verify)}\n`}${options.config ?? ''}`);
+  }
   await writeWorkflows(dir, workflows);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'tests, verify and workflows');

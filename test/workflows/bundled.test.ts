@@ -22,8 +22,8 @@ function load(file: string): WorkflowDefinition {
 }
 
 describe('bundled workflows', () => {
-  it('ship assist, fix-issue, review and smoke, and nothing else by accident', () => {
-    expect(files.sort()).toEqual(['assist.yaml', 'fix-issue.yaml', 'review.yaml', 'smoke.yaml']);
+  it('ship assist, fix-issue, review, rework and smoke, and nothing else by accident', () => {
+    expect(files.sort()).toEqual(['assist.yaml', 'fix-issue.yaml', 'review.yaml', 'rework.yaml', 'smoke.yaml']);
     expect(readdirSync(BUNDLED_WORKFLOWS_DIR).sort()).toEqual(files);
   });
 
@@ -68,6 +68,7 @@ describe('bundled workflows', () => {
     expect(permissions('fix-issue.yaml')).toEqual({ plan: 'read', implement: 'edit', test: '-', approve: '-', summary: 'read' });
     expect(permissions('review.yaml')).toEqual({ scope: '-', correctness: 'read', security: 'read', tests: 'read', synthesis: 'read' });
     expect(permissions('assist.yaml')).toEqual({ assist: 'edit' });
+    expect(permissions('rework.yaml')).toEqual({ resolve: 'edit' });
   });
 });
 

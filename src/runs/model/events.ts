@@ -80,8 +80,11 @@ export interface RunEventFields {
   queue_verifying: { workspaceId: string; target: string; base: string; commit: string; verify: boolean };
   /** `target` moved to `commit`, the one tested; `alreadyLanded`: its changes were in `target` already. */
   queue_landed: { workspaceId: string; target: string; commit: string; alreadyLanded?: true };
-  /** Not landed: it conflicts (`files`) or failed verification (`outputTail`, the end of what verify printed). */
-  queue_needs_rework: { workspaceId: string; target: string; reason: string; files?: string[]; outputTail?: string };
+  /**
+   * Not landed: it conflicts (`files`) or failed verification (`outputTail`, the end of what verify
+   * printed); `reworkRunId`: the rework run started for it (`rework: agent`).
+   */
+  queue_needs_rework: { workspaceId: string; target: string; reason: string; files?: string[]; outputTail?: string; reworkRunId?: string };
   /** The queue waits, at this run, for `reason` to go away (a dirty checkout of `target`); it resumes by itself. */
   queue_paused: { workspaceId: string; target: string; reason: string };
 }

@@ -17,6 +17,11 @@ const entry = (runId: string, fields: Partial<QueueEntry> = {}): Omit<QueueEntry
   base: null,
   commit: null,
   attempts: 0,
+  rework: { mode: 'person', max: 2 },
+  reworks: 0,
+  reworkOf: null,
+  reworkRunId: null,
+  awaitingRework: false,
   enteredAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   landedAt: null,
@@ -72,5 +77,30 @@ export function queueRepositoryContract(factory: ContractStoreFactory): void {
     expect(await repository.remove('run_c')).toBe(true);
     expect(await repository.remove('run_c')).toBe(false);
     expect(await repository.open()).toEqual([]);
+  });
+
+  it('an entry waiting for its rework run keeps its queue open and is listed as such; its rework run enters at its place', async () => {
+    let repository = await stores.current().queue();
+    const a = (await repository.enter(entry('run_a', { rework: { mode: 'agent', max: 2 } })))!;
+    const b = (await repository.enter(entry('run_b')))!;
+    const awaiting = { ...a, state: 'needs_rework' as const, reason: 'conflict', awaitingRework: true, reworkRunId: 'run_r' };
+    expect(await repository.replaceIf(a, awaiting)).toBe(true);
+    expect((await repository.list({ workspaceId: 'ws_1', awaitingRework: true })).map((e) => e.runId)).toEqual(['run_a']);
+    expect(await repository.open()).toEqual([{ workspaceId: 'ws_1', target: 'main' }]);
+    const b2 = { ...b, state: 'landed' as const };
+    expect(await repository.replaceIf(b, b2)).toBe(true);
+    // Only the entry waiting for its rework run keeps the queue open now.
+    expect(await repository.open()).toEqual([{ workspaceId: 'ws_1', target: 'main' }]);
+
+    const reworked = (await repository.enter(entry('run_r', { reworkOf: 'run_a', reworks: 1, rework: { mode: 'agent', max: 2 } }), a.position))!;
+    expect(reworked.position).toBe(a.position);
+    expect(await repository.replaceIf(awaiting, { ...awaiting, awaitingRework: false })).toBe(true);
+    repository = await (await stores.reopen()).queue();
+    expect(await repository.list({ workspaceId: 'ws_1', awaitingRework: true })).toEqual([]);
+    expect((await repository.list({ workspaceId: 'ws_1', states: ['queued'] })).map((e) => [e.runId, e.position, e.reworkOf])).toEqual([
+      ['run_r', a.position, 'run_a'],
+    ]);
+    // A place taken by a rework run does not move the next entry's: it still comes after every other.
+    expect((await repository.enter(entry('run_c')))!.position).toBeGreaterThan(b.position);
   });
 }

@@ -5,7 +5,7 @@ import { WORKSPACE_ARG } from '../workspace/_print.js';
 /**
  * `svc queue <workspace>`: the workspace's landing queue (docs/contract.md, "Landing queue"), one
  * entry per line in queue order — run id, state, target branch — then, for an entry that waits or
- * needs rework, why (and the conflicting files). `--json`: the API's answer.
+ * needs rework, why (and the conflicting files) and its rework run. `--json`: the API's answer.
  */
 export default defineCommand({
   args: [WORKSPACE_ARG],
@@ -19,7 +19,9 @@ export default defineCommand({
     for (const entry of queue.entries) {
       const reason = entry.reason?.split('\n')[0];
       const files = entry.files?.length ? ` (${entry.files.join(', ')})` : '';
-      cmd.io.out(`${entry.runId} ${entry.state} ${entry.target}${reason ? ` — ${reason}${files}` : ''}\n`);
+      const rework = entry.reworkRunId ? ` → rework ${entry.reworkRunId}${entry.awaitingRework ? ' (under way)' : ''}` : '';
+      const of = entry.reworkOf ? ` (rework of ${entry.reworkOf})` : '';
+      cmd.io.out(`${entry.runId} ${entry.state} ${entry.target}${of}${reason ? ` — ${reason}${files}` : ''}${rework}\n`);
     }
   },
 });
