@@ -1,5 +1,6 @@
 import { client } from '../api.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
+import { LandingQueue } from '../components/landing-queue.js';
 import { formatTime } from '../format.js';
 import { useLoad } from '../hooks.js';
 
@@ -42,6 +43,7 @@ function WorkspaceDetail({ id }: { id: string }) {
               : 'not needed'}
         </dd>
       </dl>
+      <LandingQueue workspaceId={workspace.id} />
       <h3>Environments</h3>
       {environments.length === 0 ? (
         <p class="note">No worktrees.</p>
