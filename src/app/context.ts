@@ -214,6 +214,11 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       pollMs: QUEUE_POLL_MS,
       home: settings.home,
     });
+    // A deleted run leaves no queue entry behind (every server hears of it: run_deleted is relayed).
+    ctx.bus.subscribe((event) => {
+      if (event.type !== 'run_deleted' || !policy.writes) return;
+      ctx.queue.forget(event.runId).catch((error: unknown) => logger.warn('queue.forget_failed', { runId: event.runId, error: (error as Error).message }));
+    });
     ctx.benchmarks = new BenchmarkService(ctx.engine.runs);
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering, memory);
     if (policy.executes) await ctx.conversations.orchestrator.recoverInterrupted();

@@ -127,6 +127,11 @@ export class LandingQueue {
     return entry;
   }
 
+  /** The run was deleted: its entry goes (a processor meeting it meanwhile finds it gone). */
+  async forget(runId: string): Promise<void> {
+    await this.deps.repository.remove(runId);
+  }
+
   /** The workspace's entries in queue order (by target, then place), landed and needing rework included. */
   async list(workspace: string): Promise<QueueView> {
     const workspaceId = await this.deps.workspaces.idOf(workspace);

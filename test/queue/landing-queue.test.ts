@@ -95,6 +95,13 @@ describe('the landing queue', () => {
     const refused = await api(server, 'POST', `/api/workflows/runs/${first}/merge`, { queue: true });
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ error: 'already_queued', message: expect.stringContaining('landed') });
+    // A deleted run leaves no entry behind.
+    expect((await api(server, 'DELETE', `/api/workflows/runs/${first}`)).status).toBe(200);
+    await waitFor(
+      async () => !(await queueOf(server, workspaceId)).some((e: Json) => e.runId === first),
+      10_000,
+      () => 'the deleted run gone from the queue',
+    );
   });
 
   it('two runs each green that break the tests together: the second is not landed and the target stays green', async () => {
