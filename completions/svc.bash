@@ -15,7 +15,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"queue"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
+      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace cache"|"workspace conflicts"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"queue"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
       *) npos=$((npos + 1)) ;;
     esac
   done
@@ -57,12 +57,14 @@ _svc() {
     "webhook test") words='--payload --event --key --secret-env --secret --dry-run --help'; args=(-); case "$prev" in --payload|--event|--key|--secret-env|--secret|--url) optkind=- ;; esac ;;
     "schedule") words='list --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "schedule list") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
-    "workspace") words='add list show rm envs env consent cleanup --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "workspace") words='add list show rm envs cache conflicts env consent cleanup --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace add") words='--help'; args=(-); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace list") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace show") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace rm") words='-y --yes --help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace envs") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
+    "workspace cache") words='--clear --help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
+    "workspace conflicts") words='--help'; args=(workspaces); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env") words='set unset --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env set") words='--help'; args=(workspaces -); case "$prev" in --url) optkind=- ;; esac ;;
     "workspace env unset") words='--help'; args=(workspaces -); case "$prev" in --url) optkind=- ;; esac ;;

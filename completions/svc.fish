@@ -20,7 +20,7 @@ function __svc_walk
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "queue" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace cache" "workspace conflicts" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "queue" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
             set npos 0
         else
@@ -164,6 +164,8 @@ complete -c svc -n '__svc_path_is workspace' -a 'list' -d 'list registered works
 complete -c svc -n '__svc_path_is workspace' -a 'show' -d 'one workspace: source, branch, env var names, the .env scan'
 complete -c svc -n '__svc_path_is workspace' -a 'rm' -d 'remove a workspace, its worktrees and our clone (never your directory)'
 complete -c svc -n '__svc_path_is workspace' -a 'envs' -d 'list a workspace'\''s environments (one worktree per run)'
+complete -c svc -n '__svc_path_is workspace' -a 'cache' -d 'the setup cache: what .svc/worktree.yaml'\''s cache: kept, or --clear'
+complete -c svc -n '__svc_path_is workspace' -a 'conflicts' -d 'which unlanded run branches would conflict with the target or each other, and which files both change'
 complete -c svc -n '__svc_path_is workspace' -a 'env' -d 'set or unset a workspace'\''s env vars (values are never shown)'
 complete -c svc -n '__svc_path_is workspace' -a 'consent' -d 'allow or revoke agents despite agent keys in .env files (audit-logged)'
 complete -c svc -n '__svc_path_is workspace' -a 'cleanup' -d 'remove worktrees of finished runs: ended before --older-than (default 7d), or --merged into the default branch'
@@ -171,6 +173,9 @@ complete -c svc -n '__svc_arg_is 0 workspace show' -a '(__svc_values workspaces)
 complete -c svc -n '__svc_arg_is 0 workspace rm' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace rm' -s y -l yes -d 'do not ask for confirmation'
 complete -c svc -n '__svc_arg_is 0 workspace envs' -a '(__svc_values workspaces)'
+complete -c svc -n '__svc_arg_is 0 workspace cache' -a '(__svc_values workspaces)'
+complete -c svc -n '__svc_path_is workspace cache' -l clear -d 'remove every entry: the next worktree of each key runs its setup again'
+complete -c svc -n '__svc_arg_is 0 workspace conflicts' -a '(__svc_values workspaces)'
 complete -c svc -n '__svc_path_is workspace env' -a 'set' -d 'set env vars: KEY=VALUE…'
 complete -c svc -n '__svc_path_is workspace env' -a 'unset' -d 'unset one env var'
 complete -c svc -n '__svc_arg_is 0 workspace env set' -a '(__svc_values workspaces)'
