@@ -60,6 +60,8 @@ export async function replyWithAgent(
     allow: deps.limits.agentEnvAllow,
     given: workspaceEnv,
   });
+  // Read before the sandbox is set up: nothing between here and the reply's end may fail without disposing of it.
+  const limitBytes = (await deps.assistants.maxMemoryOf?.(assistant)) ?? undefined;
   // Its OS sandbox, as a node's at the same level: the conversation's directory, a TMPDIR of its own.
   const confined = await setUpSandbox({
     permissions,
@@ -82,7 +84,6 @@ export async function replyWithAgent(
     deltas.push(deps.events.emit(conversation.id, 'agent_tool', { messageId: message.id, ...call }));
   };
   // Its place in the server's memory budget (taken once its agent holds a slot), and its limit.
-  const limitBytes = (await deps.assistants.maxMemoryOf?.(assistant)) ?? undefined;
   const grant = new PendingGrant(deps.memory, Math.min(DEFAULT_NODE_ESTIMATE_BYTES.agent, limitBytes ?? Infinity), signal);
   const memory = watchTreeMemory({ limitBytes, logger: deps.logger, intervalMs: deps.memory?.sampleMs, onSample: (bytes) => grant.measured(bytes) });
   const ask = (session: typeof stored) =>

@@ -201,11 +201,20 @@ export async function moveBranch(
       // meanwhile, or an untracked file in the way, makes it refuse rather than lose anything.
       // Only from `old`: a checkout whose branch moved is another race, told as update-ref's.
       if ((await commitOf(`refs/heads/${request.into}`, options)) !== old) throw new Error(`${request.into} is no longer at ${old}`);
-      await runGit([...QUIET_GIT, 'merge', '--ff-only', '--quiet', '--no-stat', '--no-verify', commit], {
+      // The checkout may have switched branch since it was found: only its having `into` checked out
+      // makes the fast-forward move `into` (else another branch would move and `into` would not).
+      const head = (await runGit(['symbolic-ref', '-q', 'HEAD'], { ...git, cwd: checkout }).catch(() => '')).trim();
+      if (head !== `refs/heads/${request.into}`)
+        throw new Error(`the checkout in ${checkout} no longer has ${request.into} checked out (${head || 'a detached HEAD'})`);
+      // --no-overwrite-ignore: a file the user's .gitignore hides (a local .env, a config) is theirs;
+      // a landing that would replace it refuses instead.
+      await runGit([...QUIET_GIT, 'merge', '--ff-only', '--no-overwrite-ignore', '--quiet', '--no-stat', '--no-verify', commit], {
         ...git,
         cwd: checkout,
         env: { ...git.env, GIT_REFLOG_ACTION: reflog },
       });
+      const now = await commitOf(`refs/heads/${request.into}`, options);
+      if (now !== commit) throw new Error(`${request.into} is at ${now} after the fast-forward, not at ${commit}`);
     } catch (error) {
       const message = (error as Error).message;
       // A commit made in the checkout since the merge was computed: the same race as update-ref's.

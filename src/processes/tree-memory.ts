@@ -1,4 +1,5 @@
 import type { Logger } from '../shared/logger.js';
+import { processStartTime } from './process-identity.js';
 import { procAvailable, TreeUsage } from './process-tree.js';
 
 /**
@@ -50,26 +51,28 @@ export function watchTreeMemory(options: {
     return { onProcess() {}, end: () => ({ usage: null, exceeded: undefined }) };
   }
   const usage = new TreeUsage();
-  const roots: number[] = [];
-  const stops: Array<() => Promise<void>> = [];
+  // Each root with its start time: a root that ended and whose pid was reused is another process,
+  // neither counted nor stopped (a reply's agent started twice keeps the first root listed).
+  const roots: Array<{ pid: number; start: number | null; stop: () => Promise<void> }> = [];
+  const live = () => roots.filter((root) => processStartTime(root.pid) === root.start);
   let exceeded: MemoryExceeded | undefined;
   let ended = false;
   const sample = () => {
-    const rss = usage.sample(roots);
+    const current = live();
+    const rss = usage.sample(current.map((root) => root.pid));
     options.onSample?.(rss);
     if (limitBytes === undefined || rss <= limitBytes || exceeded) return;
     exceeded = { rssBytes: rss, limitBytes };
     // No grace past the limit (the kernel's OOM killer gives none either): every process of the
     // tree now, those that left the group included, and then the group's own stop for the caller.
     killAll(usage.alive());
-    for (const stop of stops) void stop();
+    for (const root of current) void root.stop();
   };
   // Unref'd: a sampler must never hold a finished CLI process open.
   const timer = setInterval(sample, intervalMs).unref();
   return {
     onProcess(pid, stop) {
-      roots.push(pid);
-      stops.push(stop);
+      roots.push({ pid, start: processStartTime(pid), stop });
       sample();
     },
     end() {
@@ -79,7 +82,7 @@ export function watchTreeMemory(options: {
       clearInterval(timer);
       // The groups end with their leaders (process-group.ts); what left them (`setsid`) and was seen
       // would outlive the call, where neither cancel nor recovery could reach it.
-      killAll(usage.alive(new Set(roots)));
+      killAll(usage.alive(new Set(roots.map((root) => root.pid))));
       return { usage: roots.length ? { peakRssBytes: usage.peakRssBytes, cpuSeconds: usage.cpuSeconds } : null, exceeded };
     },
   };

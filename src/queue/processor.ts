@@ -19,7 +19,7 @@ import type { Logger } from '../shared/logger.js';
 import type { QueueCoordination } from '../coordination/index.js';
 import { alreadyIn, assertCleanCheckout, branchContains, branchTips, landingCommit, moveBranch, recordLanding, type MergeRequest } from '../landing/index.js';
 import { runVerification, type RunRecord, type RunStore, type SandboxDeps } from '../runs/index.js';
-import { readWorktreeConfig, WorktreeConfigError, type LandingSite, type WorkspaceService } from '../workspaces/index.js';
+import { readWorktreeConfigAt, WorktreeConfigError, type LandingSite, type WorkspaceService } from '../workspaces/index.js';
 import { OPEN_STATES, type QueueEntry } from './records.js';
 import type { QueueRepository } from './repository.js';
 import { openScratch } from './scratch.js';
@@ -183,6 +183,11 @@ export class QueueProcessor {
     });
     const failed = await this.#verify(verifying, run, site, commit);
     if (failed) return failed;
+    // Still ours to land, after a verification that may have taken minutes: the entry unchanged
+    // (not removed with its run, not decided by another server) and the queue still held here.
+    const current = await this.deps.repository.get(entry.runId);
+    if (!current || current.updatedAt !== verifying.updatedAt) throw new EntryChanged(`queue entry of ${entry.runId} changed while it was verified`);
+    if (!(await this.deps.coordination.hold(entry.workspaceId))) throw new EntryChanged(`queue of ${entry.workspaceId} is held by another process now`);
     try {
       await site.exclusive(async () => moveBranch(request, tips.old, commit, await assertCleanCheckout(request, git), git));
     } catch (error) {
@@ -218,7 +223,11 @@ export class QueueProcessor {
     try {
       let script: string | undefined;
       try {
-        script = (await readWorktreeConfig(scratch.path))?.verify;
+        // The target's own `verify:`, at the tip the candidate was built on — never the candidate's:
+        // the run being landed must not choose what checks it (`verify: exit 0`).
+        script = (await readWorktreeConfigAt(environment.repository, entry.base!, git))?.verify;
+        // The candidate's own file is checked, never run: a broken one must not land and fail every later run's setup.
+        await readWorktreeConfigAt(environment.repository, commit, git);
       } catch (error) {
         if (error instanceof WorktreeConfigError) return this.#rework(entry, run, { reason: `.svc/worktree.yaml cannot be used: ${error.message}` }, site);
         throw error;

@@ -35,6 +35,8 @@ export async function openScratch(
   const path = join(place.dir, `${place.runId}-${place.attempt}`);
   await removeScratch(place.repository, path, git);
   await mkdir(place.dir, { recursive: true });
-  await runGit(['worktree', 'add', '--detach', '--force', '--', path, commit], { ...git, cwd: place.repository });
+  // No hooks: a repository-relative `core.hooksPath` (.githooks, .husky) would run the candidate's own
+  // post-checkout hook here, outside any sandbox, before verify.
+  await runGit(['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '--detach', '--force', '--', path, commit], { ...git, cwd: place.repository });
   return { path, remove: () => removeScratch(place.repository, path, git) };
 }

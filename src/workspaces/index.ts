@@ -24,7 +24,7 @@ export { allWorkspaces, type WorkspaceRepository, openWorkspaceRepositories } fr
 export { ENV_KEY_PATTERN, type SetupCacheView } from './service.js';
 export { CacheEntrySchema, type CacheEntry } from './setup-cache.js';
 export type { WorktreeGit } from './worktrees.js';
-export { readWorktreeConfig, WorktreeConfigError, type WorktreeConfig } from './worktree-config.js';
+export { readWorktreeConfig, readWorktreeConfigAt, WorktreeConfigError, type WorktreeConfig } from './worktree-config.js';
 
 // Only with SVC_DATABASE_URL: loaded on first use, so the file store never loads pg (docs/decisions.md, "Footprint").
 export const loadPostgresWorkspaces = () => import('./postgres-repository.js');

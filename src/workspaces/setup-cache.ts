@@ -147,9 +147,14 @@ export class SetupCache {
       const at = this.now();
       const entry: CacheEntry = { key, paths: kept, sizeBytes: await treeBytes(join(tmp, 'tree')), hits: 0, createdAt: at, lastUsedAt: at, cloned };
       await writeFileAtomic(join(tmp, 'manifest.json'), JSON.stringify(entry), { sync: false });
-      await rename(tmp, join(this.dir, key)).catch(async (error: NodeJS.ErrnoException) => {
-        // Another store of the same key won the rename: its entry is as good.
+      const place = () => rename(tmp, join(this.dir, key));
+      await place().catch(async (error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+        // Another store of the same key won the rename: its entry is as good. What is there
+        // without being a whole entry (a manifest rewritten as its entry was removed) goes.
+        if (await this.#manifest(key)) return;
+        await this.remove(key);
+        await place();
       });
       return entry;
     } finally {
@@ -199,6 +204,8 @@ export class SetupCache {
       return null;
     }
     const parsed = CacheEntrySchema.safeParse(json);
+    // A manifest without its tree is no entry (a hit counted as the entry was being removed).
+    if (!(await pathExists(join(this.dir, key, 'tree')))) return null;
     return parsed.success && parsed.data.key === key ? parsed.data : null;
   }
 }

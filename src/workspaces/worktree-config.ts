@@ -15,7 +15,8 @@ import { isAbsolute, join } from 'node:path';
 import * as z from 'zod';
 import { readRegularFile } from '../shared/regular-file.js';
 import { RawSandboxSchema, REWORK_MODES, validateYamlWith } from '../workflows/index.js';
-import { isInside } from './worktrees.js';
+import { runGit } from './git.js';
+import { isInside, type WorktreeGit } from './worktrees.js';
 
 export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
 
@@ -30,6 +31,17 @@ const CopyPathSchema = z
   .refine((path) => !path.split(/[\\/]/).includes('..'), "must stay inside the repository (no '..')")
   .refine((path) => !path.includes('\0'), 'must not contain a NUL character');
 
+/**
+ * A cache path: a folder or file the setup makes inside the worktree. Never the worktree itself
+ * (`.`), git's own `.git` or svc's `.svc`: restoring replaces what is at the path, and those hold the
+ * worktree's identity and the repository's configuration.
+ */
+const segments = (path: string) => path.split(/[\\/]/).filter(Boolean);
+const CachePathSchema = CopyPathSchema.refine(
+  (path) => segments(path).length > 0 && !segments(path).includes('.'),
+  "must name a path inside the repository, not '.'",
+).refine((path) => !segments(path).some((part) => part === '.git' || part === '.svc'), 'must not be or go through .git or .svc');
+
 export const WorktreeConfigSchema = z.strictObject({
   setup: z.string().min(1).max(MAX_CONFIG_BYTES).optional().describe('a bash script run once in each new worktree, before the first node'),
   copy: z.array(CopyPathSchema).max(200).optional().describe("untracked files copied from the workspace's checkout into each new worktree"),
@@ -40,7 +52,7 @@ export const WorktreeConfigSchema = z.strictObject({
         .min(1)
         .max(50)
         .describe('files (globs, such as **/package-lock.json) whose content decides whether what setup made can be reused'),
-      paths: z.array(CopyPathSchema).min(1).max(50).describe('what setup makes that can be reused, such as node_modules'),
+      paths: z.array(CachePathSchema).min(1).max(50).describe('what setup makes that can be reused, such as node_modules'),
     })
     .optional()
     .describe('the setup cache: setup runs only when the key files changed (docs/decisions.md, "Setup cache")'),
@@ -89,5 +101,24 @@ export async function readWorktreeConfig(worktree: string): Promise<WorktreeConf
   const checked = validateYamlWith(WorktreeConfigSchema.nullable(), text, WORKTREE_CONFIG_FILE);
   if (!checked.ok) throw new WorktreeConfigError(checked.errors);
   // An empty file is no configuration.
+  return checked.value ?? null;
+}
+
+/**
+ * The `.svc/worktree.yaml` of `commit` in `repository`, read from git's objects (no checkout),
+ * checked as `readWorktreeConfig` checks a worktree's: null when the commit has none. A symlink
+ * there is refused, as is a file over 64 KiB.
+ */
+export async function readWorktreeConfigAt(repository: string, commit: string, git: WorktreeGit): Promise<WorktreeConfig | null> {
+  const options = { ...git, cwd: repository };
+  const listed = (await runGit(['ls-tree', '-z', commit, '--', WORKTREE_CONFIG_FILE], options)).split('\0').find(Boolean);
+  if (!listed) return null;
+  const [mode, type, blob] = listed.split('\t')[0]!.split(' ');
+  if (type !== 'blob' || mode === '120000') throw new WorktreeConfigError([`${WORKTREE_CONFIG_FILE}: must be a regular file in the repository, not a symlink`]);
+  const size = Number((await runGit(['cat-file', '-s', blob!], options)).trim());
+  if (size > MAX_CONFIG_BYTES) throw new WorktreeConfigError([`${WORKTREE_CONFIG_FILE}: larger than ${MAX_CONFIG_BYTES / 1024} KiB`]);
+  const text = await runGit(['cat-file', 'blob', blob!], options);
+  const checked = validateYamlWith(WorktreeConfigSchema.nullable(), text, WORKTREE_CONFIG_FILE);
+  if (!checked.ok) throw new WorktreeConfigError(checked.errors);
   return checked.value ?? null;
 }

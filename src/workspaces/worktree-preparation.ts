@@ -12,6 +12,7 @@ import { scanListedFiles } from './env-scan.js';
 import { readWorktreeConfig } from './worktree-config.js';
 import { copyIntoWorktree } from './worktree-copy.js';
 import { cacheKey, type CacheEntry, type CacheRequest, type SetupCache } from './setup-cache.js';
+import { runGit } from './git.js';
 import type { SetupCacheHandle } from '../runs/index.js';
 
 export interface WorktreePreparation {
@@ -64,11 +65,27 @@ async function cacheHandle({ cache, stored, env }: CacheSetting, request: CacheR
   const figures = (entry: CacheEntry | null) => entry && { paths: entry.paths, sizeBytes: entry.sizeBytes, cloned: entry.cloned };
   return {
     key,
-    restore: async () => figures(await cache.restore(key, request.worktree)),
+    restore: async () => {
+      await assertUntracked(request, env);
+      return figures(await cache.restore(key, request.worktree));
+    },
     store: async () => {
+      await assertUntracked(request, env);
       const entry = await cache.store(key, request.worktree, request.paths);
       if (entry) await stored();
       return figures(entry);
     },
   };
+}
+
+/**
+ * A cache path is what the setup makes, not what the repository holds: restoring one that holds
+ * tracked files would put another commit's versions of them in place, and the setup's commit
+ * would silently revert them.
+ */
+async function assertUntracked(request: CacheRequest, env: NodeJS.ProcessEnv): Promise<void> {
+  for (const path of request.paths) {
+    const tracked = await runGit(['ls-files', '-z', '--', `:(literal)${path}`], { cwd: request.worktree, env });
+    if (tracked.length > 0) throw new Error(`${path} holds files git tracks: a cache path names what the setup makes (untracked), not cached or restored`);
+  }
 }

@@ -103,8 +103,26 @@ describe('svc runs merge --queue, svc queue', () => {
     git(join(blocker, '..'), 'checkout', '--', 'README.md');
   });
 
+  it("a run cannot choose its own check: the target's verify: runs, not the one the run wrote", async () => {
+    // The run breaks b and rewrites verify to pass whatever happens.
+    const cheat = "sed -i 's/exports.b = () => 2;/exports.b = \"two\";/' math.js && printf 'verify: exit 0\\n' > .svc/worktree.yaml";
+    const { dir, workspaceId } = await queueRepository(server, [edit('cheat', cheat)]);
+    const runId = await finishedRun(server, workspaceId, 'cheat');
+    const main = git(dir, 'rev-parse', 'main');
+    expect((await svc(['runs', 'merge', runId, '--queue'])).code).toBe(0);
+    const entry = await waitFor(
+      async () => (await queueOf(server, workspaceId)).find((e: Json) => e.state === 'needs_rework' || e.state === 'landed'),
+      30_000,
+      () => 'the entry settled',
+    );
+    expect(entry.state).toBe('needs_rework');
+    expect(entry.outputTail).toContain('b is a function returning a number');
+    expect(git(dir, 'rev-parse', 'main')).toBe(main);
+  });
+
   it('a .svc/worktree.yaml that cannot be used: the entry needs rework, naming the file, line and column', async () => {
-    // The run's own change breaks the file: the commit that would land holds it.
+    // The run's own change breaks the file: the commit that would land holds it (checked, though
+    // verify itself is the target's).
     const { dir, workspaceId } = await queueRepository(server, [edit('typo', "printf 'verify: node test.js\\nverfy: typo\\n' > .svc/worktree.yaml")]);
     const runId = await finishedRun(server, workspaceId, 'typo');
     const main = git(dir, 'rev-parse', 'main');

@@ -217,7 +217,33 @@ describe('a repository whose cache path passes through a committed symlink', () 
   });
 });
 
+describe('a cache path holding tracked files', () => {
+  it("is neither stored nor restored: the repository's own files are never replaced by another commit's", async () => {
+    const own = await startServer({ socket: true });
+    const yaml = 'setup: echo built > lib/built.txt\ncache:\n  key: [package-lock.json]\n  paths: [lib]\n';
+    const project = await registerProject(own, {
+      files: { 'README.md': '# tracked\n', 'package-lock.json': 'v1\n' },
+      workflows: [READ],
+      extra: { '.svc/worktree.yaml': yaml, 'lib/source.js': 'exports.v = 1;\n' },
+    });
+    const run = await runOn(own, 'read', project.workspace.id);
+    expect(run.setup.output).toContain("the setup's output was not cached: lib holds files git tracks");
+    expect((await api(own, 'GET', `/api/workspaces/${project.workspace.id}/cache`)).body.entries).toEqual([]);
+  });
+});
+
 describe('cache: in .svc/worktree.yaml', () => {
+  it("refuses '.', .git and .svc as cache paths", async () => {
+    const own = await startServer({ socket: true });
+    const yaml = 'setup: echo hi\ncache:\n  key: [package-lock.json]\n  paths: [".", .git, a/.svc]\n';
+    const { workspace } = await registerProject(own, { workflows: [READ], extra: { '.svc/worktree.yaml': yaml } });
+    const run = await runOn(own, 'read', workspace.id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toContain("cache.paths[0]: must name a path inside the repository, not '.'");
+    expect(run.error).toContain('cache.paths[1]: must not be or go through .git or .svc');
+    expect(run.error).toContain('cache.paths[2]: must not be or go through .git or .svc');
+  });
+
   it('is refused with file:line:col when its paths leave the repository', async () => {
     const own = await startServer({ socket: true });
     const yaml = 'setup: echo hi\ncache:\n  key: [package-lock.json]\n  paths: [../outside]\n';
