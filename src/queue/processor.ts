@@ -289,7 +289,9 @@ export class QueueProcessor {
    * run starts from the run's head (`site`: where its branch is, for the conflict's two sides); it
    * takes the entry's place once it completes (`#followRework`).
    */
-  async #rework(entry: QueueEntry, run: RunRecord, why: { reason: string; files?: string[]; outputTail?: string }, site?: LandingSite): Promise<Step> {
+  async #rework(entry: QueueEntry, run: RunRecord, given: { reason: string; files?: string[]; outputTail?: string }, site?: LandingSite): Promise<Step> {
+    // Bounded on the entry and its event: a conflict or a checkout can name thousands of files.
+    const why = { ...given, reason: capReason(given.reason), ...(given.files ? { files: given.files.slice(0, REASON_FILES_MAX) } : {}) };
     const agent = site !== undefined && entry.rework.mode === 'agent' && entry.reworks < entry.rework.max;
     let changed = await this.#change(entry, {
       state: 'needs_rework',
@@ -310,7 +312,8 @@ export class QueueProcessor {
   }
 
   /** Told once per reason: the poll finds the same cause again and again until it goes. */
-  async #pause(entry: QueueEntry, run: RunRecord, reason: string): Promise<Step> {
+  async #pause(entry: QueueEntry, run: RunRecord, told: string): Promise<Step> {
+    const reason = capReason(told);
     if (entry.state === 'paused' && entry.reason === reason) return 'wait';
     await this.#change(entry, { state: 'paused', reason });
     await this.#emit(run, 'queue_paused', { workspaceId: entry.workspaceId, target: entry.target, reason });
@@ -323,3 +326,11 @@ export class QueueProcessor {
 
   #emit: RunStore['emit'] = (run, type, fields) => this.deps.runs.emit(run, type, fields);
 }
+
+/** At most this many files on an entry that needs rework (its reason says how many more). */
+const REASON_FILES_MAX = 100;
+/** An entry's reason past this many characters is cut: git's messages list every file. */
+const REASON_MAX_CHARS = 2000;
+
+const capReason = (reason: string) =>
+  reason.length <= REASON_MAX_CHARS ? reason : `${reason.slice(0, REASON_MAX_CHARS)}… (cut at ${REASON_MAX_CHARS} characters)`;

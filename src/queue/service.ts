@@ -87,6 +87,15 @@ export class LandingQueue {
     const now = new Date().toISOString();
     const existing = await repository.get(run.id);
     let entry: QueueEntry | undefined;
+    // Its rework run took its place: the two carry the same changes, and only one may land.
+    const successor = existing?.reworkRunId ? await repository.get(existing.reworkRunId) : undefined;
+    if (successor && successor.state !== 'needs_rework') {
+      throw new DomainError(
+        'already_queued',
+        `Run ${run.id}'s rework run ${successor.runId} took its place in the landing queue of ${successor.target} (${successor.state}); queue that one, not this.`,
+        { state: existing!.state, target: existing!.target, reworkRunId: successor.runId },
+      );
+    }
     // Not while its rework run is under way: that run takes its place when it finishes.
     if (existing?.state === 'needs_rework' && existing.target === into && !existing.awaitingRework) {
       const requeued: QueueEntry = { ...existing, state: 'queued', strategy, reason: null, files: null, outputTail: null, reworkRunId: null, updatedAt: now };

@@ -38,6 +38,9 @@ export async function assertPlainWay(root: string, path: string): Promise<void> 
   }
 }
 
+/** A copy running longer is stopped (a hung network filesystem): the setup then runs as on a miss. */
+const COPY_TIMEOUT_MS = 15 * 60 * 1000;
+
 /** Whether files can be cloned on the filesystem of `dir`, by device (probed once per device). */
 const cloning = new Map<number, Promise<boolean>>();
 
@@ -73,7 +76,13 @@ export async function copyTree(source: string, target: string): Promise<{ cloned
   if (process.platform === 'linux') {
     // GNU cp clones with --reflink=auto where it can and copies where it cannot, one process for the
     // whole tree: far faster than a copy per file from JavaScript for a 10,000-file node_modules.
-    await run('cp', ['-a', '--reflink=auto', '--', source, target], { maxBuffer: 1024 * 1024 });
+    await run('cp', ['-a', '--reflink=auto', '--', source, target], { maxBuffer: 1024 * 1024, timeout: COPY_TIMEOUT_MS }).catch(
+      (error: Error & { stderr?: string; killed?: boolean }) => {
+        // cp names each file it could not copy: the first lines say why, not thousands of them.
+        const said = (error.stderr ?? error.message).split('\n').slice(0, 3).join('; ').slice(0, 500);
+        throw new Error(error.killed ? `copying took longer than ${COPY_TIMEOUT_MS / 60_000} minutes and was stopped` : `cp failed: ${said}`);
+      },
+    );
   } else {
     await cp(source, target, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, mode: constants.COPYFILE_FICLONE });
   }

@@ -66,6 +66,11 @@ describe('rework: agent', () => {
     expect(readFileSync(join(dir, 'math.js'), 'utf8')).toContain('exports.a = () => 21;');
     expect(await testsPassAt(dir, 'main')).toBe(true);
     expect(landings(dir).map((l) => l.commit)).toEqual([entries.find((e: Json) => e.runId === first)!.commit, reworked.commit]);
+    // The original cannot enter again: its rework run took its place, and the same changes land once.
+    const again = await api(server, 'POST', `/api/workflows/runs/${second}/merge`, { queue: true });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'already_queued' });
+    expect(again.body.message).toContain(`rework run ${reworked.runId} took its place`);
   }, 120_000);
 
   it('at most max_rework rework runs, then a person; a workflow saying rework: person wins over worktree.yaml', async () => {
