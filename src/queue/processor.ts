@@ -214,9 +214,8 @@ export class QueueProcessor {
   /** Runs `verify:` on `commit` in a scratch worktree; resolves to the step when it did not pass, else undefined. */
   async #verify(entry: QueueEntry, run: RunRecord, site: LandingSite, commit: string): Promise<Step | undefined> {
     const { environment, git } = site;
-    const earlier = Array.from({ length: entry.attempts - 1 }, (_, i) => i + 1);
     const scratch = await openScratch(
-      { dir: join(this.deps.scratchDir, entry.workspaceId), repository: environment.repository, runId: run.id, attempt: entry.attempts, earlier },
+      { dir: join(this.deps.scratchDir, entry.workspaceId), repository: environment.repository, runId: run.id, attempt: entry.attempts },
       commit,
       git,
     );

@@ -4,7 +4,7 @@
  * `verify:` runs. The user's checkout is never touched; what verify leaves behind goes with it.
  */
 
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit, type WorktreeGit } from '../workspaces/index.js';
 
@@ -27,11 +27,14 @@ async function removeScratch(repository: string, path: string, git: WorktreeGit)
  * earlier attempts of the run are removed first.
  */
 export async function openScratch(
-  place: { dir: string; repository: string; runId: string; attempt: number; earlier: number[] },
+  place: { dir: string; repository: string; runId: string; attempt: number },
   commit: string,
   git: WorktreeGit,
 ): Promise<Scratch> {
-  for (const attempt of place.earlier) await removeScratch(place.repository, join(place.dir, `${place.runId}-${attempt}`), git);
+  // What earlier attempts left (a killed server's): found on disk, not by counting attempts, so a
+  // long-failing entry does not remove more directories each time it is tried.
+  const left = (await readdir(place.dir).catch(() => [] as string[])).filter((name) => name.startsWith(`${place.runId}-`));
+  for (const name of left) await removeScratch(place.repository, join(place.dir, name), git);
   const path = join(place.dir, `${place.runId}-${place.attempt}`);
   await removeScratch(place.repository, path, git);
   await mkdir(place.dir, { recursive: true });
