@@ -48,6 +48,17 @@ export const QueueEntrySchema = z.object({
 });
 export type QueueEntry = z.infer<typeof QueueEntrySchema>;
 
+/** What an entry holds when it (re)starts at its place: waiting its turn, nothing built or decided yet. */
+export const UNSTARTED = {
+  state: 'queued',
+  reason: null,
+  files: null,
+  outputTail: null,
+  base: null,
+  commit: null,
+  attempts: 0,
+} as const satisfies Partial<QueueEntry>;
+
 export const QueueViewSchema = z.object({
   workspaceId: z.string(),
   entries: z.array(QueueEntrySchema).describe('in queue order: by target, then position'),

@@ -7,7 +7,7 @@
 import { isTerminal, type RunRecord, type RunStore } from '../runs/index.js';
 import type { LandingSite, WorkspaceService } from '../workspaces/index.js';
 import { changeEntry, EntryChanged, type Step } from './entry-change.js';
-import type { QueueEntry } from './records.js';
+import { UNSTARTED, type QueueEntry } from './records.js';
 import type { QueueRepository } from './repository.js';
 import { reworkMessage } from './rework-text.js';
 
@@ -61,13 +61,7 @@ export class ReworkRuns {
       {
         ...entry,
         runId: rework.id,
-        state: 'queued',
-        reason: null,
-        files: null,
-        outputTail: null,
-        base: null,
-        commit: null,
-        attempts: 0,
+        ...UNSTARTED,
         reworks: entry.reworks + 1,
         reworkOf: entry.runId,
         reworkRunId: null,

@@ -12,7 +12,7 @@ import type { RunEngine, RunRecord } from '../runs/index.js';
 import type { ReworkMode } from '../workflows/index.js';
 import { readWorktreeConfig, type WorkspaceService } from '../workspaces/index.js';
 import { QueueProcessor, type QueueProcessorDeps } from './processor.js';
-import type { QueueEntry, QueueStrategy, QueueView } from './records.js';
+import { UNSTARTED, type QueueEntry, type QueueStrategy, type QueueView } from './records.js';
 
 /** Rework runs one queued run gets before a person is needed, unless `max_rework` says otherwise. */
 const DEFAULT_MAX_REWORK = 2;
@@ -105,14 +105,8 @@ export class LandingQueue {
         runId: run.id,
         workspaceId: site.workspace.id,
         target: into,
-        state: 'queued',
+        ...UNSTARTED,
         strategy,
-        reason: null,
-        files: null,
-        outputTail: null,
-        base: null,
-        commit: null,
-        attempts: 0,
         rework: await reworkPolicy(run, site.environment.path),
         reworks: 0,
         reworkOf: null,
