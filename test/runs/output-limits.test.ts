@@ -148,9 +148,12 @@ describe('a node printing past the output limit', () => {
 
   it('never held the output in the server beyond the limit', () => {
     // The peak resident memory of the whole server while the node ran, with a generous margin:
-    // the limit itself may be held once (and copied once), a 40 MB output not several times.
+    // the limit itself may be held once (and copied once), a 40 MB output not several times. The
+    // chunks read and dropped stay resident as garbage until V8 collects them: on a 2-core machine
+    // that left 72–97 MB over the start at every commit measured (the limit is 16 MiB), so the bound
+    // is 128 MiB: with that garbage, the 40 MB output held three times or more does not fit.
     const after = memoryOf(serve.pid);
-    expect(after.peak - before.rss, JSON.stringify({ before, after })).toBeLessThan(4 * OUTPUT_LIMIT);
+    expect(after.peak - before.rss, JSON.stringify({ before, after })).toBeLessThan(8 * OUTPUT_LIMIT);
   });
 });
 
