@@ -15,6 +15,7 @@
 
 import { join } from 'node:path';
 import { DomainError } from '../shared/errors.js';
+import { parseDuration } from '../shared/duration.js';
 import type { Logger } from '../shared/logger.js';
 import type { QueueCoordination } from '../coordination/index.js';
 import { alreadyIn, assertCleanCheckout, branchContains, branchTips, landingCommit, moveBranch, recordLanding, type MergeRequest } from '../landing/index.js';
@@ -221,10 +222,13 @@ export class QueueProcessor {
     );
     try {
       let script: string | undefined;
+      let timeoutMs: number | undefined;
       try {
         // The target's own `verify:`, at the tip the candidate was built on — never the candidate's:
         // the run being landed must not choose what checks it (`verify: exit 0`).
-        script = (await readWorktreeConfigAt(environment.repository, entry.base!, git))?.verify;
+        const target = await readWorktreeConfigAt(environment.repository, entry.base!, git);
+        script = target?.verify;
+        timeoutMs = target?.verify_timeout === undefined ? undefined : (parseDuration(target.verify_timeout) ?? undefined);
         // The candidate's own file is checked, never run: a broken one must not land and fail every later run's setup.
         await readWorktreeConfigAt(environment.repository, commit, git);
       } catch (error) {
@@ -248,6 +252,7 @@ export class QueueProcessor {
           variables: { RUN_ID: run.id, SVC_LAND_TARGET: entry.target, SVC_LAND_COMMIT: commit },
           artifactsDir: this.deps.runs.artifactsDir(run.id),
           signal: this.#stop.signal,
+          timeoutMs,
         },
         this.deps.sandbox,
       );

@@ -16,6 +16,7 @@ import * as z from 'zod';
 import { readRegularFile } from '../shared/regular-file.js';
 import { RawSandboxSchema, REWORK_MODES, validateYamlWith } from '../workflows/index.js';
 import { runGit } from './git.js';
+import { DURATION_HINT, parseDuration } from '../shared/duration.js';
 import { isInside, type WorktreeGit } from './worktrees.js';
 
 export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
@@ -62,6 +63,11 @@ export const WorktreeConfigSchema = z.strictObject({
     .max(MAX_CONFIG_BYTES)
     .optional()
     .describe('a bash script the landing queue runs on the exact commit it would land; only a passing one lands (docs/contract.md, "Landing queue")'),
+  verify_timeout: z
+    .union([z.number(), z.string()])
+    .refine((value) => (parseDuration(value) ?? 0) > 0, `verify_timeout must be a duration of more than 0: ${DURATION_HINT}`)
+    .optional()
+    .describe("how long `verify:` may run before it is stopped and the entry needs rework (default: a bash node's, 10m)"),
   rework: z
     .enum(REWORK_MODES)
     .optional()

@@ -120,6 +120,26 @@ describe('svc runs merge --queue, svc queue', () => {
     expect(git(dir, 'rev-parse', 'main')).toBe(main);
   });
 
+  it('verify_timeout stops a verification that runs too long: the entry needs rework, the target untouched', async () => {
+    const { dir, workspaceId } = await queueRepository(server, [edit('slow', "sed -i 's/exports.c = () => 3;/exports.c = () => 30;/' math.js")], {
+      verify: 'sleep 30',
+      config: 'verify_timeout: 1s\n',
+    });
+    const runId = await finishedRun(server, workspaceId, 'slow');
+    const main = git(dir, 'rev-parse', 'main');
+    const started = Date.now();
+    expect((await svc(['runs', 'merge', runId, '--queue'])).code).toBe(0);
+    const entry = await waitFor(
+      async () => (await queueOf(server, workspaceId)).find((e: Json) => e.state === 'needs_rework' || e.state === 'landed'),
+      25_000,
+      () => 'the entry settled',
+    );
+    expect(entry.state).toBe('needs_rework');
+    expect(entry.reason).toMatch(/^verify failed on [0-9a-f]{12}: .*timed out/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(git(dir, 'rev-parse', 'main')).toBe(main);
+  });
+
   it('a .svc/worktree.yaml that cannot be used: the entry needs rework, naming the file, line and column', async () => {
     // The run's own change breaks the file: the commit that would land holds it (checked, though
     // verify itself is the target's).
