@@ -264,7 +264,8 @@ describe('the dashboard in a browser', () => {
     await p.goto(`${server.url}/#/workflows/gated`);
     await p.locator('.workflow-detail g.dag-node').first().waitFor();
     await expect(p.locator('.workflow-detail g.dag-node').count()).resolves.toBe(3);
-    await expect(p.locator('select[name="workspace"]').inputValue()).resolves.toBe(workspace.body.id);
+    // The workspace the workflow belongs to is chosen once the workspaces have loaded, which may be after the drawing.
+    await expect.poll(() => p.locator('select[name="workspace"]').inputValue(), { timeout: 10_000 }).toBe(workspace.body.id);
     await expect(p.getByText('Valid.').count()).resolves.toBe(1);
     await p.getByLabel('Message').fill('from the form');
     await p.getByRole('button', { name: 'Start run' }).click();
