@@ -25,21 +25,35 @@ const lines = (file: string) => {
   }
 };
 
-it('kill -9 of the server mid-verification: started again, it verifies and lands the entry once', async () => {
+/**
+ * A server with a queue whose one entry (a run changing `exports.<letter>`) is being verified: each
+ * verification notes its commit in `log`, then takes long enough to be killed in.
+ */
+async function verifying(letter: 'b' | 'c') {
   const home = await tempDir('svc-queue-home-');
   const log = join(await tempDir('svc-queue-log-'), 'verifications');
-  let server: ServeProcess = await spawnServe({ home, cwd: home });
-  // Each verification notes itself, then takes long enough to be killed in.
-  const { dir, workspaceId } = await queueRepository(server, [edit('change-b', "sed -i 's/exports.b = () => 2;/exports.b = () => 20;/' math.js")], {
-    verify: `echo "$SVC_LAND_COMMIT" >> ${log}; sleep 4; node test.js`,
-  });
-  const runId = await finishedRun(server, workspaceId, 'change-b', 'Change b');
+  const server: ServeProcess = await spawnServe({ home, cwd: home });
+  const value = letter === 'b' ? 2 : 3;
+  const { dir, workspaceId } = await queueRepository(
+    server,
+    [edit(`change-${letter}`, `sed -i 's/exports.${letter} = () => ${value};/exports.${letter} = () => ${value}0;/' math.js`)],
+    {
+      verify: `echo "$SVC_LAND_COMMIT" >> ${log}; sleep 4; node test.js`,
+    },
+  );
+  const runId = await finishedRun(server, workspaceId, `change-${letter}`, `Change ${letter}`);
   await enqueue(server, runId);
   await waitFor(
     () => lines(log).length === 1,
     20_000,
     () => 'the first verification started',
   );
+  return { home, log, server, dir, workspaceId, runId };
+}
+
+it('kill -9 of the server mid-verification: started again, it verifies and lands the entry once', async () => {
+  const { home, log, dir, workspaceId, runId, ...started } = await verifying('b');
+  let server: ServeProcess = started.server;
   expect((await queueOf(server, workspaceId))[0]).toMatchObject({ state: 'verifying', attempts: 1 });
   await server.stop('SIGKILL');
   const tested = lines(log)[0]!;
@@ -77,19 +91,8 @@ it('kill -9 of the server mid-verification: started again, it verifies and lands
 }, 90_000);
 
 it('a restart after the target moved but before the entry said so: the entry is recorded as landed, not landed again', async () => {
-  const home = await tempDir('svc-queue-home-');
-  const log = join(await tempDir('svc-queue-log-'), 'verifications');
-  let server: ServeProcess = await spawnServe({ home, cwd: home });
-  const { dir, workspaceId } = await queueRepository(server, [edit('change-c', "sed -i 's/exports.c = () => 3;/exports.c = () => 30;/' math.js")], {
-    verify: `echo "$SVC_LAND_COMMIT" >> ${log}; sleep 4; node test.js`,
-  });
-  const runId = await finishedRun(server, workspaceId, 'change-c', 'Change c');
-  await enqueue(server, runId);
-  await waitFor(
-    () => lines(log).length === 1,
-    20_000,
-    () => 'the verification started',
-  );
+  const { home, log, dir, workspaceId, ...started } = await verifying('c');
+  let server: ServeProcess = started.server;
   await server.stop('SIGKILL');
   // What a server killed just after its compare-and-set leaves: the target at the tested commit, the entry still verifying.
   const tested = lines(log)[0]!;
