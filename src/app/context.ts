@@ -210,6 +210,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       workspaces,
       coordination: coordination.queues,
       sandbox: { mode: settings.sandbox, svcHome: settings.home, bash: settings.sandboxBash },
+      memory,
       logger,
       pollMs: QUEUE_POLL_MS,
       home: settings.home,

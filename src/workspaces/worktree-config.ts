@@ -68,6 +68,18 @@ export const WorktreeConfigSchema = z.strictObject({
     .refine((value) => (parseDuration(value) ?? 0) > 0, `verify_timeout must be a duration of more than 0: ${DURATION_HINT}`)
     .optional()
     .describe("how long `verify:` may run before it is stopped and the entry needs rework (default: a bash node's, 10m)"),
+  queue: z
+    .strictObject({
+      parallel: z
+        .number()
+        .int()
+        .min(1)
+        .max(8)
+        .optional()
+        .describe("how many of the queue's entries are verified at once, each on the ones ahead of it (default 1)"),
+    })
+    .optional()
+    .describe('the landing queue (docs/decisions.md, "Landing queue"): the target\'s, as `verify:`'),
   rework: z
     .enum(REWORK_MODES)
     .optional()

@@ -77,7 +77,15 @@ export interface RunEventFields {
   /** The landing queue (docs/contract.md, "Landing queue"): the run entered its workspace's queue for `target` at `position`. */
   queue_entered: { workspaceId: string; target: string; position: number };
   /** Its branch was built on `target`'s tip `base` as `commit`, the exact commit that lands if `verify:` (when there is one) passes. */
-  queue_verifying: { workspaceId: string; target: string; base: string; commit: string; verify: boolean };
+  queue_verifying: {
+    workspaceId: string;
+    target: string;
+    base: string;
+    commit: string;
+    verify: boolean;
+    /** `queue.parallel`: the runs ahead of it, not landed yet, that its commit was built on. */
+    ahead?: string[];
+  };
   /** `target` moved to `commit`, the one tested; `alreadyLanded`: its changes were in `target` already. */
   queue_landed: { workspaceId: string; target: string; commit: string; alreadyLanded?: true };
   /**

@@ -36,7 +36,10 @@ function queueState(run: RunDetail): { text: string; waiting: boolean } | undefi
     case 'queue_entered':
       return { text: `In the landing queue of ${target} (place ${String(last.position)})`, waiting: true };
     case 'queue_verifying':
-      return { text: `Verifying ${String(last.commit).slice(0, 10)} on ${target}`, waiting: true };
+      return {
+        text: `Verifying ${String(last.commit).slice(0, 10)} on ${target}${Array.isArray(last.ahead) && last.ahead.length ? `, after ${last.ahead.map(String).join(', ')}` : ''}`,
+        waiting: true,
+      };
     case 'queue_paused':
       return { text: `The landing queue of ${target} is paused: ${String(last.reason)}`, waiting: true };
     case 'queue_needs_rework':

@@ -205,7 +205,9 @@ export class RunPrinter {
         this.#line(`${p.dim('⧗')} in the landing queue of ${event.target} (place ${event.position})`);
         break;
       case 'queue_verifying':
-        this.#line(`${p.dim('⧗')} ${event.verify ? 'verifying' : 'landing'} ${event.commit} on ${event.target}`);
+        this.#line(
+          `${p.dim('⧗')} ${event.verify ? 'verifying' : 'landing'} ${event.commit} on ${event.target}${event.ahead?.length ? ` after ${event.ahead.join(', ')}` : ''}`,
+        );
         break;
       case 'queue_landed':
         this.#line(`${p.green('✔')} landed on ${event.target} by the queue: ${event.commit}`);
