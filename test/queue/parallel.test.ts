@@ -35,7 +35,7 @@ const CHANGES = [
   edit('change-a', "sed -i 's/exports.a = () => 1;/exports.a = () => 10;/' math.js"),
   edit('change-b', "sed -i 's/exports.b = () => 2;/exports.b = () => 20;/' math.js"),
   edit('change-c', "sed -i 's/exports.c = () => 3;/exports.c = () => 30;/' math.js"),
-  // Green alone in its own worktree? No: b returns a string, which tests/b.test.js refuses.
+  // Red on its own: b returns a string, which the repository's test of b refuses.
   edit('break-b', 'sed -i \'s/exports.b = () => 2;/exports.b = () => "two";/\' math.js'),
 ];
 
