@@ -75,6 +75,8 @@ export interface WithheldEnvRequest {
   server: NodeJS.ProcessEnv;
   /** The agent the process is (its authentication variables join the base set); none for a bash node. */
   assistant?: 'claude' | 'codex';
+  /** An acp agent's own variables (its preset's, config/acp-presets.ts), which join the base set as claude's do. */
+  agentEnv?: readonly string[];
   /** The endpoint's key variable (`apiKeyEnv`), part of the agent's base set. */
   apiKeyEnv?: string | null;
   /** Names (or `PREFIX_*`) taken from the server's environment beyond the base set. */
@@ -89,7 +91,7 @@ export interface WithheldEnvRequest {
  * the names it holds beyond the base set — what the run detail shows (names, never values).
  */
 export function withheldEnvironment(request: WithheldEnvRequest): { env: NodeJS.ProcessEnv; given: string[] } {
-  const base: string[] = [...BASE_ENV, ...(request.assistant ? AGENT_AUTH_ENV[request.assistant] : [])];
+  const base: string[] = [...BASE_ENV, ...(request.assistant ? AGENT_AUTH_ENV[request.assistant] : []), ...(request.agentEnv ?? [])];
   if (request.apiKeyEnv) base.push(request.apiKeyEnv);
   const allow = request.allow ?? [];
   const env: NodeJS.ProcessEnv = {};

@@ -1,4 +1,4 @@
-import type { AssistantName } from '../config/index.js';
+import type { AgentKind, AssistantName } from '../config/index.js';
 import { AgentError, type Agent } from './types.js';
 
 interface Waiter {
@@ -84,12 +84,14 @@ function cancelled(): AgentError {
 
 /**
  * The agents, each run holding a slot from before its process starts until it ends (released in
- * `finally`), so the agent's own timers (the node's `timeout`) start when it has the slot.
+ * `finally`), so the agent's own timers (the node's `timeout`) start when it has the slot. A slot
+ * is the assistant's the request names (an acp assistant's), else the agent's own.
  */
-export function withAgentSlots(agents: Record<AssistantName, Agent>, slots: AgentSlots): Record<AssistantName, Agent> {
-  const gated = (assistant: AssistantName): Agent => ({
-    name: agents[assistant].name,
+export function withAgentSlots(agents: Record<AgentKind, Agent>, slots: AgentSlots): Record<AgentKind, Agent> {
+  const gated = (kind: AgentKind): Agent => ({
+    name: agents[kind].name,
     async run(request) {
+      const assistant = request.assistant ?? kind;
       let waited = false;
       const release = await slots.acquire(assistant, request.signal, () => {
         waited = true;
@@ -102,11 +104,11 @@ export function withAgentSlots(agents: Record<AssistantName, Agent>, slots: Agen
         } catch {
           throw cancelled();
         }
-        return await agents[assistant].run(request);
+        return await agents[kind].run(request);
       } finally {
         release();
       }
     },
   });
-  return { claude: gated('claude'), codex: gated('codex') };
+  return { claude: gated('claude'), codex: gated('codex'), acp: gated('acp') };
 }

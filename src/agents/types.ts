@@ -2,8 +2,30 @@ import type { Logger } from '../shared/logger.js';
 import type { AgentToolCall } from './tool-activity.js';
 import type { Permissions } from '../shared/permissions.js';
 import type { SandboxDenial, SandboxPolicy } from '../sandbox/index.js';
+import type { AcpPreset } from '../config/index.js';
+
+/** An acp assistant's start, from its configuration (config/acp-assistants.ts). */
+export interface AcpLaunch {
+  /** The assistant's name: its agent slots, its own directory under svc's home. */
+  name: string;
+  /** The executable and its arguments. */
+  command: string[];
+  /** Values its agent gets, over the server's (the configuration's `env`). */
+  env: Record<string, string>;
+  preset: AcpPreset | null;
+}
 
 export interface AgentRequest {
+  /** The assistant the call is for, when it is not the agent's own name (an acp assistant's): what its agent slots count. */
+  assistant?: string;
+  /** An acp assistant's command, preset and values; the acp agent runs only with one. */
+  acp?: AcpLaunch;
+  /**
+   * The conversation so far, as text: what an agent that cannot continue `resumeSession` (an ACP
+   * agent whose `session/load` failed) is given before the message instead, so the reply still
+   * knows what came before.
+   */
+  transcript?: () => Promise<string>;
   /** The workflow node the call answers, when it answers one (a workflow test's fixture is keyed by it). */
   nodeId?: string;
   prompt: string;
@@ -110,7 +132,13 @@ export type AgentErrorCode =
   /** The agent ended on its usage or rate limit (usage-limit.ts); `resumeAt` says when it resets, where the agent said. */
   | 'usage_limit'
   /** A conversation reply's agent passed its assistant's `maxMemory` and was stopped (a node's is the executor's own failure). */
-  | 'memory_exceeded';
+  | 'memory_exceeded'
+  /** An ACP agent ended its turn on a stop reason other than `end_turn` (docs/decisions.md, "ACP agents"). */
+  | 'agent_refusal'
+  | 'agent_max_tokens'
+  | 'agent_max_turn_requests'
+  /** The agent cancelled its turn itself (svc did not ask it to). */
+  | 'agent_turn_cancelled';
 
 export class AgentError extends Error {
   constructor(

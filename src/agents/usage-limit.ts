@@ -10,8 +10,9 @@ export interface UsageLimit {
 }
 
 // Claude Code: "Claude AI usage limit reached|1760000000", "5-hour limit reached ∙ resets 3pm",
-// "API Error: 429 {…rate_limit_error…}"; Codex: "You've hit your usage limit. … try again at 3:15 PM."
-const LIMIT = /usage limit|limit reached|rate[_ ]limit|\b429\b|too many requests/i;
+// "API Error: 429 {…rate_limit_error…}"; Codex: "You've hit your usage limit. … try again at 3:15 PM.";
+// Gemini CLI (ACP): the API's "RESOURCE_EXHAUSTED" / "Quota exceeded for quota metric …".
+const LIMIT = /usage limit|limit reached|rate[_ ]limit|\b429\b|too many requests|resource[_ ]exhausted|quota exceeded/i;
 // A full context window ("Context limit reached") is no usage limit: waiting would not help.
 const CONTEXT = /context (?:window |length )?limit/i;
 

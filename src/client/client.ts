@@ -4,7 +4,7 @@ import { ApiResponseError } from './errors.js';
 import { followStream, type EventFeed, type FollowOptions } from './events.js';
 import type { ApiRequest, RunHost, Transport } from './transport.js';
 import type {
-  AssistantsConfig,
+  AssistantsView,
   Benchmark,
   BenchmarkQuery,
   VersionBenchmark,
@@ -171,7 +171,7 @@ export interface SvcClient {
   };
   config: {
     get(): Promise<ConfigView>;
-    setAssistants(patch: AssistantsPatch): Promise<AssistantsConfig>;
+    setAssistants(patch: AssistantsPatch): Promise<AssistantsView>;
   };
   system: {
     health(): Promise<Health>;

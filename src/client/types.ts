@@ -5,7 +5,7 @@
  */
 
 import type { CommandListing, WorkflowDocument, WorkflowListing, SavedWorkflowDocument, WorkflowSummary, CommandEntry } from '../catalog/index.js';
-import type { AssistantsConfig, AssistantsPatch, ConfigView } from '../config/index.js';
+import type { AssistantsConfig, AssistantsPatch, AssistantsView, ConfigView } from '../config/index.js';
 import type { z } from 'zod';
 import type { NodeLogPageSchema, RunView, StartRunBodySchema, WorkflowTestResult } from '../runs/index.js';
 import type { Benchmark, Comparison, DashboardRuns, VersionBenchmark } from '../benchmarks/index.js';
@@ -77,6 +77,7 @@ export interface WorkflowTestInput {
 }
 export type {
   AssistantsConfig,
+  AssistantsView,
   AssistantsPatch,
   CommandEntry,
   CommandListing,

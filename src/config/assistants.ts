@@ -1,12 +1,12 @@
 import { DEFAULT_CONVERSATION_PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { DomainError } from '../shared/errors.js';
-import { parseSize } from '../shared/size.js';
 import type { Store } from '../store/index.js';
 import { openAssistantsConfigRepository, ASSISTANTS_KEY, type AssistantsConfigRepository, type StoredAssistants } from './repository.js';
-import { ASSISTANT_NAMES, type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch, type TokenPrice } from './schema.js';
+import { type AssistantConfig, type AssistantName, type AssistantsConfig, type AssistantsPatch, type TokenPrice } from './schema.js';
+import { acpLaunchOf, patchedAssistants, type AssistantLaunch } from './acp-assistants.js';
 
+export { type AssistantLaunch } from './acp-assistants.js';
 export {
-  ASSISTANT_NAMES,
   AssistantConfigSchema,
   AssistantsConfigSchema,
   AssistantsPatchSchema,
@@ -20,20 +20,27 @@ export {
 /** Out of the box a conversation's agent only reads: changing code is what a workflow's nodes are for. */
 const ASSISTANT_DEFAULTS: AssistantConfig = { model: null, permissions: DEFAULT_CONVERSATION_PERMISSIONS };
 
-const DEFAULTS: AssistantsConfig = {
-  defaultAssistant: 'claude',
-  assistants: { claude: ASSISTANT_DEFAULTS, codex: ASSISTANT_DEFAULTS },
-};
+const DEFAULTS = { defaultAssistant: 'claude' } as const;
 
 /** The configuration a stored record (or none) amounts to: the defaults under what was saved, per assistant and field. */
 function withDefaults(stored: StoredAssistants | undefined): AssistantsConfig {
-  return {
-    defaultAssistant: stored?.defaultAssistant ?? DEFAULTS.defaultAssistant,
-    assistants: {
-      claude: { ...DEFAULTS.assistants.claude, ...stored?.assistants?.claude },
-      codex: { ...DEFAULTS.assistants.codex, ...stored?.assistants?.codex },
-    },
-  };
+  // claude and codex always, and each acp assistant saved: the defaults under what was saved.
+  const names = new Set(['claude', 'codex', ...Object.keys(stored?.assistants ?? {})]);
+  const assistants: AssistantsConfig['assistants'] = {};
+  for (const name of names) assistants[name] = { ...ASSISTANT_DEFAULTS, ...stored?.assistants?.[name] };
+  return { defaultAssistant: stored?.defaultAssistant ?? DEFAULTS.defaultAssistant, assistants };
+}
+
+/** An assistant's configuration; `unknown_assistant` when none has that name. */
+function configOf(config: AssistantsConfig, name: AssistantName): AssistantConfig {
+  const found = Object.hasOwn(config.assistants, name) ? config.assistants[name] : undefined;
+  if (!found) {
+    throw new DomainError(
+      'unknown_assistant',
+      `No assistant is named '${name}': the assistants are ${Object.keys(config.assistants).join(', ')}; add an ACP one with PATCH /api/config/assistants {"${name}": {"kind": "acp", "preset": …, "command": […]}} (svc config set-acp)`,
+    );
+  }
+  return found;
 }
 
 /**
@@ -62,32 +69,43 @@ export class AssistantsConfigService {
   }
 
   async modelOf(name: AssistantName): Promise<string | null> {
-    return (await this.get()).assistants[name].model;
+    return configOf(await this.get(), name).model;
   }
 
   /** What the assistant may do in a conversation that says nothing itself (docs/contract.md, "Permissions"). */
   async permissionsOf(name: AssistantName): Promise<Permissions> {
-    return (await this.get()).assistants[name].permissions ?? DEFAULT_CONVERSATION_PERMISSIONS;
+    return configOf(await this.get(), name).permissions ?? DEFAULT_CONVERSATION_PERMISSIONS;
   }
 
   /** How many of the assistant's agents may run at once on a server, or null for only `SVC_MAX_CONCURRENT_AGENTS`. */
   async maxConcurrentOf(name: AssistantName): Promise<number | null> {
-    return (await this.get()).assistants[name].maxConcurrent ?? null;
+    // Asked by the agent slots for whatever name a call gives: an unknown one has no limit of its own.
+    return (await this.get()).assistants[name]?.maxConcurrent ?? null;
+  }
+
+  /** How the assistant's agent is started: claude, codex, or an acp command (`unknown_assistant` when none has the name). */
+  async launchOf(name: AssistantName): Promise<AssistantLaunch> {
+    return acpLaunchOf(name, configOf(await this.get(), name));
+  }
+
+  /** Rejects with `unknown_assistant` unless the assistant is configured (a conversation names one before it is used). */
+  async assertKnown(name: AssistantName): Promise<void> {
+    configOf(await this.get(), name);
   }
 
   /** A conversation reply's agent's memory limit in bytes (`maxMemory`), or null for none. */
   async maxMemoryOf(name: AssistantName): Promise<number | null> {
-    return (await this.get()).assistants[name].maxMemoryBytes ?? null;
+    return configOf(await this.get(), name).maxMemoryBytes ?? null;
   }
 
   /** What the assistant's tokens cost, for calls that report no cost (docs/decisions.md, "Spend cap"); null when not configured. */
   async priceOf(name: AssistantName): Promise<TokenPrice | null> {
-    return (await this.get()).assistants[name].pricePerMillionTokens ?? null;
+    return configOf(await this.get(), name).pricePerMillionTokens ?? null;
   }
 
   /** The assistant's model endpoint (docs/contract.md, "Model endpoints"), or null for the agent's own default. */
   async endpointOf(name: AssistantName): Promise<{ baseUrl: string; apiKeyEnv: string | null } | null> {
-    const { baseUrl, apiKeyEnv } = (await this.get()).assistants[name];
+    const { baseUrl, apiKeyEnv } = configOf(await this.get(), name);
     return baseUrl ? { baseUrl, apiKeyEnv: apiKeyEnv ?? null } : null;
   }
 
@@ -97,35 +115,15 @@ export class AssistantsConfigService {
    * and the patch merged into that, so concurrent patches of different fields both stay.
    */
   async update(patch: AssistantsPatch): Promise<AssistantsConfig> {
-    const unknown = Object.keys(patch).filter((name) => !(ASSISTANT_NAMES as readonly string[]).includes(name));
-    if (unknown.length > 0) {
-      throw new DomainError(
-        'invalid_request',
-        `Unknown assistant ${unknown.map((n) => `'${n}'`).join(', ')}; known assistants are ${ASSISTANT_NAMES.join(', ')}.`,
-        unknown.map((name) => ({ path: name, message: 'unknown assistant' })),
-      );
-    }
     for (;;) {
       const stored = await this.repository.get();
-      const next = merged(withDefaults(stored), patch);
+      const current = withDefaults(stored);
+      const next = { ...current, assistants: patchedAssistants(current.assistants, patch, ASSISTANT_DEFAULTS) };
+      const chosen = Object.entries(patch).findLast(([, value]) => value?.default === true)?.[0];
+      if (chosen) next.defaultAssistant = chosen;
+      // The default removed: claude again, rather than a name that starts nothing.
+      if (next.assistants[next.defaultAssistant] === undefined) next.defaultAssistant = DEFAULTS.defaultAssistant;
       if (await this.repository.replaceIf(stored, { id: ASSISTANTS_KEY, ...next })) return next;
     }
   }
-}
-
-function merged(current: AssistantsConfig, patch: AssistantsPatch): AssistantsConfig {
-  const next: AssistantsConfig = { ...current, assistants: { ...current.assistants } };
-  for (const [name, value] of Object.entries(patch)) {
-    const before = next.assistants[name as AssistantName];
-    const merged: AssistantConfig = { ...before };
-    if (value.model !== undefined) merged.model = value.model;
-    if (value.baseUrl !== undefined) merged.baseUrl = value.baseUrl;
-    if (value.apiKeyEnv !== undefined) merged.apiKeyEnv = value.apiKeyEnv;
-    if (value.permissions !== undefined) merged.permissions = value.permissions;
-    if (value.maxConcurrent !== undefined) merged.maxConcurrent = value.maxConcurrent;
-    if (value.pricePerMillionTokens !== undefined) merged.pricePerMillionTokens = value.pricePerMillionTokens;
-    if (value.maxMemory !== undefined) merged.maxMemoryBytes = value.maxMemory === null ? null : parseSize(value.maxMemory);
-    next.assistants[name as AssistantName] = merged;
-  }
-  return next;
 }

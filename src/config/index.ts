@@ -1,6 +1,6 @@
 /** Assistant configuration (default assistant, models, endpoints, prices, agent slots per assistant) and the safe view of the server's configuration. */
 export {
-  ASSISTANT_NAMES,
+  type AssistantLaunch,
   type AssistantName,
   type AssistantsConfig,
   AssistantsConfigSchema,
@@ -10,6 +10,9 @@ export {
   type TokenPrice,
 } from './assistants.js';
 export { openAssistantsConfigRepository } from './repository.js';
+export { AGENT_KINDS, type AgentKind, AssistantNameSchema, AssistantsViewSchema, type AssistantsView } from './schema.js';
+export { assistantsView } from './acp-assistants.js';
+export { ACP_PRESETS, type AcpPreset, presetLaunch, presetOwnEnv, type PresetLaunch } from './acp-presets.js';
 export { callCost } from './token-price.js';
 export { type ConfigView, configView } from './view.js';
 

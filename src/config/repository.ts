@@ -13,7 +13,7 @@ import type { AssistantConfig, AssistantName } from './schema.js';
 export interface StoredAssistants {
   readonly id: 'assistants';
   readonly defaultAssistant?: AssistantName;
-  readonly assistants?: Partial<Record<AssistantName, AssistantConfig>>;
+  readonly assistants?: Readonly<Record<AssistantName, Partial<AssistantConfig>>>;
 }
 
 export const CONFIG_COLLECTION = 'config';

@@ -1,6 +1,7 @@
 import { defaultMemoryBudgetBytes } from '../processes/index.js';
 import type { Settings } from '../shared/settings.js';
 import type { AssistantsConfigService } from './assistants.js';
+import { assistantsView } from './acp-assistants.js';
 
 /** What the view reads: the settings, the assistant configuration and, once listening, the address. */
 export interface ConfigSources {
@@ -13,7 +14,8 @@ export interface ConfigSources {
 /** The safe subset of configuration shown by `GET /api/config` and `svc config show`: no env values, no secrets. */
 export async function configView(ctx: ConfigSources) {
   return {
-    ...(await ctx.assistants.get()),
+    // An acp assistant's `env` by its names: a value may be a credential.
+    ...assistantsView(await ctx.assistants.get()),
     host: ctx.listening?.host ?? ctx.settings.host,
     port: ctx.listening?.port ?? ctx.settings.port ?? null,
     home: ctx.settings.home,

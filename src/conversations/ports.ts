@@ -5,7 +5,7 @@
 
 import type { Agent, AgentEndpoint } from '../agents/index.js';
 import type { Permissions } from '../shared/permissions.js';
-import type { AssistantName, TokenPrice } from '../config/index.js';
+import type { AgentKind, AssistantLaunch, AssistantName, TokenPrice } from '../config/index.js';
 import type { AnsweringCoordination } from '../coordination/index.js';
 import type { MemoryAdmission } from '../processes/index.js';
 import type { Logger } from '../shared/logger.js';
@@ -43,6 +43,8 @@ export interface ConversationAssistants {
   defaultAssistant(): Promise<AssistantName>;
   modelOf(name: AssistantName): Promise<string | null>;
   endpointOf(name: AssistantName): Promise<AgentEndpoint | null>;
+  /** How its agent starts (claude, codex, an acp command); rejects with `unknown_assistant`. */
+  launchOf(name: AssistantName): Promise<AssistantLaunch>;
   /** What the assistant may do in a conversation that sets nothing itself. */
   permissionsOf(name: AssistantName): Promise<Permissions>;
   /** What the assistant's tokens cost, to price a reply whose agent reports no cost (config/token-price.ts); null when not configured. */
@@ -68,7 +70,8 @@ export interface ConversationDeps {
   repositories: ConversationRepositories;
   events: ConversationEventLog;
   logger: Logger;
-  agents: Record<AssistantName, Agent>;
+  /** The agents by how they are driven; an acp assistant's request says which command. */
+  agents: Record<AgentKind, Agent>;
   assistants: ConversationAssistants;
   workspaces: ConversationWorkspaces;
   runs: ConversationRuns;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { TOOLS_DENIED_KEPT } from '../agents/index.js';
 import { PERMISSIONS } from '../shared/permissions.js';
-import { ASSISTANT_NAMES, type AssistantName } from '../config/index.js';
+import { AssistantNameSchema, type AssistantName } from '../config/index.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/index.js';
 
@@ -15,7 +15,7 @@ export const ConversationSchema = z.object({
   updated_at: z.string(),
   deleted_at: z.string().nullable(),
   run_id: z.string().nullable().describe("set on a run's worker conversation"),
-  assistant: z.enum(ASSISTANT_NAMES).nullable().describe("the agent answering its messages; null: the configuration's default assistant"),
+  assistant: AssistantNameSchema.nullable().describe("the agent answering its messages (claude, codex or a configured acp assistant); null: the configuration's default assistant"),
   permissions: z
     .enum(PERMISSIONS)
     .nullable()

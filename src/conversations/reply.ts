@@ -1,12 +1,4 @@
-import {
-  AgentError,
-  emptyToolTally,
-  readCodexProviderKeyEnv,
-  withheldEnvironment,
-  tallyToolCall,
-  type AgentToolCall,
-  type ToolTally,
-} from '../agents/index.js';
+import { AgentError, agentEnvironment, agentFor, emptyToolTally, tallyToolCall, type AgentToolCall, type ToolTally } from '../agents/index.js';
 import { DEFAULT_NODE_ESTIMATE_BYTES, PendingGrant, watchTreeMemory } from '../processes/index.js';
 import { setUpSandbox } from '../sandbox/index.js';
 import { formatSize } from '../shared/size.js';
@@ -40,6 +32,7 @@ export async function replyWithAgent(
   signal: AbortSignal,
 ): Promise<AgentReply> {
   const assistant = conversation.assistant ?? (await deps.assistants.defaultAssistant());
+  const launch = await deps.assistants.launchOf(assistant);
   const model = await deps.assistants.modelOf(assistant);
   const endpoint = await deps.assistants.endpointOf(assistant);
   const permissions = conversation.permissions ?? (await deps.assistants.permissionsOf(assistant));
@@ -52,14 +45,7 @@ export async function replyWithAgent(
     workspaceEnv = await deps.workspaces.env(workspaceId);
   }
   // Least privilege (docs/contract.md, "Least-privilege environment"): the base set, the agent's own, what the server allows and the workspace's values.
-  const { env } = withheldEnvironment({
-    server: deps.env,
-    assistant,
-    // As a node's: the endpoint's key, else the one codex's config.toml names for its provider.
-    apiKeyEnv: endpoint ? endpoint.apiKeyEnv : assistant === 'codex' ? await readCodexProviderKeyEnv(deps.env) : null,
-    allow: deps.limits.agentEnvAllow,
-    given: workspaceEnv,
-  });
+  const { env } = await agentEnvironment({ launch, endpoint, server: deps.env, allow: deps.limits.agentEnvAllow ?? [], given: workspaceEnv });
   // Read before the sandbox is set up: nothing between here and the reply's end may fail without disposing of it.
   const limitBytes = (await deps.assistants.maxMemoryOf?.(assistant)) ?? undefined;
   // Its OS sandbox, as a node's at the same level: the conversation's directory, a TMPDIR of its own.
@@ -86,8 +72,10 @@ export async function replyWithAgent(
   // Its place in the server's memory budget (taken once its agent holds a slot), and its limit.
   const grant = new PendingGrant(deps.memory, Math.min(DEFAULT_NODE_ESTIMATE_BYTES.agent, limitBytes ?? Infinity), signal);
   const memory = watchTreeMemory({ limitBytes, logger: deps.logger, intervalMs: deps.memory?.sampleMs, onSample: (bytes) => grant.measured(bytes) });
+  const { agent, request } = agentFor(deps.agents, launch);
   const ask = (session: typeof stored) =>
-    deps.agents[assistant].run({
+    agent.run({
+      ...request,
       prompt: message.content,
       cwd,
       model,
@@ -97,7 +85,7 @@ export async function replyWithAgent(
       endpoint,
       signal,
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
-      ...(session ? { resumeSession: session.id, sessionTokens: session.tokens ?? null } : {}),
+      ...(session ? { resumeSession: session.id, sessionTokens: session.tokens ?? null, transcript: () => transcriptOf(deps, conversation, message) } : {}),
       onText: (text) => {
         deltas.push(deps.events.emit(conversation.id, 'assistant_delta', { messageId: message.id, text }));
       },
@@ -147,4 +135,25 @@ function memoryExceeded(rssBytes: number, limitBytes: number): AgentError {
     'memory_exceeded',
     `its agent's processes reached ${formatSize(rssBytes)}, over the assistant's maxMemory ${formatSize(limitBytes)}, and were stopped`,
   );
+}
+
+/** How much of the conversation a new session is given when its agent cannot continue the old one. */
+const TRANSCRIPT_MAX_CHARS = 32_000;
+
+/**
+ * The conversation before `message`, as text for an agent that lost its session (an ACP agent whose
+ * `session/load` failed): the newest messages that fit, oldest first, each with who said it.
+ */
+async function transcriptOf(deps: ConversationDeps, conversation: ConversationRecord, message: StoredMessage): Promise<string> {
+  const messages = (await deps.repositories.messages.page(conversation.id, { before: message.id, limit: 200 }))?.messages ?? [];
+  const lines: string[] = [];
+  let size = 0;
+  for (const earlier of [...messages].reverse()) {
+    if (earlier.role === 'system') continue;
+    const line = `${earlier.role === 'user' ? 'User' : 'Assistant'}: ${earlier.content}`;
+    if (size + line.length > TRANSCRIPT_MAX_CHARS) break;
+    lines.unshift(line);
+    size += line.length;
+  }
+  return lines.join('\n\n');
 }

@@ -37,6 +37,8 @@ export class ConversationService {
   }): Promise<Conversation> {
     // Kept by its full id, whatever the user named it by.
     const workspaceId = input.workspace_id ? await this.deps.workspaces.idOf(input.workspace_id) : null;
+    // Said now rather than at its first message: an assistant the configuration does not have.
+    if (input.assistant) await this.deps.assistants.launchOf(input.assistant);
     const record = newConversationRecord({
       workspace_id: workspaceId,
       title: input.title ?? null,

@@ -28,7 +28,12 @@ function groupAlive(pid: number): boolean {
  * Spawns a command as the leader of its own process group, so cancelling kills what it started
  * too (`sleep 100 &` included) — a plain `child.kill()` reaches only the leader.
  */
-export function spawnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }): GroupProcess {
+export function spawnGroup(
+  command: string,
+  args: string[],
+  // `stdin: 'open'`: a pipe left open for the caller, for a process spoken to while it runs (an ACP agent).
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string | { open: true } },
+): GroupProcess {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
@@ -38,7 +43,7 @@ export function spawnGroup(command: string, args: string[], options: { cwd: stri
   });
   if (options.stdin !== undefined && child.stdin) {
     child.stdin.on('error', () => {}); // the process may exit before reading its input
-    child.stdin.end(options.stdin);
+    if (typeof options.stdin === 'string') child.stdin.end(options.stdin);
   }
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);

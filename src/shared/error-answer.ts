@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   // h3's own client errors keep h3's status (server/error-response.ts); 400 is the family.
   request_error: 400,
   invalid_run_field: 400,
+  // A conversation or a node naming an assistant the configuration does not have.
+  unknown_assistant: 400,
   invalid_signature: 401,
   host_refused: 403,
   cross_origin_refused: 403,

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'request_header_too_large',
   'invalid_run_field',
+  'unknown_assistant',
   // Something named that does not exist.
   'route_not_found',
   'run_not_found',

@@ -57,7 +57,7 @@ export async function healthReport(ctx: HealthSources, counts: RunCounts) {
   const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
     status: 'ok' as const,
-    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistants[defaultAssistant].model },
+    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistants[defaultAssistant]?.model ?? null },
     concurrency: { max: ctx.settings.maxConcurrentRuns, running: counts.running, queued: counts.queued },
     runningWorkflows: counts.running,
     version: ctx.version,

@@ -11,7 +11,6 @@ export type { YamlValidation } from './yaml-schema.js';
 
 export { toWorkflow } from './normalize.js';
 export {
-  ASSISTANTS,
   COMMAND_NAME_PATTERN,
   DEFAULT_DEDUPE_WINDOW_SEC,
   DEFAULT_TIMEOUT_MS,

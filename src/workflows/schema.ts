@@ -55,7 +55,7 @@
 import * as z from 'zod';
 import { ENV_NAME_PATTERN } from '../shared/settings.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
-import { ASSISTANT_NAMES, type AssistantName } from '../shared/assistants.js';
+import { ASSISTANT_NAME_HINT, ASSISTANT_NAME_PATTERN, type AssistantName } from '../shared/assistants.js';
 import { approvalFormHint, describeValue, quoteValue } from './problems.js';
 import { durationSchema, sizeSchema } from './value-schemas.js';
 import type { WhenExpr } from './when.js';
@@ -81,8 +81,14 @@ export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
     `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
 });
 
-/** The assistants a node may name: the one list (shared/assistants.ts). */
-export const ASSISTANTS = ASSISTANT_NAMES;
+/**
+ * An assistant a workflow or node names (shared/assistants.ts): claude, codex, or an acp assistant
+ * of the server's configuration — which the definition cannot know, so a name it lacks fails the
+ * node when it starts (`unknown_assistant`), not the file.
+ */
+const AssistantSchema = z.string().regex(ASSISTANT_NAME_PATTERN, {
+  error: (issue) => `invalid assistant ${quoteValue(issue.input)}: claude, codex or a configured acp assistant, ${ASSISTANT_NAME_HINT}`,
+});
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
 export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command', 'wait'] as const;
@@ -170,7 +176,7 @@ export const RawNodeSchema = z.strictObject({
   timeout: durationSchema('timeout').optional(),
   idle_timeout: durationSchema('idle_timeout').optional(),
   retry: RawRetrySchema.optional(),
-  assistant: z.enum(ASSISTANTS).optional(),
+  assistant: AssistantSchema.optional(),
   model: nonEmptyText.optional(),
   permissions: z.enum(PERMISSIONS).optional(),
   /** An agent node: what widens its agent's sandbox. A bash node: `true`/`false` or the same object (docs/workflows.md, "Sandbox"). */
@@ -230,7 +236,7 @@ export type ReworkMode = (typeof REWORK_MODES)[number];
 export const RawWorkflowSchema = z.strictObject({
   name: WorkflowNameSchema,
   description: z.string(),
-  assistant: z.enum(ASSISTANTS).optional(),
+  assistant: AssistantSchema.optional(),
   model: nonEmptyText.optional(),
   commit: z.boolean().optional(),
   permissions: z.enum(PERMISSIONS).optional(),

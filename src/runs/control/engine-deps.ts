@@ -1,5 +1,5 @@
 import type { Agent } from '../../agents/index.js';
-import type { AssistantName } from '../../config/index.js';
+import type { AgentKind } from '../../config/index.js';
 import type { EventPublisher } from '../../events/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { SandboxWidening } from '../../workflows/index.js';
@@ -142,7 +142,7 @@ export interface EngineDeps {
   bus: EventPublisher<RunStreamEvent>;
   logger: Logger;
   limits: EngineLimits;
-  agents: Record<AssistantName, Agent>;
+  agents: Record<AgentKind, Agent>;
   assistants: AssistantChoice;
   resolver: WorkflowResolver;
   worktrees: WorktreeProvider;

@@ -1,5 +1,5 @@
 import type { Agent } from '../../agents/index.js';
-import type { AssistantName } from '../../shared/assistants.js';
+import type { AgentKind } from '../../config/index.js';
 import type { Permissions } from '../../shared/permissions.js';
 import type { TriggerKind } from './types.js';
 
@@ -31,5 +31,5 @@ export interface StartRunRequest {
   /** A webhook delivery's W3C `traceparent` (already checked): the run's trace continues it (docs/decisions.md, "Traces"). */
   traceparent?: string;
   /** This run's agents instead of the engine's (a workflow test's answer from its fixture); kept in this process only. */
-  agents?: Record<AssistantName, Agent>;
+  agents?: Record<AgentKind, Agent>;
 }

@@ -1,5 +1,5 @@
 import { AgentError, type Agent, type AgentRequest, type AgentResult } from '../../agents/index.js';
-import type { AssistantName } from '../../config/index.js';
+import type { AgentKind } from '../../config/index.js';
 import type { NodeAnswer } from './test-fixture.js';
 
 /**
@@ -8,7 +8,7 @@ import type { NodeAnswer } from './test-fixture.js';
  * everything around the call (the env-leak gate, variables, retries, commits, conditions) runs as
  * it does for any run. A node the fixture does not answer fails, naming itself.
  */
-export function fixtureAgents(answers: Readonly<Record<string, NodeAnswer>>): Record<AssistantName, Agent> {
+export function fixtureAgents(answers: Readonly<Record<string, NodeAnswer>>): Record<AgentKind, Agent> {
   const run = async (request: AgentRequest): Promise<AgentResult> => {
     if (request.signal.aborted) throw new AgentError('agent_cancelled', 'cancelled');
     const answer = request.nodeId === undefined ? undefined : answers[request.nodeId];
@@ -19,5 +19,5 @@ export function fixtureAgents(answers: Readonly<Record<string, NodeAnswer>>): Re
     request.onText(text);
     return { text, costUsd: 0, tokens: null, sessionId: null, model: 'fixture' };
   };
-  return { claude: { name: 'claude', run }, codex: { name: 'codex', run } };
+  return { claude: { name: 'claude', run }, codex: { name: 'codex', run }, acp: { name: 'acp', run } };
 }

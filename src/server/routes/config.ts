@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { AssistantsConfigSchema, AssistantsPatchSchema, configView } from '../../config/index.js';
+import { AssistantsPatchSchema, AssistantsViewSchema, assistantsView, configView } from '../../config/index.js';
 import { defineRoute } from '../route.js';
 
-const ConfigSchema = AssistantsConfigSchema.extend({
+const ConfigSchema = AssistantsViewSchema.extend({
   host: z.string(),
   port: z.number().int().nullable(),
   home: z.string(),
@@ -29,11 +29,11 @@ export const configRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/api/config/assistants',
-    summary: 'Update assistant models',
+    summary: 'Update the assistants: models, endpoints, limits, prices; add, change or remove an acp assistant',
     tag: 'config',
     body: AssistantsPatchSchema,
     errors: [400, 413, 415],
-    responses: { 200: { description: 'The updated assistant configuration', schema: AssistantsConfigSchema } },
-    handle: ({ ctx, body }) => ctx.assistants.update(body),
+    responses: { 200: { description: "The updated assistant configuration (an acp assistant's env by its names)", schema: AssistantsViewSchema } },
+    handle: async ({ ctx, body }) => assistantsView(await ctx.assistants.update(body)),
   }),
 ];

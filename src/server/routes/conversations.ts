@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ConversationSchema, MESSAGE_MAX_BYTES, MessageSchema, TITLE_MAX } from '../../conversations/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { ASSISTANT_NAMES } from '../../config/index.js';
+import { AssistantNameSchema } from '../../config/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
@@ -15,7 +15,9 @@ const IdParams = z.object({ id: z.string().min(1).describe('conversation id or p
 const CreateBody = z.strictObject({
   workspace_id: z.string().min(1).optional().describe('the workspace its agents and runs use: its id, name or an unambiguous id prefix (kept as the id)'),
   title: z.string().trim().min(1).max(TITLE_MAX).optional(),
-  assistant: z.enum(ASSISTANT_NAMES).optional().describe("the agent answering its messages (default: the configuration's)"),
+  assistant: AssistantNameSchema.optional().describe(
+    "the agent answering its messages: claude, codex or a configured acp assistant (default: the configuration's); another is 400 unknown_assistant",
+  ),
   permissions: z
     .enum(PERMISSIONS)
     .optional()

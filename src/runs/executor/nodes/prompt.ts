@@ -1,4 +1,4 @@
-import { AgentError, withheldEnvironment, withheldVariableHint, readCodexProviderKeyEnv } from '../../../agents/index.js';
+import { AgentError, agentEnvironment, agentFor, withheldVariableHint } from '../../../agents/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import { processVariables } from './process-env.js';
 import { renderPrompt } from '../../../workflows/index.js';
@@ -62,23 +62,23 @@ export const promptRunner =
 
     // Read at each start: with a shared database, another server may have changed the configuration.
     const assistant = node.assistant ?? (await assistants.defaultAssistant());
+    let launch;
+    try {
+      launch = await assistants.launchOf(assistant);
+    } catch (error) {
+      // A workflow may name an acp assistant this server's configuration does not have.
+      throw new NodeFailure('unknown_assistant', (error as Error).message);
+    }
     const model = node.model ?? (await assistants.modelOf(assistant));
     const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
     // Least privilege (docs/contract.md, "Least-privilege environment"): the base set, the agent's own, what was allowed and what was given.
-    // The agent's own key: the endpoint's `apiKeyEnv`, else the one codex's own config.toml names
-    // for its provider (`env_key`: Azure, a local gateway), which codex cannot start without.
-    const ownKeyEnv = endpoint ? endpoint.apiKeyEnv : assistant === 'codex' ? await readCodexProviderKeyEnv(process.env) : null;
-    const withheld = withheldEnvironment({
-      server: process.env,
-      assistant,
-      apiKeyEnv: ownKeyEnv,
-      allow: envAllow,
-      given: { ...env, ...processVariables(variables) },
-    });
+    const withheld = await agentEnvironment({ launch, endpoint, server: process.env, allow: envAllow, given: { ...env, ...processVariables(variables) } });
     onEnvGiven(withheld.given);
     const confined = await prepareAgentSandbox({ run, node, artifactsDir }, sandbox, withheld.env);
     try {
-      const result = await agents[assistant].run({
+      const { agent, request } = agentFor(agents, launch);
+      const result = await agent.run({
+        ...request,
         nodeId: node.id,
         prompt: renderPrompt(text, variables, outputs),
         cwd: run.cwd,

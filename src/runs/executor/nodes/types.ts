@@ -1,6 +1,6 @@
 import type { Agent, AgentEndpoint, AgentToolCall } from '../../../agents/index.js';
 import type { SandboxDenial } from '../../../sandbox/index.js';
-import type { AssistantName, TokenPrice } from '../../../config/index.js';
+import type { AgentKind, AssistantLaunch, AssistantName, TokenPrice } from '../../../config/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { WorkflowDefinition, WorkflowNode } from '../../../workflows/index.js';
 import type { RunRecord } from '../../model/types.js';
@@ -47,6 +47,8 @@ export interface NodeRunContext {
 export interface AssistantChoice {
   defaultAssistant(): Promise<AssistantName>;
   modelOf(name: AssistantName): Promise<string | null>;
+  /** How its agent starts (claude, codex, an acp command); rejects with `unknown_assistant`. */
+  launchOf(name: AssistantName): Promise<AssistantLaunch>;
   /** The assistant's model endpoint, if one is configured (docs/contract.md, "Model endpoints"). */
   endpointOf?(name: AssistantName): Promise<AgentEndpoint | null>;
   /** What the assistant's tokens cost, to price a call that reports no cost (config/token-price.ts); null when not configured. */
@@ -65,7 +67,8 @@ export interface SandboxDeps {
 
 /** What `prompt` and `command` nodes need beyond the node itself (bash nodes need none of it). */
 export interface PromptDeps {
-  agents: Record<AssistantName, Agent>;
+  /** The agents by how they are driven; an acp assistant's request says which command. */
+  agents: Record<AgentKind, Agent>;
   assistants: AssistantChoice;
   loadCommand(name: string, cwd: string): Promise<string | undefined>;
   /** How long an agent may stay silent after it starts. */

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { spawnGroup } from '../processes/index.js';
+import { stdoutStream } from './acp-process.js';
+import { packageVersion } from '../shared/version.js';
+
+/** What `svc doctor` tells of one acp assistant's command. */
+export interface AcpProbe {
+  /** The executable answered `--version`: its first line; null when it did not. */
+  version: string | null;
+  /** `initialize` answered: the agent's name and version as it gave them, and its protocol version. */
+  initialize: { ok: true; agent: string; protocolVersion: number } | { ok: false; error: string };
+}
+
+const PROBE_TIMEOUT_MS = 20_000;
+
+function versionOf(bin: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(bin, ['--version'], { timeout: 10_000, env }, (error, stdout) => {
+      const line = String(stdout).trim().split('\n')[0];
+      resolve(error || !line ? null : line.slice(0, 200));
+    });
+  });
+}
+
+/**
+ * Whether an acp assistant's command is there and speaks ACP: its `--version`, then one
+ * `initialize` over its stdio with the SDK, after which its process group is stopped. Nothing else
+ * is asked: no session, no model call.
+ */
+export async function probeAcpAgent(command: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<AcpProbe> {
+  const [bin, ...args] = command;
+  const version = await versionOf(bin!, env);
+  const proc = spawnGroup(bin!, args, { cwd, env, stdin: { open: true } });
+  const connection = acp.client({ name: 'svc' }).connect(acp.ndJsonStream(Writable.toWeb(proc.child.stdin!) as WritableStream<Uint8Array>, stdoutStream(proc)));
+  let timer: NodeJS.Timeout | undefined;
+  const failed = (why: string): AcpProbe => ({ version, initialize: { ok: false, error: why } });
+  try {
+    const answered = await Promise.race([
+      connection.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {},
+        clientInfo: { name: 'svc', version: packageVersion() },
+      }),
+      proc.done.then(({ code, signal }) => Promise.reject(new Error(`it exited (${code ?? signal}) without answering`))),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS))),
+    ]);
+    const info = answered.agentInfo;
+    return { version, initialize: { ok: true, agent: info ? `${info.name} ${info.version}` : 'an unnamed agent', protocolVersion: answered.protocolVersion } };
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    return failed(code === 'ENOENT' ? `'${bin}' was not found` : (error as Error).message);
+  } finally {
+    clearTimeout(timer);
+    connection.close();
+    await proc.terminate();
+  }
+}

@@ -1,0 +1,212 @@
+// An acp assistant over a real server, driven by the fake ACP agent (test/fixtures/fake-acp.mjs, the
+// SDK's agent side): a prompt node's write is the node's commit and the run's diff; `read` refuses
+// a write (denied, not done), `edit` lets a command run; a conversation's second message continues
+// its session, or — when the agent cannot load it — a new one given the conversation so far;
+// cancel stops it within seconds and leaves no process; a silent agent trips `idle_timeout`; the
+// configuration's refusals and its safe view (docs/decisions.md, "ACP agents").
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import {
+  api,
+  cleanupAll,
+  liveGroupMembers,
+  readPidFile,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForDeath,
+  waitForRun,
+  waitForStatus,
+  type Json,
+} from '../helpers/runs.js';
+import { registerProject } from '../helpers/registered-project.js';
+import { connect, createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
+
+const FAKE_ACP = fileURLToPath(new URL('../fixtures/fake-acp.mjs', import.meta.url));
+const SECRET = 'sk-fake-acp-SECRET-41c9';
+
+const node = (name: string, permissions: string, prompt: string, extra: Json = {}) => ({
+  name,
+  description: `one fake-acp node at ${permissions}`,
+  nodes: [{ id: 'change', assistant: 'fake', permissions, prompt, ...extra }],
+});
+const WORKFLOWS = [
+  node('acp-write', 'edit', 'say hello\nwrite notes.txt written by acp\nsay  done'),
+  node('acp-read', 'read', 'write notes.txt never\nsay refused'),
+  node('acp-run', 'edit', 'run echo ran > ran.txt\nsay ok'),
+  node('acp-cancel', 'edit', 'spawn echo $$ > child.pid; exec sleep 300\nwait 60000'),
+  node('acp-silent', 'edit', 'silent', { idle_timeout: '2s' }),
+  node('acp-refusal', 'edit', 'stop refusal'),
+  node('acp-missing', 'edit', 'say hi', { assistant: 'nobody' }),
+];
+
+let server: TestServer;
+let workspaceId: string;
+let sessions: string;
+
+beforeAll(async () => {
+  sessions = await tempDir('svc-fake-acp-sessions-');
+  server = await startServer({ env: { SVC_TEST_ACP_KEY: SECRET } });
+  const configured = await api(server, 'PATCH', '/api/config/assistants', {
+    fake: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions }, apiKeyEnv: 'SVC_TEST_ACP_KEY', baseUrl: 'http://127.0.0.1:9' },
+    flaky: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions, FAKE_ACP_LOAD_FAILS: '1' } },
+  });
+  expect(configured.status, JSON.stringify(configured.body)).toBe(200);
+  workspaceId = (await registerProject(server, { workflows: WORKFLOWS })).workspace.id;
+});
+afterAll(cleanupAll);
+
+const toolEvents = (run: Json) => (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ tool, summary, status }) => ({ tool, summary, status }));
+const run = async (workflow: string) => waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
+
+describe('a prompt node on an acp assistant', () => {
+  it("edit: its write is allowed once, streams as output, and is the node's commit in the run's diff", async () => {
+    const done = await run('acp-write');
+    expect(done.status, JSON.stringify(done.nodes)).toBe('completed');
+    expect(done.nodes.change).toMatchObject({ output: 'hello done', toolCalls: 1, toolsDenied: [], toolsDeniedCount: 0 });
+    expect(readFileSync(join(done.cwd, 'notes.txt'), 'utf8')).toBe('written by acp\n');
+    expect(toolEvents(done)).toEqual([{ tool: 'edit', summary: 'edit notes.txt', status: 'ok' }]);
+    const diff = await api(server, 'GET', `/api/workflows/runs/${done.id}/diff`);
+    expect(diff.body.files.map((file: Json) => [file.path, file.status])).toEqual([['notes.txt', 'added']]);
+    // Tokens from `_meta.quota.token_count`; no price configured: the cost is unknown, not 0.
+    expect(done.nodes.change.costUsd).toBeNull();
+    expect(done.costPartial).toBe(true);
+  });
+
+  it('read: the write is refused, shown denied, and not done', async () => {
+    const done = await run('acp-read');
+    expect(done.status).toBe('completed');
+    expect(existsSync(join(done.cwd, 'notes.txt'))).toBe(false);
+    // Refused once, though the agent also reports the call failed after the refusal.
+    expect(toolEvents(done)).toEqual([{ tool: 'edit', summary: 'edit notes.txt', status: 'denied' }]);
+    expect(done.nodes.change).toMatchObject({ output: 'refused', toolCalls: 1, toolsDenied: ['edit notes.txt'], toolsDeniedCount: 1 });
+    expect(done.nodes.change.commit).toBeNull();
+  });
+
+  it('edit: a shell command is allowed and runs in the worktree', async () => {
+    const done = await run('acp-run');
+    expect(done.status).toBe('completed');
+    expect(readFileSync(join(done.cwd, 'ran.txt'), 'utf8')).toBe('ran\n');
+    expect(toolEvents(done)).toEqual([{ tool: 'execute', summary: 'execute: echo ran > ran.txt', status: 'ok' }]);
+  });
+
+  it('a price per million tokens prices its tokens', async () => {
+    await api(server, 'PATCH', '/api/config/assistants', { fake: { pricePerMillionTokens: { input: 1, output: 10 } } });
+    const done = await run('acp-run');
+    await api(server, 'PATCH', '/api/config/assistants', { fake: { pricePerMillionTokens: null } });
+    // 1000 input tokens at $1 and 200 output at $10 per million.
+    expect(done.nodes.change.costUsd).toBeCloseTo(0.003, 9);
+  });
+
+  it('cancel: session/cancel, then the process group: the run is cancelled within seconds and nothing of it is left', async () => {
+    const id = await startRun(server, 'acp-cancel', { message: '', workspaceId });
+    const cwd = await waitFor(async () => (await api(server, 'GET', `/api/workflows/runs/${id}`)).body.cwd as string | undefined);
+    // The agent's background child, in the agent's process group, once the agent waits in its turn.
+    const child = await readPidFile(join(cwd, 'child.pid'));
+    const cancelled = await api(server, 'POST', `/api/workflows/runs/${id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    const end = await waitForStatus(server, id, 'cancelled', 10_000);
+    expect(end.nodes.change.status).toBe('cancelled');
+    await waitForDeath(child, 10_000);
+    expect(liveGroupMembers(child)).toEqual([]);
+  });
+
+  it('a silent agent trips idle_timeout and is stopped', async () => {
+    const done = await run('acp-silent');
+    expect(done.status).toBe('failed');
+    expect(done.nodes.change.error).toMatch(/no output for 2s \(idle_timeout\)/);
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'stalled' });
+  });
+
+  it('a stop reason other than end_turn fails the node with its code', async () => {
+    const done = await run('acp-refusal');
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'agent_refusal' });
+  });
+
+  it('an assistant the configuration does not have fails the node, saying how to add it', async () => {
+    const done = await run('acp-missing');
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'unknown_assistant' });
+    expect(done.nodes.change.error).toMatch(/No assistant is named 'nobody'/);
+  });
+});
+
+describe('a conversation with an acp assistant', () => {
+  it('streams deltas and tool events, and its second message continues the session (history replayed is not repeated)', async () => {
+    const conversation = await createConversation(server, { assistant: 'fake', workspace_id: workspaceId, permissions: 'edit' });
+    const stream = await connect(server, `/api/stream/${conversation.id}`);
+    const first = await send(server, conversation.id, 'say first answer\nrun true');
+    const reply = await waitForReply(server, conversation.id, first);
+    expect(reply).toMatchObject({ role: 'assistant', content: 'first answer' });
+    await stream.until((events) => events.some((e) => e.type === 'assistant_done'));
+    expect(stream.events.filter((e) => e.type === 'assistant_delta').map((e) => e.text)).toEqual(['first answer']);
+    expect(stream.events.find((e) => e.type === 'agent_tool')).toMatchObject({ messageId: first, tool: 'execute', summary: 'execute: true', status: 'ok' });
+    stream.close();
+    const second = await waitForReply(server, conversation.id, await send(server, conversation.id, 'recall'));
+    expect(second.content).toBe('recall: say first answer\nrecall: run true\n');
+  });
+
+  it('an agent that cannot load its session gets a new one, given the conversation so far', async () => {
+    const conversation = await createConversation(server, { assistant: 'flaky' });
+    await waitForReply(server, conversation.id, await send(server, conversation.id, 'say remember the word teal'));
+    const second = await waitForReply(server, conversation.id, await send(server, conversation.id, 'recall'));
+    // The new session's only prompt is the transcript and the new message.
+    expect(second.content).toContain('recall: User: say remember the word teal');
+    expect(second.content).toContain('recall: Assistant: remember the word teal');
+    const all = await messages(server, conversation.id);
+    expect(all.filter((m) => m.role === 'system')).toEqual([]);
+  });
+
+  it('naming an assistant that is not configured is refused at creation', async () => {
+    const { status, body } = await api(server, 'POST', '/api/conversations', { assistant: 'nobody' });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ error: 'unknown_assistant', message: expect.stringContaining("No assistant is named 'nobody'") });
+  });
+});
+
+describe('the configuration of acp assistants', () => {
+  it('GET /api/config shows them with env names and the key variable, never a value', async () => {
+    const { status, body } = await api(server, 'GET', '/api/config');
+    expect(status).toBe(200);
+    expect(body.assistants.fake).toMatchObject({ kind: 'acp', command: ['node', FAKE_ACP], envNames: ['FAKE_ACP_SESSIONS'], apiKeyEnv: 'SVC_TEST_ACP_KEY' });
+    expect(body.assistants.fake.env).toBeUndefined();
+    expect(JSON.stringify(body)).not.toContain(SECRET);
+    expect(JSON.stringify(body)).not.toContain(sessions);
+  });
+
+  it('a preset fills in the command; refusals are 400 with a message naming the assistant', async () => {
+    const added = await api(server, 'PATCH', '/api/config/assistants', { gemini: { kind: 'acp', preset: 'gemini', model: 'gemini-2.5-flash' } });
+    expect(added.status).toBe(200);
+    expect(added.body.assistants.gemini).toMatchObject({ kind: 'acp', preset: 'gemini', command: ['gemini', '--acp'], model: 'gemini-2.5-flash' });
+    const cases: Array<[Json, RegExp]> = [
+      [{ x: { kind: 'acp', preset: 'nope' } }, /preset is one of gemini, opencode/],
+      [{ x: { kind: 'acp', model: 'm' } }, /The acp assistant 'x' needs a command/],
+      [{ x: { model: 'm' } }, /No assistant is named 'x': to add one, give "kind": "acp"/],
+      [{ claude: { command: ['claude'] } }, /claude is built in: command is for acp assistants/],
+      [{ codex: null }, /codex is built in and cannot be removed/],
+      [{ Bad: { kind: 'acp', command: ['x'] } }, /an assistant's name is a lowercase name/],
+      [{ x: { kind: 'acp', command: [] } }, /command names at least the executable/],
+    ];
+    for (const [patch, message] of cases) {
+      const { status, body } = await api(server, 'PATCH', '/api/config/assistants', patch);
+      expect(status, JSON.stringify(patch)).toBe(400);
+      expect(body.error).toMatch(/^invalid_request$/);
+      expect(`${body.message} ${JSON.stringify(body.details ?? [])}`, JSON.stringify(patch)).toMatch(message);
+    }
+    const removed = await api(server, 'PATCH', '/api/config/assistants', { gemini: null });
+    expect(removed.status).toBe(200);
+    expect(removed.body.assistants.gemini).toBeUndefined();
+  });
+
+  it('default: true makes an acp assistant the default of nodes and conversations that name none', async () => {
+    const made = await api(server, 'PATCH', '/api/config/assistants', { fake: { default: true } });
+    expect(made.body.defaultAssistant).toBe('fake');
+    const conversation = await createConversation(server);
+    const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, 'say by default'));
+    await api(server, 'PATCH', '/api/config/assistants', { claude: { default: true } });
+    expect(reply.content).toBe('by default');
+  });
+});
