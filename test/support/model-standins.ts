@@ -69,7 +69,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function listen(handle: (req: IncomingMessage, body: Json | null, res: ServerResponse) => void): Promise<StandIn> {
+export async function listen(handle: (req: IncomingMessage, body: Json | null, res: ServerResponse) => void): Promise<StandIn> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     void readBody(req).then((body) => {
