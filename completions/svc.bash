@@ -10,12 +10,12 @@ _svc() {
     w="${COMP_WORDS[i]}"
     case "$w" in
       --url) url="${COMP_WORDS[i+1]}"; ((i++)); continue ;;
-      --url|-p|--port|--host|--database-url|--to|--cached-input|--cwd|--workspace|--fixture|-c|--conversation|--from|--max-cost|--permissions|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cached-input|--preset|--model|--base-url|--api-key-env|--max-concurrent|--cwd|--workspace|--fixture|-c|--conversation|--from|--max-cost|--permissions|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace cache"|"workspace conflicts"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"queue"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
+      "serve"|"status"|"open"|"doctor"|"openapi"|"migrate-store"|"update-check"|"config"|"config show"|"config set-model"|"config set-price"|"config set-memory"|"config set-acp"|"config set-acp-env"|"config remove-acp"|"workflow"|"workflow list"|"workflow show"|"workflow graph"|"workflow test"|"workflow validate"|"workflow save"|"workflow delete"|"workflow run"|"conversation"|"conversation new"|"conversation list"|"conversation show"|"conversation rename"|"conversation rm"|"conversation send"|"chat"|"webhook"|"webhook list"|"webhook register"|"webhook deliveries"|"webhook test"|"schedule"|"schedule list"|"workspace"|"workspace add"|"workspace list"|"workspace show"|"workspace rm"|"workspace envs"|"workspace cache"|"workspace conflicts"|"workspace env"|"workspace env set"|"workspace env unset"|"workspace consent"|"workspace cleanup"|"mcp"|"commands"|"run"|"runs"|"runs list"|"runs show"|"runs diff"|"runs merge"|"runs logs"|"runs push"|"runs pr"|"bench"|"bench show"|"bench compare"|"bench workflows"|"queue"|"watch"|"cancel"|"abandon"|"delete"|"resume"|"approve"|"reject"|"signal"|"completion"|"help") cmdpath="$candidate"; npos=0 ;;
       *) npos=$((npos + 1)) ;;
     esac
   done
@@ -28,11 +28,14 @@ _svc() {
     "openapi") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "migrate-store") words='--to --help'; args=(); case "$prev" in --to|--url) optkind=- ;; esac ;;
     "update-check") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
-    "config") words='show set-model set-price set-memory --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "config") words='show set-model set-price set-memory set-acp set-acp-env remove-acp --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "config show") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "config set-model") words='--help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
     "config set-price") words='--cached-input --help'; args=(- - -); case "$prev" in --cached-input|--url) optkind=- ;; esac ;;
     "config set-memory") words='--help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
+    "config set-acp") words='--preset --model --base-url --api-key-env --max-concurrent --default --help'; args=(- -); case "$prev" in --preset|--model|--base-url|--api-key-env|--max-concurrent|--url) optkind=- ;; esac ;;
+    "config set-acp-env") words='--help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
+    "config remove-acp") words='--help'; args=(-); case "$prev" in --url) optkind=- ;; esac ;;
     "workflow") words='list show graph test validate save delete run --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workflow list") words='--cwd --workspace --help'; args=(); case "$prev" in --cwd|--workspace|--url) optkind=- ;; esac ;;
     "workflow show") words='--cwd --workspace --help'; args=(workflows); case "$prev" in --cwd|--workspace|--url) optkind=- ;; esac ;;

@@ -13,14 +13,14 @@ function __svc_walk
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cached-input --cwd --workspace --fixture -c --conversation --from --max-cost --permissions -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cached-input --preset --model --base-url --api-key-env --max-concurrent --cwd --workspace --fixture -c --conversation --from --max-cost --permissions -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace cache" "workspace conflicts" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "queue" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
+        if contains -- $candidate "serve" "status" "open" "doctor" "openapi" "migrate-store" "update-check" "config" "config show" "config set-model" "config set-price" "config set-memory" "config set-acp" "config set-acp-env" "config remove-acp" "workflow" "workflow list" "workflow show" "workflow graph" "workflow test" "workflow validate" "workflow save" "workflow delete" "workflow run" "conversation" "conversation new" "conversation list" "conversation show" "conversation rename" "conversation rm" "conversation send" "chat" "webhook" "webhook list" "webhook register" "webhook deliveries" "webhook test" "schedule" "schedule list" "workspace" "workspace add" "workspace list" "workspace show" "workspace rm" "workspace envs" "workspace cache" "workspace conflicts" "workspace env" "workspace env set" "workspace env unset" "workspace consent" "workspace cleanup" "mcp" "commands" "run" "runs" "runs list" "runs show" "runs diff" "runs merge" "runs logs" "runs push" "runs pr" "bench" "bench show" "bench compare" "bench workflows" "queue" "watch" "cancel" "abandon" "delete" "resume" "approve" "reject" "signal" "completion" "help"
             set path $candidate
             set npos 0
         else
@@ -52,7 +52,7 @@ complete -c svc -f
 complete -c svc -n '__svc_path_is ' -a 'serve' -d 'start the server (port: PORT, 3090, or automatic inside a git worktree)'
 complete -c svc -n '__svc_path_is ' -a 'status' -d 'show whether the server runs, and its health'
 complete -c svc -n '__svc_path_is ' -a 'open' -d 'open the dashboard (or a run'\''s page) of the running server in a browser'
-complete -c svc -n '__svc_path_is ' -a 'doctor' -d 'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI (no server needed)'
+complete -c svc -n '__svc_path_is ' -a 'doctor' -d 'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI, and each acp assistant answering initialize'
 complete -c svc -n '__svc_path_is ' -a 'openapi' -d 'print the OpenAPI 3.0 document (no server needed)'
 complete -c svc -n '__svc_path_is ' -a 'migrate-store' -d 'copy the file store into an empty PostgreSQL database (--to postgres://…)'
 complete -c svc -n '__svc_path_is ' -a 'update-check' -d 'check for a newer svc'
@@ -92,7 +92,16 @@ complete -c svc -n '__svc_path_is config' -a 'show' -d 'print the configuration'
 complete -c svc -n '__svc_path_is config' -a 'set-model' -d 'set the model an assistant uses'
 complete -c svc -n '__svc_path_is config' -a 'set-price' -d 'set what an assistant'\''s tokens cost (prices codex)'
 complete -c svc -n '__svc_path_is config' -a 'set-memory' -d 'set the memory limit of an assistant'\''s conversation replies'
+complete -c svc -n '__svc_path_is config' -a 'set-acp' -d 'add or change an assistant that speaks ACP (gemini, opencode, any command)'
+complete -c svc -n '__svc_path_is config' -a 'set-acp-env' -d 'set the values an acp assistant'\''s agent gets'
+complete -c svc -n '__svc_path_is config' -a 'remove-acp' -d 'remove an acp assistant'
 complete -c svc -n '__svc_path_is config set-price' -l cached-input -r -d 'USD per million cached input tokens (default: the input price)'
+complete -c svc -n '__svc_path_is config set-acp' -l preset -r -d 'gemini or opencode: the agent it is (its command, variables and endpoint)'
+complete -c svc -n '__svc_path_is config set-acp' -l model -r -d 'the model it is asked to use'
+complete -c svc -n '__svc_path_is config set-acp' -l base-url -r -d 'its model server'\''s URL, or none'
+complete -c svc -n '__svc_path_is config set-acp' -l api-key-env -r -d 'the server'\''s environment variable holding the key, or none'
+complete -c svc -n '__svc_path_is config set-acp' -l max-concurrent -r -d 'at most this many of its agents at once on a server, or none'
+complete -c svc -n '__svc_path_is config set-acp' -l default -d 'make it the default assistant'
 complete -c svc -n '__svc_path_is workflow' -a 'list' -d 'list the workflows visible here (errors on stderr)'
 complete -c svc -n '__svc_path_is workflow' -a 'show' -d 'print a workflow definition and a drawing of its DAG'
 complete -c svc -n '__svc_path_is workflow' -a 'graph' -d 'draw a workflow'\''s DAG'
@@ -137,7 +146,7 @@ complete -c svc -n '__svc_path_is conversation' -a 'rm' -d 'delete a conversatio
 complete -c svc -n '__svc_path_is conversation' -a 'send' -d 'send a message and print the reply as it streams'
 complete -c svc -n '__svc_path_is conversation new' -s w -l workspace -r -a '(__svc_values workspaces)' -d 'the workspace its agents and runs use (name, id or id prefix)'
 complete -c svc -n '__svc_path_is conversation new' -s t -l title -r -d 'a title'
-complete -c svc -n '__svc_path_is conversation new' -l assistant -r -d 'claude or codex (default: the configuration'\''s)'
+complete -c svc -n '__svc_path_is conversation new' -l assistant -r -d 'claude, codex or a configured acp assistant, e.g. gemini (default: the configuration'\''s)'
 complete -c svc -n '__svc_path_is conversation new' -l permissions -r -d 'what its agent may do: read, edit or full (default: the configuration'\''s, read)'
 complete -c svc -n '__svc_path_is conversation list' -s w -l workspace -r -a '(__svc_values workspaces)' -d 'only the conversations of this workspace (name, id or id prefix)'
 complete -c svc -n '__svc_path_is conversation list' -s a -l all -d 'include deleted conversations'

@@ -39,6 +39,8 @@ export { parse as parseYaml } from 'yaml';
 export { ListenError } from './server/listen-error.js';
 /** `svc doctor`: whether agents can run in their sandbox on this machine (sandbox/doctor.ts). */
 export { sandboxDoctor, type DoctorCheck, type DoctorReport } from './sandbox/index.js';
+/** `svc doctor`: whether each acp assistant's command answers ACP's `initialize` (agents/acp-probe.ts). */
+export { probeAcpAgent, type AcpProbe } from './agents/index.js';
 
 /** Opens the store and listens (`svc serve`); loads the server half on first use. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {

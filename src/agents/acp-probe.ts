@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
+import { presetLaunch, type AcpPreset } from '../config/index.js';
 import { spawnGroup } from '../processes/index.js';
 import { stdoutStream } from './acp-process.js';
 import { packageVersion } from '../shared/version.js';
@@ -15,9 +17,10 @@ export interface AcpProbe {
 
 const PROBE_TIMEOUT_MS = 20_000;
 
-function versionOf(bin: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+/** The command's `--version`, its flags left out (`gemini --version`, `node agent.mjs --version`). */
+function versionOf(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(bin, ['--version'], { timeout: 10_000, env }, (error, stdout) => {
+    execFile(bin, [...args.filter((arg) => !arg.startsWith('-')), '--version'], { timeout: 10_000, env }, (error, stdout) => {
       const line = String(stdout).trim().split('\n')[0];
       resolve(error || !line ? null : line.slice(0, 200));
     });
@@ -25,13 +28,22 @@ function versionOf(bin: string, env: NodeJS.ProcessEnv): Promise<string | null> 
 }
 
 /**
- * Whether an acp assistant's command is there and speaks ACP: its `--version`, then one
- * `initialize` over its stdio with the SDK, after which its process group is stopped. Nothing else
- * is asked: no session, no model call.
+ * Whether an acp assistant's command is there and speaks ACP (`svc doctor`): its `--version`, then
+ * one `initialize` over its stdio with the SDK, in its own directory under svc's home (`home`),
+ * after which its process group is stopped. Nothing else is asked: no session, no model call.
  */
-export async function probeAcpAgent(command: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<AcpProbe> {
-  const [bin, ...args] = command;
-  const version = await versionOf(bin!, env);
+export async function probeAcpAgent(
+  assistant: { command: string[]; preset?: AcpPreset | null | undefined },
+  server: NodeJS.ProcessEnv,
+  home: string,
+): Promise<AcpProbe> {
+  const [bin, ...args] = assistant.command;
+  // Started as svc starts it, less the model and the endpoint: its preset's switches and directory.
+  const { env: presetEnv } = presetLaunch(assistant.preset, { model: null, baseUrl: null, key: undefined, keyEnv: null, home });
+  const env = { ...server, ...presetEnv };
+  const cwd = home;
+  await mkdir(home, { recursive: true });
+  const version = await versionOf(bin!, args, env);
   const proc = spawnGroup(bin!, args, { cwd, env, stdin: { open: true } });
   const connection = acp.client({ name: 'svc' }).connect(acp.ndJsonStream(Writable.toWeb(proc.child.stdin!) as WritableStream<Uint8Array>, stdoutStream(proc)));
   let timer: NodeJS.Timeout | undefined;
@@ -54,6 +66,9 @@ export async function probeAcpAgent(command: string[], env: NodeJS.ProcessEnv, c
   } finally {
     clearTimeout(timer);
     connection.close();
-    await proc.terminate();
+    // terminate() waits on unref'd timers (it must not hold a finished CLI open); the doctor is a
+    // CLI with nothing else pending, so it holds itself open until the group is gone.
+    const hold = setInterval(() => {}, 1000);
+    await proc.terminate().finally(() => clearInterval(hold));
   }
 }

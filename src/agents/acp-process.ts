@@ -85,9 +85,11 @@ export function startAcpProcess(agent: string, bin: string, args: string[], requ
       clearTimeout(firstEvent);
       if (callTimer) clearTimeout(callTimer);
       idle.stop();
-      // One turn per process: whatever it left running goes with it.
+      // One turn per process: whatever it left running goes with it. The leader's end is what is
+      // awaited (its handle keeps a CLI's loop open; terminate's own timers do not).
       failure ??= new AgentError('agent_failed', `${agent}'s turn is over`);
-      await proc.terminate();
+      void proc.terminate();
+      await proc.done.catch(() => {});
     },
   };
 }

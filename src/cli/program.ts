@@ -37,7 +37,7 @@ export const MANIFEST: CommandEntry[] = [
   {
     name: 'doctor',
     description:
-      'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI (no server needed)',
+      'check that agents and bash nodes can run in their sandbox here: bubblewrap, socat, ripgrep, user namespaces, each agent CLI, and each acp assistant answering initialize',
     load: () => import('./commands/doctor.js'),
   },
   { name: 'openapi', description: 'print the OpenAPI 3.0 document (no server needed)', load: () => import('./commands/openapi.js') },
@@ -55,6 +55,13 @@ export const MANIFEST: CommandEntry[] = [
       { name: 'set-model', description: 'set the model an assistant uses', load: () => import('./commands/config/set-model.js') },
       { name: 'set-price', description: "set what an assistant's tokens cost (prices codex)", load: () => import('./commands/config/set-price.js') },
       { name: 'set-memory', description: "set the memory limit of an assistant's conversation replies", load: () => import('./commands/config/set-memory.js') },
+      {
+        name: 'set-acp',
+        description: 'add or change an assistant that speaks ACP (gemini, opencode, any command)',
+        load: () => import('./commands/config/set-acp.js'),
+      },
+      { name: 'set-acp-env', description: "set the values an acp assistant's agent gets", load: () => import('./commands/config/set-acp-env.js') },
+      { name: 'remove-acp', description: 'remove an acp assistant', load: () => import('./commands/config/remove-acp.js') },
     ],
   },
   {

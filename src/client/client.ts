@@ -158,7 +158,7 @@ export interface SvcClient {
     list(): Promise<{ schedules: ScheduleView[] }>;
   };
   conversations: {
-    create(input?: { workspace_id?: string; title?: string; assistant?: 'claude' | 'codex' }): Promise<Conversation>;
+    create(input?: { workspace_id?: string; title?: string; assistant?: string }): Promise<Conversation>;
     list(query?: ConversationListQuery): Promise<ConversationList>;
     /** Either id. */
     get(id: string): Promise<Conversation>;

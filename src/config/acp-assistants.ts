@@ -2,7 +2,7 @@ import { DomainError } from '../shared/errors.js';
 import { isBuiltinAssistant, type AssistantName } from '../shared/assistants.js';
 import { parseSize } from '../shared/size.js';
 import { presetCommand, type AcpPreset } from './acp-presets.js';
-import type { AgentKind, AssistantConfig, AssistantsConfig, AssistantsPatch } from './schema.js';
+import type { AgentKind, AssistantConfig, AssistantsConfig, AssistantsPatch, AssistantsView } from './schema.js';
 
 /** How an assistant's agent starts: a built-in CLI, or an ACP command with its preset and given values. */
 export type AssistantLaunch =
@@ -63,8 +63,8 @@ export function patchedAssistants(current: AssistantsConfig['assistants'], patch
 }
 
 /** The configuration as the API shows it: an acp assistant's `env` by its names, never its values. */
-export function assistantsView(config: AssistantsConfig) {
-  const assistants = Object.fromEntries(
+export function assistantsView(config: AssistantsConfig): AssistantsView {
+  const assistants: AssistantsView['assistants'] = Object.fromEntries(
     Object.entries(config.assistants).map(([name, { env, ...rest }]) => [name, env ? { ...rest, envNames: Object.keys(env).sort() } : rest]),
   );
   return { defaultAssistant: config.defaultAssistant, assistants };

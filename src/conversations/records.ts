@@ -15,7 +15,9 @@ export const ConversationSchema = z.object({
   updated_at: z.string(),
   deleted_at: z.string().nullable(),
   run_id: z.string().nullable().describe("set on a run's worker conversation"),
-  assistant: AssistantNameSchema.nullable().describe("the agent answering its messages (claude, codex or a configured acp assistant); null: the configuration's default assistant"),
+  assistant: AssistantNameSchema.nullable().describe(
+    "the agent answering its messages (claude, codex or a configured acp assistant); null: the configuration's default assistant",
+  ),
   permissions: z
     .enum(PERMISSIONS)
     .nullable()

@@ -81,11 +81,7 @@ export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
     `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
 });
 
-/**
- * An assistant a workflow or node names (shared/assistants.ts): claude, codex, or an acp assistant
- * of the server's configuration — which the definition cannot know, so a name it lacks fails the
- * node when it starts (`unknown_assistant`), not the file.
- */
+// claude, codex or an acp assistant of the server's configuration, which the definition cannot know: a name it lacks fails the node (`unknown_assistant`).
 const AssistantSchema = z.string().regex(ASSISTANT_NAME_PATTERN, {
   error: (issue) => `invalid assistant ${quoteValue(issue.input)}: claude, codex or a configured acp assistant, ${ASSISTANT_NAME_HINT}`,
 });

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import type { CommandContext } from '../context.js';
 import { defineCommand } from '../define-command.js';
 import { EXIT } from '../exit-codes.js';
 import { printJson, styler } from '../output.js';
@@ -6,16 +8,19 @@ import { printJson, styler } from '../output.js';
  * `svc doctor`: whether agents at `read` and `edit`, and bash nodes given a sandbox, can run in it
  * on this machine (docs/contract.md, "Sandbox"), and what to install when not. It checks this
  * machine, not a server's (which may run elsewhere), so it needs neither a server nor the store.
- * Exit 0 when every needed check passes or `SVC_SANDBOX=off` is set, 1 otherwise.
+ * Then each configured acp assistant: its command's version and whether it answers ACP's
+ * `initialize`. Exit 0 when every needed check passes (or `SVC_SANDBOX=off` is set) and every acp
+ * assistant answers, 1 otherwise.
  */
 export default defineCommand({
   run: async (cmd) => {
     const { sandboxDoctor } = await import('../../runtime.js');
     const { settings } = cmd;
     const report = await sandboxDoctor({ path: cmd.io.env.PATH, sandbox: settings.sandbox, claudeBin: settings.claudeBin, codexBin: settings.codexBin });
-    const code = report.ready ? EXIT.ok : EXIT.failed;
+    const assistants = await acpAssistants(cmd);
+    const code = report.ready && assistants.every((a) => a.initialize.ok) ? EXIT.ok : EXIT.failed;
     if (cmd.globals.json) {
-      printJson(cmd.io, report);
+      printJson(cmd.io, { ...report, acpAssistants: assistants });
       return code;
     }
     const paint = await styler(cmd.io);
@@ -42,7 +47,36 @@ export default defineCommand({
           ),
         );
     }
+    for (const probe of assistants) {
+      const said = probe.initialize.ok
+        ? `${paint.green('ok     ')}  ${probe.name}: ${probe.command} — ${probe.version ?? 'no --version'}; initialize answered by ${probe.initialize.agent} (ACP ${probe.initialize.protocolVersion})`
+        : `${paint.red('failed ')}  ${probe.name}: ${probe.command} — ${probe.version ?? 'no --version'}; initialize failed: ${probe.initialize.error}`;
+      lines.push(said);
+    }
     cmd.io.out(`${lines.join('\n')}\n`);
     return code;
   },
 });
+
+/**
+ * Each configured acp assistant, probed on this machine: its command's version and one ACP
+ * `initialize` (agents/acp-probe.ts). The configuration is read through the client (a server's, or
+ * the store here); one that cannot be read leaves the list empty, said on stderr.
+ */
+async function acpAssistants(cmd: CommandContext) {
+  let config;
+  try {
+    config = await cmd.client().config.get();
+  } catch (error) {
+    cmd.io.err(`svc doctor: the assistants' configuration could not be read (${(error as Error).message}); acp assistants not checked\n`);
+    return [];
+  }
+  const { probeAcpAgent } = await import('../../runtime.js');
+  const probes = [];
+  for (const [name, assistant] of Object.entries(config.assistants)) {
+    if (assistant.kind !== 'acp' || !assistant.command) continue;
+    const probe = await probeAcpAgent({ command: assistant.command, preset: assistant.preset }, cmd.io.env, join(config.home, 'agents', name));
+    probes.push({ name, command: assistant.command.join(' '), ...probe });
+  }
+  return probes;
+}

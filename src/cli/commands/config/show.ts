@@ -13,6 +13,9 @@ export default defineCommand({
     const rows: Array<[string, string]> = [
       ['default assistant', config.defaultAssistant],
       ...Object.entries(config.assistants).flatMap(([name, a]): Array<[string, string]> => [
+        // An acp assistant: what it runs, and the names (never the values) of what its agent is given.
+        ...(a.kind === 'acp' ? [[`${name} acp command`, `${a.command?.join(' ') ?? ''}${a.preset ? ` (preset ${a.preset})` : ''}`] as [string, string]] : []),
+        ...(a.envNames?.length ? [[`${name} env`, a.envNames.join(', ')] as [string, string]] : []),
         [`${name} model`, a.model ?? '(agent default)'],
         [`${name} permissions`, `${a.permissions ?? 'read'} (conversations)`],
         // The URL and the name of the key's variable; the key itself never reaches the API.
