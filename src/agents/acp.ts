@@ -74,7 +74,7 @@ export function createAcpAgent(homesDir: string): Agent {
         request.onSandboxWarning?.("an acp agent runs outside svc's OS sandbox: its permissions are svc's answers to its permission requests");
       const home = join(homesDir, launch.name);
       await mkdir(home, { recursive: true });
-      const keyEnv = request.endpoint?.apiKeyEnv ?? null;
+      const keyEnv = launch.apiKeyEnv;
       const preset = presetLaunch(launch.preset, {
         model: request.model,
         baseUrl: request.endpoint?.baseUrl ?? null,

@@ -21,15 +21,15 @@ export interface AgentEnvInput {
  * allows, and the given values, an acp assistant's configured `env` first.
  */
 export async function agentEnvironment({ launch, endpoint, server, allow, given }: AgentEnvInput): Promise<{ env: NodeJS.ProcessEnv; given: string[] }> {
+  if (launch.kind === 'acp')
+    return withheldEnvironment({ server, agentEnv: presetOwnEnv(launch.preset), apiKeyEnv: launch.apiKeyEnv, allow, given: { ...launch.env, ...given } });
   const apiKeyEnv = endpoint ? endpoint.apiKeyEnv : launch.kind === 'codex' ? await readCodexProviderKeyEnv(server) : null;
-  return launch.kind === 'acp'
-    ? withheldEnvironment({ server, agentEnv: presetOwnEnv(launch.preset), apiKeyEnv, allow, given: { ...launch.env, ...given } })
-    : withheldEnvironment({ server, assistant: launch.kind, apiKeyEnv, allow, given });
+  return withheldEnvironment({ server, assistant: launch.kind, apiKeyEnv, allow, given });
 }
 
 /** The agent that answers for `launch`, and what its request must say of it (an acp assistant's name and command). */
 export function agentFor(agents: Record<AgentKind, Agent>, launch: AssistantLaunch): { agent: Agent; request: Pick<AgentRequest, 'assistant' | 'acp'> } {
   if (launch.kind !== 'acp') return { agent: agents[launch.kind], request: {} };
-  const { name, command, env, preset } = launch;
-  return { agent: agents.acp, request: { assistant: name, acp: { name, command, env, preset } } };
+  const { name, command, env, preset, apiKeyEnv } = launch;
+  return { agent: agents.acp, request: { assistant: name, acp: { name, command, env, preset, apiKeyEnv } } };
 }

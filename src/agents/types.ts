@@ -13,6 +13,8 @@ export interface AcpLaunch {
   /** Values its agent gets, over the server's (the configuration's `env`). */
   env: Record<string, string>;
   preset: AcpPreset | null;
+  /** The name of the server's variable holding its key (its value reaches the agent as its preset says). */
+  apiKeyEnv: string | null;
 }
 
 export interface AgentRequest {

@@ -6,12 +6,14 @@ import type { AgentKind, AssistantConfig, AssistantsConfig, AssistantsPatch, Ass
 
 /** How an assistant's agent starts: a built-in CLI, or an ACP command with its preset and given values. */
 export type AssistantLaunch =
-  { kind: Exclude<AgentKind, 'acp'> } | { kind: 'acp'; name: AssistantName; command: string[]; env: Record<string, string>; preset: AcpPreset | null };
+  | { kind: Exclude<AgentKind, 'acp'> }
+  | { kind: 'acp'; name: AssistantName; command: string[]; env: Record<string, string>; preset: AcpPreset | null; apiKeyEnv: string | null };
 
 /** What the configuration says of how `name` starts (its record is the configuration's, found). */
 export function acpLaunchOf(name: AssistantName, config: AssistantConfig): AssistantLaunch {
   if (config.kind !== 'acp') return { kind: name === 'codex' ? 'codex' : 'claude' };
-  return { kind: 'acp', name, command: config.command ?? [], env: config.env ?? {}, preset: config.preset ?? null };
+  // The key variable holds with or without a `baseUrl`: a preset gives its value to the agent (GEMINI_API_KEY).
+  return { kind: 'acp', name, command: config.command ?? [], env: config.env ?? {}, preset: config.preset ?? null, apiKeyEnv: config.apiKeyEnv ?? null };
 }
 
 const ACP_ONLY = ['kind', 'preset', 'command', 'env'] as const;

@@ -55,7 +55,8 @@
 import * as z from 'zod';
 import { ENV_NAME_PATTERN } from '../shared/settings.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
-import { ASSISTANT_NAME_HINT, ASSISTANT_NAME_PATTERN, type AssistantName } from '../shared/assistants.js';
+import type { AssistantName } from '../shared/assistants.js';
+import { AssistantSchema } from './assistant-name.js';
 import { approvalFormHint, describeValue, quoteValue } from './problems.js';
 import { durationSchema, sizeSchema } from './value-schemas.js';
 import type { WhenExpr } from './when.js';
@@ -81,10 +82,6 @@ export const WorkflowNameSchema = z.string().regex(WORKFLOW_NAME_PATTERN, {
     `invalid workflow name ${quoteValue(issue.input)}: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters`,
 });
 
-// claude, codex or an acp assistant of the server's configuration, which the definition cannot know: a name it lacks fails the node (`unknown_assistant`).
-const AssistantSchema = z.string().regex(ASSISTANT_NAME_PATTERN, {
-  error: (issue) => `invalid assistant ${quoteValue(issue.input)}: claude, codex or a configured acp assistant, ${ASSISTANT_NAME_HINT}`,
-});
 export const TRIGGER_RULES = ['all_success', 'one_success', 'all_done', 'none_failed_min_one_success'] as const;
 /** The keys that make a node do something; a node has exactly one of them. */
 export const NODE_ACTIONS = ['prompt', 'bash', 'approval', 'command', 'wait'] as const;

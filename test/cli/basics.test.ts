@@ -186,7 +186,7 @@ describe('commands that need no server', () => {
   it('svc config set-model with an unknown assistant fails cleanly offline (no "unexpected error")', async () => {
     const result = await runCli(['config', 'set-model', 'gemini', 'pro'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe("svc: Unknown assistant 'gemini'; known assistants are claude, codex.\n");
+    expect(result.stderr).toBe(`svc: No assistant is named 'gemini': to add one, give "kind": "acp" with a "command" or a "preset" (gemini, opencode)\n`);
     // Nothing was written.
     const config = await readFile(join(env.SVC_HOME!, 'data', 'config.json'), 'utf8').catch(() => '');
     expect(config).not.toContain('gemini');

@@ -70,13 +70,13 @@ describe('svc completion bash', () => {
     expect(await completeInBash(['svc', 'ser'])).toEqual(['serve']);
   });
 
-  it('completes subcommands: `svc config ` offers show, set-model, set-price and set-memory', async () => {
+  it('completes subcommands: `svc config ` offers show, the setters and remove-acp', async () => {
     const offered = await completeInBash(['svc', 'config', '']);
     expect(offered).toContain('show');
     expect(offered).toContain('set-model');
-    expect(offered.filter((w) => !w.startsWith('-')).sort()).toEqual(['set-memory', 'set-model', 'set-price', 'show']);
-    expect((await completeInBash(['svc', 'config', 's'])).sort()).toEqual(['set-memory', 'set-model', 'set-price', 'show']);
-    expect((await completeInBash(['svc', 'config', 'se'])).sort()).toEqual(['set-memory', 'set-model', 'set-price']);
+    expect(offered.filter((w) => !w.startsWith('-')).sort()).toEqual(['remove-acp', 'set-acp', 'set-acp-env', 'set-memory', 'set-model', 'set-price', 'show']);
+    expect((await completeInBash(['svc', 'config', 's'])).sort()).toEqual(['set-acp', 'set-acp-env', 'set-memory', 'set-model', 'set-price', 'show']);
+    expect((await completeInBash(['svc', 'config', 'se'])).sort()).toEqual(['set-acp', 'set-acp-env', 'set-memory', 'set-model', 'set-price']);
     expect(await completeInBash(['svc', 'config', 'set-p'])).toEqual(['set-price']);
   });
 
