@@ -7,10 +7,10 @@
 // Every test has a fresh HOME, and proxy variables pointing at a trap that no request may reach.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
 import {
@@ -32,7 +32,7 @@ import { createConversation, send, waitForReply } from '../helpers/conversations
 import { makeRepository } from '../helpers/git.js';
 import { startNetworkTrap, type NetworkTrap, type StandIn } from '../support/model-standins.js';
 import { geminiFunctionResponses, geminiTexts, startGeminiStandIn } from '../support/gemini-standin.js';
-import { agentHome, offlineAgentEnv, saveProcessEnv } from '../support/real-agents.js';
+import { offlineAgentPerTest } from '../support/real-agents.js';
 
 const REAL_GEMINI = fileURLToPath(new URL('../../node_modules/.bin/gemini', import.meta.url));
 const KEY_ENV = 'SVC_TEST_GEMINI_KEY';
@@ -85,18 +85,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanupAll);
 
-const restoreEnv: Array<() => void> = [];
-beforeEach(async () => {
-  restoreEnv.push(saveProcessEnv());
-  const home = await agentHome();
-  onCleanup(() => rm(home, { recursive: true, force: true }));
-  Object.assign(process.env, await offlineAgentEnv(home, trap));
-  gemini.requests.length = 0;
-});
-afterEach(() => {
-  restoreEnv.pop()?.();
-  expect(trap.attempts, 'requests that would have left the machine').toEqual([]);
-});
+offlineAgentPerTest(
+  () => trap,
+  () => [gemini],
+);
 
 const toolEvents = (run: Json) => (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ tool, summary, status }) => ({ tool, summary, status }));
 const run = async (workflow: string) => waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }), undefined, 90_000);

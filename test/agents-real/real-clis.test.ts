@@ -8,9 +8,9 @@
 // variables pointing at a trap that no request may reach.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { TestServer } from '../helpers/server.js';
 import { connect } from '../helpers/sse-client.js';
@@ -24,7 +24,7 @@ import {
   type NetworkTrap,
   type StandIn,
 } from '../support/model-standins.js';
-import { agentHome, offlineAgentEnv, REAL_CLAUDE, REAL_CODEX, saveProcessEnv } from '../support/real-agents.js';
+import { offlineAgentEnv, offlineAgentPerTest, REAL_CLAUDE, REAL_CODEX } from '../support/real-agents.js';
 import { makeRepository } from '../helpers/git.js';
 
 const KEY_ENV = 'SVC_TEST_STANDIN_KEY';
@@ -74,21 +74,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanupAll);
 
-// A fresh HOME per test, outside the temporary directory as a real user's is (agentHome), with the
-// agents' offline switches; svc's agents inherit its environment.
-const restoreEnv: Array<() => void> = [];
-beforeEach(async () => {
-  restoreEnv.push(saveProcessEnv());
-  const home = await agentHome();
-  onCleanup(() => rm(home, { recursive: true, force: true }));
-  Object.assign(process.env, await offlineAgentEnv(home, trap));
-  claude.requests.length = 0;
-  codex.requests.length = 0;
-});
-afterEach(() => {
-  restoreEnv.pop()?.();
-  expect(trap.attempts, 'requests that would have left the machine').toEqual([]);
-});
+offlineAgentPerTest(
+  () => trap,
+  () => [claude, codex],
+);
 
 type ToolEvent = { nodeId: string; tool: string; summary: string; status: string };
 const toolEvents = (events: Json[]): ToolEvent[] =>

@@ -7,10 +7,12 @@
  * as the assistant's endpoint, as a user would.
  */
 
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { onCleanup } from '../helpers/runs.js';
 import type { NetworkTrap } from './model-standins.js';
 
 export const REAL_CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
@@ -81,4 +83,24 @@ export function saveProcessEnv(): () => void {
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   };
+}
+
+/**
+ * Each test of a real-agent file in a fresh HOME (agentHome) with the agents' offline switches, set
+ * in `process.env` (svc's agents inherit the server's) and put back after it; the stand-ins'
+ * recorded requests emptied before it; and after it, no request that would have left the machine.
+ */
+export function offlineAgentPerTest(trap: () => NetworkTrap, standIns: () => Array<{ requests: unknown[] }>): void {
+  const restoreEnv: Array<() => void> = [];
+  beforeEach(async () => {
+    restoreEnv.push(saveProcessEnv());
+    const home = await agentHome();
+    onCleanup(() => rm(home, { recursive: true, force: true }));
+    Object.assign(process.env, await offlineAgentEnv(home, trap()));
+    for (const standIn of standIns()) standIn.requests.length = 0;
+  });
+  afterEach(() => {
+    restoreEnv.pop()?.();
+    expect(trap().attempts, 'requests that would have left the machine').toEqual([]);
+  });
 }
