@@ -11,7 +11,7 @@
 
 /** The domain's folders: everything that decides, with no knowledge of how it is reached. Each is a room with one front door, its index.ts. */
 const DOMAIN_FOLDERS =
-  'runs|queue|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces|tracing';
+  'runs|queue|pulls|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces|tracing';
 const DOMAIN = `^src/(${DOMAIN_FOLDERS})/`;
 /**
  * Modules the client takes values from past their folder's front door. The CLI loads the client

@@ -12,7 +12,7 @@ const config = require('../.dependency-cruiser.cjs');
 
 /** The domain's folders. Front ends (cli, server, web, client), the composition root and the bottom layers (store, shared) are left out. */
 const DOMAIN =
-  /^src\/(runs|queue|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces|tracing)\//;
+  /^src\/(runs|queue|pulls|landing|benchmarks|workflows|catalog|agents|conversations|coordination|config|system|events|processes|webhooks|schedules|workspaces|tracing)\//;
 /** The rooms inside runs/ (model, storage, executor, …), checked among themselves as the domain's folders are. */
 const RUNS_ROOM = /^src\/runs\/([a-z-]+)\//;
 

@@ -25,6 +25,7 @@ import { openWebhookRepositories, TriggerRegistry, WebhookService, type TriggerR
 import { openScheduleRepository, ScheduleService, scheduledWorkflows } from '../schedules/index.js';
 import { ConflictForecast, LandingService } from '../landing/index.js';
 import { LandingQueue, openQueueRepository } from '../queue/index.js';
+import { openPullRepository, PullFollowing } from '../pulls/index.js';
 import { BenchmarkService } from '../benchmarks/index.js';
 import { openDatabaseRepositories } from './database.js';
 import { rolePolicy, type ProcessRole } from './process-role.js';
@@ -72,6 +73,8 @@ export interface AppContext {
   forecast: ConflictForecast;
   /** The landing queue of each workspace and target branch; processed only in the server. */
   queue: LandingQueue;
+  /** Runs' pull requests followed, and their reactions (docs/decisions.md, "Pull request reactions"); looked at only in the server. */
+  pulls: PullFollowing;
   /** Benchmarks and the dashboard's run query, over what runs offer to read. */
   benchmarks: BenchmarkService;
   /** One trace per run when an OTLP endpoint is configured (docs/decisions.md, "Traces"); else none, and no SDK loaded. */
@@ -139,7 +142,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       }),
       closers: new Set(),
       tracing,
-    } as Omit<AppContext, 'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'queue' | 'benchmarks'> as AppContext;
+    } as Omit<
+      AppContext,
+      'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'queue' | 'pulls' | 'benchmarks'
+    > as AppContext;
     const { assistants } = ctx;
     ctx.workspaces = new WorkspaceService({
       repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
@@ -215,10 +221,23 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       pollMs: QUEUE_POLL_MS,
       home: settings.home,
     });
-    // A deleted run leaves no queue entry behind (every server hears of it: run_deleted is relayed).
+    ctx.pulls = new PullFollowing({
+      repository: shared?.pulls ?? (await openPullRepository(store)),
+      engine: ctx.engine,
+      workspaces,
+      coordination: coordination.pulls,
+      ghBin: settings.ghBin,
+      git: { env: process.env, timeoutMs: settings.gitTimeoutMs },
+      home: settings.home,
+      logger,
+      pollMs: settings.prPollMs,
+      webhookSecret: settings.githubWebhookSecret,
+    });
+    // A deleted run leaves no queue entry or followed pull request behind (every server hears of it: run_deleted is relayed).
     ctx.bus.subscribe((event) => {
       if (event.type !== 'run_deleted' || !policy.writes) return;
       ctx.queue.forget(event.runId).catch((error: unknown) => logger.warn('queue.forget_failed', { runId: event.runId, error: (error as Error).message }));
+      ctx.pulls.forget(event.runId).catch((error: unknown) => logger.warn('pulls.forget_failed', { runId: event.runId, error: (error as Error).message }));
     });
     ctx.benchmarks = new BenchmarkService(ctx.engine.runs);
     ctx.conversations = openConversationService(ctx, conversationRepositories, conversationEvents, ownEvents, agents, coordination.answering, memory);
@@ -261,6 +280,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       engine.keepWakeUps(shared ? settings.runLeaseMs : undefined);
       // Only the server lands queued runs: what a stopped server left is taken up where it stopped.
       ctx.queue.start();
+      // Only the server follows pull requests: what a stopped server followed is looked at again where it stopped.
+      ctx.pulls.start();
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());
@@ -332,6 +353,7 @@ export async function closeContext(context: AppContext): Promise<void> {
   context.schedules.stop();
   // Before the engine and the store: a verification under way is stopped, its entry left for the next start.
   await context.queue.close();
+  await context.pulls.close();
   // The engine first: the runs it stops end `failed`/`interrupted`, and the orchestrator, still
   // open, posts those outcomes to their conversations.
   await context.engine.close();

@@ -4,6 +4,7 @@ import { loadPostgresCoordination } from '../coordination/index.js';
 import { loadPostgresRuns, loadPostgresRunSummaries } from '../runs/index.js';
 import { loadPostgresSchedules } from '../schedules/index.js';
 import { loadPostgresQueue } from '../queue/index.js';
+import { loadPostgresPulls } from '../pulls/index.js';
 import { loadPostgresWebhooks, loadPostgresTriggers } from '../webhooks/index.js';
 import { loadPostgresWorkspaces } from '../workspaces/index.js';
 import type { EventBus, EventPublisher } from '../events/index.js';
@@ -50,6 +51,7 @@ export async function openDatabaseRepositories(
     config,
     triggers,
     queue,
+    pulls,
   ] = await Promise.all([
     import('../store/postgres/index.js'),
     loadPostgresWorkspaces(),
@@ -63,6 +65,7 @@ export async function openDatabaseRepositories(
     loadPostgresConfig(),
     loadPostgresTriggers(),
     loadPostgresQueue(),
+    loadPostgresPulls(),
   ]);
   // Before the pool: nothing to close if the home cannot be read.
   const homeId = await homeIdentity(home);
@@ -157,6 +160,7 @@ export async function openDatabaseRepositories(
     config: config.postgresAssistantsConfigRepository(database),
     triggers: triggers.postgresTriggerRepository(database),
     queue: queue.postgresQueueRepository(database),
+    pulls: pulls.postgresPullRepository(database),
     runs: { repository: runs.postgresRunRepository(database, server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

@@ -9,6 +9,7 @@ export type {
   Coordination,
   ForwardedStop,
   HomeCoordination,
+  PullCoordination,
   QueueCoordination,
   RunAnnouncements,
   RunCoordination,

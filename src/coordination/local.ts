@@ -6,7 +6,7 @@
  * previous process of the home left unfinished is this one's at start.
  */
 
-import type { AnsweringCoordination, Coordination, HomeCoordination, QueueCoordination, RunCoordination } from './types.js';
+import type { AnsweringCoordination, Coordination, HomeCoordination, PullCoordination, QueueCoordination, RunCoordination } from './types.js';
 
 /** Offered runs, waiting for a slot in this process: FIFO, an approved run at the front. */
 function localRuns(): RunCoordination {
@@ -71,11 +71,15 @@ const localHomes = (): HomeCoordination => ({
 /** One process processes every landing queue. */
 const localQueues = (): QueueCoordination => ({ hold: async () => true, release: async () => {} });
 
+/** One process follows every pull request. */
+const localPulls = (): PullCoordination => ({ hold: async () => true, release: async () => {} });
+
 export function localCoordination(): Coordination {
   return {
     serverId: undefined,
     runs: localRuns(),
     queues: localQueues(),
+    pulls: localPulls(),
     answering: localAnswering(),
     homes: localHomes(),
     placesRunsAtLaunch: false,

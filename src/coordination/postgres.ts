@@ -14,6 +14,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Notifier, PostgresDatabase } from '../store/postgres/index.js';
 import { handOffAnswering, postgresAnswering } from './postgres-answering.js';
 import { notifyingHomes } from './postgres-homes.js';
+import { postgresHolding } from './postgres-holders.js';
 import { postgresQueueCoordination } from './postgres-queues.js';
 import { postgresRunCoordination } from './postgres-runs.js';
 import type { Coordination } from './types.js';
@@ -53,5 +54,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   );
   // Only a server processes landing queues: a CLI process leaves them to the servers.
   const queues = takesPart ? postgresQueueCoordination(db, serverId) : { hold: async () => false, release: async () => {} };
-  return { serverId, runs, queues, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true, runsMayBeTakenOver: true };
+  // Only a server follows pull requests, one server each (docs/decisions.md, "Pull request reactions").
+  const pulls = takesPart ? postgresHolding(db, serverId, 'pull_follow_holders', 'run_id') : { hold: async () => false, release: async () => {} };
+  return { serverId, runs, queues, pulls, answering: answering ?? handOffAnswering(notifier), homes, placesRunsAtLaunch: true, runsMayBeTakenOver: true };
 }

@@ -146,11 +146,24 @@ export interface QueueCoordination {
   release(workspaceId: string): Promise<void>;
 }
 
+/**
+ * Which process follows a run's pull request (docs/decisions.md, "Pull request reactions"): one at
+ * a time, so a failed check or a review starts one follow-on run. Locally the one process does; on a
+ * shared database the server that holds it, while its lease holds.
+ */
+export interface PullCoordination {
+  /** Holds the run's pull request unless another live process does; resolves to whether this one holds it now. */
+  hold(runId: string): Promise<boolean>;
+  /** Lets it go: it is no longer followed, or this process stops. */
+  release(runId: string): Promise<void>;
+}
+
 export interface Coordination {
   /** This server's id among those sharing the database; undefined when one process owns everything. */
   readonly serverId: string | undefined;
   readonly runs: RunCoordination;
   readonly queues: QueueCoordination;
+  readonly pulls: PullCoordination;
   readonly answering: AnsweringCoordination;
   readonly homes: HomeCoordination;
   /**

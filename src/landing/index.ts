@@ -14,12 +14,14 @@ export {
   branchTips,
   landingCommit,
   moveBranch,
+  pushBranch,
   type MergeRequest,
   type MergeResult,
   type MergeStrategy,
 } from './merge.js';
 export { LANDABLE_STATUSES, assertLandable, recordLanding, type Landing, type RunMerged, type RunPullRequest } from './landing-record.js';
 export { runSubject } from './landing-text.js';
+export { ghFailure, runGh, type GhResult } from './gh.js';
 export { ConflictForecast } from './forecast.js';
 export { ConflictPairs, FORECAST_FILES_LIMIT, type PairForecast } from './conflict-pairs.js';
 export { mergeTree, type MergeTreeOutcome } from './merge-tree.js';

@@ -242,15 +242,30 @@ export function withoutCredentials(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1');
 }
 
-/** Pushes `branch` to `remote` (a remote's name or a URL); 409 `push_failed` with git's message, credentials taken out. */
-export async function pushBranch(repository: string, remote: string, branch: string, git: WorktreeGit): Promise<{ remote: string; branch: string }> {
+/**
+ * Pushes `branch` to `to` on `remote` (a remote's name or a URL; `to` is the same name by default);
+ * 409 `push_failed` with git's message, credentials taken out. Never forced: a remote branch
+ * that moved to a commit `branch` does not contain is refused by git (not a fast-forward), answered
+ * `push_failed` with git's words.
+ */
+export async function pushBranch(
+  repository: string,
+  remote: string,
+  branch: string,
+  git: WorktreeGit,
+  to = branch,
+): Promise<{ remote: string; branch: string }> {
   try {
-    await runGit(['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${branch}`], { ...git, cwd: repository });
+    await runGit(['push', '--porcelain', '--', remote, `refs/heads/${branch}:refs/heads/${to}`], { ...git, cwd: repository });
   } catch (error) {
-    throw new DomainError('push_failed', `Pushing ${branch} to ${withoutCredentials(remote)} failed: ${withoutCredentials((error as Error).message)}`, {
-      remote: withoutCredentials(remote),
-      branch,
-    });
+    throw new DomainError(
+      'push_failed',
+      `Pushing ${branch} to ${withoutCredentials(remote)}${to === branch ? '' : ` ${to}`} failed: ${withoutCredentials((error as Error).message)}`,
+      {
+        remote: withoutCredentials(remote),
+        branch,
+      },
+    );
   }
-  return { remote: withoutCredentials(remote), branch };
+  return { remote: withoutCredentials(remote), branch: to };
 }

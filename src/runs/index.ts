@@ -14,7 +14,7 @@ export type { RunConversations, RunWorktree, SetupCacheHandle, WorktreePreparati
 export type { RunRecord } from './model/types.js';
 export type { RunStatus } from './model/statuses.js';
 export { RUN_STATUSES, TERMINAL_STATUSES, isTerminal } from './model/types.js';
-export { RUN_EVENT_TYPES, type RunStreamEvent, isSettlingEvent } from './model/events.js';
+export { RUN_EVENT_TYPES, type RunEventFields, type RunStreamEvent, isSettlingEvent } from './model/events.js';
 export { type RunView, toRunView } from './model/run-view.js';
 export { changeRange } from './model/change-range.js';
 export type { WorkflowResolver } from './model/workflow-resolver.js';

@@ -60,6 +60,7 @@ export const ERROR_STATUS = {
   push_failed: 409,
   gh_unavailable: 409,
   pr_failed: 409,
+  pr_not_found: 409,
   conversation_deleted: 409,
   idempotency_key_conflict: 409,
   workflow_not_available: 409,

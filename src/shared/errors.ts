@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'push_failed',
   'gh_unavailable',
   'pr_failed',
+  'pr_not_found',
   'conversation_deleted',
   'idempotency_key_conflict',
   'workflow_not_available',

@@ -84,8 +84,19 @@ export interface Settings {
   claudeBin: string;
   /** Codex executable. @default `SVC_CODEX_BIN` || `codex` */
   codexBin: string;
-  /** The GitHub CLI, which opens a run's pull request (`svc runs pr`). @default `SVC_GH_BIN` || `gh` */
+  /** The GitHub CLI, which opens a run's pull request (`svc runs pr`) and follows it. @default `SVC_GH_BIN` || `gh` */
   ghBin: string;
+  /**
+   * How often a followed pull request is looked at (docs/decisions.md, "Pull request reactions"):
+   * undefined, the default, is every 30 s at first and slower as the pull request ages; set, that
+   * interval always, without backoff. @default `SVC_PR_POLL_MS`, unset
+   */
+  prPollMs: number | undefined;
+  /**
+   * The secret GitHub signs its deliveries to `POST /webhooks/github` with (`X-Hub-Signature-256`);
+   * unset, the endpoint answers 503 and pull requests are only polled. @default `SVC_GITHUB_WEBHOOK_SECRET`, unset
+   */
+  githubWebhookSecret: string | undefined;
   /** Where an agent executable named without a path is looked for (health's `available`). @default `PATH` */
   searchPath: string;
   /** @default `SVC_LOG_LEVEL` || `info` */
@@ -285,6 +296,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     claudeBin: env.SVC_CLAUDE_BIN || 'claude',
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',
+    prPollMs: env.SVC_PR_POLL_MS ? timerMs(env, 'SVC_PR_POLL_MS', 30_000, 10) : undefined,
+    githubWebhookSecret: env.SVC_GITHUB_WEBHOOK_SECRET || undefined,
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,
     gitTimeoutMs: positiveInt(env, 'SVC_GIT_TIMEOUT_MS', 300_000),

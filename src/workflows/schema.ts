@@ -61,6 +61,9 @@ import { approvalFormHint, describeValue, quoteValue } from './problems.js';
 import { durationSchema, sizeSchema } from './value-schemas.js';
 import type { WhenExpr } from './when.js';
 import { RawSandboxSchema, type SandboxWidening } from './sandbox.js';
+import { rawLandingKeys } from './landing-keys.js';
+
+export { REWORK_MODES, type ReworkMode } from './landing-keys.js';
 
 // ---------------------------------------------------------------------------------------------
 // Names, enumerations and defaults
@@ -222,10 +225,6 @@ export const RawTriggersSchema = z.strictObject({
   schedule: z.array(RawScheduleTriggerSchema).optional(),
 });
 
-/** `rework:` (docs/contract.md, "Landing queue"): `agent` starts a rework run for a queued run that cannot land; `person` (the default) waits. */
-export const REWORK_MODES = ['agent', 'person'] as const;
-export type ReworkMode = (typeof REWORK_MODES)[number];
-
 export const RawWorkflowSchema = z.strictObject({
   name: WorkflowNameSchema,
   description: z.string(),
@@ -242,9 +241,7 @@ export const RawWorkflowSchema = z.strictObject({
   auto_resume: z.boolean().optional(),
   /** Each process node's memory limit unless it sets its own (docs/workflows.md, "max_memory"). */
   max_memory: sizeSchema.optional(),
-  /** The landing queue's rework runs for its runs: whether (`agent`), and how many (read from a run's definition as written). */
-  rework: z.enum(REWORK_MODES).optional(),
-  max_rework: z.number().int().min(0).max(10).optional(),
+  ...rawLandingKeys(WorkflowNameSchema),
   nodes: z.array(RawNodeSchema).min(1, { error: 'a workflow needs at least one node' }),
   triggers: RawTriggersSchema.optional(),
 });

@@ -2,7 +2,7 @@
  * Workspaces: registered repositories and directories, a worktree per run, env values with consent,
  * a commit per node and the diff of a run, clean-up, and where a run's branch is landed from.
  */
-export { WorkspaceService, type LandingSite, type WorkspaceBranches } from './service.js';
+export { WorkspaceService, type LandingSite, type PushedCleanup, type WorkspaceBranches } from './service.js';
 export type { RunWorktrees } from './run-worktrees.js';
 export { isDirectory } from './local-repository.js';
 export { AGE_HINT, parseAge } from './age.js';

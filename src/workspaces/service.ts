@@ -24,9 +24,11 @@ import { WorkspaceCleanup } from './workspace-cleanup.js';
 import { WorkspaceCore, type WorkspaceServiceDeps } from './workspace-core.js';
 import { WorkspaceEnv, type ConsentActor } from './workspace-env.js';
 import { WorkspaceRemoval } from './workspace-removal.js';
+import { cleanupPushedRun, type PushedCleanup } from './pushed-cleanup.js';
 
 export type { LandingSite, WorkspaceBranches } from './run-branches.js';
 export type { PlacedRun, PlaceOptions } from './run-worktrees.js';
+export type { PushedCleanup } from './pushed-cleanup.js';
 export type { RunLookup, WorkspaceServiceDeps } from './workspace-core.js';
 export { ENV_KEY_PATTERN, type ConsentActor } from './workspace-env.js';
 
@@ -160,6 +162,14 @@ export class WorkspaceService {
   /** `svc workspace cleanup`: the worktrees and `svc/*` branches of finished runs, by age, by outcome or both. */
   async cleanup(rule: CleanupRule, workspace?: string, options?: { announce?: boolean }): Promise<CleanupResult> {
     return this.#cleanup.cleanup(rule, workspace === undefined ? undefined : await this.idOf(workspace), options);
+  }
+
+  /**
+   * Removes a run's worktree and branch once its pull request is merged or closed (pushed-cleanup.ts):
+   * kept, with the reason, while it has changes not committed or commits `pushed` lacks.
+   */
+  cleanupPushed(runId: string, pushed: string): Promise<PushedCleanup> {
+    return cleanupPushedRun(this.#core, runId, pushed);
   }
 
   /**

@@ -14,8 +14,12 @@ let ghDir: string;
 
 beforeAll(async () => {
   ghDir = await tempDir('svc-cli-gh-');
-  // A stand-in gh: its arguments, NUL-separated, to a file; then the URL it "opened".
-  writeFileSync(join(ghDir, 'gh'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$(dirname "$0")/argv"\necho https://github.com/me/demo/pull/3\n`);
+  // A stand-in gh: the arguments of `gh pr create`, NUL-separated, to a file; then the URL it "opened".
+  // Anything else (following the pull request: `gh pr view`) fails and records nothing.
+  writeFileSync(
+    join(ghDir, 'gh'),
+    `#!/bin/sh\n[ "$1 $2" = "pr create" ] || exit 1\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$(dirname "$0")/argv"\necho https://github.com/me/demo/pull/3\n`,
+  );
   chmodSync(join(ghDir, 'gh'), 0o755);
   server = await startServer({ socket: true, env: { SVC_GH_BIN: join(ghDir, 'gh') } });
 });

@@ -11,9 +11,14 @@ import { git, makeRepository } from '../helpers/git.js';
 let server: TestServer;
 let ghDir: string;
 
-/** A stand-in gh: records its argv and working directory, then prints a URL — or fails as the file `mode` beside it says. */
+/**
+ * A stand-in gh: records the argv and working directory of `gh pr create`, then prints a URL — or
+ * fails as the file `mode` beside it says. Anything else (following the pull request opened: `gh pr
+ * view`) fails and records nothing.
+ */
 const FAKE_GH = `#!/bin/sh
 dir=$(dirname "$0")
+if [ "$1 $2" != "pr create" ]; then echo 'not this stand-in' >&2; exit 1; fi
 pwd > "$dir/cwd"
 for arg in "$@"; do printf '%s\\0' "$arg"; done > "$dir/argv"
 mode=$(cat "$dir/mode" 2>/dev/null)

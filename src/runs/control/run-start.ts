@@ -4,7 +4,7 @@ import { DomainError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { followOnBase } from './follow-on.js';
 import { newRunRecord, resumedNodes, resumedVersion } from './new-run.js';
-import { checkRunPermissions } from '../model/permission-cap.js';
+import { checkRunPermissions, inheritedCap } from '../model/permission-cap.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunExecutions } from './run-execution.js';
 import { transition } from '../storage/transition.js';
@@ -54,6 +54,7 @@ export class RunStarts {
     const resolved = await this.deps.resolver.resolve(request.workflow, cwd, request.workspaceId ?? ofConversation);
     if (!resolved) throw new DomainError('workflow_not_found', `No workflow named '${request.workflow}' (bundled or in ${cwd}/.svc/workflows).`);
     checkRunPermissions(resolved.workflow, request.permissions);
+    if (request.permissionsAtMost && !request.permissions) request = { ...request, permissions: inheritedCap(resolved.workflow, request.permissionsAtMost) };
     const resumable = conversationId !== null ? await this.runs.resumable(request.workflow, conversationId) : undefined;
     // A second start of the same conversation may be continuing it already.
     if (resumable?.resumePending && resumable.status === 'failed' && !this.#continuing.has(resumable.id)) return this.#continue(resumable, resolved);

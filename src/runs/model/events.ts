@@ -95,6 +95,30 @@ export interface RunEventFields {
   queue_needs_rework: { workspaceId: string; target: string; reason: string; files?: string[]; outputTail?: string; reworkRunId?: string };
   /** The queue waits, at this run, for `reason` to go away (a dirty checkout of `target`); it resumes by itself. */
   queue_paused: { workspaceId: string; target: string; reason: string };
+  /**
+   * The run's pull request (docs/decisions.md, "Pull request reactions"): a check failed on its head
+   * `commit`; `failingStep` and `excerpt` from the failed job's log; `infrastructure`: the words that
+   * make it a failure of the CI, not of the code (reported, no run started).
+   */
+  pr_check_failed: {
+    number: number;
+    check: string;
+    url: string | null;
+    commit: string;
+    failingStep: string | null;
+    excerpt: string | null;
+    infrastructure?: string;
+  };
+  /** A review asked for changes: the unresolved comments not handled before. */
+  pr_changes_requested: { number: number; commit: string; comments: Array<{ id: string; path: string | null; line: number | null }> };
+  /** A follow-on run (`followOnRunId`) of `workflow` was started for a failed check or a review. */
+  reaction_started: { number: number; kind: 'ci' | 'review'; followOnRunId: string; workflow: string; key: string };
+  /** The reaction's follow-on run ended: `pushed` its result to the pull request's branch, or `failed`. */
+  reaction_finished: { number: number; kind: 'ci' | 'review'; followOnRunId: string; outcome: 'pushed' | 'failed'; commit?: string; replies?: number };
+  /** Nothing more starts by itself: a person decides (`reason`). */
+  needs_human: { number: number; reason: string };
+  /** The pull request was merged (`merged: true`) or closed; `cleanup` says what became of the worktrees and branches. */
+  pr_merged: { number: number; merged: boolean; commit: string | null; cleanup: Array<{ runId: string; removed: boolean; reason?: string }> };
 }
 
 export type RunEventType = keyof RunEventFields;
@@ -162,6 +186,12 @@ export const RUN_EVENT_TYPES = [
   'queue_landed',
   'queue_needs_rework',
   'queue_paused',
+  'pr_check_failed',
+  'pr_changes_requested',
+  'reaction_started',
+  'reaction_finished',
+  'needs_human',
+  'pr_merged',
   'budget_warning',
   'budget_exceeded',
 ] as const satisfies readonly RunEventType[];
@@ -171,7 +201,21 @@ export const RUN_EVENT_TYPES = [
  * queue's): on a shared database another server may emit the next one, so the run's numbering is
  * read again after each, as after a settling event (runs/storage/run-store.ts).
  */
-export const LANDING_EVENT_TYPES = ['run_merged', 'queue_entered', 'queue_verifying', 'queue_landed', 'queue_needs_rework', 'queue_paused'] as const;
+export const LANDING_EVENT_TYPES = [
+  'run_merged',
+  'queue_entered',
+  'queue_verifying',
+  'queue_landed',
+  'queue_needs_rework',
+  'queue_paused',
+  // A followed pull request's events come from whichever server follows it (pulls/).
+  'pr_check_failed',
+  'pr_changes_requested',
+  'reaction_started',
+  'reaction_finished',
+  'needs_human',
+  'pr_merged',
+] as const;
 
 /** Events after which a run is settled (terminal, or paused at a gate), or gone. */
 export const SETTLING_EVENT_TYPES = ['run_completed', 'run_failed', 'run_cancelled', 'run_abandoned', 'run_paused', 'run_deleted'] as const;

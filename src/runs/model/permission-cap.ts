@@ -39,3 +39,9 @@ export function capNode<N extends { readonly permissions?: Permissions | undefin
 export function capPermissions<W extends Pick<WorkflowDefinition, 'nodes'>>(workflow: W, cap: Permissions | null | undefined): W {
   return cap ? { ...workflow, nodes: workflow.nodes.map((node) => capNode(node, cap)) } : workflow;
 }
+
+/** The lower of an inherited cap and what the workflow allows: a start's `permissionsAtMost` (never above the workflow's, so never refused). */
+export function inheritedCap(workflow: Pick<WorkflowDefinition, 'nodes' | 'permissions'>, atMost: Permissions): Permissions {
+  const allowed = workflowPermissions(workflow);
+  return rank(atMost) < rank(allowed) ? atMost : allowed;
+}

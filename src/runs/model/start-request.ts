@@ -24,6 +24,11 @@ export interface StartRunRequest {
   maxCostUsd?: number;
   /** The run's own permissions: each agent node at most this (permission-cap.ts). */
   permissions?: Permissions;
+  /**
+   * A cap inherited from another run (a pull request's follow-on run carries its original run's):
+   * the run's permissions become the lower of this and its workflow's, never a refusal.
+   */
+  permissionsAtMost?: Permissions;
   /** The run's id, chosen by a trigger that records it before the run exists (webhook dedupe). */
   runId?: string;
   /** A follow-on run: its worktree branches from this run's head commit (an id or a unique prefix). */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MERGE_STRATEGIES } from '../../landing/index.js';
 import { QueueEntrySchema, QueueViewSchema } from '../../queue/index.js';
+import { PullViewSchema, toPullView } from '../../pulls/index.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
@@ -118,6 +119,25 @@ export const landingRoutes = [
     bodyOptional: true,
     errors: [400, 404, 409, 413, 415],
     responses: { 200: { description: 'The pull request gh opened', schema: z.object({ url: z.string() }) } },
-    handle: ({ ctx, params, body }) => ctx.landing.pullRequest(params.runId, body ?? {}),
+    handle: async ({ ctx, params, body }) => {
+      const answer = await ctx.landing.pullRequest(params.runId, body ?? {});
+      // The pull request opened is followed from now on (docs/decisions.md, "Pull request reactions");
+      // opened it is, whatever following says: a failure there is logged, not the answer.
+      await ctx.pulls
+        .follow(params.runId)
+        .catch((error: unknown) => ctx.logger.warn('pulls.follow_failed', { runId: params.runId, error: (error as Error).message }));
+      return answer;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/pr/follow',
+    summary:
+      "Follow the run's pull request (the one `svc runs pr` opened, else the open one of its branch): failed checks and requested changes start follow-on runs",
+    tag: 'runs',
+    params: RunIdParams,
+    errors: [404, 409],
+    responses: { 200: { description: 'The pull request as followed', schema: PullViewSchema } },
+    handle: async ({ ctx, params }) => toPullView(await ctx.pulls.follow((await ctx.engine.get(params.runId)).id)),
   }),
 ];

@@ -14,6 +14,7 @@ import {
   StartRunBodySchema,
 } from '../../runs/index.js';
 import { RunDiffSchema } from '../../workspaces/index.js';
+import { PullViewSchema } from '../../pulls/index.js';
 import { defineRoute, reply } from '../route.js';
 import { actorOf } from '../../shared/actor.js';
 import { fromAnotherMachine } from '../http-input.js';
@@ -36,6 +37,13 @@ const ListQuery = z.object({
 });
 
 const WorkflowParams = z.object({ name: z.string().min(1) });
+
+/** The run detail, with its followed pull request (docs/decisions.md, "Pull request reactions"). */
+const RunDetailWithPullSchema = RunDetailSchema.extend({
+  pr: PullViewSchema.optional().describe("the run's pull request as svc follows it: its state, checks and reactions; absent when none is followed"),
+  needsHuman: z.literal(true).optional().describe('svc stopped reacting to the pull request by itself: a person decides (`needsHumanReason`)'),
+  needsHumanReason: z.string().optional(),
+});
 
 const operation = (op: 'cancel' | 'abandon', summary: string) =>
   defineRoute({
@@ -126,12 +134,15 @@ export const runRoutes = [
     tag: 'runs',
     params: RunIdParams,
     errors: [400, 404],
-    responses: { 200: { description: 'The run and its events', schema: RunDetailSchema } },
+    responses: { 200: { description: 'The run and its events', schema: RunDetailWithPullSchema } },
     handle: async ({ ctx, params }) => {
       const run = await ctx.engine.get(params.runId);
       const location = await ctx.engine.location(run.id);
       const definitionChanged = await ctx.engine.definitionChanged(run);
-      return toRunView(run, { detail: true, events: await ctx.engine.events(run.id), definitionChanged, ...(location ? { location } : {}) });
+      return {
+        ...toRunView(run, { detail: true, events: await ctx.engine.events(run.id), definitionChanged, ...(location ? { location } : {}) }),
+        ...(await ctx.pulls.detail(run.id)),
+      };
     },
   }),
   defineRoute({

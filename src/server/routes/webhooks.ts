@@ -13,6 +13,7 @@ import {
   type TriggerRecord,
 } from '../../webhooks/index.js';
 import { defineRoute, reply } from '../route.js';
+import { GITHUB_EVENT_HEADER, GITHUB_SIGNATURE_HEADER } from '../../pulls/index.js';
 import { parseTraceparent } from '../../shared/traceparent.js';
 import { ErrorBodySchema } from '../schemas.js';
 
@@ -68,6 +69,28 @@ export const webhookRoutes = [
       // A refusal is answered as any DomainError is: by the dispatcher, with the one error body.
       if ('refused' in answer) throw answer.refused;
       return reply(answer.status, answer.body);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/webhooks/github',
+    summary: `GitHub's deliveries about followed pull requests (check_suite, check_run, pull_request, pull_request_review): ${GITHUB_SIGNATURE_HEADER} under SVC_GITHUB_WEBHOOK_SECRET; at most 256 KiB. The pull requests named are looked at now`,
+    tag: 'webhooks',
+    rawBody: true,
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    security: 'webhookSignature',
+    errors: [400, 401, 413],
+    responses: {
+      202: {
+        description: 'Accepted: the runs whose pull requests are looked at now (none: no followed pull request is named)',
+        schema: z.object({ runs: z.array(z.string()) }),
+      },
+      200: { description: 'Skipped: an event svc does not follow pull requests by (`ping`, …)', schema: z.object({ skipped: z.string() }) },
+      503: { description: 'SVC_GITHUB_WEBHOOK_SECRET is not set, or is too easy to guess', schema: SecretRefusedSchema },
+    },
+    handle: async ({ ctx, raw, headers }) => {
+      const answer = await ctx.pulls.delivered(raw ?? new Uint8Array(), headers.get(GITHUB_SIGNATURE_HEADER), headers.get(GITHUB_EVENT_HEADER));
+      return 'skipped' in answer ? reply(200, answer) : reply(202, answer);
     },
   }),
   defineRoute({

@@ -290,4 +290,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'followed pull requests',
+    sql: `
+      -- One row per run whose pull request svc follows (pulls/postgres-repository.ts): what the
+      -- timer asks (the active ones due) and what a webhook delivery names (a pull request, a branch).
+      CREATE TABLE pull_follows (
+        run_id text PRIMARY KEY,
+        record jsonb NOT NULL,
+        repo text GENERATED ALWAYS AS (record->>'repo') STORED,
+        number integer GENERATED ALWAYS AS ((record->>'number')::integer) STORED,
+        branch text GENERATED ALWAYS AS (record->>'branch') STORED,
+        active boolean GENERATED ALWAYS AS ((record->'active') = 'true'::jsonb) STORED,
+        next_look_at text GENERATED ALWAYS AS (record->>'nextLookAt') STORED
+      );
+      CREATE INDEX pull_follows_due ON pull_follows (next_look_at) WHERE active;
+      CREATE INDEX pull_follows_pull ON pull_follows (repo, number);
+      CREATE INDEX pull_follows_branch ON pull_follows (branch);
+      -- Which server follows a run's pull request (coordination/postgres-holders.ts): held while
+      -- that server's lease in svc_servers holds, then taken by another.
+      CREATE TABLE pull_follow_holders (
+        run_id text PRIMARY KEY,
+        server_id text NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,0 +1,64 @@
+/**
+ * What following a pull request is given (the composition root wires it), and the one way a
+ * follow changes: by compare-and-set on the whole record, so a process that lost the pull request
+ * to another (a lease run out) stops rather than decides twice.
+ */
+
+import type { PullCoordination } from '../coordination/index.js';
+import type { RunEngine, RunEventFields, RunRecord } from '../runs/index.js';
+import type { Logger } from '../shared/logger.js';
+import type { WorkspaceService, WorktreeGit } from '../workspaces/index.js';
+import type { GhSite } from './github.js';
+import type { PullFollow } from './records.js';
+import type { PullRepository } from './repository.js';
+import { nextLookAt } from './schedule.js';
+
+export interface PullDeps {
+  repository: PullRepository;
+  engine: Pick<RunEngine, 'start' | 'find' | 'runs'>;
+  workspaces: Pick<WorkspaceService, 'landingSite' | 'cleanupPushed'>;
+  coordination: PullCoordination;
+  /** `SVC_GH_BIN`. */
+  ghBin: string;
+  /** The environment gh and git run with, and the time limit. */
+  git: WorktreeGit;
+  /** Where gh runs when the run's repository is not needed (every call names `--repo`): svc's home. */
+  home: string;
+  logger: Logger;
+  /** `SVC_PR_POLL_MS`: a fixed interval without backoff; undefined for the schedule (schedule.ts). */
+  pollMs: number | undefined;
+  /** `SVC_GITHUB_WEBHOOK_SECRET`: what GitHub's deliveries are signed with; unset, they are refused (503). */
+  webhookSecret?: string | undefined;
+  now?: () => Date;
+}
+
+/** Another process changed the follow since it was read: it follows the pull request now, this one stops. */
+export class FollowChanged extends Error {}
+
+export class Follows {
+  constructor(readonly deps: PullDeps) {}
+
+  now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  get site(): GhSite {
+    return { ghBin: this.deps.ghBin, cwd: this.deps.home, git: this.deps.git };
+  }
+
+  /** Saves `patch` over `follow` as it was read, with its next look scheduled; rejects with FollowChanged when it changed meanwhile. */
+  async save(follow: PullFollow, patch: Partial<PullFollow>): Promise<PullFollow> {
+    const now = this.now();
+    const merged = { ...follow, ...patch };
+    const next: PullFollow = { ...merged, updatedAt: now.toISOString(), nextLookAt: nextLookAt(merged, now, this.deps.pollMs) };
+    if (!(await this.deps.repository.replaceIf(follow, next))) throw new FollowChanged(`The pull request of run ${follow.runId} changed meanwhile`);
+    return next;
+  }
+
+  /** An event on the original run's stream: a failure to record it is logged, never a reason to stop following. */
+  async emit<T extends keyof RunEventFields>(run: RunRecord, type: T, fields: RunEventFields[T]): Promise<void> {
+    await this.deps.engine.runs
+      .emit(run, type, fields)
+      .catch((error: unknown) => this.deps.logger.warn('pulls.event_failed', { runId: run.id, type, error: (error as Error).message }));
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * One look at a followed pull request (docs/decisions.md, "Pull request reactions"): its state,
+ * head commit and checks from gh; a reaction under way taken a step further; then, with none under
+ * way and nobody asked yet, failed checks and requested changes answered — checks first, once every
+ * check of the head commit has finished, so one reaction carries every failure of that commit. A
+ * merged or closed pull request has its runs' worktrees cleaned up, and is followed no more.
+ */
+
+import { isTerminal, type RunRecord } from '../runs/index.js';
+import { excerptOf } from './ci-log.js';
+import type { Follows } from './deps.js';
+import { actionsRunOf, failedLog, unresolvedComments, viewPull, type PullSnapshot } from './github.js';
+import type { PullCheck, PullFollow } from './records.js';
+import { Reactions } from './reactions.js';
+import { IN_PROGRESS } from './schedule.js';
+import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
+
+const inProgress = (follow: PullFollow) => follow.reactions.find((r) => (IN_PROGRESS as readonly string[]).includes(r.state));
+
+export class PullFollower {
+  readonly #reactions: Reactions;
+
+  constructor(private readonly follows: Follows) {
+    this.#reactions = new Reactions(follows);
+  }
+
+  /** Looks once; resolves to the follow as saved. */
+  async look(follow: PullFollow, run: RunRecord): Promise<PullFollow> {
+    let pr: PullSnapshot;
+    try {
+      pr = await viewPull(this.follows.site, follow.number, follow.repo);
+    } catch (error) {
+      this.follows.deps.logger.warn('pulls.look_failed', { runId: follow.runId, number: follow.number, error: (error as Error).message });
+      return this.follows.save(follow, { lastError: (error as Error).message });
+    }
+    // Infrastructure failures already reported keep their words while the check is still red.
+    const checks: PullCheck[] = pr.checks.map((check) => {
+      const before = follow.checks.find((c) => c.name === check.name);
+      return before?.infrastructure && check.state === 'failure' && follow.headCommit === pr.headCommit
+        ? { ...check, infrastructure: before.infrastructure }
+        : check;
+    });
+    follow = await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null });
+    const current = inProgress(follow);
+    if (current && pr.state === 'open') {
+      follow = await this.#reactions.advance(follow, current, run);
+      if (inProgress(follow)) return follow;
+    } else if (current && current.state !== 'starting') {
+      // Merged or closed: its result has nowhere to go; clean-up waits for the run to end.
+      const followOn = await this.follows.deps.engine.find(current.followOnRunId);
+      if (followOn && !isTerminal(followOn.status)) return follow;
+    }
+    if (pr.state !== 'open') return this.#closed(follow, pr, run);
+    if (follow.needsHuman) return follow;
+    const before = follow.reactions.length;
+    follow = await this.#onChecks(follow, pr, run);
+    if (follow.reactions.length > before || follow.needsHuman) return follow;
+    return this.#onReview(follow, pr, run);
+  }
+
+  /** Every check of the head commit finished and some failed: the CI's own failures reported, the code's sent to a follow-on run. */
+  async #onChecks(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
+    const failed = pr.checks.filter((c) => c.state === 'failure');
+    if (failed.length === 0 || pr.checks.some((c) => c.state === 'pending')) return follow;
+    // Counted per head commit: a check run again on the same commit is not a new reaction.
+    if (follow.reactions.some((r) => r.kind === 'ci' && r.commit === pr.headCommit)) return follow;
+    const fresh = failed.filter((c) => !follow.reported.includes(`${pr.headCommit}:${c.name}`));
+    if (fresh.length === 0) return follow;
+    const failures: CheckFailure[] = [];
+    const reported: string[] = [];
+    let checks = follow.checks;
+    for (const check of fresh) {
+      const actions = actionsRunOf(check.url);
+      let log: string | null = null;
+      if (actions) {
+        log = await failedLog(this.follows.site, follow.repo, actions.runId).catch((error: unknown) => {
+          this.follows.deps.logger.warn('pulls.log_failed', { runId: follow.runId, check: check.name, error: (error as Error).message });
+          return null;
+        });
+      }
+      const excerpt = log === null ? null : excerptOf(log, check.name);
+      const fields = {
+        number: follow.number,
+        check: check.name,
+        url: check.url,
+        commit: pr.headCommit,
+        failingStep: excerpt?.failingStep ?? null,
+        excerpt: excerpt?.excerpt ?? null,
+      };
+      if (excerpt?.infrastructure) {
+        reported.push(`${pr.headCommit}:${check.name}`);
+        checks = checks.map((c) => (c.name === check.name ? { ...c, infrastructure: excerpt.infrastructure! } : c));
+        await this.follows.emit(run, 'pr_check_failed', { ...fields, infrastructure: excerpt.infrastructure });
+        continue;
+      }
+      failures.push({ check: check.name, url: check.url, failingStep: fields.failingStep, excerpt: fields.excerpt, tail: excerpt !== null && !excerpt.found });
+      await this.follows.emit(run, 'pr_check_failed', fields);
+    }
+    if (reported.length > 0) follow = await this.follows.save(follow, { reported: [...follow.reported, ...reported], checks });
+    if (failures.length === 0) return follow;
+    const names = failures.map((f) => f.check);
+    return this.#reactions.react(follow, run, {
+      kind: 'ci',
+      key: `ci:${pr.headCommit}:${names.join(',')}`,
+      commit: pr.headCommit,
+      checks: names,
+      comments: [],
+      message: ciMessage(follow, pr.headCommit, failures),
+    });
+  }
+
+  /** Changes requested: the unresolved comments no reaction was given yet (never svc's own replies) go to one follow-on run. */
+  async #onReview(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
+    if (!pr.changesRequested) return follow;
+    let comments;
+    try {
+      comments = await unresolvedComments(this.follows.site, follow.repo, follow.number);
+    } catch (error) {
+      return this.follows.save(follow, { lastError: (error as Error).message });
+    }
+    const fresh = comments.filter((c) => !follow.handledComments.includes(c.id) && !follow.ownComments.includes(c.id) && !c.body.includes(REPLY_MARKER));
+    if (fresh.length === 0) return follow;
+    const ids = fresh.map((c) => c.id);
+    await this.follows.emit(run, 'pr_changes_requested', {
+      number: follow.number,
+      commit: pr.headCommit,
+      comments: fresh.map((c) => ({ id: c.id, path: c.path, line: c.line })),
+    });
+    return this.#reactions.react(follow, run, {
+      kind: 'review',
+      key: `review:${ids.join(',')}`,
+      commit: pr.headCommit,
+      checks: [],
+      comments: ids,
+      message: reviewMessage(follow, pr.headCommit, fresh),
+    });
+  }
+
+  /** Merged or closed: each run of the chain cleaned up as far as is safe, and the follow ends. */
+  async #closed(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
+    const runIds = [...new Set([follow.runId, ...follow.reactions.filter((r) => r.state !== 'starting').map((r) => r.followOnRunId)])];
+    const cleanup = [];
+    for (const runId of runIds) {
+      cleanup.push(
+        await this.follows.deps.workspaces
+          .cleanupPushed(runId, pr.headCommit)
+          .catch((error: unknown) => ({ runId, removed: false, reason: (error as Error).message })),
+      );
+    }
+    const saved = await this.follows.save(follow, { cleanup, active: false });
+    await this.follows.emit(run, 'pr_merged', { number: follow.number, merged: pr.state === 'merged', commit: pr.headCommit, cleanup });
+    return saved;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * What svc asks GitHub about a followed pull request, through the GitHub CLI (docs/decisions.md,
+ * "Pull request reactions"). Every answer gh prints is hostile input: parsed here with a schema,
+ * never with gh's `--jq`, and anything else is a `GitHubAnswerError` saying what was wrong.
+ *
+ * - the pull request: `gh pr view <n> --repo <repo> --json number,url,state,headRefName,headRefOid,reviewDecision,statusCheckRollup`
+ * - the unresolved review comments: `gh api graphql` on the pull request's `reviewThreads` (only
+ *   GraphQL says whether a thread is resolved; the REST comments do not), the first 100 threads and
+ *   the first 100 comments of each
+ * - a failed job's log: `gh run view <run id> --repo <repo> --log-failed`
+ * - a reply: `gh api --method POST repos/<owner>/<name>/pulls/<n>/comments/<id>/replies -f body=…`
+ */
+
+import * as z from 'zod';
+import { ghFailure, runGh } from '../landing/index.js';
+import type { WorktreeGit } from '../workspaces/index.js';
+import type { CheckState, PullState, ReviewComment } from './records.js';
+
+export class GitHubAnswerError extends Error {}
+
+/** Where gh runs and who it is. */
+export interface GhSite {
+  ghBin: string;
+  /** A directory of the repository (gh finds the repository from its remote when no `--repo` is given). */
+  cwd: string;
+  git: WorktreeGit;
+}
+
+const CheckRunSchema = z.object({
+  __typename: z.literal('CheckRun'),
+  name: z.string(),
+  status: z.string(),
+  conclusion: z.string().nullish(),
+  detailsUrl: z.string().nullish(),
+});
+const StatusContextSchema = z.object({
+  __typename: z.literal('StatusContext'),
+  context: z.string(),
+  state: z.string(),
+  targetUrl: z.string().nullish(),
+});
+const PullViewAnswer = z.object({
+  number: z.number().int().positive(),
+  url: z.string().url(),
+  state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
+  headRefName: z.string(),
+  headRefOid: z.string().regex(/^[0-9a-f]{7,64}$/),
+  reviewDecision: z.string().nullish(),
+  statusCheckRollup: z.array(z.union([CheckRunSchema, StatusContextSchema])).nullish(),
+});
+
+export const PULL_FIELDS = 'number,url,state,headRefName,headRefOid,reviewDecision,statusCheckRollup';
+
+export interface PullSnapshot {
+  number: number;
+  url: string;
+  state: PullState;
+  branch: string;
+  headCommit: string;
+  checks: Array<{ name: string; state: CheckState; url: string | null }>;
+  changesRequested: boolean;
+}
+
+/** A check run's conclusion, or a commit status's state, as svc counts it. */
+function checkState(status: string, conclusion: string | null | undefined): CheckState {
+  if (status !== 'COMPLETED' && !conclusion) return 'pending';
+  switch (conclusion ?? status) {
+    case 'SUCCESS':
+      return 'success';
+    case 'FAILURE':
+    case 'TIMED_OUT':
+    case 'STARTUP_FAILURE':
+    case 'ACTION_REQUIRED':
+    case 'ERROR':
+      return 'failure';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'SKIPPED':
+      return 'skipped';
+    case 'PENDING':
+    case 'EXPECTED':
+    case 'QUEUED':
+    case 'IN_PROGRESS':
+      return 'pending';
+    default:
+      return 'neutral';
+  }
+}
+
+function parseJson<T>(what: string, text: string, schema: z.ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GitHubAnswerError(`${what}: gh printed no JSON (${text.trim().slice(0, 200) || 'nothing'})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GitHubAnswerError(`${what}: gh's answer is not as expected at ${issue.path.join('.') || '(top)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+async function gh(site: GhSite, args: string[], what: string): Promise<string> {
+  const result = await runGh(site.ghBin, args, { cwd: site.cwd, git: site.git, why: 'follow a pull request' });
+  if (result.code !== 0) throw new GitHubAnswerError(ghFailure(`gh ${args.slice(0, 2).join(' ')} (${what})`, result));
+  return result.stdout;
+}
+
+/** `owner/name` of a pull request's URL (`host/owner/name` off github.com), its number; undefined for what is no pull request URL. */
+export function pullOfUrl(url: string): { repo: string; number: number } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const match = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(parsed.pathname);
+  if (!match || !/^https?:$/.test(parsed.protocol)) return undefined;
+  const host = parsed.host === 'github.com' ? '' : `${parsed.host}/`;
+  return { repo: `${host}${match[1]}/${match[2]}`, number: Number(match[3]) };
+}
+
+/** The pull request `ref` (a number, or a head branch) of `repo` (none: the repository of `site.cwd`). */
+export async function viewPull(site: GhSite, ref: number | string, repo?: string): Promise<PullSnapshot> {
+  const args = ['pr', 'view', String(ref), ...(repo ? ['--repo', repo] : []), '--json', PULL_FIELDS];
+  const answer = parseJson(`the pull request ${ref}`, await gh(site, args, `pull request ${ref}`), PullViewAnswer);
+  return {
+    number: answer.number,
+    url: answer.url,
+    state: answer.state === 'OPEN' ? 'open' : answer.state === 'MERGED' ? 'merged' : 'closed',
+    branch: answer.headRefName,
+    headCommit: answer.headRefOid,
+    checks: (answer.statusCheckRollup ?? []).map((check) =>
+      check.__typename === 'CheckRun'
+        ? { name: check.name, state: checkState(check.status, check.conclusion), url: check.detailsUrl ?? null }
+        : { name: check.context, state: checkState(check.state, check.state === 'PENDING' ? null : check.state), url: check.targetUrl ?? null },
+    ),
+    changesRequested: answer.reviewDecision === 'CHANGES_REQUESTED',
+  };
+}
+
+const THREADS_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100) { nodes {
+    isResolved
+    comments(first: 100) { nodes { databaseId path line originalLine body author { login } } }
+  } } } }
+}`;
+
+const ThreadsAnswer = z.object({
+  data: z.object({
+    repository: z.object({
+      pullRequest: z.object({
+        reviewThreads: z.object({
+          nodes: z.array(
+            z.object({
+              isResolved: z.boolean(),
+              comments: z.object({
+                nodes: z.array(
+                  z.object({
+                    databaseId: z.number().int(),
+                    path: z.string().nullish(),
+                    line: z.number().int().nullish(),
+                    originalLine: z.number().int().nullish(),
+                    body: z.string(),
+                    author: z.object({ login: z.string() }).nullish(),
+                  }),
+                ),
+              }),
+            }),
+          ),
+        }),
+      }),
+    }),
+  }),
+});
+
+/** `repo`'s parts for the API: gh's `--hostname` off github.com, the owner and the name. */
+function repoParts(repo: string): { host: string[]; owner: string; name: string } {
+  const parts = repo.split('/');
+  const [owner, name] = parts.slice(-2) as [string, string];
+  return { host: parts.length === 3 ? ['--hostname', parts[0]!] : [], owner, name };
+}
+
+/** The comments of the pull request's unresolved review threads, in thread order. */
+export async function unresolvedComments(site: GhSite, repo: string, number: number): Promise<ReviewComment[]> {
+  const { host, owner, name } = repoParts(repo);
+  const args = ['api', 'graphql', ...host, '-f', `query=${THREADS_QUERY}`, '-F', `owner=${owner}`, '-F', `name=${name}`, '-F', `number=${number}`];
+  const answer = parseJson('the review threads', await gh(site, args, 'review threads'), ThreadsAnswer);
+  return answer.data.repository.pullRequest.reviewThreads.nodes
+    .filter((thread) => !thread.isResolved)
+    .flatMap((thread) =>
+      thread.comments.nodes.map((c) => ({
+        id: String(c.databaseId),
+        path: c.path ?? null,
+        line: c.line ?? c.originalLine ?? null,
+        author: c.author?.login ?? null,
+        body: c.body,
+      })),
+    );
+}
+
+/** The log of a GitHub Actions run's failed jobs: lines `<job>\t<step>\t<time> <text>`. */
+export function failedLog(site: GhSite, repo: string, actionsRunId: string): Promise<string> {
+  return gh(site, ['run', 'view', actionsRunId, '--repo', repo, '--log-failed'], `the log of run ${actionsRunId}`);
+}
+
+/** Replies on a review comment; resolves to the reply's id (svc's own, never taken for a new comment). */
+export async function replyToComment(site: GhSite, repo: string, number: number, commentId: string, body: string): Promise<string> {
+  const { host, owner, name } = repoParts(repo);
+  const path = `repos/${owner}/${name}/pulls/${number}/comments/${commentId}/replies`;
+  const answer = parseJson(
+    'the reply',
+    await gh(site, ['api', ...host, '--method', 'POST', path, '-f', `body=${body}`], 'a reply'),
+    z.object({ id: z.number().int() }),
+  );
+  return String(answer.id);
+}
+
+/** The GitHub Actions run and job of a check's page (`…/actions/runs/<run>/job/<job>`), when it is one. */
+export function actionsRunOf(url: string | null): { runId: string; jobId: string | null } | undefined {
+  const match = url ? /\/actions\/runs\/(\d+)(?:\/job\/(\d+))?/.exec(url) : null;
+  return match ? { runId: match[1]!, jobId: match[2] ?? null } : undefined;
+}

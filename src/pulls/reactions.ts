@@ -1,0 +1,188 @@
+/**
+ * A reaction, from start to outcome (docs/decisions.md, "Pull request reactions"): a follow-on run
+ * of the original workflow's `on_ci_failure:` or `on_review:`, started once — its id is chosen and
+ * saved before the run is made, so a restart in between makes that same run, never a second — then
+ * followed by its state; once it completed, its branch is pushed to the pull request's branch (a
+ * fast-forward, never forced) and each review comment it was given is replied to. A follow-on run
+ * that does not complete, or whose result cannot be pushed, asks a person.
+ */
+
+import { pushBranch } from '../landing/index.js';
+import { isTerminal, type RunRecord } from '../runs/index.js';
+import { newId } from '../shared/ids.js';
+import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
+import { toDrawNodes, type RawNode } from '../workflows/index.js';
+import { type Follows } from './deps.js';
+import { replyToComment } from './github.js';
+import type { PullFollow, Reaction, ReactionKind } from './records.js';
+import { replyBody } from './texts.js';
+
+export interface ReactionRequest {
+  kind: ReactionKind;
+  key: string;
+  commit: string;
+  checks: string[];
+  comments: string[];
+  message: string;
+}
+
+/**
+ * The most the original run's agents could do: its own cap, else its workflow's highest agent
+ * node's. A follow-on run gets at most this (its own workflow's, if lower).
+ */
+export function originalPermissions(run: Pick<RunRecord, 'permissions' | 'definition'>): Permissions {
+  if (run.permissions) return run.permissions;
+  const definition = (run.definition ?? {}) as { nodes?: unknown; permissions?: Permissions };
+  if (!Array.isArray(definition.nodes)) return DEFAULT_NODE_PERMISSIONS;
+  const levels = toDrawNodes({ nodes: definition.nodes as RawNode[], permissions: definition.permissions }).flatMap((n) =>
+    n.permissions ? [n.permissions] : [],
+  );
+  if (levels.length === 0) return DEFAULT_NODE_PERMISSIONS;
+  return levels.reduce((top, level) => (PERMISSIONS.indexOf(level) > PERMISSIONS.indexOf(top) ? level : top));
+}
+
+const replaced = (follow: PullFollow, reaction: Reaction, patch: Partial<Reaction>): Reaction[] =>
+  follow.reactions.map((r) => (r.followOnRunId === reaction.followOnRunId ? { ...r, ...patch } : r));
+
+export class Reactions {
+  constructor(private readonly follows: Follows) {}
+
+  /** Starts a reaction, unless the pull request had its `max_fix_cycles` already: then a person is asked. */
+  async react(follow: PullFollow, run: RunRecord, request: ReactionRequest): Promise<PullFollow> {
+    if (follow.reactions.length >= follow.maxFixCycles) {
+      const what =
+        request.kind === 'ci' ? `checks ${request.checks.join(', ')} failed on ${request.commit}` : `${request.comments.length} review comments wait`;
+      return this.needsHuman(follow, run, `${follow.reactions.length} reactions already (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
+    }
+    const reaction: Reaction = {
+      ...request,
+      workflow: request.kind === 'ci' ? follow.onCiFailure : follow.onReview,
+      followOnRunId: newId('run'),
+      fromRunId: follow.headRunId,
+      state: 'starting',
+      replied: [],
+      pushedCommit: null,
+      error: null,
+      startedAt: this.follows.now().toISOString(),
+      finishedAt: null,
+    };
+    // The comments are handled from here on, whatever becomes of the run: each id once.
+    const saved = await this.follows.save(follow, {
+      reactions: [...follow.reactions, reaction],
+      handledComments: [...follow.handledComments, ...request.comments],
+    });
+    return this.#start(saved, reaction, run);
+  }
+
+  /** Takes a reaction under way one step further; resolves to the follow as saved. */
+  async advance(follow: PullFollow, reaction: Reaction, run: RunRecord): Promise<PullFollow> {
+    if (reaction.state === 'starting') return this.#start(follow, reaction, run);
+    if (reaction.state === 'running') {
+      const followOn = await this.follows.deps.engine.find(reaction.followOnRunId);
+      // Paused at a gate, waiting, pending or running: its outcome is still to come.
+      if (followOn && !isTerminal(followOn.status)) return follow;
+      if (!followOn || followOn.status !== 'completed') {
+        const how = followOn ? `${followOn.status}${followOn.error ? ` (${followOn.error})` : ''}` : 'deleted';
+        return this.#fail(follow, reaction, run, `its follow-on run ${reaction.followOnRunId} ended ${how}`);
+      }
+      follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, { state: 'pushing' }) });
+      reaction = follow.reactions.find((r) => r.followOnRunId === reaction.followOnRunId)!;
+    }
+    if (reaction.state === 'pushing') return this.#push(follow, reaction, run);
+    return follow;
+  }
+
+  async needsHuman(follow: PullFollow, run: RunRecord, reason: string, patch: Partial<PullFollow> = {}): Promise<PullFollow> {
+    const saved = await this.follows.save(follow, { ...patch, needsHuman: reason });
+    await this.follows.emit(run, 'needs_human', { number: follow.number, reason });
+    return saved;
+  }
+
+  async #start(follow: PullFollow, reaction: Reaction, run: RunRecord): Promise<PullFollow> {
+    const { engine } = this.follows.deps;
+    try {
+      if (!(await engine.find(reaction.followOnRunId))) {
+        await engine.start({
+          workflow: reaction.workflow,
+          message: reaction.message,
+          fromRunId: reaction.fromRunId,
+          workspaceId: follow.workspaceId,
+          trigger: 'api',
+          // Its message is what GitHub said (a log, a reviewer's words): values from outside, so its bash nodes run in the sandbox.
+          outside: 'remote',
+          runId: reaction.followOnRunId,
+          // The original run's spend cap and permissions bound it too (the lower wins).
+          ...(run.maxCostUsd ? { maxCostUsd: run.maxCostUsd } : {}),
+          permissionsAtMost: originalPermissions(run),
+        });
+      }
+    } catch (error) {
+      return this.#fail(follow, reaction, run, `its follow-on run of ${reaction.workflow} could not start: ${(error as Error).message}`);
+    }
+    const saved = await this.follows.save(follow, { reactions: replaced(follow, reaction, { state: 'running' }) });
+    await this.follows.emit(run, 'reaction_started', {
+      number: follow.number,
+      kind: reaction.kind,
+      followOnRunId: reaction.followOnRunId,
+      workflow: reaction.workflow,
+      key: reaction.key,
+    });
+    return saved;
+  }
+
+  /** The follow-on run's branch to the pull request's (a fast-forward), then a reply on each comment it was given, each saved as it is made. */
+  async #push(follow: PullFollow, reaction: Reaction, run: RunRecord): Promise<PullFollow> {
+    const { deps } = this.follows;
+    let commit: string;
+    try {
+      const site = await deps.workspaces.landingSite(reaction.followOnRunId);
+      await pushBranch(site.environment.repository, 'origin', site.environment.branch, site.git, follow.branch);
+      commit = (await deps.engine.find(reaction.followOnRunId))?.headCommit ?? '';
+    } catch (error) {
+      return this.#fail(
+        follow,
+        reaction,
+        run,
+        `the result of follow-on run ${reaction.followOnRunId} could not be pushed to ${follow.branch}: ${(error as Error).message}`,
+      );
+    }
+    if (!commit || commit === reaction.commit) {
+      return this.#fail(
+        follow,
+        reaction,
+        run,
+        `follow-on run ${reaction.followOnRunId} completed without a commit: ${follow.branch} is still at ${reaction.commit}`,
+      );
+    }
+    for (const commentId of reaction.comments.filter((id) => !reaction.replied.includes(id))) {
+      let replyId: string;
+      try {
+        replyId = await replyToComment(this.follows.site, follow.repo, follow.number, commentId, replyBody(reaction.followOnRunId, commit));
+      } catch (error) {
+        // Pushed already; the replies left are tried again at the next look.
+        return this.follows.save(follow, { lastError: `replying on comment ${commentId}: ${(error as Error).message}` });
+      }
+      reaction = { ...reaction, replied: [...reaction.replied, commentId] };
+      follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), ownComments: [...follow.ownComments, replyId] });
+    }
+    const saved = await this.follows.save(follow, {
+      headRunId: reaction.followOnRunId,
+      reactions: replaced(follow, reaction, { state: 'pushed', pushedCommit: commit, finishedAt: this.follows.now().toISOString() }),
+    });
+    await this.follows.emit(run, 'reaction_finished', {
+      number: follow.number,
+      kind: reaction.kind,
+      followOnRunId: reaction.followOnRunId,
+      outcome: 'pushed',
+      commit,
+      ...(reaction.kind === 'review' ? { replies: reaction.replied.length } : {}),
+    });
+    return saved;
+  }
+
+  async #fail(follow: PullFollow, reaction: Reaction, run: RunRecord, reason: string): Promise<PullFollow> {
+    const reactions = replaced(follow, reaction, { state: 'failed', error: reason, finishedAt: this.follows.now().toISOString() });
+    await this.follows.emit(run, 'reaction_finished', { number: follow.number, kind: reaction.kind, followOnRunId: reaction.followOnRunId, outcome: 'failed' });
+    return this.needsHuman(follow, run, reason, { reactions });
+  }
+}
