@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AgentSlots, createAgents, withAgentSlots } from '../agents/index.js';
 import { AssistantsConfigService } from '../config/index.js';
 import { catalogResolver, WorkflowCatalog } from '../catalog/index.js';
-import { RunEngine, isTerminal } from '../runs/index.js';
+import { RunEngine, isSettlingEvent, isTerminal } from '../runs/index.js';
 import { MemoryAdmission } from '../processes/index.js';
 import {
   ConversationService,
@@ -232,6 +232,10 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       logger,
       pollMs: settings.prPollMs,
       webhookSecret: settings.githubWebhookSecret,
+    });
+    // A reaction's follow-on run that ends has its result pushed at once, not at the next look.
+    ctx.bus.subscribe((event) => {
+      if (isSettlingEvent(event)) ctx.pulls.runSettled(event.runId);
     });
     // A deleted run leaves no queue entry or followed pull request behind (every server hears of it: run_deleted is relayed).
     ctx.bus.subscribe((event) => {

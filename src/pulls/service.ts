@@ -13,6 +13,7 @@ import { PullFollower } from './follower.js';
 import { pullOfUrl, viewPull, type PullSnapshot } from './github.js';
 import { toPullView, type PullFollow, type PullView } from './records.js';
 import { readGitHubDelivery } from './github-webhook.js';
+import { IN_PROGRESS } from './schedule.js';
 
 /** What a reaction runs unless the original workflow names its own (bundled/workflows/). */
 export const DEFAULT_ON_CI_FAILURE = 'fix-ci';
@@ -45,6 +46,8 @@ export class PullFollowing {
   readonly #follower: PullFollower;
   readonly #looking = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
+  /** Follow-on runs of reactions under way, and the run whose pull request each answers: its end is looked at at once. */
+  readonly #reacting = new Map<string, string>();
   #timer: NodeJS.Timeout | undefined;
   /** Only a started one (a server's) looks: a CLI process records a follow and leaves it to the server. */
   #started = false;
@@ -137,6 +140,12 @@ export class PullFollowing {
     return { runs: [...runIds] };
   }
 
+  /** A run settled (ended or paused): when it is a reaction's follow-on run, its pull request is looked at now. */
+  runSettled(runId: string): void {
+    const followed = this.#reacting.get(runId);
+    if (followed) this.wake(followed);
+  }
+
   /** The run was deleted: its follow goes. */
   async forget(runId: string): Promise<void> {
     await this.deps.repository.remove(runId);
@@ -206,6 +215,10 @@ export class PullFollowing {
       return coordination.release(runId);
     }
     const after = await this.#follower.look(follow, run);
+    for (const reaction of after.reactions) {
+      if (IN_PROGRESS.some((state) => state === reaction.state)) this.#reacting.set(reaction.followOnRunId, runId);
+      else this.#reacting.delete(reaction.followOnRunId);
+    }
     if (!after.active) await coordination.release(runId);
   }
 }

@@ -1,0 +1,132 @@
+// A followed pull request whose check fails (docs/decisions.md, "Pull request reactions"), played by
+// the stand-in gh against a real bare `origin`: one follow-on run told the check, its URL, the
+// failing step and an excerpt around the first error line (not the log's tail), its commits pushed
+// to the pull request's branch, the checks green; merged, every worktree of the chain removed. Three
+// red cycles ask a person and start no fourth run; a quota failure is reported and starts none.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupAll, eventTypes, getRun, startServer } from '../helpers/runs.js';
+import type { TestServer } from '../helpers/server.js';
+import { git } from '../helpers/git.js';
+import {
+  ACTIONS_RUN,
+  ADDRESS_REVIEW,
+  checkRun,
+  failedJobLog,
+  fakeGh,
+  FIX_CI,
+  followOns,
+  givenLooks,
+  grownRun,
+  openPullRequest,
+  waitForPull,
+  type FakeGh,
+} from './fixture.js';
+
+let server: TestServer;
+let gh: FakeGh;
+
+beforeAll(async () => {
+  gh = await fakeGh();
+  server = await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100' } });
+});
+
+afterAll(cleanupAll);
+
+describe('a failed check', () => {
+  it('starts one follow-on run with the evidence, pushes its result to the branch; green, then merged: the worktrees go', async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    const red = run.headCommit;
+    gh.edit((state) => {
+      state.logs[ACTIONS_RUN] = failedJobLog();
+    });
+    const number = await openPullRequest(server, gh, run, bare, { checks: { [red]: [checkRun('FAILURE')] }, defaultChecks: [checkRun('SUCCESS')] });
+
+    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const [reaction] = pushed.pr.reactions;
+    expect(reaction).toMatchObject({ kind: 'ci', checks: ['test'], workflow: 'fix-ci', outcome: 'pushed' });
+    const followOn = await getRun(server, reaction.followOnRunId);
+    expect(followOn).toMatchObject({ status: 'completed', fromRunId: run.id, outside: 'remote' });
+    expect(followOn.message).toContain('Check: test');
+    expect(followOn.message).toContain(`URL: https://github.com/me/widgets/actions/runs/${ACTIONS_RUN}/job/222`);
+    expect(followOn.message).toContain('Failing step: Run npm test');
+    expect(followOn.message).toContain('FAIL src/math.test.js');
+    expect(followOn.message).toContain('expected 3, got 4');
+    // Context before the error line, and the summary far below it left out.
+    expect(followOn.message).toContain('setting up 29');
+    expect(followOn.message).not.toContain('summary line 119');
+    // The pull request's branch on origin is the follow-on run's head: a fast-forward of the original.
+    expect(git(bare, 'rev-parse', `refs/heads/svc/${run.id}`)).toBe(followOn.headCommit);
+    expect(git(bare, 'merge-base', '--is-ancestor', run.headCommit, followOn.headCommit)).toBe('');
+
+    const green = await waitForPull(server, run.id, (r) => r.pr?.headCommit === followOn.headCommit && r.pr.checks[0]?.state === 'success');
+    expect(green.pr.checks).toEqual([{ name: 'test', state: 'success', url: expect.stringContaining('/actions/runs/') }]);
+    expect(green.needsHuman).toBeUndefined();
+    expect(eventTypes(green)).toEqual(expect.arrayContaining(['pr_check_failed', 'reaction_started', 'reaction_finished']));
+    const failedEvent = green.events.find((e: { type: string }) => e.type === 'pr_check_failed');
+    expect(failedEvent).toMatchObject({ check: 'test', commit: red, failingStep: 'Run npm test' });
+    expect(await followOns(server, run.id)).toHaveLength(1);
+
+    gh.pull(number, (pull) => {
+      pull.state = 'MERGED';
+    });
+    const merged = await waitForPull(server, run.id, (r) => r.pr?.state === 'merged' && r.pr.cleanup !== null);
+    expect(merged.pr.cleanup).toEqual([
+      { runId: run.id, removed: true },
+      { runId: followOn.id, removed: true },
+    ]);
+    expect(existsSync(run.cwd)).toBe(false);
+    expect(existsSync(followOn.cwd)).toBe(false);
+    expect(eventTypes(merged)).toContain('pr_merged');
+  });
+
+  it('three red cycles: a person is asked, with the reason, and no fourth run starts; closed, a dirty worktree is kept', async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI]);
+    const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('FAILURE')] });
+    const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true, 60_000);
+    expect(asked.needsHumanReason).toContain('max_fix_cycles 3');
+    expect(asked.pr.reactions.map((r: { state: string }) => r.state)).toEqual(['pushed', 'pushed', 'pushed']);
+    // Each cycle answered its own head commit.
+    expect(new Set(asked.pr.reactions.map((r: { key: string }) => r.key)).size).toBe(3);
+    expect(eventTypes(asked)).toContain('needs_human');
+    await givenLooks(gh, number, 6);
+    // The chain: each follow-on run followed on from the one before, and the third from none.
+    const chain = asked.pr.reactions.map((r: { followOnRunId: string }) => r.followOnRunId);
+    for (const [i, from] of [run.id, ...chain].entries()) expect(await followOns(server, from)).toHaveLength(i < 3 ? 1 : 0);
+    expect((await getRun(server, run.id)).pr.reactions).toHaveLength(3);
+
+    writeFileSync(join(run.cwd, 'notes.txt'), 'mine\n');
+    gh.pull(number, (pull) => {
+      pull.state = 'CLOSED';
+    });
+    const closed = await waitForPull(server, run.id, (r) => r.pr?.cleanup !== null);
+    expect(closed.pr.cleanup[0]).toMatchObject({ runId: run.id, removed: false, reason: expect.stringContaining('notes.txt') });
+    expect(closed.pr.cleanup.slice(1).every((c: { removed: boolean }) => c.removed)).toBe(true);
+    expect(existsSync(run.cwd)).toBe(true);
+    expect(closed.events.find((e: { type: string }) => e.type === 'pr_merged')).toMatchObject({ merged: false });
+  });
+
+  it('a quota failure is reported with its words and starts no run', async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI]);
+    const quotaRun = '333';
+    gh.edit((state) => {
+      state.logs[quotaRun] = failedJobLog([
+        '##[error]The job was not started because recent account payments have failed or your spending limit needs to be increased.',
+      ]);
+    });
+    const failed = { ...checkRun('FAILURE'), detailsUrl: `https://github.com/me/widgets/actions/runs/${quotaRun}/job/1` };
+    const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [failed] });
+    const reported = await waitForPull(server, run.id, (r) => r.pr?.checks[0]?.infrastructure !== undefined);
+    expect(reported.pr.checks[0].infrastructure).toContain('spending limit');
+    const event = reported.events.find((e: { type: string }) => e.type === 'pr_check_failed');
+    expect(event.infrastructure).toContain('spending limit');
+    // Given its chance to start one: several more looks at the same red commit.
+    await givenLooks(gh, number, 6);
+    const after = await getRun(server, run.id);
+    expect(after.pr.reactions).toEqual([]);
+    expect(after.needsHuman).toBeUndefined();
+    expect(await followOns(server, run.id)).toHaveLength(0);
+    expect(after.events.filter((e: { type: string }) => e.type === 'pr_check_failed')).toHaveLength(1);
+  });
+});

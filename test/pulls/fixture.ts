@@ -1,0 +1,154 @@
+// What the tests of following a pull request share: a cloned workspace whose `origin` is a real bare
+// repository, a finished run on it, and the scripted stand-in of gh (test/fixtures/fake-gh) that
+// plays the pull request's life from a state file the test edits.
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { api, readJsonLines, startRun, tempDir, waitFor, waitForRun, writeWorkflows, type Json, type Target, type Workflow } from '../helpers/runs.js';
+import { git, makeRepository } from '../helpers/git.js';
+
+const FAKE_GH = fileURLToPath(new URL('../fixtures/fake-gh', import.meta.url));
+
+/** The follow-on workflows of the test repository: bash nodes standing in for agents, writing what they were told. */
+export const FIX_CI: Workflow = {
+  name: 'fix-ci',
+  nodes: [{ id: 'fix', bash: 'printf "%s\\n" "$ARGUMENTS" > "fix-$RUN_ID.txt"' }],
+};
+export const ADDRESS_REVIEW: Workflow = {
+  name: 'address-review',
+  nodes: [{ id: 'address', bash: 'printf "%s\\n" "$ARGUMENTS" > "review-$RUN_ID.txt"' }],
+};
+/** A follow-on that waits at a gate first: the test chooses when it goes on (a comment meanwhile, a restart). */
+export const gated = (workflow: Workflow): Workflow => ({
+  ...workflow,
+  nodes: [{ id: 'gate', approval: { message: 'go?' } }, ...workflow.nodes.map((node) => ({ ...node, depends_on: ['gate'] }))],
+});
+
+export interface FakeGh {
+  bin: string;
+  dir: string;
+  state(): Json;
+  /** Changes what GitHub holds: `change` edits the state in place. */
+  edit(change: (state: Json) => void): void;
+  /** Changes one pull request: `change` edits it in place. */
+  pull(number: number, change: (pull: Json) => void): void;
+  calls(): string[][];
+  /** Replies posted, to pull request `number` when given. */
+  replies(number?: number): Json[];
+}
+
+export async function fakeGh(): Promise<FakeGh> {
+  const dir = await tempDir('svc-fake-gh-');
+  const bin = join(dir, 'gh');
+  symlinkSync(FAKE_GH, bin);
+  const file = join(dir, 'state.json');
+  writeFileSync(file, JSON.stringify({ pulls: [], logs: {} }));
+  const state = () => JSON.parse(readFileSync(file, 'utf8')) as Json;
+  const edit = (change: (state: Json) => void) => {
+    const next = state();
+    change(next);
+    writeFileSync(`${file}.tmp`, JSON.stringify(next));
+    // A rename: the stand-in never reads a half-written state.
+    renameSync(`${file}.tmp`, file);
+  };
+  return {
+    bin,
+    dir,
+    state,
+    edit,
+    pull: (number, change) => edit((s) => change((s.pulls as Json[]).find((p) => p.number === number)!)),
+    calls: () => (existsSync(join(dir, 'calls.jsonl')) ? (readJsonLines(join(dir, 'calls.jsonl')) as unknown as string[][]) : []),
+    replies: (number) =>
+      (existsSync(join(dir, 'replies.jsonl')) ? readJsonLines(join(dir, 'replies.jsonl')) : []).filter((r) => number === undefined || r.pull === number),
+  };
+}
+
+/** A workspace cloned from a bare repository holding `workflows` (`grow` among them), and a completed run of `grow` on it. */
+export async function grownRun(server: Target, workflows: Workflow[], grow: Partial<Workflow> = {}): Promise<{ bare: string; workspace: Json; run: Json }> {
+  const parent = await tempDir('svc-pr-');
+  const work = join(parent, 'seed');
+  mkdirSync(work);
+  makeRepository(work, { 'README.md': '# widgets\n' });
+  await writeWorkflows(work, [{ name: 'grow', nodes: [{ id: 'grow', bash: "printf 'grown\\n' > feature.txt" }], ...grow }, ...workflows]);
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'workflows');
+  const bare = join(parent, 'widgets.git');
+  git(parent, 'clone', '-q', '--bare', work, bare);
+  const workspace = (await api(server, 'POST', '/api/workspaces', { url: `file://${bare}` })).body;
+  const run = await waitForRun(server, await startRun(server, 'grow', { message: 'Grow the widgets', workspaceId: workspace.id }));
+  expect(run.status).toBe('completed');
+  return { bare, workspace, run };
+}
+
+let numbers = 6;
+
+/**
+ * Opens the run's pull request through `svc runs pr` (gh's stand-in answers), which follows it;
+ * `pull` sets what GitHub holds of it first (checks, review, threads). Resolves to its number.
+ */
+export async function openPullRequest(server: Target, gh: FakeGh, run: Json, bare: string, pull: Json = {}): Promise<number> {
+  const number = (numbers += 1);
+  gh.edit((state) => {
+    state.pulls.push({
+      number,
+      url: `https://github.com/me/widgets/pull/${number}`,
+      state: 'OPEN',
+      headRefName: `svc/${run.id}`,
+      origin: bare,
+      reviewDecision: '',
+      checks: {},
+      defaultChecks: [],
+      threads: [],
+      ...pull,
+    });
+  });
+  const answer = await api(server, 'POST', `/api/workflows/runs/${run.id}/pr`, {});
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return number;
+}
+
+/** Looks at pull request `number` the stand-in answered (`gh pr view`), so far. */
+export const looksAt = (gh: FakeGh, number: number) => gh.calls().filter((c) => c[0] === 'pr' && c[1] === 'view' && c[2] === String(number)).length;
+
+/** Until svc looked at pull request `number` `n` more times: the chance given to something that must not happen. */
+export async function givenLooks(gh: FakeGh, number: number, n: number): Promise<void> {
+  const before = looksAt(gh, number);
+  await waitFor(() => looksAt(gh, number) >= before + n);
+}
+
+export const ACTIONS_RUN = '111';
+export const checkRun = (conclusion: 'SUCCESS' | 'FAILURE' | null, name = 'test') => ({
+  name,
+  status: conclusion ? 'COMPLETED' : 'IN_PROGRESS',
+  conclusion: conclusion ?? '',
+  detailsUrl: `https://github.com/me/widgets/actions/runs/${ACTIONS_RUN}/job/222`,
+});
+
+/** A failed job's log as `gh run view --log-failed` prints it: set-up, the failure, then a long summary below it. */
+export function failedJobLog(failure: string[] = ['FAIL src/math.test.js', '  expected 3, got 4'], job = 'test'): string {
+  const line = (step: string, text: string) => `${job}\t${step}\t2026-01-01T00:00:00.0000000Z ${text}`;
+  return [
+    ...Array.from({ length: 30 }, (_, i) => line('Set up job', `setting up ${i}`)),
+    line('Run npm test', '> widgets@1.0.0 test'),
+    ...failure.map((text) => line('Run npm test', text)),
+    ...Array.from({ length: 120 }, (_, i) => line('Post job cleanup', `summary line ${i}`)),
+  ].join('\n');
+}
+
+/** The run detail's `pr` once `predicate` holds. */
+export async function waitForPull(server: Target, runId: string, predicate: (run: Json) => boolean, timeoutMs = 30_000): Promise<Json> {
+  let last: Json | undefined;
+  await waitFor(
+    async () => {
+      last = (await api(server, 'GET', `/api/workflows/runs/${runId}`)).body;
+      return predicate(last!);
+    },
+    timeoutMs,
+    () => `for the pull request of ${runId}; last seen: ${JSON.stringify({ pr: last?.pr, needsHuman: last?.needsHumanReason })}`,
+  );
+  return last!;
+}
+
+export const followOns = async (server: Target, runId: string): Promise<Json[]> =>
+  (await api(server, 'GET', `/api/workflows/runs?fromRunId=${runId}`)).body.runs as Json[];
