@@ -5,6 +5,7 @@ import { usePostgres } from '../support/postgres.js';
 import { assistantsConfigContract } from './contract/config.js';
 import { conversationRepositoryContract } from './contract/conversations.js';
 import { queueRepositoryContract } from './contract/queue.js';
+import { pullRepositoryContract } from './contract/pulls.js';
 import { runRepositoryContract } from './contract/runs.js';
 import { runSummaryContract } from './contract/run-summaries.js';
 import { scheduleRepositoryContract } from './contract/schedules.js';
@@ -25,6 +26,7 @@ describe.each(stores)('on %s', (_name, factory) => {
   describe('webhook dedupe and deliveries', () => webhookRepositoryContract(factory));
   describe('schedule state', () => scheduleRepositoryContract(factory));
   describe('the landing queue', () => queueRepositoryContract(factory));
+  describe('followed pull requests', () => pullRepositoryContract(factory));
   describe('runs and run events', () => runRepositoryContract(factory));
   describe('run summaries (benchmarks)', () => runSummaryContract(factory));
   describe('assistant configuration', () => assistantsConfigContract(factory));

@@ -14,6 +14,8 @@ import { openConversationRepositories, type ConversationRepositories } from '../
 import { postgresConversationRepositories } from '../../../src/conversations/postgres-repository.js';
 import { openQueueRepository, type QueueRepository } from '../../../src/queue/index.js';
 import { postgresQueueRepository } from '../../../src/queue/postgres-repository.js';
+import { openPullRepository, type PullRepository } from '../../../src/pulls/index.js';
+import { postgresPullRepository } from '../../../src/pulls/postgres-repository.js';
 import { openScheduleRepository, type ScheduleStateRepository } from '../../../src/schedules/index.js';
 import { postgresScheduleRepository } from '../../../src/schedules/postgres-repository.js';
 import { postgresRunRepository } from '../../../src/runs/storage/postgres-run-repository.js';
@@ -36,6 +38,7 @@ export interface ContractStore {
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
   queue(): Promise<QueueRepository>;
+  pulls(): Promise<PullRepository>;
   config(): Promise<AssistantsConfigRepository>;
   triggers(): Promise<TriggerRepository>;
   runs(): Promise<RunRepository>;
@@ -66,6 +69,7 @@ export async function fileContractStore(): Promise<ContractStore> {
       webhooks: (options) => openWebhookRepositories(store, options),
       schedules: () => openScheduleRepository(store),
       queue: () => openQueueRepository(store),
+      pulls: () => openPullRepository(store),
       config: () => openAssistantsConfigRepository(store),
       triggers: () => openTriggerRepository(store),
       // Positions from the bus's clock, as the server's RunStore takes them.
@@ -102,6 +106,7 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
         queue: async () => postgresQueueRepository(db),
+        pulls: async () => postgresPullRepository(db),
         config: async () => postgresAssistantsConfigRepository(db),
         triggers: async () => postgresTriggerRepository(db),
         runs: async () => postgresRunRepository(db),

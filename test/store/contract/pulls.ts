@@ -1,0 +1,105 @@
+/** The followed pull requests' repository contract (src/pulls/repository.ts), for every store. */
+
+import { expect, it } from 'vitest';
+import type { PullFollow } from '../../../src/pulls/index.js';
+import { useContractStore } from './lifecycle.js';
+import type { ContractStoreFactory } from './store.js';
+
+const follow = (runId: string, fields: Partial<PullFollow> = {}): PullFollow => ({
+  runId,
+  workspaceId: 'ws_1',
+  number: 7,
+  url: 'https://github.com/me/widgets/pull/7',
+  repo: 'me/widgets',
+  branch: `svc/${runId}`,
+  headRunId: runId,
+  state: 'open',
+  headCommit: null,
+  checks: [],
+  reactions: [],
+  handledComments: [],
+  ownComments: [],
+  reported: [],
+  onCiFailure: 'fix-ci',
+  onReview: 'address-review',
+  maxFixCycles: 3,
+  needsHuman: null,
+  cleanup: null,
+  active: true,
+  nextLookAt: '2026-01-01T00:00:00.000Z',
+  lastError: null,
+  followedAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...fields,
+});
+
+export function pullRepositoryContract(factory: ContractStoreFactory): void {
+  const stores = useContractStore(factory);
+
+  it('adds a run once, and reads it back whole across a reopen', async () => {
+    let repository = await stores.current().pulls();
+    const a = follow('run_a', {
+      checks: [{ name: 'test', state: 'failure', url: null, infrastructure: 'quota exceeded' }],
+      reactions: [
+        {
+          key: 'ci:abc:test',
+          kind: 'ci',
+          commit: 'abc',
+          checks: ['test'],
+          comments: [],
+          workflow: 'fix-ci',
+          followOnRunId: 'run_f',
+          fromRunId: 'run_a',
+          message: 'CI failed',
+          state: 'starting',
+          replied: [],
+          pushedCommit: null,
+          error: null,
+          startedAt: '2026-01-01T00:00:00.000Z',
+          finishedAt: null,
+        },
+      ],
+    });
+    expect(await repository.add(a)).toEqual(a);
+    expect(await repository.add(follow('run_a', { number: 8 }))).toBeUndefined();
+    repository = await (await stores.reopen()).pulls();
+    expect(await repository.get('run_a')).toEqual(a);
+    expect(await repository.get('run_missing')).toBeUndefined();
+  });
+
+  it('answers the active follows due by a time, soonest first and bounded, and those a delivery names', async () => {
+    const repository = await stores.current().pulls();
+    await repository.add(follow('run_late', { nextLookAt: '2026-01-01T00:05:00.000Z' }));
+    await repository.add(follow('run_soon', { nextLookAt: '2026-01-01T00:01:00.000Z', number: 8 }));
+    await repository.add(follow('run_later', { nextLookAt: '2026-01-01T00:09:00.000Z', number: 9, repo: 'ghe.example.com/me/widgets' }));
+    await repository.add(follow('run_done', { nextLookAt: '2026-01-01T00:00:00.000Z', active: false }));
+    const due = (now: string, limit = 10) => repository.due(now, limit).then((list) => list.map((f) => f.runId));
+    expect(await due('2026-01-01T00:06:00.000Z')).toEqual(['run_soon', 'run_late']);
+    expect(await due('2026-01-01T00:06:00.000Z', 1)).toEqual(['run_soon']);
+    expect(await due('2026-01-01T00:00:30.000Z')).toEqual([]);
+    const found = (query: Parameters<typeof repository.find>[0]) => repository.find(query).then((list) => list.map((f) => f.runId).sort());
+    expect(await found({ repo: 'me/widgets', number: 7 })).toEqual(['run_late']);
+    expect(await found({ repo: 'ghe.example.com/me/widgets', number: 9 })).toEqual(['run_later']);
+    expect(await found({ repo: 'me/widgets', number: 9 })).toEqual([]);
+    expect(await found({ branch: 'svc/run_soon' })).toEqual(['run_soon']);
+    // An inactive follow (merged, cleaned up) is named by no delivery.
+    expect(await found({ branch: 'svc/run_done' })).toEqual([]);
+  });
+
+  it('replaces a follow only while it is still the one read: one of concurrent changes wins; removes it', async () => {
+    const repository = await stores.current().pulls();
+    const a = (await repository.add(follow('run_a')))!;
+    const changes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => repository.replaceIf(a, { ...a, handledComments: [`c${i}`], nextLookAt: '2026-01-01T00:02:00.000Z' })),
+    );
+    expect(changes.filter(Boolean)).toHaveLength(1);
+    const changed = (await repository.get('run_a'))!;
+    expect(changed.handledComments).toEqual([`c${changes.indexOf(true)}`]);
+    expect(await repository.replaceIf(a, { ...a, needsHuman: 'late' })).toBe(false);
+    expect(await repository.replaceIf(changed, { ...changed, active: false, state: 'merged' })).toBe(true);
+    expect(await repository.due('2026-02-01T00:00:00.000Z', 10)).toEqual([]);
+    expect(await repository.remove('run_a')).toBe(true);
+    expect(await repository.remove('run_a')).toBe(false);
+    expect(await repository.get('run_a')).toBeUndefined();
+  });
+}
