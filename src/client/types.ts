@@ -14,6 +14,7 @@ import type { healthReport, updateCheck } from '../system/index.js';
 import type { EnvironmentView, Workspace, WorkspaceDetail, CleanupResult, KeptEnvironment, DiffFile, RunDiff, SetupCacheView } from '../workspaces/index.js';
 import type { ConflictEntry, MergeStrategy, WorkspaceConflicts } from '../landing/index.js';
 import type { QueueEntry, QueueState, QueueView } from '../queue/index.js';
+import type { PullView } from '../pulls/index.js';
 import type { DeliveryOutcome, DeliveryView, TriggerRegistrationView, WebhookTriggerView } from '../webhooks/index.js';
 import type { ScheduleView } from '../schedules/index.js';
 import type { Conversation, ConversationEvent, Message } from '../conversations/index.js';
@@ -90,7 +91,14 @@ export type {
 };
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
-export type RunDetail = RunView & { variables?: Record<string, string>; events: RunEvent[] };
+export type RunDetail = RunView & {
+  variables?: Record<string, string>;
+  events: RunEvent[];
+  /** Its pull request as svc follows it (docs/decisions.md, "Pull request reactions"); `needsHuman` when svc stopped reacting by itself. */
+  pr?: PullView;
+  needsHuman?: true;
+  needsHumanReason?: string;
+};
 export type Health = Awaited<ReturnType<typeof healthReport>>;
 export type UpdateCheck = ReturnType<typeof updateCheck>;
 /** What `runs.start` takes: the route's body schema, as the caller writes it. */

@@ -129,4 +129,10 @@ describe('a failed check', () => {
     expect(await followOns(server, run.id)).toHaveLength(0);
     expect(after.events.filter((e: { type: string }) => e.type === 'pr_check_failed')).toHaveLength(1);
   });
+
+  it('without SVC_GITHUB_WEBHOOK_SECRET, GitHub deliveries are refused (503) and pull requests are polled only', async () => {
+    const answer = await server.fetch('/webhooks/github', { method: 'POST', headers: { 'x-github-event': 'check_suite' }, body: '{}' });
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toMatchObject({ error: 'webhook_secret_missing', message: expect.stringContaining('SVC_GITHUB_WEBHOOK_SECRET') });
+  });
 });

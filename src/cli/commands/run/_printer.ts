@@ -218,6 +218,28 @@ export class RunPrinter {
       case 'queue_paused':
         this.#line(`${p.yellow('‖')} landing queue of ${event.target} paused: ${event.reason}`);
         break;
+      case 'pr_check_failed':
+        this.#line(
+          `${p.red('✖')} pull request #${event.number}: check ${event.check} failed${event.infrastructure ? ` (the CI's own: ${event.infrastructure})` : event.failingStep ? ` at ${event.failingStep}` : ''}`,
+        );
+        break;
+      case 'pr_changes_requested':
+        this.#line(`${p.yellow('✎')} pull request #${event.number}: changes requested (${event.comments.length} comments)`);
+        break;
+      case 'reaction_started':
+        this.#line(`${p.dim('↻')} pull request #${event.number}: ${event.workflow} started as ${event.followOnRunId}`);
+        break;
+      case 'reaction_finished':
+        this.#line(
+          `${event.outcome === 'pushed' ? p.green('✔') : p.red('✖')} pull request #${event.number}: ${event.followOnRunId} ${event.outcome}${event.commit ? ` ${event.commit}` : ''}`,
+        );
+        break;
+      case 'needs_human':
+        this.#line(`${p.yellow('!')} pull request #${event.number} needs a person: ${event.reason}`);
+        break;
+      case 'pr_merged':
+        this.#line(`${p.green('✔')} pull request #${event.number} ${event.merged ? 'merged' : 'closed'}`);
+        break;
     }
     this.#refreshSpinner();
   }

@@ -6,6 +6,7 @@ import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 import { indentTail, toleratedNote } from './_failures.js';
 import { forecastLine } from './_forecast.js';
+import { pullLines } from './_pull.js';
 
 /** A node's tool calls: `3`, `3 (1 denied)`; empty for a node without an agent. */
 function toolsCell(node: RunView['nodes'][string]): string {
@@ -104,7 +105,8 @@ export default defineCommand({
                 : `  merged:   into ${run.merged.into} (${run.merged.strategy}) ${run.merged.commit}`,
             ]
           : []),
-        ...(run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),
+        // The pull request as svc follows it (docs/decisions.md, "Pull request reactions"), else as opened.
+        ...(run.pr ? pullLines(run, p) : run.pullRequest ? [`  pr:       ${run.pullRequest.url}`] : []),
         // The conflict forecast (docs/decisions.md, "Conflict forecast"): what landing it would meet.
         ...(forecast ? [`  forecast: ${forecast.startsWith('conflicts') ? p.yellow(forecast) : forecast}`] : []),
         // With a shared database (docs/scaling.md): the server that executes or executed it, and where its worktree is.

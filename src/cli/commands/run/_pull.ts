@@ -1,0 +1,30 @@
+/**
+ * The lines `svc runs show` prints of a run's followed pull request (docs/decisions.md, "Pull
+ * request reactions"): its state and head, each check with its state, each reaction with its
+ * follow-on run and outcome, and whether a person is needed, with why.
+ */
+
+import type { RunDetail } from '../../../client/index.js';
+
+type Paint = (text: string) => string;
+
+export function pullLines(run: RunDetail, paint: { yellow: Paint; red: Paint; green: Paint }): string[] {
+  const { pr } = run;
+  if (!pr) return [];
+  const checks = pr.checks.map((c) => {
+    const state = c.state === 'failure' ? paint.red(c.state) : c.state === 'success' ? paint.green(c.state) : c.state;
+    return `${c.name} ${state}${c.infrastructure ? ` (the CI's own failure: ${c.infrastructure})` : ''}`;
+  });
+  return [
+    `  pr:       #${pr.number} ${pr.state}${pr.headCommit ? ` at ${pr.headCommit.slice(0, 10)}` : ''}   ${pr.url}`,
+    ...(checks.length ? [`  checks:   ${checks.join(', ')}`] : []),
+    ...pr.reactions.map(
+      (r, i) =>
+        `  reaction: ${i + 1}/${pr.maxFixCycles} ${r.kind === 'ci' ? `checks ${r.checks.join(', ')}` : `comments ${r.comments.join(', ')}`} → ${r.workflow} ${r.followOnRunId} ${
+          r.outcome ?? r.state
+        }${r.error ? `: ${r.error}` : ''}`,
+    ),
+    ...(pr.cleanup ? [`  cleanup:  ${pr.cleanup.map((c) => `${c.runId} ${c.removed ? 'removed' : `kept (${c.reason})`}`).join('; ')}`] : []),
+    ...(run.needsHuman ? [`  needs:    ${paint.yellow(`a person: ${run.needsHumanReason}`)}`] : []),
+  ];
+}
