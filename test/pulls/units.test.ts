@@ -1,0 +1,75 @@
+// The pieces of following a pull request that need no server (docs/decisions.md, "Pull request
+// reactions"): the excerpt kept of a failed job's log and its bounds, what makes a failure the CI's
+// own, the backoff schedule, a delivery's pull requests, and the workflow keys checked at their place.
+import { describe, expect, it } from 'vitest';
+import { EXCERPT_AFTER, EXCERPT_BEFORE, EXCERPT_MAX_CHARS, excerptOf, githubDeliveryRefs } from '../../src/pulls/index.js';
+import { lookIntervalMs } from '../../src/pulls/schedule.js';
+import { validateWorkflowSource } from '../../src/workflows/validate.js';
+import { failedJobLog } from './fixture.js';
+
+describe('a failed job log', () => {
+  it('keeps the lines around the first error line, its step, and leaves out the summary below', () => {
+    const excerpt = excerptOf(failedJobLog(), 'test');
+    expect(excerpt).toMatchObject({ failingStep: 'Run npm test', found: true, infrastructure: null });
+    const lines = excerpt.excerpt.split('\n');
+    expect(lines).toHaveLength(EXCERPT_BEFORE + EXCERPT_AFTER);
+    expect(lines[EXCERPT_BEFORE]).toBe('FAIL src/math.test.js');
+    expect(lines[0]).toBe('setting up 11');
+    expect(excerpt.excerpt).not.toContain('2026-01-01T00:00:00');
+    expect(excerpt.excerpt).not.toContain('summary line 119');
+  });
+
+  it("only the check's own job; no error line: the log's end, said so; bounded whatever its lines", () => {
+    const log = [failedJobLog(['FAIL other.js'], 'lint'), failedJobLog(['Error: boom'], 'test')].join('\n');
+    expect(excerptOf(log, 'test').excerpt).toContain('Error: boom');
+    expect(excerptOf(log, 'test').excerpt).not.toContain('FAIL other.js');
+    const quiet = excerptOf(['a', 'b', 'c'].join('\n'), 'test');
+    expect(quiet).toMatchObject({ found: false, failingStep: null, excerpt: 'a\nb\nc' });
+    const huge = excerptOf(`Error: x\n${'y'.repeat(1000)}\n`.repeat(200), 'test');
+    expect(huge.excerpt.length).toBeLessThanOrEqual(EXCERPT_MAX_CHARS + 100);
+  });
+
+  it("a quota, billing, rate limit or infrastructure message makes the failure the CI's own", () => {
+    for (const words of ['You have exceeded your quota', 'billing issue', 'API rate limit exceeded', 'an infrastructure error occurred']) {
+      expect(excerptOf(failedJobLog([`##[error]${words}`]), 'test').infrastructure).toContain(words);
+    }
+    expect(excerptOf(failedJobLog(), 'test').infrastructure).toBeNull();
+  });
+});
+
+describe('the schedule', () => {
+  const at = (minutesAgo: number) => ({ followedAt: new Date(Date.parse('2026-01-10T00:00:00Z') - minutesAgo * 60_000).toISOString(), reactions: [] });
+  const now = new Date('2026-01-10T00:00:00Z');
+  it('every 30 s at first, slower as the pull request ages; SVC_PR_POLL_MS fixed', () => {
+    expect([0, 59, 61, 400, 2000, 20_000].map((m) => lookIntervalMs(at(m), now, undefined))).toEqual([30_000, 30_000, 120_000, 300_000, 900_000, 3_600_000]);
+    expect(lookIntervalMs(at(20_000), now, 250)).toBe(250);
+  });
+});
+
+describe('a GitHub delivery', () => {
+  it('names the pull requests and branches of its payload; anything else names none', () => {
+    const repository = { html_url: 'https://github.com/me/widgets' };
+    expect(githubDeliveryRefs('check_run', { repository, check_run: { check_suite: { head_branch: 'svc/run_a' }, pull_requests: [{ number: 3 }] } })).toEqual([
+      { repo: 'me/widgets', number: 3 },
+      { branch: 'svc/run_a' },
+    ]);
+    expect(githubDeliveryRefs('pull_request', { pull_request: { html_url: 'https://ghe.example.com/me/widgets/pull/9', head: { ref: 'svc/run_b' } } })).toEqual(
+      [{ repo: 'ghe.example.com/me/widgets', number: 9 }, { branch: 'svc/run_b' }],
+    );
+    expect(githubDeliveryRefs('check_suite', { check_suite: 'nope' })).toEqual([]);
+    expect(githubDeliveryRefs('push', { ref: 'refs/heads/main' })).toEqual([]);
+  });
+});
+
+describe('the workflow keys', () => {
+  it('on_ci_failure, on_review and max_fix_cycles are checked, each problem at its line and column', () => {
+    const ok = validateWorkflowSource(
+      'name: demo\ndescription: d\non_ci_failure: my-fix\non_review: my-review\nmax_fix_cycles: 1\nnodes:\n  - { id: a, bash: echo }\n',
+    );
+    expect(ok.ok).toBe(true);
+    const bad = validateWorkflowSource('name: demo\ndescription: d\non_ci_failure: "Not A Name"\nmax_fix_cycles: -1\nnodes:\n  - { id: a, bash: echo }\n');
+    expect(bad.ok).toBe(false);
+    const errors = bad.ok ? [] : bad.errors;
+    expect(errors).toEqual([expect.stringMatching(/^3:\d+: on_ci_failure: invalid workflow name/), expect.stringMatching(/^4:\d+: max_fix_cycles: /)]);
+  });
+});
