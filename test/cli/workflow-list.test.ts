@@ -19,11 +19,11 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
       .trimEnd()
       .split('\n')
       .map((line) => line.split('\t'));
-    expect(rows.map((r) => r[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'rework', 'smoke']);
+    expect(rows.map((r) => r[0])).toEqual(['address-review', 'assist', 'deploy', 'fix-ci', 'fix-issue', 'review', 'rework', 'smoke']);
     for (const row of rows) expect(row).toHaveLength(7);
     // The last column is the workspace a workflow belongs to: none for the cwd's project (not registered) and bundled ones.
-    expect(rows[1]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml'), '-']);
-    expect(rows[5]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml'), '-']);
+    expect(rows[2]).toEqual(['deploy', 'project', '2', 'webhook:on-push,webhook:on-tag', 'Ship it', join(project().workflowsDir, 'deploy.yaml'), '-']);
+    expect(rows[7]).toEqual(['smoke', 'bundled', '4', '', expect.stringMatching(/no agent needed/), join(BUNDLED_WORKFLOWS_DIR, 'smoke.yaml'), '-']);
     expect(result.stderr).toBe(['1 workflow file could not be used:', `${broken}:1:1: missing required fields 'description', 'nodes'`, ''].join('\n'));
   });
 
@@ -43,7 +43,7 @@ describe.each(modes)('svc workflow list ($mode)', ({ env }) => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const body = JSON.parse(result.stdout);
-    expect(body.workflows.map((w: { name: string }) => w.name)).toEqual(['assist', 'fix-issue', 'review', 'rework', 'smoke']);
+    expect(body.workflows.map((w: { name: string }) => w.name)).toEqual(['address-review', 'assist', 'fix-ci', 'fix-issue', 'review', 'rework', 'smoke']);
     expect(body.errors).toEqual([{ filename: broken, error: expect.stringContaining(`${broken}:`) }]);
   });
 });

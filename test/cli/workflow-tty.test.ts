@@ -51,10 +51,10 @@ describe('on a terminal', () => {
       .split('\n')
       .map((line) => line.trim().split(/\s{2,}/));
     expect(lines[0]).toEqual(['NAME', 'WORKSPACE', 'SOURCE', 'NODES', 'TRIGGERS', 'DESCRIPTION']);
-    expect(lines.slice(1).map((l) => l[0])).toEqual(['assist', 'deploy', 'fix-issue', 'review', 'rework', 'smoke']);
+    expect(lines.slice(1).map((l) => l[0])).toEqual(['address-review', 'assist', 'deploy', 'fix-ci', 'fix-issue', 'review', 'rework', 'smoke']);
     // The project is no registered workspace: '-' where the workspace would be named.
-    expect(lines[2]).toEqual(['deploy', '-', 'project', '2', 'webhook:on-push', 'the deploy workflow']);
-    expect(lines[1]?.[4]).toBe('-');
+    expect(lines[3]).toEqual(['deploy', '-', 'project', '2', 'webhook:on-push', 'the deploy workflow']);
+    expect(lines[2]?.[4]).toBe('-');
     expect(io.stdoutText()).not.toContain(project.dir);
     expect(io.stderrText()).toMatch(new RegExp(`^1 workflow file could not be used:\\n${broken}:\\d+:\\d+: invalid YAML`));
   });

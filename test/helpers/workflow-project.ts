@@ -61,6 +61,6 @@ export function webhookTriggers(...slugs: string[]): string {
   ].join('\n');
 }
 
-export const BUNDLED_NAMES = ['assist', 'fix-issue', 'review', 'rework', 'smoke'];
+export const BUNDLED_NAMES = ['address-review', 'assist', 'fix-ci', 'fix-issue', 'review', 'rework', 'smoke'];
 
 export const withCwd = (path: string, cwd: string) => `${path}${path.includes('?') ? '&' : '?'}cwd=${encodeURIComponent(cwd)}`;

@@ -42,7 +42,7 @@ it('a server killed mid-reaction is started again: the same follow-on run goes o
 
   const shown = await runSvcInProcess(['--url', server.url, 'runs', 'show', run.id], { SVC_HOME: home });
   expect(shown.code).toBe(0);
-  expect(shown.stdout).toContain(`pr:       #${pushed.pr.number} open`);
+  expect(shown.stdout).toContain(`pr:       ${pushed.pr.url}\n            #${pushed.pr.number} open at `);
   expect(shown.stdout).toContain('checks:   test success');
   expect(shown.stdout).toContain(`reaction: 1/3 checks test → fix-ci ${followOnId} pushed`);
 });

@@ -61,7 +61,14 @@ describe('GET /api/workflows', () => {
     const body = await list(project.dir);
     const reviews = body.workflows.filter((w) => w.name === 'review');
     expect(reviews).toEqual([expect.objectContaining({ source: 'project', filename: file, description: 'our own review' })]);
-    expect(body.workflows.filter((w) => w.source === 'bundled').map((w) => w.name)).toEqual(['assist', 'fix-issue', 'rework', 'smoke']);
+    expect(body.workflows.filter((w) => w.source === 'bundled').map((w) => w.name)).toEqual([
+      'address-review',
+      'assist',
+      'fix-ci',
+      'fix-issue',
+      'rework',
+      'smoke',
+    ]);
   });
 
   it('a broken override hides the bundled workflow instead of silently falling back to it', async () => {

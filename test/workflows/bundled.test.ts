@@ -22,8 +22,8 @@ function load(file: string): WorkflowDefinition {
 }
 
 describe('bundled workflows', () => {
-  it('ship assist, fix-issue, review, rework and smoke, and nothing else by accident', () => {
-    expect(files.sort()).toEqual(['assist.yaml', 'fix-issue.yaml', 'review.yaml', 'rework.yaml', 'smoke.yaml']);
+  it('ship address-review, assist, fix-ci, fix-issue, review, rework and smoke, and nothing else by accident', () => {
+    expect(files.sort()).toEqual(['address-review.yaml', 'assist.yaml', 'fix-ci.yaml', 'fix-issue.yaml', 'review.yaml', 'rework.yaml', 'smoke.yaml']);
     expect(readdirSync(BUNDLED_WORKFLOWS_DIR).sort()).toEqual(files);
   });
 
@@ -69,6 +69,8 @@ describe('bundled workflows', () => {
     expect(permissions('review.yaml')).toEqual({ scope: '-', correctness: 'read', security: 'read', tests: 'read', synthesis: 'read' });
     expect(permissions('assist.yaml')).toEqual({ assist: 'edit' });
     expect(permissions('rework.yaml')).toEqual({ resolve: 'edit' });
+    expect(permissions('fix-ci.yaml')).toEqual({ fix: 'edit' });
+    expect(permissions('address-review.yaml')).toEqual({ address: 'edit' });
   });
 });
 

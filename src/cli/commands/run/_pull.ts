@@ -16,7 +16,8 @@ export function pullLines(run: RunDetail, paint: { yellow: Paint; red: Paint; gr
     return `${c.name} ${state}${c.infrastructure ? ` (the CI's own failure: ${c.infrastructure})` : ''}`;
   });
   return [
-    `  pr:       #${pr.number} ${pr.state}${pr.headCommit ? ` at ${pr.headCommit.slice(0, 10)}` : ''}   ${pr.url}`,
+    `  pr:       ${pr.url}`,
+    `            #${pr.number} ${pr.state}${pr.headCommit ? ` at ${pr.headCommit.slice(0, 10)}` : ''}${pr.lastError ? paint.yellow(`   last look failed: ${pr.lastError}`) : ''}`,
     ...(checks.length ? [`  checks:   ${checks.join(', ')}`] : []),
     ...pr.reactions.map(
       (r, i) =>
