@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, getRun, startServer } from '../helpers/runs.js';
+import { cleanupAll, eventTypes, getRun } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import {
@@ -14,7 +14,6 @@ import {
   ADDRESS_REVIEW,
   checkRun,
   failedJobLog,
-  fakeGh,
   FIX_CI,
   followOns,
   givenLooks,
@@ -22,14 +21,14 @@ import {
   openPullRequest,
   waitForPull,
   type FakeGh,
+  pullServer,
 } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
 
 beforeAll(async () => {
-  gh = await fakeGh();
-  server = await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100' } });
+  ({ server, gh } = await pullServer());
 });
 
 afterAll(cleanupAll);

@@ -5,7 +5,20 @@ import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFile
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { api, readJsonLines, startRun, tempDir, waitFor, waitForRun, writeWorkflows, type Json, type Target, type Workflow } from '../helpers/runs.js';
+import {
+  api,
+  readJsonLines,
+  startRun,
+  startServer,
+  tempDir,
+  waitFor,
+  waitForRun,
+  writeWorkflows,
+  type Json,
+  type Target,
+  type Workflow,
+} from '../helpers/runs.js';
+import type { TestServer } from '../helpers/server.js';
 import { git, makeRepository } from '../helpers/git.js';
 
 const FAKE_GH = fileURLToPath(new URL('../fixtures/fake-gh', import.meta.url));
@@ -62,6 +75,12 @@ export async function fakeGh(): Promise<FakeGh> {
     replies: (number) =>
       (existsSync(join(dir, 'replies.jsonl')) ? readJsonLines(join(dir, 'replies.jsonl')) : []).filter((r) => number === undefined || r.pull === number),
   };
+}
+
+/** A test server whose gh is a fresh stand-in, looking at pull requests every 100 ms unless `env` says otherwise. */
+export async function pullServer(env: Record<string, string> = {}): Promise<{ server: TestServer; gh: FakeGh }> {
+  const gh = await fakeGh();
+  return { gh, server: await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100', ...env } }) };
 }
 
 /** A workspace cloned from a bare repository holding `workflows` (`grow` among them), and a completed run of `grow` on it. */

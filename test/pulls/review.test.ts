@@ -4,17 +4,16 @@
 // comments, a resolved thread is left alone, and a comment added while the follow-on run works is
 // handled by the next one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, getRun, startServer, waitForStatus } from '../helpers/runs.js';
+import { api, cleanupAll, getRun, waitForStatus } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
-import { ADDRESS_REVIEW, checkRun, fakeGh, FIX_CI, followOns, gated, givenLooks, grownRun, openPullRequest, waitForPull, type FakeGh } from './fixture.js';
+import { ADDRESS_REVIEW, checkRun, FIX_CI, followOns, gated, givenLooks, grownRun, openPullRequest, waitForPull, type FakeGh, pullServer } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
 
 beforeAll(async () => {
-  gh = await fakeGh();
-  server = await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100' } });
+  ({ server, gh } = await pullServer());
 });
 
 afterAll(cleanupAll);

@@ -4,7 +4,7 @@
 // once, a `pull_request_review` delivery brings the review's comments, a `pull_request` one the
 // merge. A delivery that is not signed with the secret is refused, and one svc has no use for is skipped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, getRun, startServer } from '../helpers/runs.js';
+import { cleanupAll, getRun } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import { SECRET, sign } from '../helpers/webhooks.js';
@@ -13,21 +13,20 @@ import {
   ADDRESS_REVIEW,
   checkRun,
   failedJobLog,
-  fakeGh,
   FIX_CI,
   grownRun,
   looksAt,
   openPullRequest,
   waitForPull,
   type FakeGh,
+  pullServer,
 } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
 
 beforeAll(async () => {
-  gh = await fakeGh();
-  server = await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: String(60 * 60_000), SVC_GITHUB_WEBHOOK_SECRET: SECRET } });
+  ({ server, gh } = await pullServer({ SVC_PR_POLL_MS: String(60 * 60_000), SVC_GITHUB_WEBHOOK_SECRET: SECRET }));
 });
 
 afterAll(cleanupAll);

@@ -153,6 +153,9 @@ export type RunDeletedEvent = {
 /** Anything a run stream carries. */
 export type RunStreamEvent = RunEvent | RunDeletedEvent;
 
+/** A followed pull request's events (docs/decisions.md, "Pull request reactions"), on its run's stream. */
+const PULL_EVENT_TYPES = ['pr_check_failed', 'pr_changes_requested', 'reaction_started', 'reaction_finished', 'needs_human', 'pr_merged'] as const;
+
 export const RUN_EVENT_TYPES = [
   'run_created',
   'run_started',
@@ -186,12 +189,7 @@ export const RUN_EVENT_TYPES = [
   'queue_landed',
   'queue_needs_rework',
   'queue_paused',
-  'pr_check_failed',
-  'pr_changes_requested',
-  'reaction_started',
-  'reaction_finished',
-  'needs_human',
-  'pr_merged',
+  ...PULL_EVENT_TYPES,
   'budget_warning',
   'budget_exceeded',
 ] as const satisfies readonly RunEventType[];
@@ -209,12 +207,7 @@ export const LANDING_EVENT_TYPES = [
   'queue_needs_rework',
   'queue_paused',
   // A followed pull request's events come from whichever server follows it (pulls/).
-  'pr_check_failed',
-  'pr_changes_requested',
-  'reaction_started',
-  'reaction_finished',
-  'needs_human',
-  'pr_merged',
+  ...PULL_EVENT_TYPES,
 ] as const;
 
 /** Events after which a run is settled (terminal, or paused at a gate), or gone. */
