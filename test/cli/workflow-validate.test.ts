@@ -96,7 +96,7 @@ describe('svc workflow validate', () => {
     await project.write('two.yaml', workflowYaml('two'));
     await project.write('README.md', '# not a workflow');
     expect(await runSvcInProcess(['workflow', 'validate', project.workflowsDir], env)).toMatchObject({ code: 0, stdout: 'ok: 2 workflow files valid\n' });
-    expect(await runSvcInProcess(['workflow', 'validate', BUNDLED_WORKFLOWS_DIR], env)).toMatchObject({ code: 0, stdout: 'ok: 5 workflow files valid\n' });
+    expect(await runSvcInProcess(['workflow', 'validate', BUNDLED_WORKFLOWS_DIR], env)).toMatchObject({ code: 0, stdout: 'ok: 7 workflow files valid\n' });
     const empty = await mkdtemp(join(tmpdir(), 'svc-empty-'));
     try {
       const result = await runSvcInProcess(['workflow', 'validate', empty], env);

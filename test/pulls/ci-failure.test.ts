@@ -70,7 +70,8 @@ describe('a failed check', () => {
     gh.pull(number, (pull) => {
       pull.state = 'MERGED';
     });
-    const merged = await waitForPull(server, run.id, (r) => r.pr?.state === 'merged' && r.pr.cleanup !== null);
+    // The event follows the record: waited for too.
+    const merged = await waitForPull(server, run.id, (r) => r.pr?.state === 'merged' && r.pr.cleanup !== null && eventTypes(r).includes('pr_merged'));
     expect(merged.pr.cleanup).toEqual([
       { runId: run.id, removed: true },
       { runId: followOn.id, removed: true },
@@ -83,7 +84,7 @@ describe('a failed check', () => {
   it('three red cycles: a person is asked, with the reason, and no fourth run starts; closed, a dirty worktree is kept', async () => {
     const { bare, run } = await grownRun(server, [FIX_CI]);
     const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('FAILURE')] });
-    const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true, 60_000);
+    const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true && eventTypes(r).includes('needs_human'), 60_000);
     expect(asked.needsHumanReason).toContain('max_fix_cycles 3');
     expect(asked.pr.reactions.map((r: { state: string }) => r.state)).toEqual(['pushed', 'pushed', 'pushed']);
     // Each cycle answered its own head commit.
@@ -99,7 +100,7 @@ describe('a failed check', () => {
     gh.pull(number, (pull) => {
       pull.state = 'CLOSED';
     });
-    const closed = await waitForPull(server, run.id, (r) => r.pr?.cleanup !== null);
+    const closed = await waitForPull(server, run.id, (r) => r.pr?.cleanup !== null && eventTypes(r).includes('pr_merged'));
     expect(closed.pr.cleanup[0]).toMatchObject({ runId: run.id, removed: false, reason: expect.stringContaining('notes.txt') });
     expect(closed.pr.cleanup.slice(1).every((c: { removed: boolean }) => c.removed)).toBe(true);
     expect(existsSync(run.cwd)).toBe(true);

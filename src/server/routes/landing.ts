@@ -123,9 +123,10 @@ export const landingRoutes = [
       const answer = await ctx.landing.pullRequest(params.runId, body ?? {});
       // The pull request opened is followed from now on (docs/decisions.md, "Pull request reactions");
       // opened it is, whatever following says: a failure there is logged, not the answer.
+      const { id } = await ctx.engine.get(params.runId);
       await ctx.pulls
-        .follow(params.runId)
-        .catch((error: unknown) => ctx.logger.warn('pulls.follow_failed', { runId: params.runId, error: (error as Error).message }));
+        .follow(id)
+        .catch((error: unknown) => ctx.logger.warn('pulls.follow_failed', { runId: id, error: (error as Error).message }));
       return answer;
     },
   }),
