@@ -124,9 +124,7 @@ export const landingRoutes = [
       // The pull request opened is followed from now on (docs/decisions.md, "Pull request reactions");
       // opened it is, whatever following says: a failure there is logged, not the answer.
       const { id } = await ctx.engine.get(params.runId);
-      await ctx.pulls
-        .follow(id)
-        .catch((error: unknown) => ctx.logger.warn('pulls.follow_failed', { runId: id, error: (error as Error).message }));
+      await ctx.pulls.follow(id).catch((error: unknown) => ctx.logger.warn('pulls.follow_failed', { runId: id, error: (error as Error).message }));
       return answer;
     },
   }),
