@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { strayProcesses } from './strays.js';
 
 /** Grace between SIGTERM and SIGKILL when stopping a node's processes (docs/contract.md, "Run states"). */
 export const KILL_GRACE_MS = 5000;
@@ -7,7 +8,7 @@ export interface GroupProcess {
   child: ChildProcess;
   /** Resolves when the leader exits and its output is drained (or abandoned to stray holders). */
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGTERM to the whole group, SIGKILL after the grace period if anything is left. */
+  /** SIGTERM to the whole group and to the groups its tree left it for, SIGKILL after the grace period if anything is left. */
   terminate(graceMs?: number): Promise<void>;
 }
 
@@ -26,7 +27,8 @@ function groupAlive(pid: number): boolean {
 
 /**
  * Spawns a command as the leader of its own process group, so cancelling kills what it started
- * too (`sleep 100 &` included) — a plain `child.kill()` reaches only the leader.
+ * too (`sleep 100 &` included) — a plain `child.kill()` reaches only the leader — and what its tree
+ * started in groups of their own (strays.ts).
  */
 export function spawnGroup(
   command: string,
@@ -68,13 +70,20 @@ export function spawnGroup(
 
   const terminate = async (graceMs = KILL_GRACE_MS) => {
     const pid = child.pid;
-    if (pid === undefined) return;
-    if (!signalGroup(pid, 'SIGTERM')) return;
+    if (pid === undefined || !groupAlive(pid)) return;
+    // Read before any signal: what left the group is found only through the processes that started it.
+    const strays = strayProcesses(pid);
+    signalGroup(pid, 'SIGTERM');
+    strays.signal('SIGTERM');
     const deadline = Date.now() + graceMs;
     // Unref'd: zombies (reaped late, or never, by a container's init) count as alive to kill(2),
     // and waiting on them must not hold a finished CLI process open.
-    while (Date.now() < deadline && groupAlive(pid)) await new Promise((r) => setTimeout(r, 50).unref());
+    while (Date.now() < deadline && (groupAlive(pid) || strays.alive())) await new Promise((r) => setTimeout(r, 50).unref());
+    // What left the group during the grace is read again while its parents still run.
+    const late = groupAlive(pid) ? strayProcesses(pid) : undefined;
     if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+    strays.signal('SIGKILL');
+    late?.signal('SIGKILL');
   };
   // What the leader left running in its group (`server &`) ends with it: nothing a node starts
   // may outlive the node, where cancel and recovery could no longer reach it.

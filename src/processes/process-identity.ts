@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { strayProcesses } from './strays.js';
 
 /** Reads (and removes) a node's process note written by the executor. */
 export function readProcessFile(file: string): { pid: number; startTime: number | null } | undefined {
@@ -28,13 +29,19 @@ export function processStartTime(pid: number): number | null {
   }
 }
 
-/** Kills the process group led by `pid` if that leader is still the very process we started. */
+/**
+ * Kills the process group led by `pid` if that leader is still the very process we started, and
+ * what its tree started in groups of its own (strays.ts), read before the group dies.
+ */
 export function killOrphanGroup(pid: number, startTime: number | null): boolean {
   if (startTime === null || processStartTime(pid) !== startTime) return false;
+  const strays = strayProcesses(pid);
   try {
     process.kill(-pid, 'SIGKILL');
     return true;
   } catch {
     return false;
+  } finally {
+    strays.signal('SIGKILL');
   }
 }

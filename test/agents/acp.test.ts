@@ -12,7 +12,10 @@ import type { TestServer } from '../helpers/server.js';
 import {
   api,
   cleanupAll,
+  isAlive,
+  killQuietly,
   liveGroupMembers,
+  onCleanup,
   readPidFile,
   startRun,
   startServer,
@@ -39,6 +42,8 @@ const WORKFLOWS = [
   node('acp-read', 'read', 'write notes.txt never\nsay refused'),
   node('acp-run', 'edit', 'run echo ran > ran.txt\nsay ok'),
   node('acp-cancel', 'edit', 'spawn echo $$ > child.pid; exec sleep 300\nwait 60000'),
+  node('acp-escape-cancel', 'edit', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000'),
+  node('acp-escape-timeout', 'edit', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000', { timeout: '2s' }),
   node('acp-silent', 'edit', 'silent', { idle_timeout: '2s' }),
   node('acp-refusal', 'edit', 'stop refusal'),
   node('acp-missing', 'edit', 'say hi', { assistant: 'nobody' }),
@@ -50,7 +55,9 @@ let sessions: string;
 
 beforeAll(async () => {
   sessions = await tempDir('svc-fake-acp-sessions-');
-  server = await startServer({ env: { SVC_TEST_ACP_KEY: SECRET } });
+  // Memory sampling off: its own sweep at a node's end kills what it saw leave the group, which
+  // would hide whether stopping the group does (the escape tests below).
+  server = await startServer({ env: { SVC_TEST_ACP_KEY: SECRET, SVC_MEMORY_SAMPLE_MS: '0' } });
   const configured = await api(server, 'PATCH', '/api/config/assistants', {
     fake: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions }, apiKeyEnv: 'SVC_TEST_ACP_KEY', baseUrl: 'http://127.0.0.1:9' },
     flaky: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions, FAKE_ACP_LOAD_FAILS: '1' } },
@@ -113,6 +120,28 @@ describe('a prompt node on an acp assistant', () => {
     expect(end.nodes.change.status).toBe('cancelled');
     await waitForDeath(child, 10_000);
     expect(liveGroupMembers(child)).toEqual([]);
+  });
+
+  it('cancel: a command the agent started in a session of its own is stopped too', async () => {
+    const id = await startRun(server, 'acp-escape-cancel', { message: '', workspaceId });
+    const cwd = await waitFor(async () => (await api(server, 'GET', `/api/workflows/runs/${id}`)).body.cwd as string | undefined);
+    const escaped = await readPidFile(join(cwd, 'escaped.pid'));
+    onCleanup(() => killQuietly(escaped, 'sleep'));
+    expect((await api(server, 'POST', `/api/workflows/runs/${id}/cancel`)).status).toBe(200);
+    await waitForStatus(server, id, 'cancelled', 10_000);
+    await waitForDeath(escaped, 10_000);
+    expect(isAlive(escaped)).toBe(false);
+  });
+
+  it('timeout: a command the agent started in a session of its own is stopped with it', async () => {
+    const id = await startRun(server, 'acp-escape-timeout', { message: '', workspaceId });
+    const cwd = await waitFor(async () => (await api(server, 'GET', `/api/workflows/runs/${id}`)).body.cwd as string | undefined);
+    const escaped = await readPidFile(join(cwd, 'escaped.pid'));
+    onCleanup(() => killQuietly(escaped, 'sleep'));
+    const done = await waitForRun(server, id);
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'agent_timeout' });
+    await waitForDeath(escaped, 10_000);
+    expect(isAlive(escaped)).toBe(false);
   });
 
   it('a silent agent trips idle_timeout and is stopped', async () => {
