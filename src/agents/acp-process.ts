@@ -7,6 +7,9 @@ import { AgentError, type AgentRequest } from './types.js';
 
 const STDERR_TAIL = 4000;
 
+export const notFound = (agent: string, bin: string) =>
+  new AgentError('agent_not_found', `${agent}: its command '${bin}' was not found (install it, or give the assistant's command with its full path)`);
+
 /** An ACP agent's process, the SDK's stream over its stdio, and what ends it early. */
 export interface AcpProcess {
   proc: GroupProcess;
@@ -69,11 +72,7 @@ export function startAcpProcess(agent: string, bin: string, args: string[], requ
       stop(new AgentError('agent_failed', `${agent} ended before its turn did: ${why}`));
     },
     (error: NodeJS.ErrnoException) =>
-      stop(
-        error.code === 'ENOENT'
-          ? new AgentError('agent_not_found', `${agent}: its command '${bin}' was not found (install it, or give the assistant's command with its full path)`)
-          : new AgentError('agent_failed', `${agent} could not be started: ${error.message}`),
-      ),
+      stop(error.code === 'ENOENT' ? notFound(agent, bin) : new AgentError('agent_failed', `${agent} could not be started: ${error.message}`)),
   );
   return {
     proc,

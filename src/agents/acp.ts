@@ -4,7 +4,9 @@ import * as acp from '@agentclientprotocol/sdk';
 import { presetLaunch } from '../config/index.js';
 import { packageVersion } from '../shared/version.js';
 import { acpAllows, permissionAnswer } from './acp-permissions.js';
-import { startAcpProcess, type AcpProcess } from './acp-process.js';
+import { notFound, startAcpProcess, type AcpProcess } from './acp-process.js';
+import { confineAcp, type ConfinedAcp } from './acp-sandbox.js';
+import { findExecutable } from '../sandbox/index.js';
 import { acpToolTracker } from './acp-tools.js';
 import { AGENT_LINE_LIMIT_BYTES } from './line-splitter.js';
 import { detectUsageLimit } from './usage-limit.js';
@@ -68,26 +70,28 @@ export function createAcpAgent(homesDir: string): Agent {
       const launch = request.acp;
       if (!launch) throw new AgentError('agent_failed', 'an acp call came without its command');
       if (request.signal.aborted) throw new AgentError('agent_cancelled', `${launch.name} call cancelled before it started`);
-      // svc's OS sandboxes are said to each CLI in its own settings; ACP has no such words, so an
-      // acp agent's confinement is svc's answer to each of its permission requests.
-      if (request.sandbox)
-        request.onSandboxWarning?.("an acp agent runs outside svc's OS sandbox: its permissions are svc's answers to its permission requests");
       const home = join(homesDir, launch.name);
       await mkdir(home, { recursive: true });
       const keyEnv = launch.apiKeyEnv;
-      const preset = presetLaunch(launch.preset, {
-        model: request.model,
-        baseUrl: request.endpoint?.baseUrl ?? null,
-        key: keyEnv ? request.env[keyEnv] : undefined,
-        keyEnv,
-        home,
-      });
-      const [bin, ...args] = launch.command;
-      const agentProcess = startAcpProcess(launch.name, bin!, [...args, ...preset.args], request, { ...request.env, ...preset.env, ...launch.env });
+      const baseUrl = request.endpoint?.baseUrl ?? null;
+      const preset = presetLaunch(launch.preset, { model: request.model, baseUrl, key: keyEnv ? request.env[keyEnv] : undefined, keyEnv, home });
+      const env = { ...request.env, ...preset.env, ...launch.env };
+      const command = [...launch.command, ...preset.args];
+      // At `read` and `edit` the whole agent runs in svc's OS sandbox (acp-sandbox.ts): its answers
+      // to permission requests are not all of its confinement.
+      let confined: ConfinedAcp | undefined;
+      if (request.sandbox) {
+        // Said as an unsandboxed start says it, rather than as a shell's "not found" from inside.
+        if (!(await findExecutable(command[0]!, env.PATH))) throw notFound(launch.name, command[0]!);
+        confined = await confineAcp(launch.name, command, { policy: request.sandbox, preset: launch.preset, baseUrl, home, env }, request);
+      }
+      const [bin, ...args] = confined ? [confined.bin, ...confined.args] : command;
+      const agentProcess = startAcpProcess(launch.name, bin!, args, request, env);
       try {
         return await turn(launch.name, request, agentProcess);
       } finally {
         await agentProcess.dispose();
+        confined?.finish();
       }
     },
   };

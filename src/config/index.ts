@@ -12,7 +12,7 @@ export {
 export { openAssistantsConfigRepository } from './repository.js';
 export { AGENT_KINDS, type AgentKind, AssistantNameSchema, AssistantsViewSchema, type AssistantsView } from './schema.js';
 export { assistantsView } from './acp-assistants.js';
-export { ACP_PRESETS, type AcpPreset, presetLaunch, presetOwnEnv, type PresetLaunch } from './acp-presets.js';
+export { ACP_PRESETS, type AcpPreset, presetApiHosts, presetCommand, presetLaunch, presetOwnEnv, presetStateDirs, type PresetLaunch } from './acp-presets.js';
 export { callCost } from './token-price.js';
 export { type ConfigView, configView } from './view.js';
 

@@ -76,7 +76,7 @@ export function strayProcesses(leader: number): Strays {
   }
   if (strays.size === 0) return NONE;
   // Each time, read again: a pid whose process ended may be another's now, and that one is spared.
-  const current = () => [...strays].map(([pid, start]) => ({ pid, stat: statOf(pid) })).filter(({ pid, stat }) => stat?.start === strays.get(pid));
+  const current = () => [...strays.keys()].map((pid) => ({ pid, stat: statOf(pid) })).filter(({ pid, stat }) => stat?.start === strays.get(pid));
   return {
     signal(signal) {
       for (const { pid, stat } of current()) {

@@ -11,3 +11,4 @@ export { setUpSandbox, type PreparedSandbox, type SandboxSetup } from './setup.j
 export { sandboxDenials, type SandboxDenial } from './denials.js';
 export { closeCommandSandbox, commandSandboxTools, sandboxCommand, type SandboxedCommand } from './command-sandbox.js';
 export { isPlaceholder, PLACEHOLDER_FILES, removeLeftPlaceholders } from './placeholders.js';
+export { realPathOf } from './real-path.js';

@@ -2,8 +2,9 @@
 // `gemini` preset, driven by svc over ACP, offline, against a local stand-in of the Gemini API
 // (test/support/gemini-standin.ts; docs/decisions.md, "ACP agents", "Agent tests"): a prompt node's
 // write_file lands in the run's worktree and the run's diff; at `read` svc refuses it — denied,
-// not done; at `edit` a shell command runs; a conversation's second message reaches the model with
-// the first; cancel stops it within seconds leaving no process; a silent model trips idle_timeout.
+// not done; at `edit` a shell command runs, the whole agent in its OS sandbox; a conversation's
+// second message reaches the model with the first; cancel stops it within seconds leaving no
+// process; a silent model trips idle_timeout.
 // Every test has a fresh HOME, and proxy variables pointing at a trap that no request may reach.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
@@ -120,6 +121,9 @@ describe('the real Gemini CLI over ACP', { timeout: 120_000 }, () => {
     const done = await run('gemini-shell');
     expect(done.status, JSON.stringify(done.nodes)).toBe('completed');
     expect(readFileSync(join(done.cwd, 'gemini-ran.txt'), 'utf8')).toBe('ran\n');
+    // The whole agent ran in the node's OS sandbox, its model traffic through the sandbox's proxy to the stand-in only.
+    expect(done.nodes.change.sandbox).toBe('on');
+    expect(done.nodes.change.sandboxWarning).toBeUndefined();
     expect(toolEvents(done)).toEqual([{ tool: 'execute', summary: expect.stringContaining(SHELL), status: 'ok' }]);
     expect(geminiFunctionResponses(gemini)).toHaveLength(1);
   });

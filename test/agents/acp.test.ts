@@ -4,7 +4,10 @@
 // its session, or — when the agent cannot load it — a new one given the conversation so far;
 // cancel stops it within seconds and leaves no process; a silent agent trips `idle_timeout`; the
 // configuration's refusals and its safe view (docs/decisions.md, "ACP agents").
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +17,9 @@ import {
   cleanupAll,
   isAlive,
   killQuietly,
-  liveGroupMembers,
   onCleanup,
   readPidFile,
+  setProcessEnv,
   startRun,
   startServer,
   tempDir,
@@ -27,10 +30,13 @@ import {
   type Json,
 } from '../helpers/runs.js';
 import { registerProject } from '../helpers/registered-project.js';
+import { pathWithout } from '../support/path-without.js';
 import { connect, createConversation, messages, send, waitForReply } from '../helpers/conversations.js';
 
 const FAKE_ACP = fileURLToPath(new URL('../fixtures/fake-acp.mjs', import.meta.url));
 const SECRET = 'sk-fake-acp-SECRET-41c9';
+const SSH_KEY = 'SSH-KEY-TEXT-90b2';
+const SVC_SECRET = 'SVC-HOME-TEXT-5e7a';
 
 const node = (name: string, permissions: string, prompt: string, extra: Json = {}) => ({
   name,
@@ -42,8 +48,10 @@ const WORKFLOWS = [
   node('acp-read', 'read', 'write notes.txt never\nsay refused'),
   node('acp-run', 'edit', 'run echo ran > ran.txt\nsay ok'),
   node('acp-cancel', 'edit', 'spawn echo $$ > child.pid; exec sleep 300\nwait 60000'),
-  node('acp-escape-cancel', 'edit', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000'),
-  node('acp-escape-timeout', 'edit', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000', { timeout: '2s' }),
+  // Unsandboxed (`full`): in the sandbox the pid a command writes is its pid namespace's, and the
+  // namespace ends with the agent; outside it a command in a session of its own outlived the group.
+  node('acp-escape-cancel', 'full', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000'),
+  node('acp-escape-timeout', 'full', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000', { timeout: '2s' }),
   node('acp-silent', 'edit', 'silent', { idle_timeout: '2s' }),
   node('acp-refusal', 'edit', 'stop refusal'),
   node('acp-missing', 'edit', 'say hi', { assistant: 'nobody' }),
@@ -52,20 +60,81 @@ const WORKFLOWS = [
 let server: TestServer;
 let workspaceId: string;
 let sessions: string;
+/** Local servers: the assistant's endpoint (its sandbox lets it reach this one), and another host. */
+let endpoint: Local;
+let other: Local;
+let home: string;
+
+interface Local {
+  url: string;
+  port: number;
+  paths: string[];
+  close(): void;
+}
+
+async function localServer(): Promise<Local> {
+  const paths: string[] = [];
+  const local = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    res.end('reached');
+  });
+  await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+  const { port } = local.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, port, paths, close: () => local.close() };
+}
 
 beforeAll(async () => {
-  sessions = await tempDir('svc-fake-acp-sessions-');
+  // The agent's HOME (the server's, which agents get) with a key its sandbox must keep unread.
+  home = await tempDir('svc-fake-acp-home-');
+  await mkdir(join(home, '.ssh'));
+  await writeFile(join(home, '.ssh', 'id_test'), `${SSH_KEY}\n`, { mode: 0o600 });
+  setProcessEnv({ HOME: home });
+  [endpoint, other] = await Promise.all([localServer(), localServer()]);
+  onCleanup(() => (endpoint.close(), other.close()));
   // Memory sampling off: its own sweep at a node's end kills what it saw leave the group, which
   // would hide whether stopping the group does (the escape tests below).
   server = await startServer({ env: { SVC_TEST_ACP_KEY: SECRET, SVC_MEMORY_SAMPLE_MS: '0' } });
+  // Sessions in the agent's own directory under svc's home: the one place of it its sandbox writes.
+  sessions = join(server.home, 'agents', 'fake', 'sessions');
+  await writeFile(join(server.home, 'svc-secret.txt'), `${SVC_SECRET}\n`);
   const configured = await api(server, 'PATCH', '/api/config/assistants', {
-    fake: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions }, apiKeyEnv: 'SVC_TEST_ACP_KEY', baseUrl: 'http://127.0.0.1:9' },
-    flaky: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions, FAKE_ACP_LOAD_FAILS: '1' } },
+    fake: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_SESSIONS: sessions }, apiKeyEnv: 'SVC_TEST_ACP_KEY', baseUrl: endpoint.url },
+    flaky: {
+      kind: 'acp',
+      command: ['node', FAKE_ACP],
+      env: { FAKE_ACP_SESSIONS: join(server.home, 'agents', 'flaky', 'sessions'), FAKE_ACP_LOAD_FAILS: '1' },
+    },
   });
   expect(configured.status, JSON.stringify(configured.body)).toBe(200);
-  workspaceId = (await registerProject(server, { workflows: WORKFLOWS })).workspace.id;
+  // What a hostile prompt would have its agent run — read a key and svc's home, reach a host other
+  // than its endpoint — beside a request to its endpoint, then its legitimate writes.
+  const boxed = [
+    'cat ~/.ssh/id_test > got-ssh.txt',
+    `cat ${join(server.home, 'svc-secret.txt')} > got-home.txt`,
+    `curl -sf -m 5 ${other.url}/other > got-other.txt`,
+    `curl -sf -m 5 ${endpoint.url}/endpoint > got-endpoint.txt`,
+    'echo inside > inside.txt',
+  ].join('; ');
+  const workflows = [...WORKFLOWS, node('acp-boxed', 'edit', `run ${boxed}\nwrite notes.txt written in the sandbox\nsay done`)];
+  workspaceId = (await registerProject(server, { workflows })).workspace.id;
 });
 afterAll(cleanupAll);
+
+/** The live processes of this machine working in `dir` or below it. */
+function processesIn(dir: string): number[] {
+  const root = realpathSync(dir);
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`);
+        return (cwd === root || cwd.startsWith(`${root}/`)) && !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false; // ended meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
 
 const toolEvents = (run: Json) => (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ tool, summary, status }) => ({ tool, summary, status }));
 const run = async (workflow: string) => waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
@@ -101,6 +170,37 @@ describe('a prompt node on an acp assistant', () => {
     expect(toolEvents(done)).toEqual([{ tool: 'execute', summary: 'execute: echo ran > ran.txt', status: 'ok' }]);
   });
 
+  it("edit: the agent runs in the node's sandbox — no key, nothing of svc's home, no host but its endpoint — and writes its worktree", async () => {
+    const done = await run('acp-boxed');
+    expect(done.status, JSON.stringify(done.nodes)).toBe('completed');
+    expect(done.nodes.change).toMatchObject({ sandbox: 'on', output: 'done' });
+    expect(done.nodes.change.sandboxWarning).toBeUndefined();
+    const got = (file: string) => readFileSync(join(done.cwd, file), 'utf8');
+    expect(got('got-ssh.txt')).not.toContain(SSH_KEY);
+    expect(got('got-home.txt')).not.toContain(SVC_SECRET);
+    expect(got('got-other.txt')).toBe('');
+    expect(other.paths).toEqual([]);
+    // Its endpoint is reached, through the sandbox's proxy.
+    expect(got('got-endpoint.txt')).toBe('reached');
+    expect(endpoint.paths).toContain('/endpoint');
+    expect(got('inside.txt')).toBe('inside\n');
+    expect(got('notes.txt')).toBe('written in the sandbox\n');
+    const denied = (done.events as Json[]).filter((e) => e.type === 'sandbox_denied').map(({ kind, target }) => ({ kind, target }));
+    expect(denied).toContainEqual({ kind: 'net', target: `127.0.0.1:${other.port}` });
+  });
+
+  it('with bubblewrap missing from PATH: fails sandbox_unavailable naming it, and the agent never starts', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = await pathWithout('bwrap', await tempDir('svc-path-'));
+    const done = await run('acp-write').finally(() => {
+      process.env.PATH = saved;
+    });
+    expect(done.status).toBe('failed');
+    expect(done.nodes.change).toMatchObject({ status: 'failed', errorCode: 'sandbox_unavailable', sandbox: 'on' });
+    expect(done.nodes.change.error).toMatch(/bubblewrap \(bwrap\)/);
+    expect(existsSync(join(done.cwd, 'notes.txt'))).toBe(false);
+  });
+
   it('a price per million tokens prices its tokens', async () => {
     await api(server, 'PATCH', '/api/config/assistants', { fake: { pricePerMillionTokens: { input: 1, output: 10 } } });
     const done = await run('acp-run');
@@ -112,14 +212,16 @@ describe('a prompt node on an acp assistant', () => {
   it('cancel: session/cancel, then the process group: the run is cancelled within seconds and nothing of it is left', async () => {
     const id = await startRun(server, 'acp-cancel', { message: '', workspaceId });
     const cwd = await waitFor(async () => (await api(server, 'GET', `/api/workflows/runs/${id}`)).body.cwd as string | undefined);
-    // The agent's background child, in the agent's process group, once the agent waits in its turn.
-    const child = await readPidFile(join(cwd, 'child.pid'));
+    // The agent's background child exists once the agent waits in its turn (the pid it wrote is its
+    // sandbox's own: what is left is found by its working directory, the worktree).
+    await readPidFile(join(cwd, 'child.pid'));
+    expect(processesIn(cwd).length).toBeGreaterThan(0);
     const cancelled = await api(server, 'POST', `/api/workflows/runs/${id}/cancel`);
     expect(cancelled.status).toBe(200);
     const end = await waitForStatus(server, id, 'cancelled', 10_000);
     expect(end.nodes.change.status).toBe('cancelled');
-    await waitForDeath(child, 10_000);
-    expect(liveGroupMembers(child)).toEqual([]);
+    await waitFor(() => processesIn(cwd).length === 0 || undefined, 10_000);
+    expect(processesIn(cwd)).toEqual([]);
   });
 
   it('cancel: a command the agent started in a session of its own is stopped too', async () => {
@@ -193,6 +295,28 @@ describe('a conversation with an acp assistant', () => {
     const { status, body } = await api(server, 'POST', '/api/conversations', { assistant: 'nobody' });
     expect(status).toBe(400);
     expect(body).toMatchObject({ error: 'unknown_assistant', message: expect.stringContaining("No assistant is named 'nobody'") });
+  });
+});
+
+describe("a preset's environment", () => {
+  const envOf = async (assistant: string, names: string[]) => {
+    const conversation = await createConversation(server, { assistant });
+    const reply = await waitForReply(server, conversation.id, await send(server, conversation.id, names.map((name) => `env ${name}`).join('\n')));
+    return reply.content as string;
+  };
+
+  it("gemini: of Google's variables only those Gemini CLI reads reach the agent", async () => {
+    setProcessEnv({ GOOGLE_CLOUD_PROJECT: 'demo-project', GOOGLE_OAUTH_CLIENT_SECRET: 'not-for-gemini' });
+    await api(server, 'PATCH', '/api/config/assistants', { 'like-gemini': { kind: 'acp', preset: 'gemini', command: ['node', FAKE_ACP] } });
+    const said = await envOf('like-gemini', ['GOOGLE_CLOUD_PROJECT', 'GOOGLE_OAUTH_CLIENT_SECRET', 'GEMINI_CLI_NO_RELAUNCH']);
+    expect(said).toBe('GOOGLE_CLOUD_PROJECT=demo-project\nGOOGLE_OAUTH_CLIENT_SECRET unset\nGEMINI_CLI_NO_RELAUNCH=1\n');
+  });
+
+  it("opencode: a repository's own opencode configuration is not loaded, and the permissions are given again last", async () => {
+    await api(server, 'PATCH', '/api/config/assistants', { 'like-opencode': { kind: 'acp', preset: 'opencode', command: ['node', FAKE_ACP] } });
+    const said = await envOf('like-opencode', ['OPENCODE_DISABLE_PROJECT_CONFIG', 'OPENCODE_PERMISSION']);
+    const ask = { edit: 'ask', bash: 'ask', webfetch: 'ask' };
+    expect(said).toBe(`OPENCODE_DISABLE_PROJECT_CONFIG=1\nOPENCODE_PERMISSION=${JSON.stringify(ask)}\n`);
   });
 });
 

@@ -24,7 +24,7 @@ async function leaderWithEscapee(options: { ignoreTerm?: boolean } = {}) {
   return { leader, escaped };
 }
 
-describe("stopping a process group stops what its tree started outside it", () => {
+describe('stopping a process group stops what its tree started outside it', () => {
   it('terminate: the escaped child ends with the group', async () => {
     const { leader, escaped } = await leaderWithEscapee();
     await leader.terminate();
