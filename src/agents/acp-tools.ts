@@ -23,7 +23,9 @@ const COMMAND_FIELDS = ['command', 'pattern', 'query', 'url'] as const;
  * call is announced once, when it resolves — `completed` (ok), `failed`, or refused by svc's
  * answer to its permission request (denied). Gemini CLI asks permission with no `tool_call` before
  * it and says nothing after a refusal, so the request alone makes a call known, and a refusal
- * resolves it at once. A call still unresolved when the turn ends is not announced.
+ * resolves it at once. A call still unresolved when the turn ends is not announced — unless svc
+ * cancelled the turn: the calls open then failed (a `completed` after the cancel too), and a
+ * permission asked meanwhile is no refusal.
  */
 export function acpToolTracker(cwd: string, emit: (call: AgentToolCall) => void) {
   const calls = new Map<string, Known>();
@@ -39,6 +41,8 @@ export function acpToolTracker(cwd: string, emit: (call: AgentToolCall) => void)
     calls.set(update.toolCallId, known);
     return known;
   };
+  // Set when svc's cancel began: the calls open then were cut short, whatever the agent says of them.
+  let cutShort: Set<Known> | undefined;
   const resolve = (known: Known, status: AgentToolStatus) => {
     if (known.resolved) return;
     known.resolved = true;
@@ -55,13 +59,30 @@ export function acpToolTracker(cwd: string, emit: (call: AgentToolCall) => void)
     /** A `tool_call` or `tool_call_update` notification. */
     update(update: ToolCall | ToolCallUpdate): void {
       const known = merge(update);
-      if (update.status === 'completed') resolve(known, 'ok');
+      // A command the cancel aborted is reported `completed` by some agents (Gemini CLI's shell): it did not complete.
+      if (update.status === 'completed') resolve(known, cutShort?.has(known) ? 'failed' : 'ok');
       else if (update.status === 'failed') resolve(known, 'failed');
     },
-    /** svc's answer to a permission request for `toolCall`: a refused call ends here, denied. */
-    permission(toolCall: ToolCallUpdate, allowed: boolean): void {
+    /** The kind the call's earlier updates gave: a later one may leave out what did not change (ACP). */
+    kindOf(toolCallId: string): string | undefined {
+      return calls.get(toolCallId)?.kind;
+    },
+    /**
+     * svc's answer to a permission request for `toolCall`: a refused call ends here, denied. One
+     * asked while svc cancels the turn is no refusal of svc's level: it stays open, cut short.
+     */
+    permission(toolCall: ToolCallUpdate, allowed: boolean, cancelling = false): void {
       const known = merge(toolCall);
-      if (!allowed) resolve(known, 'denied');
+      if (cancelling) cutShort?.add(known);
+      else if (!allowed) resolve(known, 'denied');
+    },
+    /** svc's cancel began: the calls open now are cut short. */
+    cancel(): void {
+      cutShort ??= new Set([...calls.values()].filter((known) => !known.resolved));
+    },
+    /** The turn ended cancelled: each call cut short that the agent did not resolve itself failed. */
+    endCancelled(): void {
+      for (const known of cutShort ?? []) resolve(known, 'failed');
     },
   };
 }

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { presetLaunch } from '../config/index.js';
+import { OUTPUT_LIMIT_BYTES } from '../shared/output-limit.js';
 import { packageVersion } from '../shared/version.js';
 import { acpAllows, permissionAnswer } from './acp-permissions.js';
 import { notFound, startAcpProcess, type AcpProcess } from './acp-process.js';
@@ -24,13 +25,22 @@ const STOPPED: Record<Exclude<acp.StopReason, 'end_turn' | 'cancelled'>, AgentEr
   max_turn_requests: 'agent_max_turn_requests',
 };
 
-/** Tokens as Gemini CLI reports them: the prompt response's `_meta.quota.token_count`; no agent reports USD. */
+/**
+ * Tokens as Gemini CLI reports them: the prompt response's `_meta.quota.token_count`; no agent
+ * reports USD. A count below zero is none: an agent's number never lowers what a run has spent.
+ */
 function tokensOf(response: acp.PromptResponse): AgentTokens | null {
   const count = ((response._meta?.quota as Json | undefined)?.token_count ?? null) as Json | null;
   const input = Number(count?.input_tokens);
   const output = Number(count?.output_tokens);
-  return Number.isFinite(input) && Number.isFinite(output) ? { input, output } : null;
+  return Number.isFinite(input) && Number.isFinite(output) ? { input: Math.max(0, input), output: Math.max(0, output) } : null;
 }
+
+const tooLarge = (agent: string) =>
+  new AgentError(
+    'output_too_large',
+    `${agent} answered more than ${OUTPUT_LIMIT_BYTES / 1024 / 1024} MiB, the most a node passes on as its output; it was stopped`,
+  );
 
 /** A failed request's words, with its data (where agents put the API's error). */
 function errorText(error: unknown): string {
@@ -100,6 +110,7 @@ export function createAcpAgent(homesDir: string): Agent {
 async function turn(agent: string, request: AgentRequest, agentProcess: AcpProcess): Promise<AgentResult> {
   let replaying = false;
   let text = '';
+  let textBytes = 0;
   let sessionId: string | null = null;
   let cancelling = false;
   const tools = acpToolTracker(request.cwd, (call) => request.onTool?.(call));
@@ -109,22 +120,40 @@ async function turn(agent: string, request: AgentRequest, agentProcess: AcpProce
       // `session/load` replays the session's history first: it was said in an earlier turn.
       if (replaying) return;
       if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
+        // Streamed in pieces, an answer has no line to bound it: it is stopped once past what a node may pass on.
+        textBytes += Buffer.byteLength(update.content.text);
+        if (textBytes > OUTPUT_LIMIT_BYTES) return agentProcess.stop(tooLarge(agent));
         text += update.content.text;
         request.onText(update.content.text);
       } else if (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') tools.update(update);
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      const { toolCall } = params;
+      // ACP lets an update leave out what did not change: the kind may be the call's earlier one.
+      const kind = (toolCall.kind ?? tools.kindOf(toolCall.toolCallId)) as acp.ToolKind | undefined;
       const { response, allowed } = cancelling
         ? { response: { outcome: { outcome: 'cancelled' as const } }, allowed: false }
-        : permissionAnswer(params.options, acpAllows(request.permissions, params.toolCall.kind));
-      tools.permission(params.toolCall, allowed);
+        : permissionAnswer(params.options, acpAllows(request.permissions, kind));
+      tools.permission(toolCall, allowed, cancelling);
       return response;
     });
   const connection = client.connect(agentProcess.stream);
   const peer = connection.agent;
   const race = <T>(step: Promise<T>) => Promise.race([step, agentProcess.ended]);
+  // An agent that printed something but never answers its handshake would hold the call forever.
+  const handshake = <T>(what: string, step: Promise<T>) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AgentError('agent_first_event_timeout', `${agent} did not answer ${what} within ${request.firstEventTimeoutMs} ms`)),
+        request.firstEventTimeoutMs,
+      );
+    });
+    return race(Promise.race([step, late])).finally(() => clearTimeout(timer));
+  };
   const onAbort = () => {
     cancelling = true;
+    tools.cancel();
     if (sessionId) void peer.notify(acp.methods.agent.session.cancel, { sessionId }).catch(() => {});
     const stop = () => agentProcess.stop(new AgentError('agent_cancelled', `${agent} call cancelled`));
     // Asked first, as ACP says; an agent that does not end its turn soon is stopped all the same.
@@ -132,8 +161,11 @@ async function turn(agent: string, request: AgentRequest, agentProcess: AcpProce
     else stop();
   };
   request.signal.addEventListener('abort', onAbort, { once: true });
+  // Aborted while the call was being set up (its directory, its sandbox): the listener came too late to hear it.
+  if (request.signal.aborted) onAbort();
   try {
-    const init = await race(
+    const init = await handshake(
+      'initialize',
       peer.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
         clientCapabilities: {},
@@ -146,7 +178,7 @@ async function turn(agent: string, request: AgentRequest, agentProcess: AcpProce
     if (request.resumeSession && init.agentCapabilities?.loadSession) {
       replaying = true;
       try {
-        await race(peer.request(acp.methods.agent.session.load, { sessionId: request.resumeSession, cwd: request.cwd, mcpServers: [] }));
+        await handshake('session/load', peer.request(acp.methods.agent.session.load, { sessionId: request.resumeSession, cwd: request.cwd, mcpServers: [] }));
         sessionId = request.resumeSession;
       } catch (error) {
         if (error instanceof AgentError) throw error;
@@ -162,9 +194,11 @@ async function turn(agent: string, request: AgentRequest, agentProcess: AcpProce
       if (transcript) prompt = withTranscript(transcript, prompt);
     }
     if (!sessionId) {
-      const created = await race(peer.request(acp.methods.agent.session.new, { cwd: request.cwd, mcpServers: [] })).catch((error: unknown) => {
-        throw asAgentError(agent, 'to start a session', error, agentProcess.stderrTail());
-      });
+      const created = await handshake('session/new', peer.request(acp.methods.agent.session.new, { cwd: request.cwd, mcpServers: [] })).catch(
+        (error: unknown) => {
+          throw asAgentError(agent, 'to start a session', error, agentProcess.stderrTail());
+        },
+      );
       sessionId = created.sessionId;
     }
     if (cancelling) onAbort();
@@ -173,12 +207,22 @@ async function turn(agent: string, request: AgentRequest, agentProcess: AcpProce
         throw asAgentError(agent, 'in its turn', error, agentProcess.stderrTail());
       },
     );
-    if (response.stopReason === 'cancelled')
-      throw new AgentError(cancelling ? 'agent_cancelled' : 'agent_turn_cancelled', `${agent} ended its turn cancelled${cancelling ? '' : ', unasked'}`);
-    if (response.stopReason !== 'end_turn') throw new AgentError(STOPPED[response.stopReason], `${agent} ended its turn: ${response.stopReason}`);
-    return { text, costUsd: null, tokens: tokensOf(response), sessionId, model: request.model };
+    // Whatever ended the turn, what it used was used: a failed turn's tokens count against the spend cap too.
+    const tokens = tokensOf(response);
+    const reason = String(response.stopReason);
+    if (reason === 'end_turn') return { text, costUsd: null, tokens, sessionId, model: request.model };
+    if (reason === 'cancelled') {
+      const code = cancelling ? 'agent_cancelled' : 'agent_turn_cancelled';
+      throw new AgentError(code, `${agent} ended its turn cancelled${cancelling ? '' : ', unasked'}`, null, null, tokens);
+    }
+    // An agent's stop reason is its own word: one ACP does not name is a protocol error, not a lookup of anything.
+    const code = Object.hasOwn(STOPPED, reason) ? STOPPED[reason as keyof typeof STOPPED] : 'agent_protocol_error';
+    throw new AgentError(code, `${agent} ended its turn: ${reason.slice(0, 100) || 'no stop reason'}`, null, null, tokens);
   } catch (error) {
-    if (cancelling) throw new AgentError('agent_cancelled', `${agent} call cancelled`);
+    if (cancelling) {
+      tools.endCancelled();
+      throw new AgentError('agent_cancelled', `${agent} call cancelled`, null, null, error instanceof AgentError ? error.tokens : null);
+    }
     throw asAgentError(agent, 'in its turn', error, agentProcess.stderrTail());
   } finally {
     request.signal.removeEventListener('abort', onAbort);

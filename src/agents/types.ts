@@ -150,6 +150,8 @@ export class AgentError extends Error {
     readonly costUsd: number | null = null,
     /** `usage_limit`: when the limit resets, as the agent said it (ISO); null when it named no time. */
     readonly resumeAt: string | null = null,
+    /** What the failed call reported using (an ACP turn that ended on another stop reason): priced as a result's are. */
+    readonly tokens: AgentTokens | null = null,
   ) {
     super(message);
     this.name = 'AgentError';

@@ -53,6 +53,12 @@ const WORKFLOWS = [
   node('acp-escape-cancel', 'full', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000'),
   node('acp-escape-timeout', 'full', 'escape echo $$ > escaped.pid; exec sleep 300\nwait 60000', { timeout: '2s' }),
   node('acp-silent', 'edit', 'silent', { idle_timeout: '2s' }),
+  node('acp-kindless', 'edit', 'kindless-write notes.txt kind from the tool_call\nsay ok'),
+  node('acp-odd-stop', 'edit', 'stop constructor'),
+  // Before its answer was bounded, this agent was stopped only by its node's timeout.
+  node('acp-flood', 'edit', 'flood 17\nsilent', { timeout: '40s' }),
+  node('acp-max-tokens', 'edit', 'tokens -5 200\nstop max_tokens'),
+  node('acp-cut-short', 'edit', 'killable sleep 30'),
   node('acp-refusal', 'edit', 'stop refusal'),
   node('acp-missing', 'edit', 'say hi', { assistant: 'nobody' }),
 ];
@@ -135,6 +141,14 @@ function processesIn(dir: string): number[] {
     })
     .map(Number);
 }
+
+const commandLine = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+};
 
 const toolEvents = (run: Json) => (run.events as Json[]).filter((e) => e.type === 'agent_tool').map(({ tool, summary, status }) => ({ tool, summary, status }));
 const run = async (workflow: string) => waitForRun(server, await startRun(server, workflow, { message: '', workspaceId }));
@@ -246,6 +260,53 @@ describe('a prompt node on an acp assistant', () => {
     expect(isAlive(escaped)).toBe(false);
   });
 
+  it('a permission request without a kind takes the kind its tool_call gave (ACP lets an update leave it out)', async () => {
+    const done = await run('acp-kindless');
+    expect(done.status, JSON.stringify(done.nodes)).toBe('completed');
+    expect(readFileSync(join(done.cwd, 'notes.txt'), 'utf8')).toBe('kind from the tool_call\n');
+    expect(toolEvents(done)).toEqual([{ tool: 'edit', summary: 'edit notes.txt', status: 'ok' }]);
+  });
+
+  it('a stop reason ACP does not name fails the node agent_protocol_error', async () => {
+    const done = await run('acp-odd-stop');
+    expect(done.status).toBe('failed');
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'agent_protocol_error' });
+    expect(done.nodes.change.error).toMatch(/ended its turn: constructor/);
+  });
+
+  it('an answer past the output limit stops the agent at once, output_too_large', async () => {
+    const done = await run('acp-flood');
+    expect(done.status).toBe('failed');
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'output_too_large' });
+    expect(done.nodes.change.error).toMatch(/answered more than 16 MiB/);
+  });
+
+  it("a turn ended on another stop reason still costs its tokens (none below zero), priced against the run's spend", async () => {
+    await api(server, 'PATCH', '/api/config/assistants', { fake: { pricePerMillionTokens: { input: 1, output: 10 } } });
+    const done = await run('acp-max-tokens');
+    await api(server, 'PATCH', '/api/config/assistants', { fake: { pricePerMillionTokens: null } });
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'agent_max_tokens' });
+    // -5 input tokens count as none; 200 output tokens at $10 per million.
+    expect(done.nodes.change.costUsd).toBeCloseTo(0.002, 9);
+    expect(done.costUsd).toBeCloseTo(0.002, 9);
+  });
+
+  it('cancel: a command it cut short is failed, not ok, and a permission asked meanwhile is no denial', async () => {
+    const id = await startRun(server, 'acp-cut-short', { message: '', workspaceId });
+    await waitFor(async () => (await api(server, 'GET', `/api/workflows/runs/${id}`)).body.cwd as string | undefined);
+    // The command runs once its permission was answered: a `sleep 30` works in the worktree.
+    const { cwd } = (await api(server, 'GET', `/api/workflows/runs/${id}`)).body;
+    await waitFor(() => processesIn(cwd).some((pid) => commandLine(pid) === 'sleep 30') || undefined);
+    expect((await api(server, 'POST', `/api/workflows/runs/${id}/cancel`)).status).toBe(200);
+    const end = await waitForStatus(server, id, 'cancelled', 10_000);
+    expect(toolEvents(end)).toEqual([
+      { tool: 'execute', summary: 'execute: sleep 30', status: 'failed' },
+      { tool: 'edit', summary: 'edit late.txt', status: 'failed' },
+    ]);
+    expect(end.nodes.change).toMatchObject({ toolsDeniedCount: 0, toolsDenied: [] });
+    expect(existsSync(join(end.cwd, 'late.txt'))).toBe(false);
+  });
+
   it('a silent agent trips idle_timeout and is stopped', async () => {
     const done = await run('acp-silent');
     expect(done.status).toBe('failed');
@@ -296,6 +357,19 @@ describe('a conversation with an acp assistant', () => {
     expect(status).toBe(400);
     expect(body).toMatchObject({ error: 'unknown_assistant', message: expect.stringContaining("No assistant is named 'nobody'") });
   });
+});
+
+describe('a handshake that is never answered', () => {
+  it('fails the node within the first-event timeout, naming the request', async () => {
+    const quick = await startServer({ env: { SVC_AGENT_FIRST_EVENT_TIMEOUT_MS: '3000', SVC_SANDBOX: 'off' } });
+    onCleanup(() => quick.stop());
+    await api(quick, 'PATCH', '/api/config/assistants', { stuck: { kind: 'acp', command: ['node', FAKE_ACP], env: { FAKE_ACP_HANG: 'session/new' } } });
+    // Before its handshake was bounded, only the node's timeout stopped it.
+    const { workspace } = await registerProject(quick, { workflows: [node('acp-stuck', 'edit', 'say hi', { assistant: 'stuck', timeout: '40s' })] });
+    const done = await waitForRun(quick, await startRun(quick, 'acp-stuck', { message: '', workspaceId: workspace.id }), undefined, 45_000);
+    expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'agent_first_event_timeout' });
+    expect(done.nodes.change.error).toMatch(/did not answer session\/new within 3000 ms/);
+  }, 50_000);
 });
 
 describe("a preset's environment", () => {

@@ -216,6 +216,11 @@ async function attempts(scope: ExecutionScope, node: WorkflowNode, streams: Node
       const { exceeded } = endMemory(scope, node, memory);
       grant.release();
       if (error instanceof NodeCancelled || signal.aborted) {
+        // What the stopped agent had used was spent all the same.
+        if (error instanceof NodeCancelled && error.costUsd !== null) {
+          addCost(error.costUsd);
+          await scope.spend(node.id, error.costUsd);
+        }
         result.cancelled = true;
         break;
       }

@@ -1,12 +1,7 @@
+import { OUTPUT_LIMIT_BYTES } from '../../../shared/output-limit.js';
 import { NodeFailure } from './types.js';
 
-/**
- * The most a node may pass on as its output (`$id.output`, `<node>.out`): bash's stdout, an agent's
- * final answer. An output is held in memory for the rest of its run and passed whole to later
- * scripts and prompts, so a larger one fails the node with `output_too_large` rather than being
- * passed on cut (docs/decisions.md, "Node output").
- */
-export const OUTPUT_LIMIT_BYTES = 16 * 1024 * 1024;
+export { OUTPUT_LIMIT_BYTES };
 
 const LIMIT_TEXT = `${OUTPUT_LIMIT_BYTES / (1024 * 1024)} MiB`;
 

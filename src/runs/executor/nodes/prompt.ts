@@ -113,15 +113,17 @@ export const promptRunner =
       };
     } catch (error) {
       if (error instanceof AgentError) {
-        if (error.code === 'agent_cancelled') throw new NodeCancelled();
+        // A failed call's cost: what it reported, else the tokens it reported at the assistant's price.
+        const costUsd = await callCost(error, assistants.priceOf && (() => assistants.priceOf!(assistant)));
+        if (error.code === 'agent_cancelled') throw new NodeCancelled(costUsd);
         if (error.code === 'output_too_large') throw agentLineTooLarge(node.id, error.message);
         if (error.code === 'usage_limit') {
           const resumeAt = error.resumeAt ?? new Date(Date.now() + usageLimitRetryMs).toISOString();
-          throw new NodeFailure(error.code, error.message, error.costUsd, resumeAt);
+          throw new NodeFailure(error.code, error.message, costUsd, resumeAt);
         }
         // A failure naming a variable the agent was not given says how to give it.
         const hint = withheldVariableHint(error.message, process.env, withheld.env);
-        throw new NodeFailure(error.code, hint ? `${error.message}; ${hint}` : error.message, error.costUsd);
+        throw new NodeFailure(error.code, hint ? `${error.message}; ${hint}` : error.message, costUsd);
       }
       throw error;
     } finally {

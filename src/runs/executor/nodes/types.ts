@@ -111,7 +111,10 @@ export class NodeFailure extends Error {
 
 /** The attempt stopped because the run was cancelled, abandoned or the server is stopping. */
 export class NodeCancelled extends Error {
-  constructor() {
+  constructor(
+    /** What the stopped attempt's agent had reported spending (an ACP turn's tokens, priced); null when none or unknown. */
+    readonly costUsd: number | null = null,
+  ) {
     super('cancelled');
     this.name = 'NodeCancelled';
   }
