@@ -13,8 +13,10 @@ export interface UsageLimit {
 // "API Error: 429 {…rate_limit_error…}"; Codex: "You've hit your usage limit. … try again at 3:15 PM.";
 // Gemini CLI (ACP): the API's "RESOURCE_EXHAUSTED" / "Quota exceeded for quota metric …".
 const LIMIT = /usage limit|limit reached|rate[_ ]limit|\b429\b|too many requests|resource[_ ]exhausted|quota exceeded/i;
-// A full context window ("Context limit reached") is no usage limit: waiting would not help.
+// A full context window ("Context limit reached") is no usage limit: waiting would not help. Nor
+// is a full disk's quota (EDQUOT, "Disk quota exceeded"), which "quota exceeded" would match.
 const CONTEXT = /context (?:window |length )?limit/i;
+const NOT_A_LIMIT = /disk quota exceeded|\bEDQUOT\b/gi;
 
 /** The message's reset time: unix seconds after a `|`, an ISO time, `resets 3pm` / `try again at 3:15 PM`, or `try again in 2 hours 5 minutes` (`resets in …`). */
 export function parseResetTime(text: string, now: Date): Date | null {
@@ -66,7 +68,7 @@ export function readRateLimitEvent(line: Record<string, unknown>): { rejected: b
 
 /** Whether an agent's failure text is a usage or rate limit, and when it resets; null when it is another failure. */
 export function detectUsageLimit(text: string, now: Date = new Date()): UsageLimit | null {
-  if (!LIMIT.test(text) || CONTEXT.test(text)) return null;
+  if (!LIMIT.test(text.replace(NOT_A_LIMIT, '')) || CONTEXT.test(text)) return null;
   return { resumeAt: parseResetTime(text, now) };
 }
 

@@ -18,6 +18,10 @@ export function acpLaunchOf(name: AssistantName, config: AssistantConfig): Assis
 
 const ACP_ONLY = ['kind', 'preset', 'command', 'env'] as const;
 
+/** Whether `command` is what `preset` fills in (a preset changed then replaces it). */
+const isPresetCommand = (command: readonly string[], preset: AcpPreset | null | undefined) =>
+  preset !== null && preset !== undefined && JSON.stringify(command) === JSON.stringify(presetCommand(preset));
+
 const invalid = (name: string, message: string) => new DomainError('invalid_request', message, [{ path: name, message }]);
 
 /**
@@ -45,7 +49,8 @@ export function patchedAssistants(current: AssistantsConfig['assistants'], patch
     const merged: AssistantConfig = { ...(before ?? { ...defaults, kind: 'acp' }) };
     if (value.preset !== undefined) merged.preset = value.preset;
     if (value.command !== undefined) merged.command = value.command;
-    else if (value.preset && !before?.command) merged.command = presetCommand(value.preset);
+    // A new preset brings its command, unless the command was the user's own rather than the old preset's.
+    else if (value.preset && (!before?.command || isPresetCommand(before.command, before.preset))) merged.command = presetCommand(value.preset);
     if (value.env !== undefined) {
       if (value.env === null) delete merged.env;
       else merged.env = value.env;

@@ -7,6 +7,7 @@ import type { Store } from '../store/index.js';
 
 /** Whether an executable can be found: an absolute/relative path, or a name on `searchPath` (PATH's form). */
 export function isExecutableAvailable(bin: string, searchPath: string): boolean {
+  if (!bin) return false;
   const candidates =
     isAbsolute(bin) || bin.includes('/')
       ? [bin]
@@ -54,10 +55,12 @@ export interface HealthSources {
 /** `GET /api/health`: the default agent, run concurrency, version and uptime. */
 export async function healthReport(ctx: HealthSources, counts: RunCounts) {
   const { defaultAssistant, assistants } = await ctx.assistants.get();
-  const bin = defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
+  const assistant = assistants[defaultAssistant];
+  // An acp assistant's executable is its command's first word; the built-in ones are the settings'.
+  const bin = assistant?.kind === 'acp' ? (assistant.command?.[0] ?? '') : defaultAssistant === 'claude' ? ctx.settings.claudeBin : ctx.settings.codexBin;
   return {
     status: 'ok' as const,
-    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistants[defaultAssistant]?.model ?? null },
+    adapter: { name: defaultAssistant, available: adapterAvailable(bin, ctx.settings.searchPath), model: assistant?.model ?? null },
     concurrency: { max: ctx.settings.maxConcurrentRuns, running: counts.running, queued: counts.queued },
     runningWorkflows: counts.running,
     version: ctx.version,

@@ -423,9 +423,28 @@ describe('the configuration of acp assistants', () => {
       expect(body.error).toMatch(/^invalid_request$/);
       expect(`${body.message} ${JSON.stringify(body.details ?? [])}`, JSON.stringify(patch)).toMatch(message);
     }
+    // Another preset brings its own command in place of the old preset's; a command of one's own stays.
+    const moved = await api(server, 'PATCH', '/api/config/assistants', { gemini: { preset: 'opencode' } });
+    expect(moved.body.assistants.gemini).toMatchObject({ preset: 'opencode', command: ['opencode', 'acp'] });
+    await api(server, 'PATCH', '/api/config/assistants', { gemini: { command: ['/opt/gemini/bin/gemini', '--acp'] } });
+    const kept = await api(server, 'PATCH', '/api/config/assistants', { gemini: { preset: 'gemini' } });
+    expect(kept.body.assistants.gemini).toMatchObject({ preset: 'gemini', command: ['/opt/gemini/bin/gemini', '--acp'] });
     const removed = await api(server, 'PATCH', '/api/config/assistants', { gemini: null });
     expect(removed.status).toBe(200);
     expect(removed.body.assistants.gemini).toBeUndefined();
+  });
+
+  it("GET /api/health, with an acp assistant the default, tells whether its command's executable is found", async () => {
+    await api(server, 'PATCH', '/api/config/assistants', { absent: { kind: 'acp', command: ['svc-no-such-acp-agent', '--acp'] } });
+    const health = async (assistant: string) => {
+      await api(server, 'PATCH', '/api/config/assistants', { [assistant]: { default: true } });
+      return (await api(server, 'GET', '/api/health')).body.adapter;
+    };
+    const found = await health('fake');
+    const missing = await health('absent');
+    await api(server, 'PATCH', '/api/config/assistants', { claude: { default: true }, absent: null });
+    expect(found).toMatchObject({ name: 'fake', available: true });
+    expect(missing).toMatchObject({ name: 'absent', available: false });
   });
 
   it('default: true makes an acp assistant the default of nodes and conversations that name none', async () => {

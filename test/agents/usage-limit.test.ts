@@ -7,6 +7,12 @@ const NOW = new Date(2026, 10, 26, 10, 30, 0);
 const local = (day: number, hour: number, minute = 0) => new Date(2026, 10, day, hour, minute, 0).toISOString();
 
 describe('detectUsageLimit', () => {
+  it("takes a full disk's quota (EDQUOT) for no usage limit, and still knows the API's quota", () => {
+    expect(detectUsageLimit("EDQUOT: Disk quota exceeded, write '/home/u/.gemini/tmp/chat.json'", NOW)).toBeNull();
+    expect(detectUsageLimit('cp: error writing out.bin: Disk quota exceeded', NOW)).toBeNull();
+    expect(detectUsageLimit('Quota exceeded for quota metric generate_content_requests', NOW)).toEqual({ resumeAt: null });
+  });
+
   it('reads the unix time after the bar of "Claude AI usage limit reached|<epoch>"', () => {
     expect(detectUsageLimit('Claude AI usage limit reached|1795000000', NOW)?.resumeAt?.toISOString()).toBe(new Date(1795000000 * 1000).toISOString());
   });
