@@ -34,6 +34,9 @@ const REVIEWED = {
   ],
 };
 
+// A node on an acp assistant this server has not configured: the fixture answers it all the same.
+const ON_GEMINI = { name: 'on-gemini', nodes: [{ id: 'ask', assistant: 'gemini', prompt: 'Review: $ARGUMENTS' }] };
+
 const PASSING = `
 message: the login bug
 nodes:
@@ -50,7 +53,7 @@ const agentCalls = () => (existsSync(agentLog) ? readFileSync(agentLog, 'utf8').
 const test = (body: Record<string, unknown>) => api(server, 'POST', '/api/workflows/reviewed/test', { cwd: project, ...body });
 
 beforeAll(async () => {
-  project = await projectWithWorkflows([REVIEWED]);
+  project = await projectWithWorkflows([REVIEWED, ON_GEMINI]);
   agentLog = join(await tempDir('svc-fixture-log-'), 'claude.jsonl');
   setProcessEnv({ FAKE_CLAUDE_LOG: agentLog });
   server = await startServer();
@@ -58,6 +61,13 @@ beforeAll(async () => {
 afterAll(cleanupAll);
 
 describe('POST /api/workflows/{name}/test', () => {
+  it("answers a node on an acp assistant the server's configuration lacks from the fixture", async () => {
+    const fixture = 'nodes:\n  ask: { output: reviewed on gemini }\nexpect:\n  contains: { ask: "reviewed on gemini" }\n';
+    const { status, body } = await api(server, 'POST', '/api/workflows/on-gemini/test', { cwd: project, fixture });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ passed: true, failures: [], status: 'completed' });
+  });
+
   it('runs the workflow with the fixture answering the agent: every expectation holds, no agent process started, the run is deleted', async () => {
     const { status, body } = await test({ fixture: PASSING, fixtureName: 'reviewed.yaml' });
     expect(status).toBe(200);

@@ -3,6 +3,8 @@ import type { ExecutorDeps } from '../executor/executor.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
 import { tracedRun } from '../executor/trace-facts.js';
+import type { AssistantChoice } from '../executor/nodes/types.js';
+import type { AssistantLaunch } from '../../config/index.js';
 
 /** Nodes of one run executing at once; more wait for a free place, in definition order. */
 export const RUN_PARALLELISM = 8;
@@ -41,7 +43,7 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
     parallelism: deps.limits.runParallelism ?? RUN_PARALLELISM,
     prompt: {
       agents: deps.agents,
-      assistants: deps.assistants,
+      assistants: run.trigger === 'test' ? fixtureAssistants(deps.assistants) : deps.assistants,
       loadCommand: (name, cwd) => deps.resolver.loadCommand(name, cwd),
       firstEventTimeoutMs: deps.limits.agentFirstEventTimeoutMs,
       idleTimeoutMs: deps.limits.agentIdleTimeoutMs,
@@ -58,5 +60,30 @@ export async function executorDeps(deps: EngineDeps, runs: RunStore, run: RunRec
     ...(deps.tracing ? { trace: deps.tracing.run(tracedRun(run)) } : {}),
     // A run in a worktree svc made, never one in a directory of the user's, gets a commit per node.
     ...(run.branch ? { worktree: deps.worktrees.commits } : {}),
+  };
+}
+
+/**
+ * A workflow test's assistants (docs/decisions.md, "Workflow tests"): its fixture answers every
+ * agent node, so an assistant the server's configuration lacks — an acp one the test's author
+ * named, and the machine running the test has not set up — is no failure: it starts no command, and
+ * has no model, endpoint or price of its own.
+ */
+function fixtureAssistants(assistants: AssistantChoice): AssistantChoice {
+  const orElse = async <T>(ask: (() => Promise<T>) | undefined, otherwise: T): Promise<T> => {
+    try {
+      return ask ? await ask() : otherwise;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'unknown_assistant') return otherwise;
+      throw error;
+    }
+  };
+  const unconfigured = (name: string): AssistantLaunch => ({ kind: 'acp', name, command: [], env: {}, preset: null, apiKeyEnv: null });
+  return {
+    defaultAssistant: () => assistants.defaultAssistant(),
+    modelOf: (name) => orElse(() => assistants.modelOf(name), null),
+    launchOf: (name) => orElse(() => assistants.launchOf(name), unconfigured(name)),
+    endpointOf: (name) => orElse(assistants.endpointOf && (() => assistants.endpointOf!(name)), null),
+    priceOf: (name) => orElse(assistants.priceOf && (() => assistants.priceOf!(name)), null),
   };
 }
