@@ -33,7 +33,7 @@ export { AssistantsPatchSchema } from './config/index.js';
 export { StoreLockedError } from './store/lock.js';
 export { DatabaseUnavailableError } from './store/postgres/errors.js';
 export { toYamlText } from './catalog/index.js';
-export { validateWorkflowSource } from './workflows/index.js';
+export { assistantWarnings, validateWorkflowSource } from './workflows/index.js';
 export { checkedWhole, checkWorkflowFile, fileStem, isWorkflowFileName } from './workflows/index.js';
 export { parse as parseYaml } from 'yaml';
 export { ListenError } from './server/listen-error.js';

@@ -5,6 +5,7 @@
  */
 
 export { validateWorkflowSource } from './validate.js';
+export { assistantWarnings, builtinNear } from './assistant-name.js';
 export type { ValidateOptions, WorkflowValidation } from './validate.js';
 export { validateYamlWith } from './yaml-schema.js';
 export type { YamlValidation } from './yaml-schema.js';

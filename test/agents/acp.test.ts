@@ -61,6 +61,8 @@ const WORKFLOWS = [
   node('acp-cut-short', 'edit', 'killable sleep 30'),
   node('acp-refusal', 'edit', 'stop refusal'),
   node('acp-missing', 'edit', 'say hi', { assistant: 'nobody' }),
+  node('acp-claud', 'edit', 'say hi', { assistant: 'claud' }),
+  node('acp-coder', 'edit', 'say coded', { assistant: 'coder' }),
 ];
 
 let server: TestServer;
@@ -323,6 +325,18 @@ describe('a prompt node on an acp assistant', () => {
     const done = await run('acp-missing');
     expect(done.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'unknown_assistant' });
     expect(done.nodes.change.error).toMatch(/No assistant is named 'nobody'/);
+    expect(done.nodes.change.error).not.toMatch(/did you mean/);
+  });
+
+  it('a name a letter from claude runs once configured, and unconfigured fails suggesting claude', async () => {
+    const typo = await run('acp-claud');
+    expect(typo.events.find((e: Json) => e.type === 'node_failed')).toMatchObject({ code: 'unknown_assistant' });
+    expect(typo.nodes.change.error).toMatch(/No assistant is named 'claud'.*\(did you mean 'claude'\?\)$/s);
+    await api(server, 'PATCH', '/api/config/assistants', { coder: { kind: 'acp', command: ['node', FAKE_ACP] } });
+    const done = await run('acp-coder');
+    await api(server, 'PATCH', '/api/config/assistants', { coder: null });
+    expect(done.status, JSON.stringify(done.nodes)).toBe('completed');
+    expect(done.nodes.change.output).toBe('coded');
   });
 });
 

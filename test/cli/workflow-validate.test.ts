@@ -107,6 +107,22 @@ describe('svc workflow validate', () => {
     }
   });
 
+  it('an assistant a letter from claude or codex is valid (it may be a configured acp one) and warned of, exit 0', async () => {
+    const text = 'name: near\ndescription: x\nassistant: coder\nnodes:\n  - id: a\n    prompt: hi\n  - id: b\n    prompt: hi\n    assistant: claude2\n';
+    const file = await project.write('near.yaml', text);
+    const result = await runSvcInProcess(['workflow', 'validate', file], env);
+    expect(result).toEqual({
+      code: 0,
+      stdout: [
+        `${file}: warning: assistant: 'coder' is not claude or codex: an acp assistant of that name must be configured (did you mean 'codex'?)`,
+        `${file}: warning: nodes[1].assistant: 'claude2' is not claude or codex: an acp assistant of that name must be configured (did you mean 'claude'?)`,
+        'ok: 1 workflow file valid',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+  });
+
   it('--json prints one document with every file', async () => {
     const good = await project.write('good.yaml', workflowYaml('good'));
     const broken = await project.write('broken.yaml', BROKEN);
@@ -115,8 +131,13 @@ describe('svc workflow validate', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       valid: false,
       files: [
-        { file: good, valid: true, errors: [] },
-        { file: broken, valid: false, errors: [expect.stringContaining(`${broken}:6:18:`), expect.stringContaining(`${broken}:9:28:`)] },
+        { file: good, valid: true, errors: [], warnings: [] },
+        {
+          file: broken,
+          valid: false,
+          errors: [expect.stringContaining(`${broken}:6:18:`), expect.stringContaining(`${broken}:9:28:`)],
+          warnings: [],
+        },
       ],
     });
   });

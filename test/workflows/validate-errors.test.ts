@@ -168,9 +168,9 @@ describe('schema errors', () => {
   });
 
   it('reports values outside an enumeration with a suggestion, and an empty model', () => {
+    // An assistant a letter from claude is no error: it may be an acp assistant of the server's (`svc workflow validate` warns).
     expect(errorsOf(yaml(...HEAD, '  - id: a', '    bash: t', '    trigger_rule: all_sucess', '    assistant: claud', '    model: ""'))).toEqual([
       "6:19: nodes[0].trigger_rule: 'all_sucess' is not one of all_success, one_success, all_done, none_failed_min_one_success (did you mean 'all_success'?)",
-      "7:16: nodes[0].assistant: 'claud' is not one of claude, codex (did you mean 'claude'?)",
       '8:12: nodes[0].model: must not be empty',
     ]);
   });

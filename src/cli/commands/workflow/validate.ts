@@ -5,12 +5,17 @@ import { defineCommand } from '../../define-command.js';
 import { printJson } from '../../output.js';
 
 /** The validators, from the runtime bundle (they need yaml and zod). */
-type Tools = Pick<typeof import('../../../runtime.js'), 'validateWorkflowSource' | 'checkWorkflowFile' | 'isWorkflowFileName' | 'checkedWhole'>;
+type Tools = Pick<
+  typeof import('../../../runtime.js'),
+  'validateWorkflowSource' | 'checkWorkflowFile' | 'isWorkflowFileName' | 'checkedWhole' | 'assistantWarnings'
+>;
 
 interface FileReport {
   file: string;
   valid: boolean;
   errors: string[];
+  /** What is valid but likely a mistake (an assistant a letter from claude or codex); never fails the file. */
+  warnings: string[];
 }
 
 /** A directory argument stands for the workflow files directly inside it. */
@@ -30,12 +35,13 @@ async function check(tools: Tools, file: string): Promise<FileReport> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return { file, valid: false, errors: [`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`] };
+    return { file, valid: false, errors: [`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`], warnings: [] };
   }
   const result = await tools.checkedWhole(() =>
     inWorkflowsFolder(file) ? tools.checkWorkflowFile(text, file) : tools.validateWorkflowSource(text, { filename: file }),
   );
-  return result.ok ? { file, valid: true, errors: [] } : { file, valid: false, errors: result.errors };
+  if (!result.ok) return { file, valid: false, errors: result.errors, warnings: [] };
+  return { file, valid: true, errors: [], warnings: tools.assistantWarnings(result.raw).map((warning) => `${file}: warning: ${warning}`) };
 }
 
 /** Where discovery finds a project's workflows (catalog/bundled.ts PROJECT_WORKFLOWS_DIR), relative to the current directory. */
@@ -53,7 +59,7 @@ async function projectWorkflows(): Promise<string> {
  * `svc workflow validate [file|dir...]`: offline — no server, no store — so it runs in CI and
  * pre-commit hooks. With no argument, the project's `.svc/workflows/` under the current directory. Prints each problem as `file:line:col: message` (the form editors and CI
  * annotators parse), then a count on a line of its own; exit 1 when any file is invalid, else 0
- * with one OK line. Everything goes to stdout.
+ * with one OK line. Warnings (`file: warning: …`) come first and change no exit code. Everything goes to stdout.
  */
 export default defineCommand({
   args: [['[file...]', "workflow files, or directories of them (default: this project's .svc/workflows/)"]],
@@ -66,6 +72,7 @@ export default defineCommand({
     if (cmd.globals.json) {
       printJson(cmd.io, { valid: invalid.length === 0, files: reports });
     } else {
+      for (const report of reports) for (const warning of report.warnings) cmd.io.out(`${warning}\n`);
       for (const report of invalid) for (const error of report.errors) cmd.io.out(`${error}\n`);
       const count = (n: number) => `${n} workflow file${n === 1 ? '' : 's'}`;
       if (invalid.length === 0) cmd.io.out(`ok: ${count(reports.length)} valid\n`);

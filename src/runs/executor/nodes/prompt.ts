@@ -1,7 +1,7 @@
 import { AgentError, agentEnvironment, agentFor, withheldVariableHint } from '../../../agents/index.js';
 import { DEFAULT_NODE_PERMISSIONS } from '../../../shared/permissions.js';
 import { processVariables } from './process-env.js';
-import { renderPrompt } from '../../../workflows/index.js';
+import { builtinNear, renderPrompt } from '../../../workflows/index.js';
 import { agentLineTooLarge, OUTPUT_LIMIT_BYTES, outputTooLarge } from './output-limit.js';
 import { NodeCancelled, NodeFailure, type NodeRunner, type PromptDeps } from './types.js';
 import { remainingBudget } from '../spend-cap.js';
@@ -66,8 +66,10 @@ export const promptRunner =
     try {
       launch = await assistants.launchOf(assistant);
     } catch (error) {
-      // A workflow may name an acp assistant this server's configuration does not have.
-      throw new NodeFailure('unknown_assistant', (error as Error).message);
+      // A workflow may name an acp assistant this server's configuration does not have; one a
+      // letter from a built-in name is more likely a typo of it.
+      const near = builtinNear(assistant);
+      throw new NodeFailure('unknown_assistant', `${(error as Error).message}${near ? ` (did you mean '${near}'?)` : ''}`);
     }
     const model = node.model ?? (await assistants.modelOf(assistant));
     const endpoint = (await assistants.endpointOf?.(assistant)) ?? null;
