@@ -24,7 +24,7 @@ _svc() {
     "serve") words='-p --port --host --database-url --help'; args=(); case "$prev" in -p|--port|--host|--database-url|--url) optkind=- ;; esac ;;
     "status") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "open") words='--print --help'; args=(runs); case "$prev" in --url) optkind=- ;; esac ;;
-    "doctor") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
+    "doctor") words='--probe-acp --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "openapi") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "migrate-store") words='--to --help'; args=(); case "$prev" in --to|--url) optkind=- ;; esac ;;
     "update-check") words='--help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;

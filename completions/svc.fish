@@ -87,6 +87,7 @@ complete -c svc -n '__svc_path_is serve' -l host -r -d 'bind address (overrides 
 complete -c svc -n '__svc_path_is serve' -l database-url -r -d 'share a PostgreSQL database with other servers (overrides SVC_DATABASE_URL; docs/scaling.md)'
 complete -c svc -n '__svc_arg_is 0 open' -a '(__svc_values runs)'
 complete -c svc -n '__svc_path_is open' -l print -d 'print the URL and open nothing'
+complete -c svc -n '__svc_path_is doctor' -l probe-acp -d 'start the acp assistants'\'' commands here even when the server is another one (its commands are its machine'\''s)'
 complete -c svc -n '__svc_path_is migrate-store' -l to -r -d 'the empty database to copy into (postgres://…)'
 complete -c svc -n '__svc_path_is config' -a 'show' -d 'print the configuration'
 complete -c svc -n '__svc_path_is config' -a 'set-model' -d 'set the model an assistant uses'

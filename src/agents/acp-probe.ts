@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { presetLaunch, type AcpPreset } from '../config/index.js';
-import { spawnGroup } from '../processes/index.js';
+import { spawnGroup, type GroupProcess } from '../processes/index.js';
 import { stdoutStream } from './acp-process.js';
 import { packageVersion } from '../shared/version.js';
 
@@ -16,15 +15,42 @@ export interface AcpProbe {
 }
 
 const PROBE_TIMEOUT_MS = 20_000;
+const VERSION_TIMEOUT_MS = 10_000;
+/** More than any version line: the rest of a command that prints on and on is not kept. */
+const VERSION_OUTPUT_MAX = 64 * 1024;
 
-/** The command's `--version`, its flags left out (`gemini --version`, `node agent.mjs --version`). */
-function versionOf(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(bin, [...args.filter((arg) => !arg.startsWith('-')), '--version'], { timeout: 10_000, env }, (error, stdout) => {
-      const line = String(stdout).trim().split('\n')[0];
-      resolve(error || !line ? null : line.slice(0, 200));
-    });
+/**
+ * `terminate()` waits on unref'd timers (it must not hold a finished CLI open); the doctor is a CLI
+ * with nothing else pending, so it holds itself open until the group is gone.
+ */
+async function stopGroup(proc: GroupProcess): Promise<void> {
+  const hold = setInterval(() => {}, 1000);
+  await proc.terminate().finally(() => clearInterval(hold));
+}
+
+/**
+ * The command's `--version`, its flags left out (`gemini --version`, `node agent.mjs --version`):
+ * as a process group with no input, stopped whole after 10 s — a command that does not know the
+ * flag may start its agent and wait, and what it started must not outlive the doctor.
+ */
+async function versionOf(bin: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string | null> {
+  const proc = spawnGroup(bin, [...args.filter((arg) => !arg.startsWith('-')), '--version'], { cwd, env });
+  let stdout = '';
+  proc.child.stdout!.on('data', (chunk: Buffer) => {
+    if (stdout.length < VERSION_OUTPUT_MAX) stdout += chunk.toString();
   });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    proc.done.then(
+      ({ code }) => code,
+      () => null,
+    ),
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), VERSION_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  await stopGroup(proc);
+  const line = stdout.trim().split('\n')[0];
+  return outcome === 0 && line ? line.slice(0, 200) : null;
 }
 
 /**
@@ -43,7 +69,7 @@ export async function probeAcpAgent(
   const env = { ...server, ...presetEnv };
   const cwd = home;
   await mkdir(home, { recursive: true });
-  const version = await versionOf(bin!, args, env);
+  const version = await versionOf(bin!, args, env, cwd);
   const proc = spawnGroup(bin!, args, { cwd, env, stdin: { open: true } });
   const connection = acp.client({ name: 'svc' }).connect(acp.ndJsonStream(Writable.toWeb(proc.child.stdin!) as WritableStream<Uint8Array>, stdoutStream(proc)));
   let timer: NodeJS.Timeout | undefined;
@@ -66,9 +92,6 @@ export async function probeAcpAgent(
   } finally {
     clearTimeout(timer);
     connection.close();
-    // terminate() waits on unref'd timers (it must not hold a finished CLI open); the doctor is a
-    // CLI with nothing else pending, so it holds itself open until the group is gone.
-    const hold = setInterval(() => {}, 1000);
-    await proc.terminate().finally(() => clearInterval(hold));
+    await stopGroup(proc);
   }
 }

@@ -1,10 +1,13 @@
 // `svc config set-acp`, `set-acp-env`, `remove-acp`, `config show` and `svc doctor` with acp
 // assistants, through the built CLI on a store of its own (docs/contract.md, "ACP agents"): the
 // doctor starts each one's command and asks it ACP's `initialize`.
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { cleanupAll, tempDir } from '../helpers/runs.js';
+import { api, cleanupAll, isAlive, killQuietly, onCleanup, startServer, tempDir } from '../helpers/runs.js';
 
 const FAKE_ACP = fileURLToPath(new URL('../fixtures/fake-acp.mjs', import.meta.url));
 afterAll(cleanupAll);
@@ -43,4 +46,49 @@ describe('acp assistants on the command line', () => {
     expect(builtin.code).toBe(1);
     expect(builtin.stderr).toContain('codex is built in and cannot be removed');
   });
+});
+
+/** An executable shell script in `dir`. */
+async function script(dir: string, name: string, body: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, `#!/bin/sh\n${body}\n`);
+  await chmod(file, 0o755);
+  return file;
+}
+
+describe('svc doctor and acp commands', () => {
+  it('stops a command that ignores --version, with what it started, and goes on to the next check', async () => {
+    const dir = await tempDir('svc-acp-doctor-');
+    const pids = join(dir, 'pids');
+    // Asked its version, it starts an agent that waits (a sleep in the background); otherwise it exits.
+    const agent = await script(dir, 'agent', `if [ "$1" = --version ]; then sleep 1000 & echo $! >> ${pids}; wait; fi\nexit 1`);
+    const env = { SVC_HOME: await tempDir('svc-acp-cli-'), SVC_SANDBOX: 'off' };
+    expect((await runCli(['config', 'set-acp', 'stubborn', '--', agent, '--acp'], { env })).code).toBe(0);
+    const doctor = await runCli(['doctor', '--json'], { env, timeoutMs: 60_000 });
+    const sleeps = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    for (const pid of sleeps) onCleanup(() => killQuietly(pid, 'sleep'));
+    expect(JSON.parse(doctor.stdout).acpAssistants).toEqual([
+      { name: 'stubborn', command: `${agent} --acp`, version: null, initialize: { ok: false, error: expect.any(String) } },
+    ]);
+    expect(sleeps.filter(isAlive)).toEqual([]);
+  }, 70_000);
+
+  it("does not start another server's acp commands here unless --probe-acp says so", async () => {
+    const dir = await tempDir('svc-acp-doctor-');
+    const marker = join(dir, 'started-here');
+    const agent = await script(dir, 'agent', `touch ${marker}\nexit 1`);
+    const server = await startServer({ socket: true });
+    onCleanup(() => server.stop());
+    expect((await api(server, 'PATCH', '/api/config/assistants', { theirs: { kind: 'acp', command: [agent] } })).status).toBe(200);
+    // This CLI's home is not the server's: the server is another one, as one on another machine is.
+    const env = { SVC_HOME: await tempDir('svc-acp-cli-'), SVC_SANDBOX: 'off' };
+    const skipped = await runCli(['doctor', '--json', '--url', server.url], { env, timeoutMs: 40_000 });
+    const report = JSON.parse(skipped.stdout);
+    expect(report.acpAssistants).toEqual([]);
+    expect(report.acpAssistantsNotProbed).toMatch(/acp assistants of .* not checked \(theirs\).*--probe-acp/);
+    expect(existsSync(marker)).toBe(false);
+    const probed = await runCli(['doctor', '--json', '--probe-acp', '--url', server.url], { env, timeoutMs: 40_000 });
+    expect(JSON.parse(probed.stdout).acpAssistants).toEqual([expect.objectContaining({ name: 'theirs', initialize: expect.objectContaining({ ok: false }) })]);
+    expect(existsSync(marker)).toBe(true);
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import type { CommandContext } from '../context.js';
 import { defineCommand } from '../define-command.js';
 import { EXIT } from '../exit-codes.js';
 import { printJson, styler } from '../output.js';
+import { readLock } from '../../shared/lock-file.js';
 
 /**
  * `svc doctor`: whether agents at `read` and `edit`, and bash nodes given a sandbox, can run in it
@@ -13,14 +14,17 @@ import { printJson, styler } from '../output.js';
  * assistant answers, 1 otherwise.
  */
 export default defineCommand({
-  run: async (cmd) => {
+  options: {
+    probeAcp: ['--probe-acp', "start the acp assistants' commands here even when the server is another one (its commands are its machine's)"],
+  },
+  run: async (cmd, _args, options) => {
     const { sandboxDoctor } = await import('../../runtime.js');
     const { settings } = cmd;
     const report = await sandboxDoctor({ path: cmd.io.env.PATH, sandbox: settings.sandbox, claudeBin: settings.claudeBin, codexBin: settings.codexBin });
-    const assistants = await acpAssistants(cmd);
+    const { probes: assistants, skipped } = await acpAssistants(cmd, Boolean(options.probeAcp));
     const code = report.ready && assistants.every((a) => a.initialize.ok) ? EXIT.ok : EXIT.failed;
     if (cmd.globals.json) {
-      printJson(cmd.io, { ...report, acpAssistants: assistants });
+      printJson(cmd.io, { ...report, acpAssistants: assistants, ...(skipped ? { acpAssistantsNotProbed: skipped } : {}) });
       return code;
     }
     const paint = await styler(cmd.io);
@@ -53,30 +57,54 @@ export default defineCommand({
         : `${paint.red('failed ')}  ${probe.name}: ${probe.command} — ${probe.version ?? 'no --version'}; initialize failed: ${probe.initialize.error}`;
       lines.push(said);
     }
+    if (skipped) lines.push(paint.yellow(skipped));
     cmd.io.out(`${lines.join('\n')}\n`);
     return code;
   },
 });
 
 /**
+ * Whether the server whose configuration was read is this machine's own: the commands it runs are
+ * then the ones found here. Its home must be ours, and a URL the user named must be the one our
+ * home's live server wrote into its lock (a server elsewhere may share a home's path).
+ */
+function servedHere(cmd: CommandContext, serverHome: string): boolean {
+  if (serverHome !== cmd.settings.home) return false;
+  if (!cmd.target.explicit) return true;
+  const holder = readLock(cmd.settings.home);
+  return holder?.kind === 'server' && holder.url === cmd.target.url;
+}
+
+/**
  * Each configured acp assistant, probed on this machine: its command's version and one ACP
  * `initialize` (agents/acp-probe.ts). The configuration is read through the client (a server's, or
- * the store here); one that cannot be read leaves the list empty, said on stderr.
+ * the store here); one that cannot be read leaves the list empty, said on stderr. Another
+ * machine's server's commands are not started here unless asked (`--probe-acp`): they are that
+ * machine's, and would run here with this user's environment; `skipped` says so.
  */
-async function acpAssistants(cmd: CommandContext) {
+async function acpAssistants(cmd: CommandContext, probeAnyway: boolean) {
   let config;
   try {
     config = await cmd.client().config.get();
   } catch (error) {
     cmd.io.err(`svc doctor: the assistants' configuration could not be read (${(error as Error).message}); acp assistants not checked\n`);
-    return [];
+    return { probes: [] };
+  }
+  const acp = Object.entries(config.assistants).filter(([, assistant]) => assistant.kind === 'acp' && assistant.command);
+  if (acp.length > 0 && !probeAnyway && !servedHere(cmd, config.home)) {
+    const names = acp.map(([name]) => name).join(', ');
+    return {
+      probes: [],
+      skipped: `acp assistants of ${cmd.target.url} not checked (${names}): that server's commands are its machine's; svc doctor --probe-acp starts them here`,
+    };
   }
   const { probeAcpAgent } = await import('../../runtime.js');
   const probes = [];
   for (const [name, assistant] of Object.entries(config.assistants)) {
     if (assistant.kind !== 'acp' || !assistant.command) continue;
-    const probe = await probeAcpAgent({ command: assistant.command, preset: assistant.preset }, cmd.io.env, join(config.home, 'agents', name));
+    // Its own directory in this machine's home: another server's home is not a path here.
+    const probe = await probeAcpAgent({ command: assistant.command, preset: assistant.preset }, cmd.io.env, join(cmd.settings.home, 'agents', name));
     probes.push({ name, command: assistant.command.join(' '), ...probe });
   }
-  return probes;
+  return { probes };
 }
