@@ -34,7 +34,7 @@ _svc() {
     "config set-price") words='--cached-input --help'; args=(- - -); case "$prev" in --cached-input|--url) optkind=- ;; esac ;;
     "config set-memory") words='--help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
     "config set-acp") words='--preset --model --base-url --api-key-env --max-concurrent --default --help'; args=(- -); case "$prev" in --preset|--model|--base-url|--api-key-env|--max-concurrent|--url) optkind=- ;; esac ;;
-    "config set-acp-env") words='--help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
+    "config set-acp-env") words='--from-env --help'; args=(- -); case "$prev" in --url) optkind=- ;; esac ;;
     "config remove-acp") words='--help'; args=(-); case "$prev" in --url) optkind=- ;; esac ;;
     "workflow") words='list show graph test validate save delete run --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "workflow list") words='--cwd --workspace --help'; args=(); case "$prev" in --cwd|--workspace|--url) optkind=- ;; esac ;;

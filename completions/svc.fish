@@ -103,6 +103,7 @@ complete -c svc -n '__svc_path_is config set-acp' -l base-url -r -d 'its model s
 complete -c svc -n '__svc_path_is config set-acp' -l api-key-env -r -d 'the server'\''s environment variable holding the key, or none'
 complete -c svc -n '__svc_path_is config set-acp' -l max-concurrent -r -d 'at most this many of its agents at once on a server, or none'
 complete -c svc -n '__svc_path_is config set-acp' -l default -d 'make it the default assistant'
+complete -c svc -n '__svc_path_is config set-acp-env' -l from-env -d 'each KEY given alone takes its value from this command'\''s environment'
 complete -c svc -n '__svc_path_is workflow' -a 'list' -d 'list the workflows visible here (errors on stderr)'
 complete -c svc -n '__svc_path_is workflow' -a 'show' -d 'print a workflow definition and a drawing of its DAG'
 complete -c svc -n '__svc_path_is workflow' -a 'graph' -d 'draw a workflow'\''s DAG'

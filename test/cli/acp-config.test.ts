@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { api, cleanupAll, isAlive, killQuietly, onCleanup, startServer, tempDir } from '../helpers/runs.js';
+import { createConversation, send, waitForReply } from '../helpers/conversations.js';
 
 const FAKE_ACP = fileURLToPath(new URL('../fixtures/fake-acp.mjs', import.meta.url));
 afterAll(cleanupAll);
@@ -91,4 +92,33 @@ describe('svc doctor and acp commands', () => {
     expect(JSON.parse(probed.stdout).acpAssistants).toEqual([expect.objectContaining({ name: 'theirs', initialize: expect.objectContaining({ ok: false }) })]);
     expect(existsSync(marker)).toBe(true);
   }, 90_000);
+});
+
+describe('svc config set-acp-env without the value on the command line', () => {
+  it('takes a KEY alone from stdin, or with --from-env from its environment, and the agent gets the value', async () => {
+    const server = await startServer({ socket: true });
+    onCleanup(() => server.stop());
+    const env = { SVC_HOME: await tempDir('svc-acp-cli-'), FROM_ENV: 'value-from-env' };
+    const at = ['--url', server.url];
+    expect((await runCli(['config', 'set-acp', 'fake', ...at, '--', 'node', FAKE_ACP], { env })).code).toBe(0);
+    const agentSays = async () => {
+      const conversation = await createConversation(server, { assistant: 'fake' });
+      return (await waitForReply(server, conversation.id, await send(server, conversation.id, 'env PIPED\nenv FROM_ENV\nenv PLAIN'))).content;
+    };
+
+    const piped = await runCli(['config', 'set-acp-env', 'fake', 'PIPED', ...at], { env, input: 'value-from-stdin\n' });
+    expect(piped.stdout, piped.stderr).toBe("fake's agent gets PIPED.\n");
+    expect(await agentSays()).toBe('PIPED=value-from-stdin\nFROM_ENV unset\nPLAIN unset\n');
+
+    const fromEnv = await runCli(['config', 'set-acp-env', 'fake', 'FROM_ENV', 'PLAIN=given', '--from-env', ...at], { env });
+    expect(fromEnv.stdout, fromEnv.stderr).toBe("fake's agent gets FROM_ENV, PLAIN.\n");
+    expect(await agentSays()).toBe('PIPED unset\nFROM_ENV=value-from-env\nPLAIN=given\n');
+
+    const unset = await runCli(['config', 'set-acp-env', 'fake', 'NOT_SET_ANYWHERE', '--from-env', ...at], { env });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain("--from-env: NOT_SET_ANYWHERE is not set in this command's environment");
+    const two = await runCli(['config', 'set-acp-env', 'fake', 'ONE', 'TWO', ...at], { env, input: 'x' });
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('only one KEY can take its value from stdin');
+  }, 60_000);
 });

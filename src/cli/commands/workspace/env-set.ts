@@ -2,20 +2,7 @@ import { defineCommand } from '../../define-command.js';
 import { UsageError } from '../../exit-codes.js';
 import { printJson } from '../../output.js';
 import { WORKSPACE_ARG } from './_print.js';
-import { readStdin, type IO } from '../../io.js';
-import { askOrStop } from '../../prompt.js';
-
-/** A value given as `KEY` alone: from stdin when piped (the whole input, less one trailing newline), else asked for, hidden. */
-async function readValue(io: IO, key: string): Promise<string> {
-  if (io.isStdinTTY) {
-    if (!io.canPrompt) throw new UsageError(`give ${key}=VALUE, or pipe the value in`);
-    const prompts = await import('@clack/prompts');
-    return askOrStop(io, `give ${key}=VALUE, or pipe the value in`, (terminal) => prompts.password({ message: `Value of ${key}`, ...terminal }));
-  }
-  const value = (await readStdin(io)).toString('utf8').replace(/\r?\n$/, '');
-  if (value === '') throw new UsageError(`no value for ${key} on stdin; give ${key}=VALUE, or pipe the value in`);
-  return value;
-}
+import { readSecretValue } from '../../secret-value.js';
 
 /**
  * `svc workspace env set <id> KEY=VALUE… | KEY`: values go to the store only; only names come
@@ -33,7 +20,7 @@ export default defineCommand({
       if (at === 0) throw new UsageError(`expected KEY=VALUE, got '${assignment.slice(0, 40)}'`);
       if (at > 0) values[assignment.slice(0, at)] = assignment.slice(at + 1);
     }
-    if (bare[0] !== undefined) values[bare[0]] = await readValue(cmd.io, bare[0]);
+    if (bare[0] !== undefined) values[bare[0]] = await readSecretValue(cmd.io, bare[0]);
     const workspace = await cmd.client().workspaces.setEnv(id, values);
     if (cmd.globals.json) return printJson(cmd.io, { id: workspace.id, env_keys: workspace.env_keys });
     cmd.io.out(`Set ${Object.keys(values).join(', ')} on workspace ${workspace.id} (now: ${workspace.env_keys.join(', ')}).\n`);
