@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { defineCommand } from '../define-command.js';
@@ -78,11 +79,13 @@ function servedHere(cmd: CommandContext, serverHome: string): boolean {
 /**
  * Each configured acp assistant, probed on this machine: its command's version and one ACP
  * `initialize` (agents/acp-probe.ts). The configuration is read through the client (a server's, or
- * the store here); one that cannot be read leaves the list empty, said on stderr. Another
+ * the store here, when there is one); one that cannot be read leaves the list empty, said on stderr. Another
  * machine's server's commands are not started here unless asked (`--probe-acp`): they are that
  * machine's, and would run here with this user's environment; `skipped` says so.
  */
 async function acpAssistants(cmd: CommandContext, probeAnyway: boolean) {
+  // No server, no database and no home yet: nothing is configured, and reading would make a store.
+  if (!cmd.target.running && !cmd.settings.databaseUrl && !existsSync(cmd.settings.home)) return { probes: [] };
   let config;
   try {
     config = await cmd.client().config.get();
