@@ -56,6 +56,25 @@ export async function identityArgs(cwd: string, git: WorktreeGit): Promise<strin
 }
 
 /**
+ * Of `paths`, those .gitignore does not hide: `add -A` skips the others anyway, and git refuses an
+ * exclusion pathspec naming an ignored file (a copied `.env.local` is usually ignored) as it refuses
+ * adding one.
+ */
+async function notIgnored(cwd: string, paths: string[], git: WorktreeGit): Promise<string[]> {
+  const kept: string[] = [];
+  // One path a call (they are few: the copies, a sandbox's placeholders): `-q` answers by exit code
+  // alone (0: ignored), where a listing would quote unusual names. check-ignore takes no pathspec magic.
+  for (const path of paths) {
+    const ignored = await runGit(['check-ignore', '-q', '--', path], { ...git, cwd }).then(
+      () => true,
+      () => false,
+    );
+    if (!ignored) kept.push(path);
+  }
+  return kept;
+}
+
+/**
  * Commits everything uncommitted in `cwd` but `exclude` (`git add -A`: new files too, .gitignore respected) with
  * `subject` and the trailer `Svc-Run: <runId>`. svc's commits are bookkeeping: no hook of the
  * repository runs for them (`core.hooksPath=/dev/null`: a linter or test suite in `pre-commit`
@@ -75,7 +94,7 @@ export async function commitAll(
   if (!before.dirty) return { head: before.head, commit: null };
   // `exclude`: files copied in by the worktree setup (a `.env.local`), never committed on the branch
   // that may be pushed; and the empty files a sandbox still running in this worktree has mounted.
-  const left = [...exclude, ...before.placeholders];
+  const left = await notIgnored(cwd, [...exclude, ...before.placeholders], git);
   await runGit(['add', '-A', ...(left.length ? ['--', '.', ...left.map((path) => `:(exclude,literal)${path}`)] : [])], options);
   const identity = await identityArgs(cwd, git);
   try {

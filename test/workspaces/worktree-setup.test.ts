@@ -124,6 +124,22 @@ describe('worktree setup', () => {
     expect(existsSync(join(viaLink.cwd, '.env.shared'))).toBe(false);
   });
 
+  it("a copied file that .gitignore hides (the usual .env.local) leaves the nodes' commits alone", async () => {
+    const server = await startServer({ socket: true });
+    const workflow: Workflow = { name: 'edit', nodes: [{ id: 'change', bash: 'cat .env.local; echo changed > README.md' }] };
+    const { dir, workspace } = await registerProject(server, {
+      files: { 'README.md': '# setup\n', '.gitignore': '.env.local\n' },
+      workflows: [workflow],
+      extra: { '.svc/worktree.yaml': 'copy: [.env.local]\n' },
+    });
+    writeFileSync(join(dir, '.env.local'), 'APP_SECRET=local-only\n');
+    const run = await runOn(server, 'edit', workspace.id);
+    expect(run.status, JSON.stringify(run.nodes)).toBe('completed');
+    expect(run.nodes.change.output).toBe('APP_SECRET=local-only');
+    expect(run.nodes.change.commit).toBeTruthy();
+    expect(git(dir, 'ls-tree', '-r', '--name-only', `svc/${run.id}`)).not.toContain('.env.local');
+  });
+
   it('the env-leak gate applies to copied files: agent keys are not copied without consent', async () => {
     const server = await startServer({ socket: true });
     const { dir, workspace } = await projectWithSetup(server, 'copy: [.env.local]\n', [{ name: 'keys', nodes: [{ id: 'a', bash: 'cat .env.local' }] }]);
