@@ -44,6 +44,8 @@ export const ADMISSION_RECHECK_MS = 500;
 interface Admitted {
   estimate: number;
   measured: number;
+  /** Background work's: called when a node has to wait, to give its place back at once (`tryAcquireYielding`). */
+  yieldPlace?: (() => void) | undefined;
 }
 
 interface Waiter {
@@ -141,6 +143,26 @@ export class MemoryAdmission {
     });
   }
 
+  /**
+   * A place for background work that no run waits for (a worktree pool's refill; docs/decisions.md,
+   * "Memory admission"): granted only when no node waits and `estimate` fits now — never queued,
+   * so it never stands ahead of a node — and taken back the moment a node has to wait, when
+   * `onYield` is called (the work stops; its place is already free). Null when it does not fit now.
+   */
+  tryAcquireYielding(estimate: number, onYield: () => void): MemoryGrant | null {
+    if (this.#queue.length > 0 || !this.#fits(estimate)) return null;
+    const entry: Admitted = { estimate, measured: 0, yieldPlace: onYield };
+    this.#admitted.add(entry);
+    return {
+      measured: (bytes) => {
+        entry.measured = bytes;
+      },
+      release: () => {
+        if (this.#admitted.delete(entry)) this.#dispatch();
+      },
+    };
+  }
+
   /** Whether `estimate` fits now beside the nodes admitted. */
   #fits(estimate: number): boolean {
     // Alone: a node is never blocked forever, whatever its size or the machine's state.
@@ -157,6 +179,7 @@ export class MemoryAdmission {
   /** Grants the queue's head while it fits, in arrival order; looks again later while any still waits. */
   #dispatch(): void {
     while (this.#queue.length > 0 && this.#fits(this.#queue[0]!.estimate)) this.#queue.shift()!.grant();
+    if (this.#queue.length > 0 && this.#yieldBackground()) return this.#dispatch();
     if (this.#queue.length > 0 && !this.#timer) {
       // Unref'd: a waiting node must never hold a finished CLI process open.
       this.#timer = setInterval(() => this.#dispatch(), this.recheckMs).unref();
@@ -164,6 +187,19 @@ export class MemoryAdmission {
       clearInterval(this.#timer);
       this.#timer = undefined;
     }
+  }
+
+  /** A node waits: background work gives its places back (told to stop); whether any did. */
+  #yieldBackground(): boolean {
+    const yielding = [...this.#admitted].filter((entry) => entry.yieldPlace);
+    for (const entry of yielding) {
+      this.#admitted.delete(entry);
+      const told = entry.yieldPlace!;
+      entry.yieldPlace = undefined;
+      // Told after this dispatch: stopping the work must not re-enter the queue's walk.
+      queueMicrotask(told);
+    }
+    return yielding.length > 0;
   }
 }
 

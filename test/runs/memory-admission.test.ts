@@ -146,6 +146,28 @@ describe('the admission rules, with a given /proc/meminfo', () => {
     alone.release();
   });
 
+  it("background work (a pool's refill) gets a place only when nothing waits and it fits, and gives it back the moment a node must wait", async () => {
+    const admission = new MemoryAdmission({ budgetBytes: 400 * MB, meminfo: () => ({ totalBytes: 8000 * MB, availableBytes: 4000 * MB }) });
+    let yielded = 0;
+    const node = await admission.acquire(300 * MB, never);
+    // No room beside the 300 MB node: refused outright, never queued.
+    expect(admission.tryAcquireYielding(200 * MB, () => yielded++)).toBeNull();
+    node.release();
+    const background = admission.tryAcquireYielding(200 * MB, () => yielded++);
+    expect(background).not.toBeNull();
+    // A node that fits beside it is admitted as usual; one that does not takes the background's place at once.
+    const small = await admission.acquire(100 * MB, never);
+    expect(yielded).toBe(0);
+    const big = await admission.acquire(250 * MB, never);
+    await Promise.resolve();
+    expect(yielded).toBe(1);
+    // Its later release changes nothing: the place was given back already (250 + 100 fits; with its 200 it would not).
+    background!.release();
+    small.release();
+    expect(await grantedNow(admission, 100 * MB)).toBe(true);
+    big.release();
+  });
+
   it('defaults to 75% of MemTotal; SVC_MEMORY_BUDGET takes a size', () => {
     expect(new MemoryAdmission({ budgetBytes: null, meminfo: () => ({ totalBytes: 1000 * MB, availableBytes: 500 * MB }) }).budgetBytes).toBe(750 * MB);
     expect(loadSettings({ SVC_MEMORY_BUDGET: '2GB' }).memoryBudgetBytes).toBe(2e9);
