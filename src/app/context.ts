@@ -147,6 +147,9 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       'engine' | 'workspaces' | 'conversations' | 'webhooks' | 'schedules' | 'landing' | 'forecast' | 'queue' | 'pulls' | 'benchmarks'
     > as AppContext;
     const { assistants } = ctx;
+    // One memory budget for the nodes of every run and the replies of every conversation of this
+    // server (docs/contract.md, "Memory admission"), which the workspaces' pool refills only fit into.
+    const memory = new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes, sampleMs: settings.memorySampleMs });
     ctx.workspaces = new WorkspaceService({
       repositories: shared?.workspaces ?? (await openWorkspaceRepositories(store)),
       logger,
@@ -155,6 +158,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       gitTimeoutMs: settings.gitTimeoutMs,
       ghBin: settings.ghBin,
       cacheMaxBytes: settings.cacheMaxBytes,
+      memory,
       homes: coordination.homes,
       // A server registers its workflows' webhook triggers at once: the new workspace is one of its own places.
       // (Offline, the next server start does: the CLI's directory is no server's.)
@@ -176,8 +180,6 @@ export async function createContext(options: ContextOptions): Promise<AppContext
     // One pool of agent slots for the server's runs and conversations (docs/contract.md, "Agent slots").
     const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
-    // One memory budget for the nodes of every run and the replies of every conversation of this server (docs/contract.md, "Memory admission").
-    const memory = new MemoryAdmission({ budgetBytes: settings.memoryBudgetBytes, sampleMs: settings.memorySampleMs });
     ctx.engine = await RunEngine.open(
       {
         store,
@@ -286,6 +288,9 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       ctx.queue.start();
       // Only the server follows pull requests: what a stopped server followed is looked at again where it stopped.
       ctx.pulls.start();
+      // Only the server keeps pools of prepared worktrees filled, starting with what a killed one left half-prepared.
+      ctx.workspaces.pool.start();
+      ctx.closers.add(() => ctx.workspaces.pool.close());
       // Last, with nothing awaited after it: a caller may stop the schedules before their first tick.
       ctx.schedules.start();
       ctx.closers.add(() => ctx.schedules.stop());

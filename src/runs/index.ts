@@ -8,7 +8,9 @@
 // control/: the engine, and the ports it is opened with, for the domains that implement them
 // (workspaces' run worktrees, the conversations' worker conversations).
 export { RunEngine } from './control/run-engine.js';
-export type { RunConversations, RunWorktree, SetupCacheHandle, WorktreePreparation, WorktreeProvider } from './control/engine-deps.js';
+export type { PooledPreparation, RunConversations, RunWorktree, SetupCacheHandle, WorktreePreparation, WorktreeProvider } from './control/engine-deps.js';
+// A worktree's `setup:` (restored from the cache or run): a run's setup step, and a workspace's pool refill.
+export { restoreOrRunSetup, type SetupScript } from './control/setup-script.js';
 
 // model/: what a run is, and what the API shows of it.
 export type { RunRecord } from './model/types.js';

@@ -36,7 +36,7 @@ export interface Settings {
    * costs the machine"). @default `SVC_MEMORY_SAMPLE_MS` || 500
    */
   memorySampleMs: number;
-  /** The setup caches of all workspaces of the home, least recently used evicted past it (docs/decisions.md, "Setup cache"). @default `SVC_CACHE_MAX_BYTES` (a size) || 10GiB */
+  /** The setup caches of all workspaces of the home, least recently used evicted past it (docs/decisions.md, "Setup cache and pool"). @default `SVC_CACHE_MAX_BYTES` (a size) || 10GiB */
   cacheMaxBytes: number;
   /** Conversations being answered at once; messages of others wait. @default `SVC_MAX_CONCURRENT_CONVERSATIONS` || 4 */
   maxConcurrentConversations: number;

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { DomainError } from '../shared/errors.js';
 import { branchMergeState } from './branch-merged.js';
-import { EnvironmentViewSchema, type Environment, type EnvironmentView } from './records.js';
+import { EnvironmentViewSchema, PoolWorktreeSchema, type Environment, type EnvironmentView } from './records.js';
 import type { WorktreeGit } from './worktrees.js';
 
 export interface CleanupRule {
@@ -41,6 +41,9 @@ export const CleanupResultSchema = z.object({
     .describe(
       'with merged: environments in another server’s home (shared database); only its servers can read the branch, and they apply the same rule when told',
     ),
+  pool: z
+    .array(PoolWorktreeSchema)
+    .describe("worktrees of the workspaces' pools removed from this server's home, whatever the rule (refilled by the next run on the workspace)"),
 });
 export type CleanupResult = z.infer<typeof CleanupResultSchema>;
 
@@ -100,7 +103,7 @@ export async function cleanEnvironments(
   rule: CleanupRule,
   site: CleanupSite,
 ): Promise<{ result: CleanupResult; elsewhere: boolean }> {
-  const result: CleanupResult = { removed: [], kept: [], elsewhere: [] };
+  const result: CleanupResult = { removed: [], kept: [], elsewhere: [], pool: [] };
   let elsewhere = false;
   for (const environment of environments) {
     if (!site.isOwn(environment)) {

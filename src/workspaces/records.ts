@@ -27,8 +27,31 @@ export const WorkspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 
+/** A worktree of a workspace's pool (docs/decisions.md, "Setup cache and pool"): prepared ahead, never a run's until one takes it. */
+export const PoolWorktreeSchema = z.object({
+  name: z.string(),
+  path: z.string().describe("its folder in this server's SVC_HOME"),
+  commit: z.string().describe('the commit it is (being) prepared at'),
+  state: z
+    .enum(['ready', 'stale', 'preparing'])
+    .describe(
+      "ready: prepared at the default branch's tip; stale: at an older tip (still taken by a run whose base has the same setup cache key, until a fresh one replaces it); preparing: its setup is running",
+    ),
+  prepared_at: z.string().nullable().describe('when it became ready; null while preparing'),
+  prepared_by: z.enum(['setup', 'cache', 'none']).nullable().describe('its setup script ran, the setup cache restored it, or there is no setup:'),
+  started_at: z.string().optional().describe('while preparing: when it started'),
+});
+
+export const PoolViewSchema = z.object({
+  size: z.number().int().describe("`pool:` in .svc/worktree.yaml at the default branch's tip: how many ready worktrees this server keeps"),
+  worktrees: z.array(PoolWorktreeSchema),
+  error: z.string().nullable().describe('why the pool is not full: its setup failed at this tip, or .svc/worktree.yaml is invalid there'),
+});
+export type PoolView = z.infer<typeof PoolViewSchema>;
+
 /** `GET /api/workspaces/{id}`: the record and what its runs' worktrees take on this server's disk. */
 export const WorkspaceDetailSchema = WorkspaceSchema.extend({
+  pool: PoolViewSchema.describe("the workspace's pool of prepared worktrees in this server's home"),
   disk: z
     .object({
       worktrees: z.number().int().describe("run worktrees of this workspace present in this server's SVC_HOME"),

@@ -12,9 +12,11 @@ import type { RunWorktree, WorktreeProvider } from '../runs/index.js';
 import { headOf, worktreeCommits } from './commits.js';
 import { isDirectory, localRepository } from './local-repository.js';
 import type { Environment } from './records.js';
-import { addWorktree } from './worktrees.js';
-import { prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
-import { DEFAULT_CACHE_MAX_BYTES, evictSetupCaches, SetupCache, workspaceCacheDir } from './setup-cache.js';
+import { addWorktree, branchExists } from './worktrees.js';
+import { cacheSetting, prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
+import { readPoolNote, takeFromPool } from './pool-take.js';
+import { runGit } from './git.js';
+import type { WorktreePool } from './worktree-pool.js';
 import type { WorkspaceCore } from './workspace-core.js';
 import type { WorkspaceEnv } from './workspace-env.js';
 
@@ -47,6 +49,7 @@ export class RunWorktrees implements WorktreeProvider {
   constructor(
     private readonly core: WorkspaceCore,
     private readonly envs: WorkspaceEnv,
+    private readonly pool: WorktreePool,
   ) {
     this.commits = worktreeCommits(core.git);
   }
@@ -75,16 +78,12 @@ export class RunWorktrees implements WorktreeProvider {
   /** A new worktree's `.svc/worktree.yaml`: copies made, the setup script to run (worktree-preparation.ts). */
   async prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null> {
     const record = await this.core.record(workspaceId);
-    const { home, env, cacheMaxBytes = DEFAULT_CACHE_MAX_BYTES, logger } = this.core.deps;
-    const caching = {
-      cache: new SetupCache(workspaceCacheDir(home, workspaceId)),
-      env,
-      stored: async () => {
-        const removed = await evictSetupCaches(home, cacheMaxBytes);
-        if (removed.length) logger.info('workspace.cache_evicted', { entries: removed.length, maxBytes: cacheMaxBytes });
-      },
-    };
-    return prepareWorktree({ id: workspaceId, checkout: this.core.checkoutOf(record), allowEnvKeys: record.allow_env_keys }, cwd, caching);
+    const caching = cacheSetting(this.core.deps, workspaceId);
+    // Taken from the pool: prepared ahead, so the step copies and commits, and neither restores nor runs the script.
+    const pooled = await readPoolNote(cwd);
+    const workspace = { id: workspaceId, checkout: this.core.checkoutOf(record), allowEnvKeys: record.allow_env_keys };
+    const preparation = await prepareWorktree(workspace, cwd, pooled ? undefined : caching);
+    return preparation && { ...preparation, pooled };
   }
 
   release(runId: string): Promise<void> {
@@ -124,8 +123,10 @@ export class RunWorktrees implements WorktreeProvider {
     const path = join(core.ownDir(id), 'worktrees', runId);
     const branch = `svc/${runId}`;
     const what = `run ${runId} in workspace ${id}`;
-    await addWorktree({ repository, path, branch, from: from ?? record.default_branch, what, workspaceId: id }, core.git);
-    const baseCommit = await headOf(path, core.git);
+    const target = { repository, path, branch, from: from ?? record.default_branch, what, workspaceId: id };
+    const taken = await this.#takeFromPool(target);
+    if (!taken) await addWorktree(target, core.git);
+    const baseCommit = taken ?? (await headOf(path, core.git));
     const environment: Environment = {
       id: newId('env'),
       workspace_id: id,
@@ -138,6 +139,32 @@ export class RunWorktrees implements WorktreeProvider {
     };
     await core.repos.environments.insert(environment);
     return { cwd: path, environment, baseCommit };
+  }
+
+  /** The run's worktree is set up: its workspace's pool is refilled now, in the background (a server's pool only). */
+  setUpDone(workspaceId: string): void {
+    this.pool.check(workspaceId, { demand: true });
+  }
+
+  /**
+   * A worktree prepared ahead becomes the run's when one fits its base (pool-take.ts): its base
+   * commit, or null when none was taken. Never for a branch that exists already (a run placed again
+   * after its folder was removed by hand keeps its branch's commits: worktrees.ts makes the
+   * worktree on it).
+   */
+  async #takeFromPool(target: { repository: string; path: string; branch: string; from: string; workspaceId: string }): Promise<string | null> {
+    const { core } = this;
+    const pool = this.pool.directory(target.workspaceId);
+    if ((await pool.ready()).length === 0) return null;
+    if (await branchExists(target.repository, target.branch, core.git)) return null;
+    const base = (
+      await runGit(['rev-parse', '--verify', '--quiet', `${target.from}^{commit}`], { cwd: target.repository, ...core.git }).catch(() => '')
+    ).trim();
+    if (!base) return null;
+    const taken = await takeFromPool(pool, { ...target, base }, core.git, (error) =>
+      core.deps.logger.warn('workspace.pool_take_failed', { workspaceId: target.workspaceId, path: target.path, error: error.message }),
+    );
+    return taken ? base : null;
   }
 
   /** Removes a run's worktree and branch (the run was deleted); another home's are removed by its servers, when told. */

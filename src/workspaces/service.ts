@@ -25,6 +25,7 @@ import { WorkspaceCore, type WorkspaceServiceDeps } from './workspace-core.js';
 import { WorkspaceEnv, type ConsentActor } from './workspace-env.js';
 import { WorkspaceRemoval } from './workspace-removal.js';
 import { cleanupPushedRun, type PushedCleanup } from './pushed-cleanup.js';
+import { WorktreePool } from './worktree-pool.js';
 
 export type { LandingSite, WorkspaceBranches } from './run-branches.js';
 export type { PlacedRun, PlaceOptions } from './run-worktrees.js';
@@ -40,14 +41,20 @@ export class WorkspaceService {
   readonly #removal: WorkspaceRemoval;
   /** Where runs on a workspace execute: the run engine's `WorktreeProvider` port, given to it as it is. */
   readonly runWorktrees: RunWorktrees;
+  /**
+   * The pools of prepared worktrees in this home (worktree-pool.ts): any process placing runs
+   * takes from them; a server refills them (`pool.start()`, and `pool.close()` as it stops).
+   */
+  readonly pool: WorktreePool;
 
   constructor(deps: WorkspaceServiceDeps) {
     this.#core = new WorkspaceCore(deps);
     this.#env = new WorkspaceEnv(this.#core);
-    this.runWorktrees = new RunWorktrees(this.#core, this.#env);
+    this.pool = new WorktreePool(this.#core, { envValues: (id) => this.#env.values(id), memory: deps.memory });
+    this.runWorktrees = new RunWorktrees(this.#core, this.#env, this.pool);
     this.#branches = new RunBranches(this.#core);
-    this.#cleanup = new WorkspaceCleanup(this.#core);
-    this.#removal = new WorkspaceRemoval(this.#core, { runWorktrees: this.runWorktrees, cleanup: this.#cleanup });
+    this.#cleanup = new WorkspaceCleanup(this.#core, this.pool);
+    this.#removal = new WorkspaceRemoval(this.#core, { runWorktrees: this.runWorktrees, cleanup: this.#cleanup, pool: this.pool });
   }
 
   async register(input: { url?: string | undefined; path?: string | undefined }): Promise<Workspace> {
@@ -56,6 +63,8 @@ export class WorkspaceService {
     await deps
       .registered?.(workspace)
       .catch((error: unknown) => deps.logger.warn('workspace.registered_hook_failed', { workspaceId: workspace.id, error: (error as Error).message }));
+    // Its pool (when its .svc/worktree.yaml says `pool:`) fills before its first run asks.
+    this.pool.check(workspace.id);
     return workspace;
   }
 
@@ -72,12 +81,12 @@ export class WorkspaceService {
     return (await this.#core.resolve(ref)).id;
   }
 
-  /** The workspace and what its run worktrees take in this server's home (walked now: disk-usage.ts). */
+  /** The workspace, what its run worktrees take in this server's home (walked now: disk-usage.ts), and its pool of prepared worktrees here. */
   async detail(ref: string): Promise<WorkspaceDetail> {
     const record = await this.#core.resolve(ref);
     const { items } = await this.#core.repos.environments.list({ workspaceId: record.id, limit: Number.MAX_SAFE_INTEGER });
     const disk = await worktreesOnDisk(items.filter((e) => this.#core.isOwn(e)).map((e) => e.path));
-    return { ...toWorkspaceView(record), disk };
+    return { ...toWorkspaceView(record), disk, pool: await this.pool.view(record) };
   }
 
   async list(paging?: Paging): Promise<{ workspaces: Workspace[]; total: number }> {

@@ -1,5 +1,5 @@
 /**
- * The setup cache (docs/decisions.md, "Setup cache"): what a worktree's `setup:` produced — the
+ * The setup cache (docs/decisions.md, "Setup cache and pool"): what a worktree's `setup:` produced — the
  * `cache.paths` of `.svc/worktree.yaml`, such as `node_modules` — kept in the server's home once a
  * setup succeeded, and restored into a later worktree whose key is the same instead of running the
  * setup again. The key is the workspace, the setup script, the platform, and the git blob ids of
@@ -51,24 +51,46 @@ export interface CacheRequest {
 /** The entry's key: the workspace, the script, the platform, and the key files' blob ids at the worktree's HEAD. */
 export async function cacheKey(request: CacheRequest, env: NodeJS.ProcessEnv): Promise<string> {
   // `:(glob)` pathspecs: `**/package-lock.json` as a shell would mean it; blob ids are the files' content hashes.
-  const listed = request.keyFiles.length
-    ? await runGit(['ls-files', '-s', '-z', '--', ...request.keyFiles.map((pattern) => `:(glob)${pattern}`)], { cwd: request.worktree, env })
-    : '';
+  const listed = request.keyFiles.length ? await runGit(['ls-files', '-s', '-z', '--', ...globs(request.keyFiles)], { cwd: request.worktree, env }) : '';
   const files = listed
     .split('\0')
     .filter(Boolean)
     .map((line) => {
       const [meta, path] = line.split('\t');
       return `${path} ${meta!.split(' ')[1]}`;
-    })
-    .sort();
+    });
+  return keyOf(request, files);
+}
+
+/**
+ * The key a worktree at `commit` of `repository` would have, from git's objects alone (no checkout):
+ * the key files listed as a diff from the empty tree, which takes the same `:(glob)` pathspecs as
+ * `ls-files` (`ls-tree` takes none) and names each file's blob. A worktree pool compares it with the
+ * key its worktree was prepared under (worktree-pool.ts).
+ */
+export async function cacheKeyAt(request: Omit<CacheRequest, 'worktree'>, repository: string, commit: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const options = { cwd: repository, env };
+  const empty = (await runGit(['hash-object', '-t', 'tree', '/dev/null'], options)).trim();
+  const listed = request.keyFiles.length
+    ? await runGit(['diff-tree', '-r', '-z', '--no-renames', empty, commit, '--', ...globs(request.keyFiles)], options)
+    : '';
+  // `-z` lines: `:000000 <mode> <zeros> <blob> A`, then the path.
+  const fields = listed.split('\0').filter(Boolean);
+  const files: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) files.push(`${fields[i + 1]} ${fields[i]!.split(' ')[3]}`);
+  return keyOf(request, files);
+}
+
+const globs = (patterns: readonly string[]) => patterns.map((pattern) => `:(glob)${pattern}`);
+
+function keyOf(request: Omit<CacheRequest, 'worktree'>, files: string[]): string {
   const material = JSON.stringify({
     workspace: request.workspaceId,
     script: request.script,
     paths: [...request.paths].sort(),
     platform: `${platform()}-${arch()}`,
     node: process.versions.node,
-    files,
+    files: files.sort(),
   });
   return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }

@@ -12,6 +12,7 @@ import { removeWorktree, type WorktreeGit } from './worktrees.js';
 import type { Environment, EnvironmentView, Workspace, WorkspaceRecord } from './records.js';
 import type { WorkspaceRepositories } from './repository.js';
 import type { HomeCoordination, WorkspaceChange } from '../coordination/index.js';
+import type { MemoryAdmission } from '../processes/index.js';
 
 /** What the workspaces need to know about runs, without depending on the engine. */
 export interface RunLookup {
@@ -44,6 +45,8 @@ export interface WorkspaceServiceDeps {
   ghBin?: string;
   /** `SVC_CACHE_MAX_BYTES`: the setup caches of all workspaces of the home (setup-cache.ts); default `DEFAULT_CACHE_MAX_BYTES`. */
   cacheMaxBytes?: number;
+  /** The server's memory budget (processes/memory-admission.ts): a pool's refill runs only where it leaves room, and gives its place to a waiting node. */
+  memory?: MemoryAdmission;
 }
 
 export class WorkspaceCore {

@@ -12,13 +12,19 @@ import { cleanupRuleOf } from './cleanup.js';
 import { toWorkspaceView, type Environment, type Workspace, type WorkspaceRecord } from './records.js';
 import type { RunWorktrees } from './run-worktrees.js';
 import type { WorkspaceCleanup } from './workspace-cleanup.js';
+import type { WorktreePool } from './worktree-pool.js';
 import type { WorkspaceCore } from './workspace-core.js';
 import { isInside } from './worktrees.js';
+import { isDirectory } from './local-repository.js';
 
 export class WorkspaceRemoval {
   constructor(
     private readonly core: WorkspaceCore,
-    private readonly parts: { runWorktrees: Pick<RunWorktrees, 'removeRunEnvironment'>; cleanup: Pick<WorkspaceCleanup, 'cleanup'> },
+    private readonly parts: {
+      runWorktrees: Pick<RunWorktrees, 'removeRunEnvironment'>;
+      cleanup: Pick<WorkspaceCleanup, 'cleanup'>;
+      pool: Pick<WorktreePool, 'halt' | 'empty'>;
+    },
   ) {}
 
   /**
@@ -48,9 +54,16 @@ export class WorkspaceRemoval {
     return toWorkspaceView(record);
   }
 
-  /** This home's worktrees of the workspace, and its folder (clone and worktrees) unless a path the user registered lies in it. */
+  /**
+   * This home's worktrees of the workspace — its runs' and its pool's, the refill stopped for good
+   * first — and its folder (clone, worktrees, pool, cache) unless a path the user registered lies in it.
+   */
   async #removeOwnFiles(id: string, record: Pick<WorkspaceRecord, 'source' | 'path'>, environments: Environment[]): Promise<void> {
     for (const environment of environments.filter((e) => this.core.isOwn(e))) await this.core.removeEnvironment(environment);
+    const { pool } = this.parts;
+    await pool.halt(id);
+    // Unregistered from a directory the user registered: its .git keeps no notes of them (svc's clone goes whole).
+    await pool.empty(id, record.source === 'path' && (await isDirectory(record.path)) ? record.path : null);
     const own = this.core.ownDir(id);
     const usersDirInside = record.source === 'path' && (resolve(record.path) === resolve(own) || isInside(record.path, own));
     await rm(usersDirInside ? join(own, 'worktrees') : own, { recursive: true, force: true });

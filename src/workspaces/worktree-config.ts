@@ -2,7 +2,8 @@
  * `.svc/worktree.yaml` (docs/decisions.md, "Worktree setup and $SVC_PORT"): how a repository
  * prepares each new worktree of a run — `setup:`, a bash script run once before the first node, and
  * `copy:`, untracked files brought over from the workspace's checkout, `cache:`, what of the setup's
- * output is kept and reused while its key files are unchanged (setup-cache.ts), and `sandbox:`, what widens
+ * output is kept and reused while its key files are unchanged (setup-cache.ts), `pool:`, how many
+ * worktrees are kept prepared ahead at the default branch's tip (worktree-pool.ts), and `sandbox:`, what widens
  * the sandbox of the run's sandboxed nodes (read here once, before any node could change the
  * file: docs/decisions.md, "Bash nodes in a sandbox"), and `verify:`, the script the landing queue
  * runs on the commit it would land (docs/decisions.md, "Landing queue"). Read from the new worktree,
@@ -22,6 +23,9 @@ import { isInside, type WorktreeGit } from './worktrees.js';
 export const WORKTREE_CONFIG_FILE = '.svc/worktree.yaml';
 
 const MAX_CONFIG_BYTES = 64 * 1024;
+
+/** The most worktrees a pool keeps ready: each is a whole checkout and its setup's output on disk. */
+export const MAX_POOL = 8;
 
 /** A path relative to the repository's top, never leaving it. */
 const CopyPathSchema = z
@@ -56,7 +60,16 @@ export const WorktreeConfigSchema = z.strictObject({
       paths: z.array(CachePathSchema).min(1).max(50).describe('what setup makes that can be reused, such as node_modules'),
     })
     .optional()
-    .describe('the setup cache: setup runs only when the key files changed (docs/decisions.md, "Setup cache")'),
+    .describe('the setup cache: setup runs only when the key files changed (docs/decisions.md, "Setup cache and pool")'),
+  pool: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_POOL)
+    .optional()
+    .describe(
+      `worktrees kept prepared ahead (setup done) at the default branch's tip, taken by new runs at once (0–${MAX_POOL}; docs/decisions.md, "Setup cache and pool")`,
+    ),
   verify: z
     .string()
     .min(1)

@@ -7,22 +7,16 @@
  */
 
 import { DomainError } from '../shared/errors.js';
-import { mergeSandbox, type SandboxWidening } from '../workflows/index.js';
+import { mergeSandbox } from '../workflows/index.js';
 import { scanListedFiles } from './env-scan.js';
 import { readWorktreeConfig } from './worktree-config.js';
 import { copyIntoWorktree } from './worktree-copy.js';
-import { cacheKey, type CacheEntry, type CacheRequest, type SetupCache } from './setup-cache.js';
+import { cacheKey, DEFAULT_CACHE_MAX_BYTES, evictSetupCaches, SetupCache, workspaceCacheDir, type CacheEntry, type CacheRequest } from './setup-cache.js';
+import type { Logger } from '../shared/logger.js';
 import { runGit } from './git.js';
-import type { SetupCacheHandle } from '../runs/index.js';
+import type { SetupCacheHandle, WorktreePreparation } from '../runs/index.js';
 
-export interface WorktreePreparation {
-  script: string | null;
-  copied: string[];
-  missing: string[];
-  /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
-  sandbox: SandboxWidening | null;
-  cache: SetupCacheHandle | null;
-}
+export type { WorktreePreparation };
 
 /** The setup cache's place and limit for a workspace (setup-cache.ts), and git's environment for reading the key. */
 export interface CacheSetting {
@@ -60,7 +54,24 @@ export async function prepareWorktree(
   return { script, copied, missing, sandbox: config.sandbox ? mergeSandbox(config.sandbox, undefined)! : null, cache };
 }
 
-async function cacheHandle({ cache, stored, env }: CacheSetting, request: CacheRequest): Promise<SetupCacheHandle> {
+/** The workspace's setup cache in the home, its store trimming the home's caches to `SVC_CACHE_MAX_BYTES`. */
+export function cacheSetting(
+  deps: { home: string; env: NodeJS.ProcessEnv; cacheMaxBytes?: number | undefined; logger: Logger },
+  workspaceId: string,
+): CacheSetting {
+  const { home, env, cacheMaxBytes = DEFAULT_CACHE_MAX_BYTES, logger } = deps;
+  return {
+    cache: new SetupCache(workspaceCacheDir(home, workspaceId)),
+    env,
+    stored: async () => {
+      const removed = await evictSetupCaches(home, cacheMaxBytes);
+      if (removed.length) logger.info('workspace.cache_evicted', { entries: removed.length, maxBytes: cacheMaxBytes });
+    },
+  };
+}
+
+/** The cache as one worktree's setup sees it (a run's, or a pool's refill). */
+export async function cacheHandle({ cache, stored, env }: CacheSetting, request: CacheRequest): Promise<SetupCacheHandle> {
   const key = await cacheKey(request, env);
   const figures = (entry: CacheEntry | null) => entry && { paths: entry.paths, sizeBytes: entry.sizeBytes, cloned: entry.cloned };
   return {

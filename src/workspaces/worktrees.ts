@@ -23,20 +23,25 @@ export async function addWorktree(
   const { repository, path, branch, from } = target;
   await mkdir(dirname(path), { recursive: true });
   const options = { cwd: repository, env: git.env, timeoutMs: git.timeoutMs };
-  const branchExists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], options).then(
-    () => true,
-    () => false,
-  );
+  const exists = await branchExists(repository, branch, git);
   try {
     // `-f`: our own path may still be registered from a worktree removed by hand. (Not `worktree
     // prune`: that would also drop the user's own stale worktree entries.)
-    await runGit(branchExists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, from], options);
+    await runGit(exists ? ['worktree', 'add', '-f', '--', path, branch] : ['worktree', 'add', '-f', '-b', branch, '--', path, from], options);
   } catch (error) {
     // The repository changed under us (its default branch is gone, it is locked…): the user's to fix.
     throw new DomainError('worktree_failed', `Could not make a worktree for ${target.what}: ${(error as Error).message}`, {
       workspaceId: target.workspaceId,
     });
   }
+}
+
+/** Whether `refs/heads/<branch>` exists in the repository. */
+export function branchExists(repository: string, branch: string, git: WorktreeGit): Promise<boolean> {
+  return runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repository, ...git }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -105,7 +105,7 @@ describe('svc workspace', () => {
 
     const forced = await cli('workspace', 'cleanup', '--merged', '--force', '--json');
     expect(forced.code, forced.stderr).toBe(0);
-    expect(JSON.parse(forced.stdout)).toEqual({ removed: [expect.objectContaining({ run_id: kept.id })], kept: [], elsewhere: [] });
+    expect(JSON.parse(forced.stdout)).toEqual({ removed: [expect.objectContaining({ run_id: kept.id })], kept: [], elsewhere: [], pool: [] });
     expect(existsSync(kept.cwd)).toBe(false);
     expect((await cli('workspace', 'show', workspace.id)).stdout).toMatch(/worktrees\s+0 on this server, 0 B/);
   });

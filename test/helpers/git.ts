@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, lstatSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { tempDir } from './runs.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -10,6 +11,17 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'svc test',
   GIT_COMMITTER_EMAIL: 't@example.com',
 };
+
+/**
+ * Points git at an empty global configuration, and no system one, for the rest of this test file's
+ * process: the machine's own (a signing key, hooks, `init.defaultBranch`) must not reach svc's git.
+ */
+export async function useEmptyGitConfig(): Promise<void> {
+  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
+  writeFileSync(empty, '');
+  process.env.GIT_CONFIG_GLOBAL = empty;
+  process.env.GIT_CONFIG_NOSYSTEM = '1';
+}
 
 export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
 

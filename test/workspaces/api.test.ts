@@ -34,7 +34,11 @@ describe('registering', () => {
     expect(created.body).toMatchObject({ name: 'widgets', source: 'clone', default_branch: 'main', allow_env_keys: false, env_keys: [] });
     expect(created.body.path).toBe(join(server.home, 'workspaces', created.body.id, 'source'));
     expect((await api(server, 'GET', '/api/workspaces')).body).toEqual({ workspaces: [created.body], total: 1 });
-    expect((await api(server, 'GET', `/api/workspaces/${created.body.id}`)).body).toEqual({ ...created.body, disk: { worktrees: 0, bytes: 0 } });
+    expect((await api(server, 'GET', `/api/workspaces/${created.body.id}`)).body).toEqual({
+      ...created.body,
+      disk: { worktrees: 0, bytes: 0 },
+      pool: { size: 0, worktrees: [], error: null },
+    });
 
     const again = await api(server, 'POST', '/api/workspaces', { url: `file://${bare}/` });
     expect(again).toMatchObject({ status: 409, body: { error: 'workspace_exists', details: { id: created.body.id } } });

@@ -6,17 +6,14 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, startRun, startServer, tempDir, waitForRun, waitForStatus, writeWorkflows, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from '../helpers/git.js';
+import { git, useEmptyGitConfig } from '../helpers/git.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
 // No identity from this machine's global or system git config: the repository's own, or svc's.
 beforeAll(async () => {
-  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
-  writeFileSync(empty, '');
-  process.env.GIT_CONFIG_GLOBAL = empty;
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
+  await useEmptyGitConfig();
 });
 
 const registeredProject = (server: TestServer, files: Record<string, string>, workflows: Workflow[]) => registerProject(server, { files, workflows });

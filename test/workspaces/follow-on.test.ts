@@ -2,22 +2,19 @@
 // `svc run --from`: the new run's worktree branches from the earlier run's head commit, so the
 // earlier run's changes are there; refused with 400s saying why for a run without a worktree or on
 // another workspace, 404 for an unknown one.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, projectWithWorkflows, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
+import { api, cleanupAll, projectWithWorkflows, startRun, startServer, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from '../helpers/git.js';
+import { git, useEmptyGitConfig } from '../helpers/git.js';
 import { registerProject } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
 beforeAll(async () => {
-  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
-  writeFileSync(empty, '');
-  process.env.GIT_CONFIG_GLOBAL = empty;
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
+  await useEmptyGitConfig();
 });
 
 const WORKFLOWS: Workflow[] = [

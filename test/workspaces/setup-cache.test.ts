@@ -1,4 +1,4 @@
-// The setup cache (docs/decisions.md, "Setup cache"): `.svc/worktree.yaml`'s `cache:` keeps what the
+// The setup cache (docs/decisions.md, "Setup cache and pool"): `.svc/worktree.yaml`'s `cache:` keeps what the
 // setup made (`paths`) keyed by the key files' contents, the script and the platform; a later
 // worktree with the same key gets a copy instead of running the setup; a changed lockfile runs it
 // again; no run can change another's copy; a failed setup caches nothing; `svc workspace cache`
@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
-import { git } from '../helpers/git.js';
+import { git, useEmptyGitConfig } from '../helpers/git.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
 import { api, cleanupAll, startServer, tempDir, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
@@ -38,10 +38,7 @@ const READ: Workflow = { name: 'read', nodes: [{ id: 'deps', bash: 'cat node_mod
 const DAMAGE: Workflow = { name: 'damage', nodes: [{ id: 'break', bash: 'rm node_modules/dep/lib/index.js; echo broken > node_modules/dep/VERSION' }] };
 
 beforeAll(async () => {
-  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
-  writeFileSync(empty, '');
-  process.env.GIT_CONFIG_GLOBAL = empty;
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
+  await useEmptyGitConfig();
   invocations = join(await tempDir('svc-cache-log-'), 'setup.log');
   server = await startServer({ socket: true });
   const project = await registerProject(server, {

@@ -6,19 +6,16 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { api, cleanupAll, eventTypes, getRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
+import { api, cleanupAll, eventTypes, getRun, startServer, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import type { TestServer } from '../helpers/server.js';
-import { git } from '../helpers/git.js';
+import { git, useEmptyGitConfig } from '../helpers/git.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
 
 afterEach(cleanupAll);
 
 beforeAll(async () => {
-  const empty = join(await tempDir('svc-gitconfig-'), 'gitconfig');
-  writeFileSync(empty, '');
-  process.env.GIT_CONFIG_GLOBAL = empty;
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
+  await useEmptyGitConfig();
 });
 
 /** A registered project whose `.svc/worktree.yaml` (when given) is committed with its workflows. */

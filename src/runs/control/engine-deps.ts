@@ -67,8 +67,25 @@ export interface WorktreePreparation {
   missing: string[];
   /** `sandbox:`: what widens the sandbox of the run's sandboxed nodes; null when it says nothing. */
   sandbox: SandboxWidening | null;
-  /** `cache:` with a `setup:` (docs/decisions.md, "Setup cache"): what the script made, reused while its key holds; null without one. */
+  /** `cache:` with a `setup:` (docs/decisions.md, "Setup cache and pool"): what the script made, reused while its key holds; null without one. */
   cache: SetupCacheHandle | null;
+  /** A worktree taken from the workspace's pool: prepared ahead, so neither the script nor the cache is needed; null otherwise. */
+  pooled?: PooledPreparation | null;
+}
+
+/** How a worktree taken from the pool was prepared, before the run existed (docs/decisions.md, "Setup cache and pool"). */
+export interface PooledPreparation {
+  preparedAt: string;
+  /** The pool's setup ran its script, restored the setup cache, or there was no script to run. */
+  preparedBy: 'setup' | 'cache' | 'none';
+  /** How long that took. */
+  durationMs: number;
+  /** The commit it was prepared at. */
+  commit: string;
+  /** True when the run's base is another commit with the same cache key: checked out there, keeping only the cache paths. */
+  movedToBase: boolean;
+  /** The setup cache key it was prepared under (also the run's base's key when it moved there); null without `cache:`. */
+  cacheKey: string | null;
 }
 
 /** The setup cache as one worktree's setup sees it: restore instead of running the script, or keep what it made. */
@@ -111,6 +128,12 @@ export interface WorktreeProvider {
    * with the reason (invalid file with `file:line:col`, a copy refused) for the run's `setup_failed`.
    */
   prepare(workspaceId: string, cwd: string): Promise<WorktreePreparation | null>;
+  /**
+   * A new worktree's setup step is over (done or failed) and the run's first node is about to
+   * start: the workspaces may begin background work for the workspace (refilling its pool), which
+   * then never competes with this run's setup for the machine.
+   */
+  setUpDone?(workspaceId: string): void;
   /** The run was deleted: its worktree and branch go too. */
   release(runId: string): Promise<void>;
   /** The git of a run's worktree: a commit per node (node-commits.ts). */

@@ -8,18 +8,15 @@
  * `setup_failed` and the end of what it printed.
  */
 
-import { spawnGroup } from '../../processes/index.js';
 import type { Logger } from '../../shared/logger.js';
-import { formatSize } from '../../shared/size.js';
-import type { WorktreeProvider, WorktreePreparation } from './engine-deps.js';
+import type { PooledPreparation, WorktreeProvider, WorktreePreparation } from './engine-deps.js';
+import type { SetupSource } from '../model/setup-schema.js';
 import type { RunEventFields } from '../model/events.js';
 import { capUtf8, OUTPUT_CAP_BYTES } from '../model/node-state.js';
 import { processVariables } from '../executor/nodes/process-env.js';
+import { restoreOrRunSetup } from './setup-script.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { RunRecord } from '../model/types.js';
-
-/** A setup running longer is stopped and fails the run: an install that hangs must not hold a run slot for ever. */
-export const SETUP_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** How much of the end of the output `setup_failed` quotes in the run's error. */
 const ERROR_TAIL_BYTES = 2 * 1024;
@@ -46,6 +43,17 @@ function tailUtf8(text: string, cap: number): { text: string; truncated: boolean
       .replace(/^\uFFFD+/, ''),
     truncated: true,
   };
+}
+
+/** What the setup output says of a worktree taken from the pool: when and how it was prepared. */
+function pooledLine(pooled: PooledPreparation): string {
+  const how = { cache: 'restored from the setup cache', none: 'no setup script', setup: `its setup ran in ${(pooled.durationMs / 1000).toFixed(1)} s` }[
+    pooled.preparedBy
+  ];
+  const where = pooled.movedToBase
+    ? `; prepared at ${pooled.commit.slice(0, 12)} and checked out at the run's base (the same cache key), keeping only the cache paths`
+    : '';
+  return `took a worktree prepared ahead from the pool (prepared at ${pooled.preparedAt}: ${how}${where})`;
 }
 
 /** Whether a run launching now gets the setup: it has a worktree, new, or whose last setup failed or was cancelled (a resume keeps a set-up worktree as it is). */
@@ -75,7 +83,7 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
     });
     if (output.length > 4 * OUTPUT_CAP_BYTES) output = tailUtf8(output, OUTPUT_CAP_BYTES).text;
   };
-  let source: 'cache' | 'setup' = 'setup';
+  let source: SetupSource = 'setup';
   const finish = async (status: 'completed' | 'failed' | 'cancelled', error?: string, copied: string[] = []) => {
     const kept = tailUtf8(output, OUTPUT_CAP_BYTES);
     const durationMs = Date.now() - started;
@@ -86,13 +94,13 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
       ...(kept.truncated ? { outputTruncated: true } : {}),
       durationMs,
       source,
-      ...(preparation?.cache ? { cacheKey: preparation.cache.key } : {}),
+      ...(preparation?.cache ? { cacheKey: preparation.cache.key } : preparation?.pooled?.cacheKey ? { cacheKey: preparation.pooled.cacheKey } : {}),
       copied,
       ...(error ? { error } : {}),
       ...(widening ? { sandbox: { network: [...widening.network], read: [...widening.read], write: [...widening.write] } } : {}),
     };
     const set: RunRecord = { ...run, setup, ...(headCommit ? { headCommit } : {}) };
-    await runs.emit(set, 'setup_finished', { status, durationMs, ...(error ? { error } : {}) });
+    await runs.emit(set, 'setup_finished', { status, durationMs, ...(error ? { error } : {}), ...(preparation ? { source } : {}) });
     await runs.save(set, { sync: false }, 'running');
     if (status !== 'failed') return { run: set, failure: null };
     const tail = tailUtf8(output.trimEnd(), ERROR_TAIL_BYTES).text;
@@ -110,41 +118,18 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
   const { copied } = preparation;
   for (const path of copied) say('system', `copied ${path}\n`);
   for (const path of preparation.missing) say('system', `not copied, not in the workspace's checkout: ${path}\n`);
+  const { cache, pooled } = preparation;
+  if (pooled) {
+    source = 'pool';
+    say('system', `${pooledLine(pooled)}; the setup did not run for this run\n`);
+  }
   if (preparation.script === null) return finish('completed', undefined, copied);
-
-  const { cache } = preparation;
-  // A failed restore (an entry evicted while it was copied) is a miss: the script runs, as without one.
-  const restored = cache
-    ? await cache.restore().catch((error: unknown) => {
-        say('system', `the setup cache was not used: ${(error as Error).message}\n`);
-        return null;
-      })
-    : null;
-  if (restored) {
-    source = 'cache';
-    say(
-      'system',
-      `restored ${restored.paths.join(', ')} from the setup cache (${formatSize(restored.sizeBytes)}, ${restored.cloned ? 'cloned' : 'copied'}); the setup did not run\n`,
-    );
-  } else {
-    if (cache) say('system', `no setup cache entry for this key yet: running the setup\n`);
-    const outcome = await runScript(deps, run, preparation.script, signal, say);
-    if (outcome !== 'completed') return finish(outcome === 'cancelled' ? 'cancelled' : 'failed', outcome === 'cancelled' ? undefined : outcome, copied);
-    // Kept before any node runs, so the entry is what the setup made and nothing a node changed after it.
-    if (cache) {
-      try {
-        const kept = await cache.store();
-        if (kept)
-          say(
-            'system',
-            `cached ${kept.paths.join(', ')} (${formatSize(kept.sizeBytes)}, ${kept.cloned ? 'cloned' : 'copied'}) for the next worktree with this key\n`,
-          );
-        else say('system', 'nothing to cache: the setup made none of the cache paths\n');
-      } catch (error) {
-        // The run goes on: only the next worktree loses, and runs the setup again.
-        say('system', `the setup's output was not cached: ${(error as Error).message}\n`);
-      }
-    }
+  if (!pooled) {
+    const script = { script: preparation.script, cwd: run.cwd, env: deps.env, timeoutMs: deps.timeoutMs, signal, say };
+    const outcome = await restoreOrRunSetup(script, cache, say);
+    source = outcome.source;
+    if (outcome.result !== 'completed')
+      return finish(outcome.result === 'cancelled' ? 'cancelled' : 'failed', outcome.result === 'cancelled' ? undefined : outcome.result, copied);
   }
   // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
   try {
@@ -153,44 +138,6 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
     return finish('failed', `svc could not commit what the setup changed: ${(error as Error).message}`, copied);
   }
   return finish('completed', undefined, copied);
-}
-
-/** The script with bash in the worktree; resolves to `completed`, `cancelled`, or why it failed. */
-async function runScript(deps: SetupDeps, run: RunRecord, script: string, signal: AbortSignal, say: (stream: Stream, text: string) => void): Promise<string> {
-  let proc: ReturnType<typeof spawnGroup>;
-  try {
-    proc = spawnGroup('bash', ['-c', script], { cwd: run.cwd, env: { ...process.env, ...deps.env } });
-  } catch (error) {
-    return `bash could not be started: ${(error as Error).message}`;
-  }
-  let stopped: 'timeout' | 'cancelled' | undefined;
-  proc.child.stdout?.setEncoding('utf8');
-  proc.child.stderr?.setEncoding('utf8');
-  proc.child.stdout?.on('data', (text: string) => say('stdout', text));
-  proc.child.stderr?.on('data', (text: string) => say('stderr', text));
-  const timeoutMs = deps.timeoutMs ?? SETUP_TIMEOUT_MS;
-  const timer = setTimeout(() => {
-    stopped ??= 'timeout';
-    void proc.terminate();
-  }, timeoutMs);
-  const onAbort = () => {
-    stopped ??= 'cancelled';
-    void proc.terminate();
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort();
-  try {
-    const { code, signal: killedBy } = await proc.done;
-    if (stopped === 'cancelled') return 'cancelled';
-    if (stopped === 'timeout') return `the setup timed out after ${Math.round(timeoutMs / 1000)} s`;
-    if (code !== 0) return killedBy ? `the setup was killed by ${killedBy}` : `the setup exited with code ${code}`;
-    return 'completed';
-  } catch (error) {
-    return `bash could not be started: ${(error as Error).message}`;
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 /** The script's environment: the workspace's env values, then the run's variables as a bash node gets them. */

@@ -17,7 +17,8 @@ export interface RunEventFields {
   /** The worktree setup (`.svc/worktree.yaml`), before the first node: a step named `setup`. */
   setup_started: Record<never, never>;
   setup_output: { stream: 'stdout' | 'stderr' | 'system'; text: string; truncated?: true };
-  setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string };
+  /** `source`: how the worktree was prepared (`pool`, `cache`, `setup`), once the step got that far. */
+  setup_finished: { status: 'completed' | 'failed' | 'cancelled'; durationMs: number; error?: string; source?: 'pool' | 'cache' | 'setup' };
   node_started: { nodeId: string; kind: NodeActionKind };
   /**
    * A prompt node's agent waits for an agent slot (`agent_slot`), a process node for memory

@@ -2,6 +2,9 @@ import type { RunDetail } from '../../client/types.js';
 import { formatDuration } from '../format.js';
 import { StatusBadge } from './status.js';
 
+/** Why a setup was quick: the script did not run for this run. */
+const SOURCE_TEXT = { pool: ' — a worktree prepared ahead, from the pool', cache: ' — restored from the setup cache' } as const;
+
 /**
  * The worktree setup of a run (`.svc/worktree.yaml`, docs/decisions.md, "Worktree setup and
  * $SVC_PORT"): the step `setup` before the first node — its state, duration, the files copied in
@@ -12,6 +15,7 @@ export function SetupStep({ setup }: { setup: NonNullable<RunDetail['setup']> })
     <details class="setup-step" data-setup-status={setup.status} open={setup.status === 'failed'}>
       <summary>
         Setup <StatusBadge status={setup.status} /> {formatDuration(setup.durationMs)}
+        {setup.source && setup.source !== 'setup' ? <span data-setup-source={setup.source}>{SOURCE_TEXT[setup.source]}</span> : null}
         {setup.copied.length ? ` — copied ${setup.copied.join(', ')}` : ''}
       </summary>
       {setup.error ? <p class="note error">{setup.error}</p> : null}

@@ -42,6 +42,18 @@ function WorkspaceDetail({ id }: { id: string }) {
               ? `not given: agent nodes and messages here are blocked (svc workspace consent ${workspace.id} --allow)`
               : 'not needed'}
         </dd>
+        <dt>Pool</dt>
+        <dd data-pool-size={workspace.pool.size}>
+          {workspace.pool.size === 0 && workspace.pool.worktrees.length === 0
+            ? 'none'
+            : `${workspace.pool.worktrees.filter((worktree) => worktree.state === 'ready').length} of ${workspace.pool.size} prepared worktrees ready`}
+          {workspace.pool.worktrees.map((worktree) => (
+            <div key={worktree.name} class="mono" data-pool-state={worktree.state}>
+              {worktree.state} {worktree.commit.slice(0, 12)} {worktree.prepared_at ? formatTime(worktree.prepared_at) : ''}
+            </div>
+          ))}
+          {workspace.pool.error ? <p class="note error">{workspace.pool.error}</p> : null}
+        </dd>
       </dl>
       <LandingQueue workspaceId={workspace.id} />
       <h3>Environments</h3>

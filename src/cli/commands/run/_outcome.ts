@@ -52,3 +52,8 @@ export function formatSpend(run: { maxCostUsd?: number | null; spentUsd?: number
   if (typeof run.maxCostUsd !== 'number') return partial ? `spent ${formatCost(run.spentUsd ?? 0)}${partial}` : '';
   return `spent ${formatCost(run.spentUsd ?? 0)} of ${formatCost(run.maxCostUsd)} cap${partial}`;
 }
+
+/** `(from the pool)` or `(from the setup cache)` after a setup step that did not run its script. */
+export function setupSourceNote(source: string | undefined): string {
+  return source === 'pool' ? ' (from the pool)' : source === 'cache' ? ' (from the setup cache)' : '';
+}

@@ -4,7 +4,7 @@ import { formatSize } from '../../../shared/size.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { createSpinner, type Spinner } from '../../spinner.js';
-import { formatCost, formatMs, waitingText } from './_outcome.js';
+import { formatCost, formatMs, setupSourceNote, waitingText } from './_outcome.js';
 import { showsToolCall, toolLine } from './_tools.js';
 
 export interface PrinterOptions {
@@ -108,7 +108,8 @@ export class RunPrinter {
         break;
       case 'setup_finished':
         this.#running.delete('setup');
-        if (event.status === 'completed') this.#line(`${p.green('✔')} setup ${p.dim(formatMs(event.durationMs))}`);
+        // How the worktree was prepared says why the step took what it took (`setup` is the script itself).
+        if (event.status === 'completed') this.#line(`${p.green('✔')} setup ${p.dim(`${formatMs(event.durationMs)}${setupSourceNote(event.source)}`)}`);
         else this.#line(`${p.red('✖')} setup ${event.error ?? event.status}`);
         break;
       case 'node_started':

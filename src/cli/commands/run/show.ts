@@ -2,7 +2,7 @@ import { refusalsNote, type RunDetail, type RunView } from '../../../client/inde
 import { formatSize } from '../../../shared/size.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
-import { formatCost, formatMs, formatSpend, waitText } from './_outcome.js';
+import { formatCost, formatMs, formatSpend, setupSourceNote, waitText } from './_outcome.js';
 import { drawTimeline } from './_timeline.js';
 import { indentTail, toleratedNote } from './_failures.js';
 import { forecastLine } from './_forecast.js';
@@ -94,7 +94,7 @@ export default defineCommand({
         // The worktree setup (.svc/worktree.yaml): its state; what it printed is in `--json` and on the dashboard.
         ...(run.setup
           ? [
-              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${run.setup.source === 'cache' ? ' (from the setup cache)' : ''}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
+              `  setup:    ${run.setup.status} in ${formatMs(run.setup.durationMs)}${setupSourceNote(run.setup.source)}${run.setup.copied.length ? `   copied: ${run.setup.copied.join(', ')}` : ''}`,
             ]
           : []),
         // What landed it (`svc runs merge`, `svc runs pr`).

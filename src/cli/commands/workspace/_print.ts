@@ -20,9 +20,26 @@ export function printWorkspace(cmd: CommandContext, workspace: Workspace | Works
     ['created', workspace.created_at],
   ];
   if ('disk' in workspace) lines.push(['worktrees', `${workspace.disk.worktrees} on this server, ${formatBytes(workspace.disk.bytes)}`]);
+  if ('pool' in workspace) lines.push(...poolLines(workspace.pool));
   if (scan.unreadable.length) lines.push(['unreadable', scan.unreadable.join(', ')]);
   const width = Math.max(...lines.map(([label]) => label!.length));
   for (const [label, value] of lines) cmd.io.out(`${label!.padEnd(width)}  ${value}\n`);
+}
+
+/** The pool of prepared worktrees on this server: how many `pool:` asks for, then one line per worktree (state, commit, when, path). */
+function poolLines(pool: WorkspaceDetail['pool']): string[][] {
+  const ready = pool.worktrees.filter((worktree) => worktree.state === 'ready').length;
+  const lines = [
+    ['pool', pool.size || pool.worktrees.length ? `${ready} of ${pool.size} ready on this server` : "none (.svc/worktree.yaml's pool: at the default branch)"],
+  ];
+  for (const worktree of pool.worktrees) {
+    const when = worktree.prepared_at
+      ? `prepared ${worktree.prepared_at}${worktree.prepared_by === 'cache' ? ' from the setup cache' : ''}`
+      : `since ${worktree.started_at ?? '?'}`;
+    lines.push(['', `${worktree.state.padEnd(9)} ${worktree.commit.slice(0, 12)}  ${when}  ${worktree.path}`]);
+  }
+  if (pool.error) lines.push(['pool error', pool.error]);
+  return lines;
 }
 
 export async function printWorkspaces(cmd: CommandContext, workspaces: Workspace[]): Promise<void> {

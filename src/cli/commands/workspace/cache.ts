@@ -5,7 +5,7 @@ import { WORKSPACE_ARG } from './_print.js';
 
 /**
  * `svc workspace cache <workspace> [--clear]`: what `.svc/worktree.yaml`'s `cache:` kept of the
- * setup's output in the server's home (docs/decisions.md, "Setup cache") — each entry's key, size,
+ * setup's output in the server's home (docs/decisions.md, "Setup cache and pool") — each entry's key, size,
  * hits and last use — or, with `--clear`, empties it.
  */
 export default defineCommand({

@@ -33,7 +33,8 @@ export default defineCommand({
         throw error;
       });
     if (cmd.globals.json) return printJson(cmd.io, result);
-    if (result.removed.length === 0) cmd.io.out('Nothing to clean up.\n');
+    if (result.removed.length === 0 && result.pool.length === 0) cmd.io.out('Nothing to clean up.\n');
+    else if (result.removed.length === 0) cmd.io.out('No run worktree to remove.\n');
     else {
       cmd.io.out(`Removed ${result.removed.length} worktree(s):\n`);
       await printEnvironments(cmd, result.removed);
@@ -50,6 +51,8 @@ export default defineCommand({
     }
     const waiting = result.kept.length - kept.length;
     if (waiting) cmd.io.out(`${waiting} other worktree(s) kept: their runs are not finished, or ended too recently (--json lists them).\n`);
+    // The pools go whatever the rule: a clean-up gives the disk back, and a pool fills again once a run comes.
+    if (result.pool.length) cmd.io.out(`Removed ${result.pool.length} prepared worktree(s) of the pool; refilled by the next run on the workspace.\n`);
     if (result.elsewhere.length)
       cmd.io.out(`${result.elsewhere.length} worktree(s) in other servers' homes: those servers were told to clean up the same way.\n`);
   },
