@@ -91,7 +91,10 @@ async function makeRunWorktree(pool: PoolDirectory, manifest: PoolManifest, targ
   const inWorktree = { cwd: target.path, ...git };
   const moved = manifest.commit !== target.base;
   if (!moved) {
-    await runGit(['checkout', '-q', '-b', target.branch], inWorktree);
+    // The branch made where HEAD is, and HEAD put on it: plumbing, not `checkout -b`, which would
+    // refresh the whole index of a worktree whose files have not changed.
+    await runGit(['update-ref', `refs/heads/${target.branch}`, target.base, ''], { cwd: target.repository, ...git });
+    await runGit(['symbolic-ref', 'HEAD', `refs/heads/${target.branch}`], inWorktree);
   } else {
     // The base's files, and of the untracked ones only the cache paths (`-x`: ignored files too; `-e` keeps them).
     await runGit(['checkout', '-q', '-f', '-b', target.branch, target.base], inWorktree);

@@ -180,6 +180,24 @@ describe('pool: 2', () => {
   });
 });
 
+describe('a pool whose setup leaves files .gitignore does not hide', () => {
+  it('commits them as `<workflow>: setup` on the run that takes the worktree, apart from its first node', async () => {
+    const own = await startServer();
+    const { dir: repo, workspace } = await registerProject(own, {
+      workflows: [WRITE],
+      extra: { '.svc/worktree.yaml': 'setup: echo made > generated.txt\npool: 1\n' },
+    });
+    const ready = async () => (await api(own, 'GET', `/api/workspaces/${workspace.id}`)).body.pool.worktrees.filter((w: Json) => w.state === 'ready').length;
+    await expect.poll(ready, { timeout: 30_000 }).toBe(1);
+    const run = await runOn(own, 'write', workspace.id);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.setup.source).toBe('pool');
+    expect(git(repo, 'log', '--format=%s', `${run.baseCommit}..svc/${run.id}`).split('\n')).toEqual(['write: edit', 'write: setup']);
+    expect(git(repo, 'show', '--name-only', '--format=', `svc/${run.id}~1`)).toBe('generated.txt');
+    expect(git(repo, 'show', '--name-only', '--format=', `svc/${run.id}`)).toBe('NOTES.md');
+  });
+});
+
 describe('pool: in .svc/worktree.yaml', () => {
   it.each([
     ['pool: 20', /\.svc\/worktree\.yaml:2:7: pool: .*8/],
