@@ -14,7 +14,8 @@
 // with 500 SSE clients that never read), `bench/postgres.mjs` (`benchPostgres()`) or `bench/sandbox.mjs`
 // (`benchSandbox()`: the start-up a sandbox adds to a bash node and to a real agent's node — issue 30)
 // or `bench/memory.mjs` (`benchMemory()`: a 20-node chain with process trees sampled ÷ not — issue 33)
-// or `bench/setup-cache.mjs` (`benchSetupCache()`: a 10,000-file setup restored from the cache — issue 35)
+// or `bench/setup-cache.mjs` (`benchSetupCache()`: a 10,000-file setup restored from the cache, or
+// taken prepared from a pool, and the disk ten such worktrees take — issue 35)
 // or `bench/tracing.mjs` (`benchTracing()`: the start-up tracing adds when it is off, 0, and what
 // loading the SDK costs when it is on — issue 33) exist they are imported and their rows join the table.
 // A row is `{ name, value, unit, reference?, ratio?, target? }`. `target` is a string such as
@@ -39,8 +40,9 @@ const WARMUP_SECONDS = 3;
 const ROUNDS = 3;
 const CONNECTIONS = 50;
 const SPAWN_REPS = 15;
-const MODULE_TIMEOUT_MS = 240_000;
-const WATCHDOG_MS = 9 * 60_000;
+// The setup cache module runs about forty runs of a 10,000-file setup, cold, cached and pooled.
+const MODULE_TIMEOUT_MS = 360_000;
+const WATCHDOG_MS = 12 * 60_000;
 
 // ---- process hygiene ---------------------------------------------------------------------------
 

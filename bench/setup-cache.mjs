@@ -1,11 +1,25 @@
-// What the setup cache saves (issue 35, "Figures"): a repository whose `.svc/worktree.yaml` setup
-// makes a dependency tree of 10,000 files, its `cache:` keyed by a lockfile. Measured on the real
-// server in this process: request → first node started, cold (the setup runs and its tree is
-// stored) and with a cache hit (the tree is restored instead). References measured in the same
-// run: a raw `git worktree add` of the same repository, a plain `cp -r` of the cached tree, and
-// the setup script's own time. The report says whether the filesystem cloned or copied.
+// What the setup cache and the pool save (issue 35, "Figures"): a repository whose
+// `.svc/worktree.yaml` setup makes a dependency tree of 10,000 files, its `cache:` keyed by a
+// lockfile. Measured on the real server in this process: request → first node started, cold (the
+// setup runs and its tree is stored), with a cache hit (the tree is restored instead), and with a
+// warm pool (`pool: 1`: a worktree prepared ahead is taken). References measured in the same run: a
+// raw `git worktree add` of the same repository, a plain `cp -r` of the cached tree, and the setup
+// script's own time. Disk: ten worktrees of one key and the cache entry they share, as the
+// filesystem allocated them (statfs before and after), against ten times the worktree without its
+// tree plus one copy of the tree. The rows say which filesystem it was and whether it cloned or
+// copied: a clone shares the files' data, not their inodes and directory entries, so a tree of tiny
+// files costs every clone that much again.
+//
+// The warm pool is set against three references: `git worktree add` of the same five-file
+// repository as the cache rows, where git makes a worktree in a few milliseconds and svc's own way
+// from a request to a first node (workflow resolution, records, the node's process) is most of the
+// figure; the same of a repository with 3,000 tracked files, about a small application's, where a
+// worktree costs git a checkout that taking a prepared one does not; and the same workflow's run on
+// a repository with no setup at all (no `.svc/worktree.yaml`): what the pool costs beyond that way.
+// `SVC_BENCH_CACHE_DIR=<dir>` puts the repositories and the home there (a btrfs or XFS-with-reflink
+// mount, to see what cloning saves); the OS temp directory otherwise.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,57 +34,109 @@ const SETUP = [
   '  for j in $(seq 1 100); do echo "module.exports = $i * $j" > node_modules/p$i/f$j.js; done',
   'done',
 ].join('\n');
+const WORKTREE_YAML = `setup: |\n${SETUP.replace(/^/gm, '  ')}\ncache:\n  key: [package-lock.json]\n  paths: [node_modules]\n`;
+const IDENTITY = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com'];
 
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
 
-async function repository(root) {
-  const dir = join(root, 'repo');
+/** The filesystem `path` is on, as `df -T` names it. */
+const fsType = (path) => execFileSync('df', ['-T', path], { encoding: 'utf8' }).split('\n')[1]?.split(/\s+/)[1] ?? 'unknown filesystem';
+
+/** Bytes free on the filesystem of `path` (what it allocates shows as less free). */
+const freeBytes = async (path) => {
+  const info = await statfs(path);
+  return info.bfree * info.bsize;
+};
+
+/** Bytes `du` counts as allocated under `path`. */
+const duBytes = (path, options = []) => Number(execFileSync('du', ['-s', '-B1', ...options, path], { encoding: 'utf8' }).split(/\s/)[0]);
+
+/** A repository with a one-node workflow, the setup (and `pool:`) unless `setup: false`, and `trackedFiles` more source files. */
+async function repository(root, name, { trackedFiles = 0, pool = 0, setup = true } = {}) {
+  const dir = join(root, name);
   await mkdir(join(dir, '.svc', 'workflows'), { recursive: true });
   await writeFile(join(dir, 'package-lock.json'), '{"lockfileVersion": 3}\n');
   await writeFile(join(dir, '.gitignore'), 'node_modules/\n');
-  await writeFile(join(dir, '.svc', 'worktree.yaml'), `setup: |\n${SETUP.replace(/^/gm, '  ')}\ncache:\n  key: [package-lock.json]\n  paths: [node_modules]\n`);
+  if (setup) await writeFile(join(dir, '.svc', 'worktree.yaml'), `${WORKTREE_YAML}${pool ? `pool: ${pool}\n` : ''}`);
   await writeFile(join(dir, '.svc', 'workflows', 'first.yaml'), 'name: first\ndescription: setup cache bench\nnodes:\n  - id: n\n    bash: "true"\n');
+  for (let i = 0; i < trackedFiles; i++) {
+    if (i % 100 === 0) await mkdir(join(dir, 'src', `m${i / 100}`), { recursive: true });
+    await writeFile(join(dir, 'src', `m${Math.floor(i / 100)}`, `f${i}.js`), `export const f${i} = () => ${i};\n`);
+  }
   git(dir, 'init', '-q', '-b', 'main');
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'add', '-A');
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-qm', 'init');
+  git(dir, ...IDENTITY, 'add', '-A');
+  git(dir, ...IDENTITY, 'commit', '-qm', 'init');
   return dir;
 }
 
 export async function benchSetupCache() {
-  const root = await mkdtemp(join(tmpdir(), 'svc-bench-cache-'));
+  const root = await mkdtemp(join(process.env.SVC_BENCH_CACHE_DIR ?? tmpdir(), 'svc-bench-cache-'));
   const { startServer } = await import(new URL('server/listen.js', DIST));
   const { loadSettings } = await import(new URL('shared/settings.js', DIST));
-  const dir = await repository(root);
+  const dir = await repository(root, 'repo');
   const settings = loadSettings({ ...process.env, SVC_HOME: join(root, 'home'), PORT: '0', SVC_LOG_LEVEL: 'warn' });
   const server = await startServer({ settings, cwd: dir });
   const post = async (path, body) => {
     const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: response.status, body: await response.json() };
   };
-  try {
-    const added = await post('/api/workspaces', { path: dir });
+  const register = async (path) => {
+    const added = await post('/api/workspaces', { path });
     if (added.status !== 201) throw new Error(`bench: registering the repository answered ${added.status}: ${JSON.stringify(added.body)}`);
-    const workspaceId = added.body.id;
-    /** Request → the first node's start, and the run's record. */
-    const firstNode = async () => {
-      const t0 = Date.now();
-      const started = await post('/api/workflows/first/run', { message: 'bench', workspaceId });
-      if (started.status !== 202) throw new Error(`bench: starting a run answered ${started.status}: ${JSON.stringify(started.body)}`);
-      const record = await withTimeout(server.ctx.engine.waitUntilSettled(started.body.runId), 120_000, 'a run of the setup cache bench');
-      if (record.status !== 'completed') throw new Error(`bench: the run ended ${record.status}: ${record.error}`);
-      return { ms: Date.parse(record.nodes.n.startedAt) - t0, record };
+    return added.body.id;
+  };
+  /** Request → the first node's start, and the run's record. */
+  const firstNode = async (workspaceId) => {
+    const t0 = Date.now();
+    const started = await post('/api/workflows/first/run', { message: 'bench', workspaceId });
+    if (started.status !== 202) throw new Error(`bench: starting a run answered ${started.status}: ${JSON.stringify(started.body)}`);
+    const record = await withTimeout(server.ctx.engine.waitUntilSettled(started.body.runId), 120_000, 'a run of the setup cache bench');
+    if (record.status !== 'completed') throw new Error(`bench: the run ended ${record.status}: ${record.error}`);
+    return { ms: Date.parse(record.nodes.n.startedAt) - t0, record };
+  };
+  /**
+   * Each run taken from a pool made full first (`pool: 1`), against a raw `git worktree add` of the
+   * repository and, with `bare`, a run of the same workflow on a repository with no setup at all.
+   */
+  const warmPool = async (repo, workspaceId, bare) => {
+    const tip = git(repo, 'rev-parse', 'main').trim();
+    const ready = async () => {
+      for (;;) {
+        const { pool } = await (await fetch(`${server.url}/api/workspaces/${workspaceId}`)).json();
+        if (pool.worktrees.some((worktree) => worktree.state === 'ready' && worktree.commit === tip)) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     };
+    const pooled = [];
+    const raw = [];
+    const plain = [];
+    for (let i = 0; i < REPS; i++) {
+      if (bare) plain.push((await firstNode(bare)).ms);
+      await withTimeout(ready(), 120_000, 'the pool becoming ready');
+      const taken = await firstNode(workspaceId);
+      if (taken.record.setup.source !== 'pool') throw new Error(`bench: a run did not take from the pool: ${taken.record.setup.output}`);
+      pooled.push(taken.ms);
+      // Measured once the refill is done, as the run was: on a machine doing nothing else of svc's.
+      await withTimeout(ready(), 120_000, 'the pool becoming ready');
+      const t0 = performance.now();
+      git(repo, 'worktree', 'add', '-q', '-b', `bench-pool-${i}`, join(root, `raw-pool-${workspaceId}-${i}`), 'main');
+      raw.push(performance.now() - t0);
+    }
+    return { ms: median(pooled), raw: median(raw), plain: bare ? median(plain) : undefined };
+  };
+  try {
+    const workspaceId = await register(dir);
     const cold = [];
     const setupMs = [];
     const hit = [];
     let cloned;
     for (let i = 0; i < REPS; i++) {
       await fetch(`${server.url}/api/workspaces/${workspaceId}/cache`, { method: 'DELETE' });
-      const miss = await firstNode();
+      const miss = await firstNode(workspaceId);
       if (miss.record.setup.source !== 'setup') throw new Error('bench: a cleared cache was not a miss');
       cold.push(miss.ms);
       setupMs.push(miss.record.setup.durationMs);
-      const again = await firstNode();
+      const again = await firstNode(workspaceId);
       if (again.record.setup.source !== 'cache') throw new Error(`bench: the second run was not a cache hit: ${again.record.setup.output}`);
       hit.push(again.ms);
       cloned = (await (await fetch(`${server.url}/api/workspaces/${workspaceId}/cache`)).json()).entries[0]?.cloned;
@@ -92,9 +158,48 @@ export async function benchSetupCache() {
     }
     const hitMs = median(hit);
     const reference = median(raw) + median(copy);
+    const filesystem = fsType(root);
+    const how = cloned ? 'cloned' : 'copied: the filesystem does not clone';
+
+    // Disk: ten worktrees of one key from an empty cache — the first runs the setup and stores the
+    // tree (the one copy), the nine others restore it — all the filesystem allocated for them.
+    await fetch(`${server.url}/api/workspaces/${workspaceId}/cache`, { method: 'DELETE' });
+    const before = await freeBytes(root);
+    const ten = [];
+    for (let i = 0; i < 10; i++) ten.push((await firstNode(workspaceId)).record);
+    if (ten.slice(1).some((record) => record.setup.source !== 'cache')) throw new Error('bench: a disk run was not a cache hit');
+    const allocated = before - (await freeBytes(root));
+    const worktreeAlone = duBytes(ten[0].cwd, ['--exclude=node_modules']);
+    const treeCopy = duBytes(join(entryTree, key, 'tree'));
+
+    // `pool: 1` committed (the same cache key: the pool's worktree is restored from it), seen at the pool's next look.
+    await writeFile(join(dir, '.svc', 'worktree.yaml'), `${WORKTREE_YAML}pool: 1\n`);
+    git(dir, ...IDENTITY, 'commit', '-qam', 'pool: 1');
+    const bareRepo = await repository(root, 'repo-bare', { setup: false });
+    const small = await warmPool(dir, workspaceId, await register(bareRepo));
+    const largeRepo = await repository(root, 'repo-3000', { trackedFiles: 3000, pool: 1 });
+    const large = await warmPool(largeRepo, await register(largeRepo));
+    const poolRow = (measured, files) => ({
+      name: `pool: request → first node with a warm pool (the 10,000-file setup prepared ahead), ${files} tracked files ÷ git worktree add of the repository (ms)`,
+      value: round(measured.ms, 1),
+      unit: 'ms',
+      reference: round(measured.raw, 1),
+      ratio: round(measured.ms / measured.raw),
+      target: '≤ 1.2',
+    });
     return [
+      poolRow(small, 5),
+      poolRow(large, '3,000'),
       {
-        name: `setup cache: request → first node, cache hit of a 10,000-file tree (${cloned ? 'cloned' : 'copied: the filesystem does not clone'}) ÷ git worktree add + cp -r (ms)`,
+        name: 'pool: request → first node with a warm pool (5 tracked files) ÷ the same workflow on a repository with no setup at all (ms)',
+        value: round(small.ms, 1),
+        unit: 'ms',
+        reference: round(small.plain, 1),
+        ratio: round(small.ms / small.plain),
+        target: '≤ 1.1',
+      },
+      {
+        name: `setup cache: request → first node, cache hit of a 10,000-file tree (${filesystem}: ${how}) ÷ git worktree add + cp -r (ms)`,
         value: round(hitMs, 1),
         unit: 'ms',
         reference: round(reference, 1),
@@ -107,6 +212,15 @@ export async function benchSetupCache() {
         unit: 'ms',
         reference: round(median(setupMs), 1),
         ratio: round(median(cold) / median(setupMs)),
+      },
+      {
+        name: `setup cache: disk allocated by ten worktrees of one key and their cache entry (${filesystem}: ${how}) ÷ ten worktrees + one copy of the tree (MB)`,
+        value: round(allocated / 1e6, 1),
+        unit: 'MB',
+        reference: round((10 * worktreeAlone + treeCopy) / 1e6, 1),
+        ratio: round(allocated / (10 * worktreeAlone + treeCopy)),
+        // Only a filesystem that clones can keep ten copies in the room of one.
+        ...(cloned ? { target: '≤ 1' } : {}),
       },
     ];
   } finally {
