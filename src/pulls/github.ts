@@ -144,9 +144,12 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
 const THREADS_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100) { nodes {
     isResolved
-    comments(first: 100) { nodes { databaseId path line originalLine body author { login } } }
+    comments(first: 100) { nodes { fullDatabaseId path line originalLine body author { login } } }
   } } } }
 }`;
+
+/** A GitHub id as svc keeps it: digits, never a JS number (ids past 2^53 would be rounded). */
+const DIGITS = z.string().regex(/^\d{1,30}$/);
 
 const ThreadsAnswer = z.object({
   data: z.object({
@@ -159,7 +162,9 @@ const ThreadsAnswer = z.object({
               comments: z.object({
                 nodes: z.array(
                   z.object({
-                    databaseId: z.number().int(),
+                    // \`fullDatabaseId\` (a BigInt, printed as a string): \`databaseId\` is a 32-bit Int and review
+                    // comment ids on github.com are past 2^31, so it fails or is null there.
+                    fullDatabaseId: DIGITS,
                     path: z.string().nullish(),
                     line: z.number().int().nullish(),
                     originalLine: z.number().int().nullish(),
@@ -192,7 +197,7 @@ export async function unresolvedComments(site: GhSite, repo: string, number: num
     .filter((thread) => !thread.isResolved)
     .flatMap((thread) =>
       thread.comments.nodes.map((c) => ({
-        id: String(c.databaseId),
+        id: c.fullDatabaseId,
         path: c.path ?? null,
         line: c.line ?? c.originalLine ?? null,
         author: c.author?.login ?? null,
@@ -208,12 +213,14 @@ export function failedLog(site: GhSite, repo: string, actionsRunId: string): Pro
 
 /** Replies on a review comment; resolves to the reply's id (svc's own, never taken for a new comment). */
 export async function replyToComment(site: GhSite, repo: string, number: number, commentId: string, body: string): Promise<string> {
+  if (!/^\d+$/.test(commentId)) throw new GitHubAnswerError(`the comment id ${JSON.stringify(commentId)} is not a GitHub id`);
   const { host, owner, name } = repoParts(repo);
   const path = `repos/${owner}/${name}/pulls/${number}/comments/${commentId}/replies`;
   const answer = parseJson(
     'the reply',
     await gh(site, ['api', ...host, '--method', 'POST', path, '-f', `body=${body}`], 'a reply'),
-    z.object({ id: z.number().int() }),
+    // REST prints the id as a JSON number; kept as its digits (a safe integer, or refused).
+    z.object({ id: z.union([z.number().int().nonnegative().refine(Number.isSafeInteger, 'an id past 2^53'), DIGITS]) }),
   );
   return String(answer.id);
 }

@@ -137,6 +137,16 @@ export async function givenLooks(gh: FakeGh, number: number, n: number): Promise
   await waitFor(() => looksAt(gh, number) >= before + n);
 }
 
+/** A review comment as GitHub's GraphQL answers it: its id past 2^31, as a string (\`fullDatabaseId\`), by a member unless told. */
+export const reviewComment = (id: string, path: string, line: number, body: string, author = { login: 'reviewer', association: 'MEMBER', type: 'User' }) => ({
+  fullDatabaseId: id,
+  path,
+  line,
+  body,
+  author: { login: author.login, __typename: author.type },
+  authorAssociation: author.association,
+});
+
 export const ACTIONS_RUN = '111';
 export const checkRun = (conclusion: 'SUCCESS' | 'FAILURE' | null, name = 'test') => ({
   name,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, getRun, waitForStatus } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
-import { ADDRESS_REVIEW, checkRun, FIX_CI, followOns, gated, givenLooks, grownRun, openPullRequest, waitForPull, type FakeGh, pullServer } from './fixture.js';
+import { ADDRESS_REVIEW, reviewComment, checkRun, FIX_CI, followOns, gated, givenLooks, grownRun, openPullRequest, waitForPull, type FakeGh, pullServer } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
@@ -18,7 +18,9 @@ beforeAll(async () => {
 
 afterAll(cleanupAll);
 
-const comment = (id: number, path: string, line: number, body: string) => ({ databaseId: id, path, line, body, author: { login: 'reviewer' } });
+// Ids past 2^31, as github.com's are.
+const comment = (id: number, path: string, line: number, body: string) => reviewComment(String(3_000_000_000 + id), path, line, body);
+const idOf = (id: number) => String(3_000_000_000 + id);
 
 describe('changes requested', () => {
   it('one follow-on run addresses both comments, two replies; the same review again starts nothing', async () => {
@@ -34,21 +36,21 @@ describe('changes requested', () => {
     });
     const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
     const [reaction] = pushed.pr.reactions;
-    expect(reaction).toMatchObject({ kind: 'review', comments: ['101', '102'], workflow: 'address-review' });
+    expect(reaction).toMatchObject({ kind: 'review', comments: [idOf(101), idOf(102)], workflow: 'address-review' });
     const followOn = await getRun(server, reaction.followOnRunId);
-    expect(followOn.message).toContain('Comment 101 on src/math.js:3 by reviewer');
+    expect(followOn.message).toContain(`Comment ${idOf(101)} on src/math.js:3 by reviewer`);
     expect(followOn.message).toContain('Use a const here.');
-    expect(followOn.message).toContain('Comment 102 on README.md:1');
+    expect(followOn.message).toContain(`Comment ${idOf(102)} on README.md:1`);
     expect(followOn.message).not.toContain('Settled already.');
     expect(git(bare, 'rev-parse', `refs/heads/svc/${run.id}`)).toBe(followOn.headCommit);
     const replies = gh.replies(number);
-    expect(replies.map((r) => r.inReplyTo)).toEqual([101, 102]);
+    expect(replies.map((r) => r.inReplyTo)).toEqual([idOf(101), idOf(102)]);
     expect(replies[0]!.body).toContain(`svc run ${followOn.id}`);
     const changes = pushed.events.filter((e: { type: string }) => e.type === 'pr_changes_requested');
     expect(changes).toHaveLength(1);
     expect(changes[0].comments).toEqual([
-      { id: '101', path: 'src/math.js', line: 3 },
-      { id: '102', path: 'README.md', line: 1 },
+      { id: idOf(101), path: 'src/math.js', line: 3 },
+      { id: idOf(102), path: 'README.md', line: 1 },
     ]);
 
     // The review still says CHANGES_REQUESTED, and its threads now hold svc's replies: nothing new to do.
@@ -77,14 +79,14 @@ describe('changes requested', () => {
     expect((await api(server, 'POST', `/api/workflows/runs/${firstRun}/approve`, {})).status).toBe(200);
 
     const second = await waitForPull(server, run.id, (r) => r.pr?.reactions[1]?.state === 'running');
-    expect(second.pr.reactions[0]).toMatchObject({ state: 'pushed', comments: ['201'] });
-    expect(second.pr.reactions[1]).toMatchObject({ comments: ['202'] });
+    expect(second.pr.reactions[0]).toMatchObject({ state: 'pushed', comments: [idOf(201)] });
+    expect(second.pr.reactions[1]).toMatchObject({ comments: [idOf(202)] });
     const secondRun = second.pr.reactions[1].followOnRunId;
     expect((await getRun(server, secondRun)).fromRunId).toBe(firstRun);
     expect((await getRun(server, secondRun)).message).toContain('Arrived meanwhile.');
     await waitForStatus(server, secondRun, 'paused');
     expect((await api(server, 'POST', `/api/workflows/runs/${secondRun}/approve`, {})).status).toBe(200);
     await waitForPull(server, run.id, (r) => r.pr?.reactions[1]?.state === 'pushed');
-    expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([201, 202]);
+    expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([idOf(201), idOf(202)]);
   });
 });

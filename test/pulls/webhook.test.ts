@@ -9,6 +9,7 @@ import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import { SECRET, sign } from '../helpers/webhooks.js';
 import {
+  reviewComment,
   ACTIONS_RUN,
   ADDRESS_REVIEW,
   checkRun,
@@ -70,8 +71,8 @@ describe('GitHub deliveries', () => {
     gh.pull(number, (pull) => {
       pull.reviewDecision = 'CHANGES_REQUESTED';
       pull.threads = [
-        { isResolved: false, comments: [{ databaseId: 301, path: 'feature.txt', line: 1, body: 'Say more.', author: { login: 'rev' } }] },
-        { isResolved: false, comments: [{ databaseId: 302, path: 'README.md', line: 1, body: 'And here.', author: { login: 'rev' } }] },
+        { isResolved: false, comments: [reviewComment('3000000301', 'feature.txt', 1, 'Say more.')] },
+        { isResolved: false, comments: [reviewComment('3000000302', 'README.md', 1, 'And here.')] },
       ];
     });
     const review = {
@@ -82,9 +83,9 @@ describe('GitHub deliveries', () => {
     };
     expect(await deliver('pull_request_review', review)).toEqual({ status: 202, body: { runs: [run.id] } });
     const addressed = await waitForPull(server, run.id, (r) => r.pr?.reactions[1]?.state === 'pushed');
-    expect(addressed.pr.reactions[1]).toMatchObject({ kind: 'review', comments: ['301', '302'] });
+    expect(addressed.pr.reactions[1]).toMatchObject({ kind: 'review', comments: ['3000000301', '3000000302'] });
     expect(addressed.pr.checks).toEqual([expect.objectContaining({ state: 'success' })]);
-    expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([301, 302]);
+    expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual(['3000000301', '3000000302']);
 
     gh.pull(number, (pull) => {
       pull.state = 'MERGED';
