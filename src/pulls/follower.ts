@@ -132,6 +132,7 @@ export class PullFollower {
       commit: pr.headCommit,
       checks: [],
       comments: ids,
+      threads: [...new Set(fresh.map((c) => c.thread))],
       message: reviewMessage(follow, pr.headCommit, fresh),
     });
   }

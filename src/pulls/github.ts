@@ -144,7 +144,7 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
 const THREADS_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100) { nodes {
     isResolved
-    comments(first: 100) { nodes { fullDatabaseId path line originalLine body author { login } } }
+    comments(first: 100) { nodes { fullDatabaseId path line originalLine body authorAssociation author { __typename login } } }
   } } } }
 }`;
 
@@ -169,7 +169,8 @@ const ThreadsAnswer = z.object({
                     line: z.number().int().nullish(),
                     originalLine: z.number().int().nullish(),
                     body: z.string(),
-                    author: z.object({ login: z.string() }).nullish(),
+                    authorAssociation: z.string(),
+                    author: z.object({ login: z.string(), __typename: z.string().optional() }).nullish(),
                   }),
                 ),
               }),
@@ -188,22 +189,37 @@ function repoParts(repo: string): { host: string[]; owner: string; name: string 
   return { host: parts.length === 3 ? ['--hostname', parts[0]!] : [], owner, name };
 }
 
-/** The comments of the pull request's unresolved review threads, in thread order. */
+/**
+ * Whose review comments become a follow-on run's instructions: people with write access to the
+ * repository. Anyone can comment on a public repository's pull request, and the comment is handed
+ * to an agent that pushes; a contributor's, a stranger's or a bot's words are left to a person.
+ */
+export const TRUSTED_ASSOCIATIONS: readonly string[] = ['OWNER', 'MEMBER', 'COLLABORATOR'];
+
+/**
+ * The comments of the pull request's unresolved review threads, in thread order, from trusted
+ * authors only (TRUSTED_ASSOCIATIONS, not a bot); each with its thread's first comment, the only
+ * one GitHub takes replies on.
+ */
 export async function unresolvedComments(site: GhSite, repo: string, number: number): Promise<ReviewComment[]> {
   const { host, owner, name } = repoParts(repo);
   const args = ['api', 'graphql', ...host, '-f', `query=${THREADS_QUERY}`, '-F', `owner=${owner}`, '-F', `name=${name}`, '-F', `number=${number}`];
   const answer = parseJson('the review threads', await gh(site, args, 'review threads'), ThreadsAnswer);
   return answer.data.repository.pullRequest.reviewThreads.nodes
     .filter((thread) => !thread.isResolved)
-    .flatMap((thread) =>
-      thread.comments.nodes.map((c) => ({
-        id: c.fullDatabaseId,
-        path: c.path ?? null,
-        line: c.line ?? c.originalLine ?? null,
-        author: c.author?.login ?? null,
-        body: c.body,
-      })),
-    );
+    .flatMap((thread) => {
+      const root = thread.comments.nodes[0]?.fullDatabaseId;
+      return thread.comments.nodes
+        .filter((c) => c.author && c.author.__typename !== 'Bot' && TRUSTED_ASSOCIATIONS.includes(c.authorAssociation))
+        .map((c) => ({
+          id: c.fullDatabaseId,
+          thread: root!,
+          path: c.path ?? null,
+          line: c.line ?? c.originalLine ?? null,
+          author: c.author?.login ?? null,
+          body: c.body,
+        }));
+    });
 }
 
 /** The log of a GitHub Actions run's failed jobs: lines `<job>\t<step>\t<time> <text>`. */

@@ -23,8 +23,15 @@ export interface ReactionRequest {
   commit: string;
   checks: string[];
   comments: string[];
+  /** review: the first comment of each thread of `comments`, where the replies go. */
+  threads?: string[];
   message: string;
 }
+
+/** Tries of one reply that failed without GitHub refusing it (a 5xx, gh unreachable) before it is given up. */
+export const MAX_REPLY_TRIES = 3;
+/** GitHub refused (a reply to a reply, a deleted comment, a secondary rate limit): trying again changes nothing. */
+const REFUSED = /\(HTTP 4\d\d\)/;
 
 /**
  * The most the original run's agents could do: its own cap, else its workflow's highest agent
@@ -154,15 +161,26 @@ export class Reactions {
         `follow-on run ${reaction.followOnRunId} completed without a commit: ${follow.branch} is still at ${reaction.commit}`,
       );
     }
-    for (const commentId of reaction.comments.filter((id) => !reaction.replied.includes(id))) {
+    // One reply per thread, on its first comment (records older than `threads`: each comment's).
+    const given = (r: Reaction) => [...r.replied, ...(r.replyFailures ?? []).map((f) => f.commentId)];
+    for (const commentId of (reaction.threads ?? reaction.comments).filter((id) => !given(reaction).includes(id))) {
       let replyId: string;
       try {
         replyId = await replyToComment(this.follows.site, follow.repo, follow.number, commentId, replyBody(reaction.followOnRunId, commit));
       } catch (error) {
-        // Pushed already; the replies left are tried again at the next look.
-        return this.follows.save(follow, { lastError: `replying on comment ${commentId}: ${(error as Error).message}` });
+        const message = (error as Error).message;
+        const tries = (reaction.replyTries ?? 0) + 1;
+        if (!REFUSED.test(message) && tries < MAX_REPLY_TRIES) {
+          // Pushed already; this reply is tried again at the next look (the push again is a no-op).
+          reaction = { ...reaction, replyTries: tries };
+          return this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), lastError: `replying on comment ${commentId}: ${message}` });
+        }
+        // Given up: a reply is a courtesy, never a reason to hold the pull request's next reaction.
+        reaction = { ...reaction, replyTries: 0, replyFailures: [...(reaction.replyFailures ?? []), { commentId, error: message.slice(0, 500) }] };
+        follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction) });
+        continue;
       }
-      reaction = { ...reaction, replied: [...reaction.replied, commentId] };
+      reaction = { ...reaction, replyTries: 0, replied: [...reaction.replied, commentId] };
       follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), ownComments: [...follow.ownComments, replyId] });
     }
     const saved = await this.follows.save(follow, {
@@ -176,6 +194,7 @@ export class Reactions {
       outcome: 'pushed',
       commit,
       ...(reaction.kind === 'review' ? { replies: reaction.replied.length } : {}),
+      ...(reaction.replyFailures?.length ? { replyFailures: reaction.replyFailures.length } : {}),
     });
     return saved;
   }

@@ -37,6 +37,8 @@ export type ReactionState = (typeof REACTION_STATES)[number];
 
 export const ReviewCommentSchema = z.object({
   id: z.string(),
+  /** The id of its thread's first comment: GitHub takes replies there only. */
+  thread: z.string(),
   path: z.string().nullable(),
   line: z.number().int().nullable(),
   author: z.string().nullable(),
@@ -55,7 +57,16 @@ export const ReactionSchema = z.object({
   fromRunId: z.string().describe('the run it follows on from: the one whose head the branch had'),
   message: z.string().describe("the follow-on run's message"),
   state: z.enum(REACTION_STATES),
+  threads: z
+    .array(z.string())
+    .optional()
+    .describe("review: the first comment of each thread its comments are in, replied to once each (absent in records older than it: the comments')"),
   replied: z.array(z.string()).describe('review: the comments replied to so far'),
+  replyFailures: z
+    .array(z.object({ commentId: z.string(), error: z.string() }))
+    .optional()
+    .describe('review: the replies GitHub refused (a 4xx) or that failed every try: not tried again; the reaction finished without them'),
+  replyTries: z.number().int().optional().describe('review: the failed tries of the reply being made'),
   pushedCommit: z.string().nullable(),
   error: z.string().nullable(),
   startedAt: z.string(),
@@ -115,6 +126,7 @@ export const PullViewSchema = z.object({
       state: z.enum(REACTION_STATES),
       outcome: z.enum(['pushed', 'failed']).nullable(),
       error: z.string().nullable(),
+      replyFailures: ReactionSchema.shape.replyFailures,
       startedAt: z.string(),
       finishedAt: z.string().nullable(),
     }),
@@ -142,6 +154,7 @@ export function toPullView(follow: PullFollow): PullView {
       state: r.state,
       outcome: r.state === 'pushed' || r.state === 'failed' ? r.state : null,
       error: r.error,
+      ...(r.replyFailures?.length ? { replyFailures: r.replyFailures } : {}),
       startedAt: r.startedAt,
       finishedAt: r.finishedAt,
     })),
