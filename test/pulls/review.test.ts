@@ -7,7 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cleanupAll, getRun, waitForStatus } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
-import { ADDRESS_REVIEW, reviewComment, checkRun, FIX_CI, followOns, gated, givenLooks, grownRun, openPullRequest, waitForPull, type FakeGh, pullServer } from './fixture.js';
+import {
+  ADDRESS_REVIEW,
+  reviewComment,
+  checkRun,
+  FIX_CI,
+  followOns,
+  gated,
+  givenLooks,
+  grownRun,
+  openPullRequest,
+  waitForPull,
+  type FakeGh,
+  pullServer,
+} from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;

@@ -115,7 +115,15 @@ export interface RunEventFields {
   /** A follow-on run (`followOnRunId`) of `workflow` was started for a failed check or a review. */
   reaction_started: { number: number; kind: 'ci' | 'review'; followOnRunId: string; workflow: string; key: string };
   /** The reaction's follow-on run ended: `pushed` its result to the pull request's branch, or `failed`. */
-  reaction_finished: { number: number; kind: 'ci' | 'review'; followOnRunId: string; outcome: 'pushed' | 'failed'; commit?: string; replies?: number; replyFailures?: number };
+  reaction_finished: {
+    number: number;
+    kind: 'ci' | 'review';
+    followOnRunId: string;
+    outcome: 'pushed' | 'failed';
+    commit?: string;
+    replies?: number;
+    replyFailures?: number;
+  };
   /** Nothing more starts by itself: a person decides (`reason`). */
   needs_human: { number: number; reason: string };
   /** The pull request was merged (`merged: true`) or closed; `cleanup` says what became of the worktrees and branches. */
