@@ -5,6 +5,8 @@
  * rate limit, the infrastructure), which is reported and never sent to an agent.
  */
 
+import { cleanText, cutText } from './clean-text.js';
+
 /** Lines kept before the first error line, and from it on: enough for a stack or an assertion's diff. */
 export const EXCERPT_BEFORE = 20;
 export const EXCERPT_AFTER = 40;
@@ -21,11 +23,18 @@ export const EXCERPT_MAX_CHARS = 12 * 1024;
 const ERROR_LINE = /##\[error\]|\bError\b|\berror:|✗|✖|\bFAIL(ED)?\b|npm ERR!|Traceback \(most recent call last\)|^panic:/;
 
 /**
- * A failure of the CI, not of the code: the job says its quota, billing or spending limit stopped
- * it, a rate limit, or the infrastructure (a runner lost, shut down).
+ * A failure of the CI, not of the code: GitHub's runner says so on an `##[error]` line, in its own
+ * words — the job not started (billing, spending limit), the time limit, a runner shut down or lost.
+ * Only those lines, only those phrases: a test named `src/billing/…` or `…/infrastructure/…`, an
+ * assertion about a rate limit, or anything the code under test prints about a quota is the code's
+ * failure, and the words of a log line would otherwise let the pull request switch reactions off.
  */
-const INFRASTRUCTURE_LINE =
-  /\bquota\b|\bbilling\b|spending limit|rate limit|\binfrastructure\b|lost communication with the server|runner has received a shutdown signal/i;
+const RUNNER_LINE = /^##\[error\]/;
+const INFRASTRUCTURE_PHRASE =
+  /The job was not started because|exceeded the maximum execution time|The runner has received a shutdown signal|lost communication with the server|You have exceeded your spending limit|spending limit needs to be increased|recent account payments have failed|account is locked due to a billing issue/i;
+
+/** Whether `text`, one line of a job's log, is GitHub's runner saying the CI failed, not the code. */
+export const isInfrastructureLine = (text: string): boolean => RUNNER_LINE.test(text.trim()) && INFRASTRUCTURE_PHRASE.test(text);
 
 export interface LogExcerpt {
   /** The step the first error line is in (the log's second column), when the log names steps. */
@@ -45,7 +54,7 @@ interface LogLine {
 
 /** `gh run view --log-failed` prints `<job>\t<step>\t<time> <text>`; anything else is taken as text. */
 function parseLine(raw: string): LogLine {
-  const parts = raw.split('\t');
+  const parts = cleanText(raw).split('\t');
   if (parts.length < 3) return { job: null, step: null, text: raw };
   const text = parts
     .slice(2)
@@ -54,7 +63,7 @@ function parseLine(raw: string): LogLine {
   return { job: parts[0]!, step: parts[1]!, text };
 }
 
-const cut = (text: string) => (text.length > EXCERPT_LINE_CHARS ? `${text.slice(0, EXCERPT_LINE_CHARS)}…` : text);
+const cut = (text: string) => (text.length > EXCERPT_LINE_CHARS ? `${cutText(text, EXCERPT_LINE_CHARS)}…` : text);
 
 /** The excerpt of `check`'s part of a failed run's log (the lines of its job, when the log names jobs). */
 export function excerptOf(log: string, check: string): LogExcerpt {
@@ -64,7 +73,7 @@ export function excerptOf(log: string, check: string): LogExcerpt {
     .map(parseLine);
   const ofJob = all.filter((line) => line.job === check);
   const lines = ofJob.length > 0 ? ofJob : all;
-  const infrastructure = lines.find((line) => INFRASTRUCTURE_LINE.test(line.text))?.text.trim() ?? null;
+  const infrastructure = lines.find((line) => isInfrastructureLine(line.text))?.text.trim() ?? null;
   const at = lines.findIndex((line) => ERROR_LINE.test(line.text));
   const found = at >= 0;
   const from = found ? Math.max(0, at - EXCERPT_BEFORE) : Math.max(0, lines.length - EXCERPT_BEFORE - EXCERPT_AFTER);
@@ -73,7 +82,7 @@ export function excerptOf(log: string, check: string): LogExcerpt {
     .slice(from, to)
     .map((line) => cut(line.text))
     .join('\n');
-  if (excerpt.length > EXCERPT_MAX_CHARS) excerpt = `${excerpt.slice(0, EXCERPT_MAX_CHARS)}\n… (cut at ${EXCERPT_MAX_CHARS} characters)`;
+  if (excerpt.length > EXCERPT_MAX_CHARS) excerpt = `${cutText(excerpt, EXCERPT_MAX_CHARS)}\n… (cut at ${EXCERPT_MAX_CHARS} characters)`;
   const stepLine = found ? lines[at] : lines.at(-1);
   return { failingStep: stepLine?.step ?? null, excerpt, found, infrastructure: infrastructure && cut(infrastructure) };
 }

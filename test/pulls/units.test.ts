@@ -3,9 +3,13 @@
 // own, the backoff schedule, a delivery's pull requests, and the workflow keys checked at their place.
 import { describe, expect, it } from 'vitest';
 import { EXCERPT_AFTER, EXCERPT_BEFORE, EXCERPT_MAX_CHARS, excerptOf, githubDeliveryRefs } from '../../src/pulls/index.js';
+import { EXCERPT_LINE_CHARS } from '../../src/pulls/ci-log.js';
+import { cleanText, cutText } from '../../src/pulls/clean-text.js';
 import { lookIntervalMs } from '../../src/pulls/schedule.js';
 import { validateWorkflowSource } from '../../src/workflows/validate.js';
 import { failedJobLog } from './fixture.js';
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 describe('a failed job log', () => {
   it('keeps the lines around the first error line, its step, and leaves out the summary below', () => {
@@ -29,11 +33,43 @@ describe('a failed job log', () => {
     expect(huge.excerpt.length).toBeLessThanOrEqual(EXCERPT_MAX_CHARS + 100);
   });
 
-  it("a quota, billing, rate limit or infrastructure message makes the failure the CI's own", () => {
-    for (const words of ['You have exceeded your quota', 'billing issue', 'API rate limit exceeded', 'an infrastructure error occurred']) {
+  it("only GitHub's runner, on an ##[error] line, in its own words, makes the failure the CI's own", () => {
+    for (const words of [
+      'The job was not started because recent account payments have failed or your spending limit needs to be increased.',
+      'The job running on runner GitHub Actions 12 has exceeded the maximum execution time of 360 minutes.',
+      'The runner has received a shutdown signal. This can happen when the runner service is stopped.',
+      'The hosted runner: GitHub Actions 3 lost communication with the server.',
+    ]) {
       expect(excerptOf(failedJobLog([`##[error]${words}`]), 'test').infrastructure).toContain(words);
     }
     expect(excerptOf(failedJobLog(), 'test').infrastructure).toBeNull();
+  });
+
+  it("the code's own failures that name billing, infrastructure or a rate limit are the code's", () => {
+    for (const line of [
+      'FAIL src/billing/invoice.test.ts',
+      'FAIL src/infrastructure/db.test.ts',
+      'Error: expected retry after rate limit',
+      'quota exceeded: you have exceeded your quota',
+      // The phrase, but printed by the code, not on a runner's ##[error] line.
+      'console.log: The runner has received a shutdown signal',
+    ]) {
+      const excerpt = excerptOf(failedJobLog([line]), 'test');
+      expect(excerpt.infrastructure, line).toBeNull();
+    }
+  });
+
+  it('terminal escapes, NUL and control characters go; a cut never splits a surrogate pair', () => {
+    const colored = excerptOf(failedJobLog(['\x1b[31mFAIL\x1b[0m src/a.test.ts\u0000\u0007 boom']), 'test');
+    expect(colored.excerpt).toContain('FAIL src/a.test.ts boom');
+    expect(colored.excerpt).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    // An emoji across the 400th unit: the line is cut before it, not through it.
+    const emoji = excerptOf(`Error: ${'x'.repeat(EXCERPT_LINE_CHARS - 8)}😀😀😀\n`, 'test');
+    expect(emoji.excerpt).not.toMatch(LONE_SURROGATE);
+    const big = excerptOf(`Error: x\n${`${'😀'.repeat(199)}\n`.repeat(200)}`, 'test');
+    expect(big.excerpt).not.toMatch(LONE_SURROGATE);
+    expect(cleanText('a\ud800b\u0000c\r\nd\te')).toBe('a\ufffdbc\nd\te');
+    expect(cutText('ab😀', 3)).toBe('ab');
   });
 });
 
