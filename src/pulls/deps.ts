@@ -8,6 +8,7 @@ import type { PullCoordination } from '../coordination/index.js';
 import type { RunEngine, RunEventFields, RunRecord } from '../runs/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { WorkspaceService, WorktreeGit } from '../workspaces/index.js';
+import { cleanStrings } from './clean-text.js';
 import type { GhSite } from './github.js';
 import type { PullFollow } from './records.js';
 import type { PullRepository } from './repository.js';
@@ -50,7 +51,8 @@ export class Follows {
   async save(follow: PullFollow, patch: Partial<PullFollow>): Promise<PullFollow> {
     const now = this.now();
     const merged = { ...follow, ...patch };
-    const next: PullFollow = { ...merged, updatedAt: now.toISOString(), nextLookAt: nextLookAt(merged, now, this.deps.pollMs) };
+    // Cleaned as the store keeps it (gh's output can hold NUL), so the copy returned is the one stored.
+    const next: PullFollow = cleanStrings({ ...merged, updatedAt: now.toISOString(), nextLookAt: nextLookAt(merged, now, this.deps.pollMs) });
     if (!(await this.deps.repository.replaceIf(follow, next))) throw new FollowChanged(`The pull request of run ${follow.runId} changed meanwhile`);
     return next;
   }

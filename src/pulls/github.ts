@@ -14,6 +14,7 @@
 import * as z from 'zod';
 import { ghFailure, runGh } from '../landing/index.js';
 import type { WorktreeGit } from '../workspaces/index.js';
+import { cleanText } from './clean-text.js';
 import type { CheckState, PullState, ReviewComment } from './records.js';
 
 export class GitHubAnswerError extends Error {}
@@ -214,10 +215,10 @@ export async function unresolvedComments(site: GhSite, repo: string, number: num
         .map((c) => ({
           id: c.fullDatabaseId,
           thread: root!,
-          path: c.path ?? null,
+          path: c.path === null || c.path === undefined ? null : cleanText(c.path),
           line: c.line ?? c.originalLine ?? null,
-          author: c.author?.login ?? null,
-          body: c.body,
+          author: c.author?.login ? cleanText(c.author.login) : null,
+          body: cleanText(c.body),
         }));
     });
 }

@@ -6,6 +6,7 @@
  */
 
 import { asJson, type PostgresDatabase } from '../store/postgres/index.js';
+import { cleanStrings } from './clean-text.js';
 import type { PullFollow } from './records.js';
 import type { PullRepository } from './repository.js';
 
@@ -16,7 +17,7 @@ export function postgresPullRepository(db: PostgresDatabase): PullRepository {
       (
         await follows('INSERT INTO pull_follows (run_id, record) VALUES ($1, $2::jsonb) ON CONFLICT (run_id) DO NOTHING RETURNING record', [
           follow.runId,
-          asJson(follow),
+          asJson(cleanStrings(follow)),
         ])
       )[0],
     get: async (runId) => (await follows('SELECT record FROM pull_follows WHERE run_id = $1', [runId]))[0],
@@ -28,8 +29,13 @@ export function postgresPullRepository(db: PostgresDatabase): PullRepository {
         : follows('SELECT record FROM pull_follows WHERE active AND repo = $1 AND number = $2', [query.repo, query.number]),
     // jsonb equality compares values, not key order: the follow is still what the caller read.
     replaceIf: async (expected, next) =>
-      ((await db.query('UPDATE pull_follows SET record = $3 WHERE run_id = $1 AND record = $2::jsonb', [expected.runId, asJson(expected), asJson(next)]))
-        .rowCount ?? 0) > 0,
+      ((
+        await db.query('UPDATE pull_follows SET record = $3 WHERE run_id = $1 AND record = $2::jsonb', [
+          expected.runId,
+          asJson(cleanStrings(expected)),
+          asJson(cleanStrings(next)),
+        ])
+      ).rowCount ?? 0) > 0,
     remove: async (runId) => ((await db.query('DELETE FROM pull_follows WHERE run_id = $1', [runId])).rowCount ?? 0) > 0,
   };
 }

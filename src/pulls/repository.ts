@@ -6,10 +6,15 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Store } from '../store/index.js';
+import { cleanStrings } from './clean-text.js';
 import type { PullFollow } from './records.js';
 
 export interface PullRepository {
-  /** Stores the run's follow unless it has one; resolves to it, or undefined when one was there. */
+  /**
+   * Stores the run's follow unless it has one; resolves to it, or undefined when one was there.
+   * Every store keeps a follow's strings as `cleanStrings` makes them (no NUL, control character or
+   * lone surrogate: PostgreSQL's jsonb refuses them), and compares `replaceIf`'s `expected` so too.
+   */
   add(follow: PullFollow): Promise<PullFollow | undefined>;
   get(runId: string): Promise<PullFollow | undefined>;
   /** Active follows to look at by `now` (their `nextLookAt` passed), soonest first, at most `limit`. */
@@ -32,7 +37,8 @@ export async function openPullRepository(store: Store): Promise<PullRepository> 
   const collection = await store.collection<Stored>(PULLS_COLLECTION, 'per-record');
   return {
     // Checked and set in one synchronous step: one process, one writer (the store's lock).
-    async add(follow) {
+    async add(dirty) {
+      const follow = cleanStrings(dirty);
       if (collection.get(follow.runId)) return undefined;
       await collection.put({ ...follow, id: follow.runId });
       return follow;
@@ -51,8 +57,8 @@ export async function openPullRepository(store: Store): Promise<PullRepository> 
       collection.filter((f) => f.active && ('branch' in query ? f.branch === query.branch : f.repo === query.repo && f.number === query.number)).map(followOf),
     async replaceIf(expected, next) {
       const stored = collection.get(expected.runId);
-      if (!stored || !isDeepStrictEqual(followOf(stored), expected)) return false;
-      await collection.put({ ...next, id: next.runId });
+      if (!stored || !isDeepStrictEqual(followOf(stored), cleanStrings(expected))) return false;
+      await collection.put({ ...cleanStrings(next), id: next.runId });
       return true;
     },
     remove: (runId) => collection.delete(runId),

@@ -102,4 +102,21 @@ export function pullRepositoryContract(factory: ContractStoreFactory): void {
     expect(await repository.remove('run_a')).toBe(false);
     expect(await repository.get('run_a')).toBeUndefined();
   });
+
+  it("keeps gh's NUL, control characters and lone surrogates out: every store takes the follow, cleaned, and compares it so", async () => {
+    const repository = await stores.current().pulls();
+    const dirty = 'gh: boom\u0000 \u001b[31mred\u001b[0m half \ud83d tab\tline\n';
+    const clean = 'gh: boom red half \ufffd tab\tline\n';
+    const added = (await repository.add(
+      follow('run_dirty', { lastError: dirty, checks: [{ name: 'te\u0000st', state: 'failure', url: null, infrastructure: dirty }] }),
+    ))!;
+    expect(added.lastError).toBe(clean);
+    expect((await repository.get('run_dirty'))!.checks[0]).toMatchObject({ name: 'test', infrastructure: clean });
+    // The record as the caller read it, dirty or not, is still the one stored.
+    expect(await repository.replaceIf(follow('run_dirty', { lastError: dirty, checks: added.checks }), { ...added, lastError: `again ${dirty}` })).toBe(true);
+    const again = (await repository.get('run_dirty'))!;
+    expect(again.lastError).toBe(`again ${clean}`);
+    expect(await repository.replaceIf(again, { ...again, lastError: null })).toBe(true);
+    expect((await repository.get('run_dirty'))!.lastError).toBeNull();
+  });
 }
