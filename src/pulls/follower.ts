@@ -6,12 +6,12 @@
  * merged or closed pull request has its runs' worktrees cleaned up, and is followed no more.
  */
 
-import { isTerminal, type RunRecord } from '../runs/index.js';
+import type { RunRecord } from '../runs/index.js';
 import { excerptOf } from './ci-log.js';
 import type { Follows } from './deps.js';
 import { actionsRunOf, failedLog, unresolvedComments, viewPull, type PullSnapshot } from './github.js';
 import type { PullCheck, PullFollow } from './records.js';
-import { Reactions } from './reactions.js';
+import { Reactions, stillToCome } from './reactions.js';
 import { IN_PROGRESS } from './schedule.js';
 import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
 
@@ -48,7 +48,7 @@ export class PullFollower {
     } else if (current && current.state !== 'starting') {
       // Merged or closed: its result has nowhere to go; clean-up waits for the run to end.
       const followOn = await this.follows.deps.engine.find(current.followOnRunId);
-      if (followOn && !isTerminal(followOn.status)) return follow;
+      if (followOn && stillToCome(followOn)) return follow;
     }
     if (pr.state !== 'open') return this.#closed(follow, pr, run);
     if (follow.needsHuman) return follow;

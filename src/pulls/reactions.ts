@@ -48,6 +48,10 @@ export function originalPermissions(run: Pick<RunRecord, 'permissions' | 'defini
   return levels.reduce((top, level) => (PERMISSIONS.indexOf(level) > PERMISSIONS.indexOf(top) ? level : top));
 }
 
+/** A follow-on run whose outcome is still to come: not finished, or failed with the server's appointment to resume it. */
+export const stillToCome = (run: Pick<RunRecord, 'status' | 'autoResumeAt'>): boolean =>
+  !isTerminal(run.status) || (run.status === 'failed' && Boolean(run.autoResumeAt));
+
 const replaced = (follow: PullFollow, reaction: Reaction, patch: Partial<Reaction>): Reaction[] =>
   follow.reactions.map((r) => (r.followOnRunId === reaction.followOnRunId ? { ...r, ...patch } : r));
 
@@ -86,8 +90,9 @@ export class Reactions {
     if (reaction.state === 'starting') return this.#start(follow, reaction, run);
     if (reaction.state === 'running') {
       const followOn = await this.follows.deps.engine.find(reaction.followOnRunId);
-      // Paused at a gate, waiting, pending or running: its outcome is still to come.
-      if (followOn && !isTerminal(followOn.status)) return follow;
+      // Paused at a gate, waiting, pending or running, or failed on a usage limit with its resume
+      // appointment kept (SVC_AUTO_RESUME_ON_LIMIT): its outcome is still to come.
+      if (followOn && stillToCome(followOn)) return follow;
       if (!followOn || followOn.status !== 'completed') {
         const how = followOn ? `${followOn.status}${followOn.error ? ` (${followOn.error})` : ''}` : 'deleted';
         return this.#fail(follow, reaction, run, `its follow-on run ${reaction.followOnRunId} ended ${how}`);
