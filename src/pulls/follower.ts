@@ -15,6 +15,10 @@ import { Reactions, stillToCome } from './reactions.js';
 import { IN_PROGRESS } from './schedule.js';
 import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
 
+/** Failed checks whose logs go into one reaction's message; review comments given to one reaction. */
+export const MAX_CHECKS_PER_REACTION = 5;
+export const MAX_COMMENTS_PER_REACTION = 30;
+
 const inProgress = (follow: PullFollow) => follow.reactions.find((r) => (IN_PROGRESS as readonly string[]).includes(r.state));
 
 export class PullFollower {
@@ -64,19 +68,30 @@ export class PullFollower {
     if (failed.length === 0 || pr.checks.some((c) => c.state === 'pending')) return follow;
     // Counted per head commit: a check run again on the same commit is not a new reaction.
     if (follow.reactions.some((r) => r.kind === 'ci' && r.commit === pr.headCommit)) return follow;
-    const fresh = failed.filter((c) => !follow.reported.includes(`${pr.headCommit}:${c.name}`));
-    if (fresh.length === 0) return follow;
+    const unreported = failed.filter((c) => !follow.reported.includes(`${pr.headCommit}:${c.name}`));
+    if (unreported.length === 0) return follow;
+    // A bounded number of logs and excerpts per reaction; the others are named in its message.
+    const fresh = unreported.slice(0, MAX_CHECKS_PER_REACTION);
     const failures: CheckFailure[] = [];
     const reported: string[] = [];
     let checks = follow.checks;
+    // Checks of one job (or one run, its job unknown) share a log: fetched once this look.
+    const logs = new Map<string, Promise<string | null>>();
     for (const check of fresh) {
       const actions = actionsRunOf(check.url);
       let log: string | null = null;
       if (actions) {
-        log = await failedLog(this.follows.site, follow.repo, actions.runId).catch((error: unknown) => {
-          this.follows.deps.logger.warn('pulls.log_failed', { runId: follow.runId, check: check.name, error: (error as Error).message });
-          return null;
-        });
+        const key = `${actions.runId}/${actions.jobId ?? ''}`;
+        if (!logs.has(key)) {
+          logs.set(
+            key,
+            failedLog(this.follows.site, follow.repo, actions).catch((error: unknown) => {
+              this.follows.deps.logger.warn('pulls.log_failed', { runId: follow.runId, check: check.name, error: (error as Error).message });
+              return null;
+            }),
+          );
+        }
+        log = await logs.get(key)!;
       }
       const excerpt = log === null ? null : excerptOf(log, check.name);
       const fields = {
@@ -105,7 +120,12 @@ export class PullFollower {
       commit: pr.headCommit,
       checks: names,
       comments: [],
-      message: ciMessage(follow, pr.headCommit, failures),
+      message: ciMessage(
+        follow,
+        pr.headCommit,
+        failures,
+        unreported.slice(MAX_CHECKS_PER_REACTION).map((c) => c.name),
+      ),
     });
   }
 
@@ -118,7 +138,10 @@ export class PullFollower {
     } catch (error) {
       return this.follows.save(follow, { lastError: (error as Error).message });
     }
-    const fresh = comments.filter((c) => !follow.handledComments.includes(c.id) && !follow.ownComments.includes(c.id) && !c.body.includes(REPLY_MARKER));
+    // At most MAX_COMMENTS_PER_REACTION: the rest are new comments to the next reaction.
+    const fresh = comments
+      .filter((c) => !follow.handledComments.includes(c.id) && !follow.ownComments.includes(c.id) && !c.body.includes(REPLY_MARKER))
+      .slice(0, MAX_COMMENTS_PER_REACTION);
     if (fresh.length === 0) return follow;
     const ids = fresh.map((c) => c.id);
     await this.follows.emit(run, 'pr_changes_requested', {

@@ -14,7 +14,7 @@
 import * as z from 'zod';
 import { ghFailure, runGh } from '../landing/index.js';
 import type { WorktreeGit } from '../workspaces/index.js';
-import { cleanText } from './clean-text.js';
+import { cleanText, cutText } from './clean-text.js';
 import type { CheckState, PullState, ReviewComment } from './records.js';
 
 export class GitHubAnswerError extends Error {}
@@ -190,6 +190,11 @@ function repoParts(repo: string): { host: string[]; owner: string; name: string 
   return { host: parts.length === 3 ? ['--hostname', parts[0]!] : [], owner, name };
 }
 
+/** A comment's body kept, in characters: a review comment longer than this is pasted output, not a request. */
+export const COMMENT_BODY_MAX = 4000;
+const boundedBody = (body: string) =>
+  body.length > COMMENT_BODY_MAX ? `${cutText(body, COMMENT_BODY_MAX)}\n… (cut at ${COMMENT_BODY_MAX} characters; the whole comment is on GitHub)` : body;
+
 /**
  * Whose review comments become a follow-on run's instructions: people with write access to the
  * repository. Anyone can comment on a public repository's pull request, and the comment is handed
@@ -218,14 +223,18 @@ export async function unresolvedComments(site: GhSite, repo: string, number: num
           path: c.path === null || c.path === undefined ? null : cleanText(c.path),
           line: c.line ?? c.originalLine ?? null,
           author: c.author?.login ? cleanText(c.author.login) : null,
-          body: cleanText(c.body),
+          body: boundedBody(cleanText(c.body)),
         }));
     });
 }
 
-/** The log of a GitHub Actions run's failed jobs: lines `<job>\t<step>\t<time> <text>`. */
-export function failedLog(site: GhSite, repo: string, actionsRunId: string): Promise<string> {
-  return gh(site, ['run', 'view', actionsRunId, '--repo', repo, '--log-failed'], `the log of run ${actionsRunId}`);
+/**
+ * The failed log of a GitHub Actions job when its id is known (that job's lines only: a run of many
+ * jobs prints megabytes), else of the run's failed jobs: lines `<job>\t<step>\t<time> <text>`.
+ */
+export function failedLog(site: GhSite, repo: string, actions: { runId: string; jobId: string | null }): Promise<string> {
+  const job = actions.jobId ? ['--job', actions.jobId] : [];
+  return gh(site, ['run', 'view', actions.runId, ...job, '--repo', repo, '--log-failed'], `the log of run ${actions.runId}`);
 }
 
 /** Replies on a review comment; resolves to the reply's id (svc's own, never taken for a new comment). */

@@ -7,11 +7,13 @@
  * that does not complete, or whose result cannot be pushed, asks a person.
  */
 
+import { createHash } from 'node:crypto';
 import { pushBranch } from '../landing/index.js';
 import { isTerminal, type RunRecord } from '../runs/index.js';
 import { newId } from '../shared/ids.js';
 import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shared/permissions.js';
 import { toDrawNodes, type RawNode } from '../workflows/index.js';
+import { cutText } from './clean-text.js';
 import { type Follows } from './deps.js';
 import { replyToComment } from './github.js';
 import type { PullFollow, Reaction, ReactionKind } from './records.js';
@@ -46,6 +48,16 @@ export function originalPermissions(run: Pick<RunRecord, 'permissions' | 'defini
   );
   if (levels.length === 0) return DEFAULT_NODE_PERMISSIONS;
   return levels.reduce((top, level) => (PERMISSIONS.indexOf(level) > PERMISSIONS.indexOf(top) ? level : top));
+}
+
+/** What a follow keeps of a reaction's message once its run holds it. */
+export const MESSAGE_KEPT = 1000;
+function keptMessage(message: string, runId: string): Pick<Reaction, 'message' | 'messageSha256'> {
+  if (message.length <= MESSAGE_KEPT) return { message };
+  return {
+    message: `${cutText(message, MESSAGE_KEPT)}\n… (the whole message is run ${runId}'s)`,
+    messageSha256: createHash('sha256').update(message).digest('hex'),
+  };
 }
 
 /** A follow-on run whose outcome is still to come: not finished, or failed with the server's appointment to resume it. */
@@ -131,7 +143,11 @@ export class Reactions {
     } catch (error) {
       return this.#fail(follow, reaction, run, `its follow-on run of ${reaction.workflow} could not start: ${(error as Error).message}`);
     }
-    const saved = await this.follows.save(follow, { reactions: replaced(follow, reaction, { state: 'running' }) });
+    // Made: the run keeps the whole message; the follow keeps its start and its hash (a follow is
+    // rewritten at every look, and five logs and thirty comments are a large record).
+    const saved = await this.follows.save(follow, {
+      reactions: replaced(follow, reaction, { state: 'running', ...keptMessage(reaction.message, reaction.followOnRunId) }),
+    });
     await this.follows.emit(run, 'reaction_started', {
       number: follow.number,
       kind: reaction.kind,
@@ -181,7 +197,7 @@ export class Reactions {
           return this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), lastError: `replying on comment ${commentId}: ${message}` });
         }
         // Given up: a reply is a courtesy, never a reason to hold the pull request's next reaction.
-        reaction = { ...reaction, replyTries: 0, replyFailures: [...(reaction.replyFailures ?? []), { commentId, error: message.slice(0, 500) }] };
+        reaction = { ...reaction, replyTries: 0, replyFailures: [...(reaction.replyFailures ?? []), { commentId, error: cutText(message, 500) }] };
         follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction) });
         continue;
       }

@@ -55,7 +55,8 @@ export const ReactionSchema = z.object({
   workflow: z.string(),
   followOnRunId: z.string().describe('its follow-on run (chosen before the run is made: a restart starts the same run, never a second)'),
   fromRunId: z.string().describe('the run it follows on from: the one whose head the branch had'),
-  message: z.string().describe("the follow-on run's message"),
+  message: z.string().describe("the follow-on run's message; once its run is made, its first 1000 characters (the run has the whole)"),
+  messageSha256: z.string().optional().describe("the whole message's SHA-256, when `message` was cut"),
   state: z.enum(REACTION_STATES),
   threads: z
     .array(z.string())

@@ -15,7 +15,7 @@ export interface CheckFailure {
   tail: boolean;
 }
 
-export function ciMessage(follow: Pick<PullFollow, 'number' | 'url' | 'branch'>, commit: string, failures: CheckFailure[]): string {
+export function ciMessage(follow: Pick<PullFollow, 'number' | 'url' | 'branch'>, commit: string, failures: CheckFailure[], others: string[] = []): string {
   const parts = failures.map((f) =>
     [
       `Check: ${f.check}`,
@@ -31,6 +31,7 @@ export function ciMessage(follow: Pick<PullFollow, 'number' | 'url' | 'branch'>,
     `Fix the code so these checks pass; svc pushes your commits to the pull request's branch when you finish.`,
     '',
     parts.join('\n\n'),
+    ...(others.length > 0 ? ['', `Also failed (their logs not included; open them on GitHub): ${others.join(', ')}`] : []),
   ].join('\n');
 }
 

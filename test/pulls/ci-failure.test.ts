@@ -3,7 +3,7 @@
 // failing step and an excerpt around the first error line (not the log's tail), its commits pushed
 // to the pull request's branch, the checks green; merged, every worktree of the chain removed. Three
 // red cycles ask a person and start no fourth run; a quota failure is reported and starts none.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, eventTypes, getRun } from '../helpers/runs.js';
@@ -134,5 +134,30 @@ describe('a failed check', () => {
     const answer = await server.fetch('/webhooks/github', { method: 'POST', headers: { 'x-github-event': 'check_suite' }, body: '{}' });
     expect(answer.status).toBe(503);
     expect(await answer.json()).toMatchObject({ error: 'webhook_secret_missing', message: expect.stringContaining('SVC_GITHUB_WEBHOOK_SECRET') });
+  });
+
+  it("seven failed checks of one job: its log fetched once, with --job; five excerpts, the other two named; the follow keeps the message's start", async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    const jobRun = '444';
+    gh.edit((state) => {
+      state.logs[jobRun] = failedJobLog(['FAIL src/many.test.js', ...Array.from({ length: 300 }, (_, i) => `  assertion detail ${i}`)], 'lint');
+    });
+    const names = Array.from({ length: 7 }, (_, i) => `check-${i}`);
+    const failed = names.map((name) => ({ ...checkRun('FAILURE', name), detailsUrl: `https://github.com/me/widgets/actions/runs/${jobRun}/job/555` }));
+    const number = await openPullRequest(server, gh, run, bare, { checks: { [run.headCommit]: failed }, defaultChecks: [checkRun('SUCCESS')] });
+    const running = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running' || r.pr?.reactions[0]?.state === 'pushed');
+    const [reaction] = running.pr.reactions;
+    expect(reaction.checks).toEqual(names.slice(0, 5));
+    const message = (await getRun(server, reaction.followOnRunId)).message as string;
+    expect(message.match(/^Check: /gm)).toHaveLength(5);
+    expect(message).toContain('Also failed (their logs not included; open them on GitHub): check-5, check-6');
+    const logCalls = gh.calls().filter((c) => c[0] === 'run' && c[2] === jobRun);
+    expect(logCalls).toHaveLength(1);
+    expect(logCalls[0]).toEqual(expect.arrayContaining(['--job', '555', '--log-failed']));
+    // The follow keeps the message's start and its hash; the run has the whole.
+    const kept = JSON.parse(readFileSync(join(server.home, 'data', 'pull-follows', run.id, 'record.json'), 'utf8'));
+    expect(kept.reactions[0].message.length).toBeLessThan(1200);
+    expect(kept.reactions[0].messageSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(number).toBeGreaterThan(0);
   });
 });
