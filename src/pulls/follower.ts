@@ -3,7 +3,7 @@
  * head commit and checks from gh; a reaction under way taken a step further; then, with none under
  * way and nobody asked yet, failed checks and requested changes answered — checks first, once every
  * check of the head commit has finished, so one reaction carries every failure of that commit. A
- * merged or closed pull request has its runs' worktrees cleaned up, and is followed no more.
+ * merged pull request has its runs' worktrees cleaned up (a closed one keeps them), and is followed no more.
  */
 
 import type { RunRecord } from '../runs/index.js';
@@ -18,6 +18,8 @@ import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './tex
 /** Failed checks whose logs go into one reaction's message; review comments given to one reaction. */
 export const MAX_CHECKS_PER_REACTION = 5;
 export const MAX_COMMENTS_PER_REACTION = 30;
+
+const CLOSED_KEPT = 'the pull request was closed without merging: its worktree and branch are kept for a person';
 
 const inProgress = (follow: PullFollow) => follow.reactions.find((r) => (IN_PROGRESS as readonly string[]).includes(r.state));
 
@@ -160,17 +162,21 @@ export class PullFollower {
     });
   }
 
-  /** Merged or closed: each run of the chain cleaned up as far as is safe, and the follow ends. */
+  /** Merged: each run of the chain cleaned up as far as is safe; closed: each kept, said why; the follow ends. */
   async #closed(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
     const runIds = [...new Set([follow.runId, ...follow.reactions.filter((r) => r.state !== 'starting').map((r) => r.followOnRunId)])];
     const cleanup = [];
-    for (const runId of runIds) {
-      cleanup.push(
-        await this.follows.deps.workspaces
-          .cleanupPushed(runId, pr.headCommit)
-          .catch((error: unknown) => ({ runId, removed: false, reason: (error as Error).message })),
-      );
-    }
+    // Closed without merging: the work is nobody's yet — a person may reopen the pull request or take
+    // its commits — so nothing is removed (`svc workspace cleanup --merged` removes merged ones only).
+    if (pr.state === 'closed') cleanup.push(...runIds.map((runId) => ({ runId, removed: false, reason: CLOSED_KEPT })));
+    else
+      for (const runId of runIds) {
+        cleanup.push(
+          await this.follows.deps.workspaces
+            .cleanupPushed(runId, pr.headCommit)
+            .catch((error: unknown) => ({ runId, removed: false, reason: (error as Error).message })),
+        );
+      }
     const saved = await this.follows.save(follow, { cleanup, active: false });
     await this.follows.emit(run, 'pr_merged', { number: follow.number, merged: pr.state === 'merged', commit: pr.headCommit, cleanup });
     return saved;

@@ -81,7 +81,7 @@ describe('a failed check', () => {
     expect(eventTypes(merged)).toContain('pr_merged');
   });
 
-  it('three red cycles: a person is asked, with the reason, and no fourth run starts; closed, a dirty worktree is kept', async () => {
+  it('three red cycles: a person is asked, with the reason, and no fourth run starts; closed unmerged, every worktree is kept', async () => {
     const { bare, run } = await grownRun(server, [FIX_CI]);
     const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('FAILURE')] });
     const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true && eventTypes(r).includes('needs_human'), 60_000);
@@ -101,9 +101,11 @@ describe('a failed check', () => {
       pull.state = 'CLOSED';
     });
     const closed = await waitForPull(server, run.id, (r) => r.pr?.cleanup !== null && eventTypes(r).includes('pr_merged'));
-    expect(closed.pr.cleanup[0]).toMatchObject({ runId: run.id, removed: false, reason: expect.stringContaining('notes.txt') });
-    expect(closed.pr.cleanup.slice(1).every((c: { removed: boolean }) => c.removed)).toBe(true);
+    // Closed without merging: nothing of the chain is removed, each said why.
+    expect(closed.pr.cleanup).toHaveLength(4);
+    for (const kept of closed.pr.cleanup) expect(kept).toMatchObject({ removed: false, reason: expect.stringContaining('closed without merging') });
     expect(existsSync(run.cwd)).toBe(true);
+    for (const followOnId of chain) expect(existsSync((await getRun(server, followOnId)).cwd)).toBe(true);
     expect(closed.events.find((e: { type: string }) => e.type === 'pr_merged')).toMatchObject({ merged: false });
   });
 
