@@ -49,8 +49,9 @@ export class PullFollower {
     follow = await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null });
     const current = inProgress(follow);
     if (current && pr.state === 'open') {
-      follow = await this.#reactions.advance(follow, current, run);
-      if (inProgress(follow)) return follow;
+      // Finished or not, the rest waits for the next look: a push just moved the head, and `pr` is
+      // what GitHub said before it (its head, its checks, its review).
+      return this.#reactions.advance(follow, current, run, pr);
     } else if (current && current.state !== 'starting') {
       // Merged or closed: its result has nowhere to go; clean-up waits for the run to end.
       const followOn = await this.follows.deps.engine.find(current.followOnRunId);
@@ -116,19 +117,24 @@ export class PullFollower {
     if (reported.length > 0) follow = await this.follows.save(follow, { reported: [...follow.reported, ...reported], checks });
     if (failures.length === 0) return follow;
     const names = failures.map((f) => f.check);
-    return this.#reactions.react(follow, run, {
-      kind: 'ci',
-      key: `ci:${pr.headCommit}:${names.join(',')}`,
-      commit: pr.headCommit,
-      checks: names,
-      comments: [],
-      message: ciMessage(
-        follow,
-        pr.headCommit,
-        failures,
-        unreported.slice(MAX_CHECKS_PER_REACTION).map((c) => c.name),
-      ),
-    });
+    return this.#reactions.react(
+      follow,
+      run,
+      {
+        kind: 'ci',
+        key: `ci:${pr.headCommit}:${names.join(',')}`,
+        commit: pr.headCommit,
+        checks: names,
+        comments: [],
+        message: ciMessage(
+          follow,
+          pr.headCommit,
+          failures,
+          unreported.slice(MAX_CHECKS_PER_REACTION).map((c) => c.name),
+        ),
+      },
+      pr,
+    );
   }
 
   /** Changes requested: the unresolved comments no reaction was given yet (never svc's own replies) go to one follow-on run. */
@@ -151,15 +157,20 @@ export class PullFollower {
       commit: pr.headCommit,
       comments: fresh.map((c) => ({ id: c.id, path: c.path, line: c.line })),
     });
-    return this.#reactions.react(follow, run, {
-      kind: 'review',
-      key: `review:${ids.join(',')}`,
-      commit: pr.headCommit,
-      checks: [],
-      comments: ids,
-      threads: [...new Set(fresh.map((c) => c.thread))],
-      message: reviewMessage(follow, pr.headCommit, fresh),
-    });
+    return this.#reactions.react(
+      follow,
+      run,
+      {
+        kind: 'review',
+        key: `review:${ids.join(',')}`,
+        commit: pr.headCommit,
+        checks: [],
+        comments: ids,
+        threads: [...new Set(fresh.map((c) => c.thread))],
+        message: reviewMessage(follow, pr.headCommit, fresh),
+      },
+      pr,
+    );
   }
 
   /** Merged: each run of the chain cleaned up as far as is safe; closed: each kept, said why; the follow ends. */

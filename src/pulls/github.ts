@@ -3,7 +3,7 @@
  * "Pull request reactions"). Every answer gh prints is hostile input: parsed here with a schema,
  * never with gh's `--jq`, and anything else is a `GitHubAnswerError` saying what was wrong.
  *
- * - the pull request: `gh pr view <n> --repo <repo> --json number,url,state,headRefName,headRefOid,reviewDecision,statusCheckRollup`
+ * - the pull request: `gh pr view <n> --repo <repo> --json <PULL_FIELDS>`
  * - the unresolved review comments: `gh api graphql` on the pull request's `reviewThreads` (only
  *   GraphQL says whether a thread is resolved; the REST comments do not), the first 100 threads and
  *   the first 100 comments of each
@@ -46,11 +46,15 @@ const PullViewAnswer = z.object({
   state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
   headRefName: z.string(),
   headRefOid: z.string().regex(/^[0-9a-f]{7,64}$/),
+  isCrossRepository: z.boolean(),
+  // Null when the head repository was deleted.
+  headRepository: z.object({ name: z.string() }).nullish(),
+  headRepositoryOwner: z.object({ login: z.string() }).nullish(),
   reviewDecision: z.string().nullish(),
   statusCheckRollup: z.array(z.union([CheckRunSchema, StatusContextSchema])).nullish(),
 });
 
-export const PULL_FIELDS = 'number,url,state,headRefName,headRefOid,reviewDecision,statusCheckRollup';
+export const PULL_FIELDS = 'number,url,state,headRefName,headRefOid,isCrossRepository,headRepository,headRepositoryOwner,reviewDecision,statusCheckRollup';
 
 export interface PullSnapshot {
   number: number;
@@ -58,6 +62,8 @@ export interface PullSnapshot {
   state: PullState;
   branch: string;
   headCommit: string;
+  /** The head branch is in another repository (a fork): `owner/name`, or null when it is the pull request's own. */
+  crossRepository: string | null;
   checks: Array<{ name: string; state: CheckState; url: string | null }>;
   changesRequested: boolean;
 }
@@ -133,6 +139,7 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
     state: answer.state === 'OPEN' ? 'open' : answer.state === 'MERGED' ? 'merged' : 'closed',
     branch: answer.headRefName,
     headCommit: answer.headRefOid,
+    crossRepository: answer.isCrossRepository ? `${answer.headRepositoryOwner?.login ?? '(deleted)'}/${answer.headRepository?.name ?? '(deleted)'}` : null,
     checks: (answer.statusCheckRollup ?? []).map((check) =>
       check.__typename === 'CheckRun'
         ? { name: check.name, state: checkState(check.status, check.conclusion), url: check.detailsUrl ?? null }

@@ -15,7 +15,7 @@ import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shar
 import { toDrawNodes, type RawNode } from '../workflows/index.js';
 import { cutText } from './clean-text.js';
 import { type Follows } from './deps.js';
-import { replyToComment } from './github.js';
+import { replyToComment, viewPull, type PullSnapshot } from './github.js';
 import type { PullFollow, Reaction, ReactionKind } from './records.js';
 import { replyBody } from './texts.js';
 
@@ -30,6 +30,8 @@ export interface ReactionRequest {
   message: string;
 }
 
+/** Looks after a push at a pull request whose head is not the pushed commit yet (GitHub updates it shortly) before a person is asked. */
+export const MAX_CONFIRM_LOOKS = 6;
 /** Tries of one reply that failed without GitHub refusing it (a 5xx, gh unreachable) before it is given up. */
 export const MAX_REPLY_TRIES = 3;
 /** GitHub refused (a reply to a reply, a deleted comment, a secondary rate limit): trying again changes nothing. */
@@ -71,11 +73,23 @@ export class Reactions {
   constructor(private readonly follows: Follows) {}
 
   /** Starts a reaction, unless the pull request had its `max_fix_cycles` already: then a person is asked. */
-  async react(follow: PullFollow, run: RunRecord, request: ReactionRequest): Promise<PullFollow> {
+  async react(follow: PullFollow, run: RunRecord, request: ReactionRequest, pr: PullSnapshot): Promise<PullFollow> {
     if (follow.reactions.length >= follow.maxFixCycles) {
       const what =
         request.kind === 'ci' ? `checks ${request.checks.join(', ')} failed on ${request.commit}` : `${request.comments.length} review comments wait`;
       return this.needsHuman(follow, run, `${follow.reactions.length} reactions already (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
+    }
+    const refusal = this.#notOurs(follow, pr);
+    if (refusal) return this.needsHuman(follow, run, refusal);
+    // The run builds on svc's last head: when the pull request's head is another (a person pushed),
+    // its push would be refused after the agent's work. Asked first instead: svc never fetches theirs.
+    const ours = (await this.follows.deps.engine.find(follow.headRunId))?.headCommit;
+    if (ours && ours !== pr.headCommit) {
+      return this.needsHuman(
+        follow,
+        run,
+        `the pull request's head ${pr.headCommit} is not svc's last push (${ours}, run ${follow.headRunId}): someone pushed to ${pr.branch}; no run was started`,
+      );
     }
     const reaction: Reaction = {
       ...request,
@@ -98,7 +112,7 @@ export class Reactions {
   }
 
   /** Takes a reaction under way one step further; resolves to the follow as saved. */
-  async advance(follow: PullFollow, reaction: Reaction, run: RunRecord): Promise<PullFollow> {
+  async advance(follow: PullFollow, reaction: Reaction, run: RunRecord, pr: PullSnapshot): Promise<PullFollow> {
     if (reaction.state === 'starting') return this.#start(follow, reaction, run);
     if (reaction.state === 'running') {
       const followOn = await this.follows.deps.engine.find(reaction.followOnRunId);
@@ -112,7 +126,7 @@ export class Reactions {
       follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, { state: 'pushing' }) });
       reaction = follow.reactions.find((r) => r.followOnRunId === reaction.followOnRunId)!;
     }
-    if (reaction.state === 'pushing') return this.#push(follow, reaction, run);
+    if (reaction.state === 'pushing') return this.#push(follow, reaction, run, pr);
     return follow;
   }
 
@@ -159,8 +173,10 @@ export class Reactions {
   }
 
   /** The follow-on run's branch to the pull request's (a fast-forward), then a reply on each comment it was given, each saved as it is made. */
-  async #push(follow: PullFollow, reaction: Reaction, run: RunRecord): Promise<PullFollow> {
+  async #push(follow: PullFollow, reaction: Reaction, run: RunRecord, pr: PullSnapshot): Promise<PullFollow> {
     const { deps } = this.follows;
+    const refusal = this.#notOurs(follow, pr);
+    if (refusal) return this.#fail(follow, reaction, run, `the result of follow-on run ${reaction.followOnRunId} was not pushed: ${refusal}`);
     let commit: string;
     try {
       const site = await deps.workspaces.landingSite(reaction.followOnRunId);
@@ -181,6 +197,20 @@ export class Reactions {
         run,
         `follow-on run ${reaction.followOnRunId} completed without a commit: ${follow.branch} is still at ${reaction.commit}`,
       );
+    }
+    // Replies say the pull request has the commit: only once GitHub says its head is it.
+    const head =
+      pr.headCommit === commit
+        ? commit
+        : await viewPull(this.follows.site, follow.number, follow.repo).then(
+            (p) => p.headCommit,
+            () => null,
+          );
+    if (head !== commit) {
+      const tries = (reaction.confirmTries ?? 0) + 1;
+      const why = `pushed ${commit} to ${follow.branch}, but the pull request's head is ${head ?? 'unknown (gh failed)'}`;
+      if (tries >= MAX_CONFIRM_LOOKS) return this.#fail(follow, reaction, run, `${why} after ${tries} looks`);
+      return this.follows.save(follow, { reactions: replaced(follow, reaction, { confirmTries: tries }), lastError: why });
     }
     // One reply per thread, on its first comment (records older than `threads`: each comment's).
     const given = (r: Reaction) => [...r.replied, ...(r.replyFailures ?? []).map((f) => f.commentId)];
@@ -218,6 +248,14 @@ export class Reactions {
       ...(reaction.replyFailures?.length ? { replyFailures: reaction.replyFailures.length } : {}),
     });
     return saved;
+  }
+
+  /** Why svc must not push to the pull request's head (a fork's branch, another branch than the run's), or null. */
+  #notOurs(follow: PullFollow, pr: PullSnapshot): string | null {
+    if (pr.crossRepository)
+      return `the pull request's head is ${pr.crossRepository}:${pr.branch}, another repository: svc pushes only to its own ${follow.branch}`;
+    if (pr.branch !== follow.branch) return `the pull request's head branch is ${pr.branch}, not svc's ${follow.branch}: svc pushes only to its own`;
+    return null;
   }
 
   async #fail(follow: PullFollow, reaction: Reaction, run: RunRecord, reason: string): Promise<PullFollow> {

@@ -67,6 +67,7 @@ export const ReactionSchema = z.object({
     .array(z.object({ commentId: z.string(), error: z.string() }))
     .optional()
     .describe('review: the replies GitHub refused (a 4xx) or that failed every try: not tried again; the reaction finished without them'),
+  confirmTries: z.number().int().optional().describe("pushing: the looks after the push whose pull request's head was not the pushed commit yet"),
   replyTries: z.number().int().optional().describe('review: the failed tries of the reply being made'),
   pushedCommit: z.string().nullable(),
   error: z.string().nullable(),

@@ -4,9 +4,9 @@
 // to the pull request's branch, the checks green; merged, every worktree of the chain removed. Three
 // red cycles ask a person and start no fourth run; a quota failure is reported and starts none.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, eventTypes, getRun } from '../helpers/runs.js';
+import { cleanupAll, eventTypes, getRun, tempDir } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { git } from '../helpers/git.js';
 import {
@@ -161,5 +161,34 @@ describe('a failed check', () => {
     expect(kept.reactions[0].message.length).toBeLessThan(1200);
     expect(kept.reactions[0].messageSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(number).toBeGreaterThan(0);
+  });
+
+  it("a person pushed to the pull request: no run is started on svc's stale head, a person is asked", async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('SUCCESS')] });
+    const theirs = join(await tempDir('svc-pr-person-'), 'clone');
+    git(dirname(theirs), 'clone', '-q', '-b', `svc/${run.id}`, bare, theirs);
+    writeFileSync(join(theirs, 'mine.txt'), 'by hand\n');
+    git(theirs, 'add', '-A');
+    git(theirs, '-c', 'user.name=P', '-c', 'user.email=p@example.com', 'commit', '-q', '-m', 'by hand');
+    git(theirs, 'push', '-q', 'origin', `svc/${run.id}`);
+    // Their commit fails its checks: svc's last head is not the pull request's.
+    gh.pull(number, (pull) => {
+      pull.defaultChecks = [checkRun('FAILURE')];
+    });
+    const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true);
+    expect(asked.needsHumanReason).toContain('someone pushed');
+    expect(asked.pr.reactions).toEqual([]);
+    await givenLooks(gh, number, 2);
+    expect(await followOns(server, run.id)).toHaveLength(0);
+  });
+
+  it("a pull request whose head is a fork's branch is never pushed to: a person is asked, no run", async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('FAILURE')], crossRepository: 'fork/widgets' });
+    const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true);
+    expect(asked.needsHumanReason).toContain('fork/widgets');
+    await givenLooks(gh, number, 2);
+    expect(await followOns(server, run.id)).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@
 // without a server: the run's record is what the engine answers, the follow's writes are recorded.
 import { describe, expect, it } from 'vitest';
 import { Follows, type PullDeps } from '../../src/pulls/deps.js';
+import type { PullSnapshot } from '../../src/pulls/github.js';
 import type { PullFollow, Reaction } from '../../src/pulls/records.js';
 import { Reactions } from '../../src/pulls/reactions.js';
 import type { RunRecord } from '../../src/runs/index.js';
@@ -51,6 +52,17 @@ const follow: PullFollow = {
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
+const pr: PullSnapshot = {
+  number: 7,
+  url: follow.url,
+  state: 'open',
+  branch: 'svc/run_a',
+  headCommit: 'abc',
+  crossRepository: null,
+  checks: [],
+  changesRequested: false,
+};
+
 /** Reactions whose engine answers `followOn` for the follow-on run; the events emitted are collected. */
 function reactionsWith(followOn: Partial<RunRecord>) {
   const events: string[] = [];
@@ -67,14 +79,14 @@ function reactionsWith(followOn: Partial<RunRecord>) {
 describe("a reaction's follow-on run", () => {
   it('failed on a usage limit with its auto-resume kept is still under way: nobody is asked, nothing is pushed', async () => {
     const { reactions, events } = reactionsWith({ status: 'failed', error: 'usage limit', autoResumeAt: '2026-01-01T05:00:00.000Z' });
-    const after = await reactions.advance(follow, reaction, { id: 'run_a' } as RunRecord);
+    const after = await reactions.advance(follow, reaction, { id: 'run_a' } as RunRecord, pr);
     expect(after).toBe(follow);
     expect(events).toEqual([]);
   });
 
   it('failed without an appointment to resume asks a person', async () => {
     const { reactions, events } = reactionsWith({ status: 'failed', error: 'boom', autoResumeAt: null });
-    const after = await reactions.advance(follow, reaction, { id: 'run_a' } as RunRecord);
+    const after = await reactions.advance(follow, reaction, { id: 'run_a' } as RunRecord, pr);
     expect(after.needsHuman).toContain('ended failed (boom)');
     expect(after.reactions[0]!.state).toBe('failed');
     expect(events).toEqual(['reaction_finished', 'needs_human']);
