@@ -27,7 +27,11 @@ export interface GhResult {
 }
 
 /** Runs `ghBin args` in `cwd`; rejects only when gh cannot start or is not logged in (409 `gh_unavailable`), what it needs `why`. */
-export async function runGh(ghBin: string, args: string[], options: { cwd: string; git: WorktreeGit; why: string }): Promise<GhResult> {
+export async function runGh(
+  ghBin: string,
+  args: string[],
+  options: { cwd: string; git: WorktreeGit; why: string; /** Stops gh (its process group) early: a server closing waits for no call. */ signal?: AbortSignal },
+): Promise<GhResult> {
   const env = { ...options.git.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1', GIT_TERMINAL_PROMPT: '0', GH_PAGER: 'cat' };
   let gh: ReturnType<typeof spawnGroup>;
   try {
@@ -46,6 +50,9 @@ export async function runGh(ghBin: string, args: string[], options: { cwd: strin
   gh.child.stdout?.on('data', collect(out));
   gh.child.stderr?.on('data', collect(err));
   const timer = setTimeout(() => void gh.terminate(2000), options.git.timeoutMs ?? 5 * 60_000);
+  const stop = () => void gh.terminate(2000);
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
   let result: { code: number | null; signal: NodeJS.Signals | null };
   try {
     result = await gh.done;
@@ -55,6 +62,7 @@ export async function runGh(ghBin: string, args: string[], options: { cwd: strin
     throw new DomainError('gh_unavailable', `The GitHub CLI is needed to ${options.why}: ${why}. ${HOW_TO_INSTALL_GH}`);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
   const stderr = withoutCredentials(Buffer.concat(err).toString('utf8').trim());
   if (result.code === GH_AUTH_EXIT || /gh auth login/.test(stderr)) {

@@ -37,14 +37,21 @@ export interface PullDeps {
 export class FollowChanged extends Error {}
 
 export class Follows {
+  readonly #closing = new AbortController();
+
   constructor(readonly deps: PullDeps) {}
+
+  /** Stops every gh call under way and to come: the server is closing. */
+  stop(): void {
+    this.#closing.abort();
+  }
 
   now(): Date {
     return this.deps.now?.() ?? new Date();
   }
 
   get site(): GhSite {
-    return { ghBin: this.deps.ghBin, cwd: this.deps.home, git: this.deps.git };
+    return { ghBin: this.deps.ghBin, cwd: this.deps.home, git: this.deps.git, signal: this.#closing.signal };
   }
 
   /** Saves `patch` over `follow` as it was read, with its next look scheduled; rejects with FollowChanged when it changed meanwhile. */

@@ -25,6 +25,8 @@ export interface GhSite {
   /** A directory of the repository (gh finds the repository from its remote when no `--repo` is given). */
   cwd: string;
   git: WorktreeGit;
+  /** Aborted when the server closes: gh is stopped rather than waited for (up to its 5-minute limit). */
+  signal?: AbortSignal;
 }
 
 const CheckRunSchema = z.object({
@@ -110,7 +112,12 @@ function parseJson<T>(what: string, text: string, schema: z.ZodType<T>): T {
 }
 
 async function gh(site: GhSite, args: string[], what: string): Promise<string> {
-  const result = await runGh(site.ghBin, args, { cwd: site.cwd, git: site.git, why: 'follow a pull request' });
+  const result = await runGh(site.ghBin, args, {
+    cwd: site.cwd,
+    git: site.git,
+    why: 'follow a pull request',
+    ...(site.signal ? { signal: site.signal } : {}),
+  });
   if (result.code !== 0) throw new GitHubAnswerError(ghFailure(`gh ${args.slice(0, 2).join(' ')} (${what})`, result));
   return result.stdout;
 }

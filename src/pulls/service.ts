@@ -69,6 +69,8 @@ export class PullFollowing {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
+    // A gh call waits up to 5 minutes; the looks under way end on its failure instead (saved as a lastError, or not at all).
+    this.#follows.stop();
     await Promise.allSettled([...this.#looking.values()]);
   }
 

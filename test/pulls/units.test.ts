@@ -1,7 +1,11 @@
 // The pieces of following a pull request that need no server (docs/decisions.md, "Pull request
 // reactions"): the excerpt kept of a failed job's log and its bounds, what makes a failure the CI's
 // own, the backoff schedule, a delivery's pull requests, and the workflow keys checked at their place.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runGh } from '../../src/landing/index.js';
 import { EXCERPT_AFTER, EXCERPT_BEFORE, EXCERPT_MAX_CHARS, excerptOf, githubDeliveryRefs } from '../../src/pulls/index.js';
 import { EXCERPT_LINE_CHARS } from '../../src/pulls/ci-log.js';
 import { cleanText, cutText } from '../../src/pulls/clean-text.js';
@@ -107,5 +111,20 @@ describe('the workflow keys', () => {
     expect(bad.ok).toBe(false);
     const errors = bad.ok ? [] : bad.errors;
     expect(errors).toEqual([expect.stringMatching(/^3:\d+: on_ci_failure: invalid workflow name/), expect.stringMatching(/^4:\d+: max_fix_cycles: /)]);
+  });
+});
+
+describe('gh, when the server closes', () => {
+  it('a gh call under way is stopped by the signal, not waited for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-gh-hang-'));
+    const bin = join(dir, 'gh');
+    // A gh that never answers (GitHub unreachable, a stalled connection).
+    writeFileSync(bin, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    const closing = new AbortController();
+    const call = runGh(bin, ['pr', 'view', '7'], { cwd: dir, git: { env: process.env }, why: 'test', signal: closing.signal });
+    closing.abort();
+    const result = await call;
+    expect(result.code === 0).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
