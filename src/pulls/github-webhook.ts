@@ -3,6 +3,8 @@
  * /webhooks/github`, signed as GitHub signs (`X-Hub-Signature-256`, the HMAC-SHA256 of the raw body
  * under `SVC_GITHUB_WEBHOOK_SECRET`), its event in `X-GitHub-Event`. Checked in the order of the
  * workflow webhook endpoint (size, by the route; secret; signature; a JSON object; the event), and
+ * either of GitHub's content types (`application/json`, or its default form with the JSON in
+ * `payload`: the signature is of the raw bytes either way), and
  * a delivery only makes svc look now at the pull requests it names — what is decided comes from gh.
  */
 
@@ -16,7 +18,13 @@ export const GITHUB_EVENT_HEADER = 'x-github-event';
 export type GitHubDelivery = { refs: DeliveryRef[] } | { skipped: string };
 
 /** The pull requests a signed delivery names; refusals as DomainErrors (503 no or weak secret, 401 signature, 400 not JSON). */
-export function readGitHubDelivery(secret: string | undefined, raw: Uint8Array, signature: string | null, event: string | null): GitHubDelivery {
+export function readGitHubDelivery(
+  secret: string | undefined,
+  raw: Uint8Array,
+  signature: string | null,
+  event: string | null,
+  contentType: string | null = null,
+): GitHubDelivery {
   if (!secret) {
     throw new DomainError(
       'webhook_secret_missing',
@@ -29,9 +37,12 @@ export function readGitHubDelivery(secret: string | undefined, raw: Uint8Array, 
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    // GitHub's default content type: the JSON is the form's `payload` field (signed as sent, above).
+    const form = /^application\/x-www-form-urlencoded\b/i.test(contentType ?? '');
+    payload = JSON.parse(form ? (new URLSearchParams(text).get('payload') ?? '') : text);
   } catch {
-    throw new DomainError('invalid_json', 'The body is not JSON.');
+    throw new DomainError('invalid_json', 'The body is not JSON, nor a form whose `payload` is JSON.');
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new DomainError('invalid_json', 'The body is not a JSON object.');
   if (!event || !(GITHUB_EVENTS as readonly string[]).includes(event)) return { skipped: `event ${event ?? '(none)'} is not one svc follows pull requests by` };

@@ -133,8 +133,13 @@ export class PullFollowing {
    * A GitHub webhook delivery (github-webhook.ts checks it): the follows of the pull requests and
    * branches it names are looked at now. Resolves to their runs, or why it was skipped.
    */
-  async delivered(raw: Uint8Array, signature: string | null, event: string | null): Promise<{ runs: string[] } | { skipped: string }> {
-    const delivery = readGitHubDelivery(this.deps.webhookSecret, raw, signature, event);
+  async delivered(
+    raw: Uint8Array,
+    signature: string | null,
+    event: string | null,
+    contentType: string | null = null,
+  ): Promise<{ runs: string[] } | { skipped: string }> {
+    const delivery = readGitHubDelivery(this.deps.webhookSecret, raw, signature, event, contentType);
     if ('skipped' in delivery) return delivery;
     const runIds = new Set<string>();
     for (const ref of delivery.refs) for (const follow of await this.deps.repository.find(ref)) runIds.add(follow.runId);

@@ -103,4 +103,18 @@ describe('GitHub deliveries', () => {
     // Followed no more: a delivery about it names no run.
     expect(await deliver('pull_request', closed)).toEqual({ status: 202, body: { runs: [] } });
   });
+
+  it("GitHub's default form-encoded delivery (payload=…) is read once its raw bytes' signature holds", async () => {
+    const payload = { action: 'completed', repository, check_suite: { head_branch: 'svc/run_none', pull_requests: [] } };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const post = (signature: string) =>
+      server.fetch('/webhooks/github', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'check_suite', 'x-hub-signature-256': signature },
+        body,
+      });
+    const accepted = await post(sign(body, SECRET));
+    expect({ status: accepted.status, body: await accepted.json() }).toEqual({ status: 202, body: { runs: [] } });
+    expect((await post(sign(body, 'another secret entirely'))).status).toBe(401);
+  });
 });

@@ -89,7 +89,12 @@ export const webhookRoutes = [
       503: { description: 'SVC_GITHUB_WEBHOOK_SECRET is not set, or is too easy to guess', schema: SecretRefusedSchema },
     },
     handle: async ({ ctx, raw, headers }) => {
-      const answer = await ctx.pulls.delivered(raw ?? new Uint8Array(), headers.get(GITHUB_SIGNATURE_HEADER), headers.get(GITHUB_EVENT_HEADER));
+      const answer = await ctx.pulls.delivered(
+        raw ?? new Uint8Array(),
+        headers.get(GITHUB_SIGNATURE_HEADER),
+        headers.get(GITHUB_EVENT_HEADER),
+        headers.get('content-type'),
+      );
       return 'skipped' in answer ? reply(200, answer) : reply(202, answer);
     },
   }),
