@@ -40,11 +40,11 @@ export class PullFollower {
       return this.follows.save(follow, { lastError: (error as Error).message });
     }
     // Infrastructure failures already reported keep their words while the check is still red.
-    const checks: PullCheck[] = pr.checks.map((check) => {
-      const before = follow.checks.find((c) => c.name === check.name);
-      return before?.infrastructure && check.state === 'failure' && follow.headCommit === pr.headCommit
-        ? { ...check, infrastructure: before.infrastructure }
-        : check;
+    const checks: PullCheck[] = pr.checks.map(({ name, state, url }) => {
+      const before = follow.checks.find((c) => c.name === name);
+      return before?.infrastructure && state === 'failure' && follow.headCommit === pr.headCommit
+        ? { name, state, url, infrastructure: before.infrastructure }
+        : { name, state, url };
     });
     follow = await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null });
     const current = inProgress(follow);
@@ -68,7 +68,9 @@ export class PullFollower {
   /** Every check of the head commit finished and some failed: the CI's own failures reported, the code's sent to a follow-on run. */
   async #onChecks(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
     const failed = pr.checks.filter((c) => c.state === 'failure');
-    if (failed.length === 0 || pr.checks.some((c) => c.state === 'pending')) return follow;
+    // A check still running may fail too: waited for. One queued, expected (a required check nobody
+    // reports) or waiting (an environment's approval) may never start, so it does not hold the failures back.
+    if (failed.length === 0 || pr.checks.some((c) => c.state === 'pending' && c.running)) return follow;
     // Counted per head commit: a check run again on the same commit is not a new reaction.
     if (follow.reactions.some((r) => r.kind === 'ci' && r.commit === pr.headCommit)) return follow;
     const unreported = failed.filter((c) => !follow.reported.includes(`${pr.headCommit}:${c.name}`));

@@ -66,7 +66,8 @@ export interface PullSnapshot {
   headCommit: string;
   /** The head branch is in another repository (a fork): `owner/name`, or null when it is the pull request's own. */
   crossRepository: string | null;
-  checks: Array<{ name: string; state: CheckState; url: string | null }>;
+  /** `running`: a pending check that started (IN_PROGRESS); one queued, expected or waiting may never start. */
+  checks: Array<{ name: string; state: CheckState; url: string | null; running?: boolean }>;
   changesRequested: boolean;
 }
 
@@ -79,13 +80,15 @@ function checkState(status: string, conclusion: string | null | undefined): Chec
     case 'FAILURE':
     case 'TIMED_OUT':
     case 'STARTUP_FAILURE':
-    case 'ACTION_REQUIRED':
     case 'ERROR':
       return 'failure';
     case 'CANCELLED':
       return 'cancelled';
     case 'SKIPPED':
       return 'skipped';
+    // Waits for a person (an approval, a first-time contributor's workflow): no code failed, no run is asked for.
+    case 'ACTION_REQUIRED':
+      return 'neutral';
     case 'PENDING':
     case 'EXPECTED':
     case 'QUEUED':
@@ -149,7 +152,12 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
     crossRepository: answer.isCrossRepository ? `${answer.headRepositoryOwner?.login ?? '(deleted)'}/${answer.headRepository?.name ?? '(deleted)'}` : null,
     checks: (answer.statusCheckRollup ?? []).map((check) =>
       check.__typename === 'CheckRun'
-        ? { name: check.name, state: checkState(check.status, check.conclusion), url: check.detailsUrl ?? null }
+        ? {
+            name: check.name,
+            state: checkState(check.status, check.conclusion),
+            url: check.detailsUrl ?? null,
+            ...(check.status === 'IN_PROGRESS' ? { running: true } : {}),
+          }
         : { name: check.context, state: checkState(check.state, check.state === 'PENDING' ? null : check.state), url: check.targetUrl ?? null },
     ),
     changesRequested: answer.reviewDecision === 'CHANGES_REQUESTED',

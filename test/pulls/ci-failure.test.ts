@@ -191,4 +191,21 @@ describe('a failed check', () => {
     await givenLooks(gh, number, 2);
     expect(await followOns(server, run.id)).toHaveLength(0);
   });
+
+  it('a check queued for ever does not hold a failure back; ACTION_REQUIRED alone starts no run', async () => {
+    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    gh.edit((state) => {
+      state.logs[ACTIONS_RUN] = failedJobLog();
+    });
+    const approval = { ...checkRun('SUCCESS', 'deploy'), conclusion: 'ACTION_REQUIRED' };
+    const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [approval] });
+    await givenLooks(gh, number, 3);
+    expect((await getRun(server, run.id)).pr.reactions).toEqual([]);
+    const queued = { ...checkRun(null, 'e2e'), status: 'QUEUED' };
+    gh.pull(number, (pull) => {
+      pull.defaultChecks = [approval, queued, checkRun('FAILURE')];
+    });
+    const started = await waitForPull(server, run.id, (r) => r.pr?.reactions.length === 1);
+    expect(started.pr.reactions[0].checks).toEqual(['test']);
+  });
 });
