@@ -154,8 +154,10 @@ describe('a failed check', () => {
     expect(message.match(/^Check: /gm)).toHaveLength(5);
     expect(message).toContain('Also failed (their logs not included; open them on GitHub): check-5, check-6');
     const logCalls = gh.calls().filter((c) => c[0] === 'run' && c[2] === jobRun);
-    expect(logCalls).toHaveLength(1);
-    expect(logCalls[0]).toEqual(expect.arrayContaining(['--job', '555', '--log-failed']));
+    // Once per look, not once per check (a look that lost a race to another may fetch it again).
+    expect(logCalls.length).toBeGreaterThan(0);
+    expect(logCalls.length).toBeLessThan(names.length);
+    for (const call of logCalls) expect(call).toEqual(expect.arrayContaining(['--job', '555', '--log-failed']));
     // The follow keeps the message's start and its hash; the run has the whole.
     const kept = JSON.parse(readFileSync(join(server.home, 'data', 'pull-follows', run.id, 'record.json'), 'utf8'));
     expect(kept.reactions[0].message.length).toBeLessThan(1200);
