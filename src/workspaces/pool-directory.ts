@@ -33,6 +33,7 @@ export const PoolManifestSchema = z.object({
   durationMs: z.number().nonnegative(),
   cacheKey: z.string().nullable().describe('the setup cache key it was prepared under (`cache:`); a run on another commit of the same key may take it'),
   cachePaths: z.array(z.string()).describe("`cache:`'s paths: what it keeps when it is checked out at another commit"),
+  clean: z.boolean().describe('its setup left nothing .gitignore does not hide: a run taking it at its commit has nothing to commit for the setup'),
 });
 export type PoolManifest = z.infer<typeof PoolManifestSchema>;
 
@@ -80,10 +81,14 @@ export class PoolDirectory {
     return ready.sort((a, b) => b.preparedAt.localeCompare(a.preparedAt));
   }
 
-  /** The names of worktree folders with no manifest: being prepared, or left by a crash. */
+  /** The names of worktree folders with no manifest that reads (being prepared, left by a crash, or edited by hand). */
   async unready(): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
-    return names.filter((name) => /^pool-[0-9a-f]{8}$/.test(name) && !names.includes(`${name}.json`));
+    const unready: string[] = [];
+    for (const name of names.filter((entry) => /^pool-[0-9a-f]{8}$/.test(entry))) {
+      if ((await this.#manifest(join(this.dir, `${name}.json`)))?.name !== name) unready.push(name);
+    }
+    return unready;
   }
 
   /** Marks a prepared worktree ready: its manifest, written whole or not at all, and last. */

@@ -29,6 +29,7 @@ const PooledPreparationSchema = z.object({
   commit: z.string(),
   movedToBase: z.boolean(),
   cacheKey: z.string().nullable(),
+  clean: z.boolean(),
 });
 
 export interface PoolTakeTarget {
@@ -101,7 +102,8 @@ async function makeRunWorktree(pool: PoolDirectory, manifest: PoolManifest, targ
     await runGit(['clean', '-ffdxq', ...manifest.cachePaths.flatMap((path) => ['-e', `/${escapePattern(path)}`])], inWorktree);
   }
   const { preparedAt, preparedBy, durationMs, commit, cacheKey } = manifest;
-  const note: PooledPreparation = { preparedAt, preparedBy, durationMs, commit, movedToBase: moved, cacheKey };
+  // Checked out elsewhere, what is left (the cache paths) may not be ignored there: the setup step looks.
+  const note: PooledPreparation = { preparedAt, preparedBy, durationMs, commit, movedToBase: moved, cacheKey, clean: manifest.clean && !moved };
   await writeFile(join(await gitDirOf(target.path), NOTE_FILE), JSON.stringify(note));
 }
 

@@ -307,7 +307,10 @@ export class WorktreePool {
       }
       if (signal.aborted) throw new Error('stopped');
       const durationMs = Date.now() - started;
-      await pool.publish({ name, repository, commit: tip, preparedAt: preparedAt(), preparedBy, durationMs, cacheKey, cachePaths: config?.cache?.paths ?? [] });
+      // Known now, while nothing waits for it: a run taking it at this commit then skips the setup's commit (a `git status`).
+      const clean = (await runGit(['status', '--porcelain', '-z'], { cwd: path, ...this.core.git })) === '';
+      const cachePaths = config?.cache?.paths ?? [];
+      await pool.publish({ name, repository, commit: tip, preparedAt: preparedAt(), preparedBy, durationMs, cacheKey, cachePaths, clean });
       await rm(join(pool.dir, `${name}.owner`), { force: true });
       this.core.deps.logger.info('workspace.pool_prepared', { workspaceId: record.id, name, commit: tip, preparedBy, durationMs });
     } catch (error) {

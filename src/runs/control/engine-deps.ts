@@ -86,6 +86,8 @@ export interface PooledPreparation {
   movedToBase: boolean;
   /** The setup cache key it was prepared under (also the run's base's key when it moved there); null without `cache:`. */
   cacheKey: string | null;
+  /** Taken at its own commit, and its setup left nothing `.gitignore` does not hide: nothing to commit for the setup. */
+  clean: boolean;
 }
 
 /** The setup cache as one worktree's setup sees it: restore instead of running the script, or keep what it made. */

@@ -131,7 +131,9 @@ export async function setUpWorktree(deps: SetupDeps, run: RunRecord, signal: Abo
     if (outcome.result !== 'completed')
       return finish(outcome.result === 'cancelled' ? 'cancelled' : 'failed', outcome.result === 'cancelled' ? undefined : outcome.result, copied);
   }
-  // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change.
+  // What the setup made that .gitignore does not hide is the run's first commit, not the first node's change
+  // (a worktree the pool prepared clean has none: copies are never committed).
+  if (pooled?.clean) return finish('completed', undefined, copied);
   try {
     ({ head: headCommit } = await deps.worktrees.commits.commitAll(run.cwd, { subject: `${run.workflow}: setup`, runId: run.id }, copied));
   } catch (error) {
