@@ -29,7 +29,7 @@ async function stopGroup(proc: GroupProcess): Promise<void> {
 }
 
 /**
- * The command's `--version`, its flags left out (`gemini --version`, `node agent.mjs --version`):
+ * The command's `--version`, its flags left out (`gemini --version`, `node <agent script> --version`):
  * as a process group with no input, stopped whole after 10 s — a command that does not know the
  * flag may start its agent and wait, and what it started must not outlive the doctor.
  */

@@ -4,7 +4,7 @@ import { shellQuote } from '../workflows/index.js';
 import { AgentError, type AgentRequest } from './types.js';
 
 /**
- * An ACP agent in svc's OS sandbox (docs/decisions.md, "ACP agents in a sandbox"). ACP has no words
+ * An ACP agent in svc's OS sandbox (docs/decisions.md, "ACP agents": in svc's OS sandbox). ACP has no words
  * for a sandbox, so the whole agent runs inside the one bash nodes run in (sandbox/command-sandbox.ts:
  * Anthropic's sandbox runtime, bubblewrap, a proxy that lets through only the hosts allowed), under
  * the policy Claude Code's and Codex's commands get at the same level — the worktree writable only

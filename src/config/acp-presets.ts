@@ -35,7 +35,7 @@ interface Preset {
   launch(input: PresetInput): PresetLaunch;
   /**
    * The hosts its model traffic goes to when the assistant has no `baseUrl` (its vendor's own API):
-   * what its OS sandbox lets it reach (docs/decisions.md, "ACP agents in a sandbox"). `env` is the
+   * what its OS sandbox lets it reach (docs/decisions.md, "ACP agents": in svc's OS sandbox). `env` is the
    * agent's environment, as it starts.
    */
   apiHosts(env: Readonly<Record<string, string | undefined>>): string[];

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { procAvailable, processTree } from './process-tree.js';
 
 /**
- * The processes of a group's tree that left the group (docs/decisions.md, "Processes that leave
- * their group"): an agent that starts its commands in a session of their own (Gemini CLI's shells,
+ * The processes of a group's tree that left the group (docs/decisions.md, "Node processes":
+ * processes that leave their group): an agent that starts its commands in a session of their own (Gemini CLI's shells,
  * through node-pty; `setsid`) puts them out of reach of a signal to its group, and once the agent is
  * gone they are init's children, found by nobody. So before a group is signalled its tree is read
  * (each live member's descendants, through /proc's children lists), and the groups of those

@@ -25,7 +25,7 @@ const ERROR_LINE = /##\[error\]|\bError\b|\berror:|✗|✖|\bFAIL(ED)?\b|npm ERR
 /**
  * A failure of the CI, not of the code: GitHub's runner says so on an `##[error]` line, in its own
  * words — the job not started (billing, spending limit), the time limit, a runner shut down or lost.
- * Only those lines, only those phrases: a test named `src/billing/…` or `…/infrastructure/…`, an
+ * Only those lines, only those phrases: a test whose path names billing or infrastructure, an
  * assertion about a rate limit, or anything the code under test prints about a quota is the code's
  * failure, and the words of a log line would otherwise let the pull request switch reactions off.
  */

@@ -196,7 +196,7 @@ describe('commands against a running server', () => {
     expect((await getJson(`${serve.url}/api/health`)).adapter.model).toBe('opus');
     const bad = await runCli(['config', 'set-model', 'gemini', 'pro'], { env: await cliEnv() });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe("svc: Unknown assistant 'gemini'; known assistants are claude, codex.\n");
+    expect(bad.stderr).toBe('svc: No assistant is named \'gemini\': to add one, give "kind": "acp" with a "command" or a "preset" (gemini, opencode)\n');
   });
 });
 

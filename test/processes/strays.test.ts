@@ -1,4 +1,4 @@
-// Processes that leave their group (docs/decisions.md, "Processes that leave their group"): a
+// Processes that leave their group (docs/decisions.md, "Node processes": processes that leave their group): a
 // leader that starts a child in a session of its own (as Gemini CLI's node-pty shells are, or
 // `setsid`) — stopping the group, on a timeout, a cancel or the recovery of a crashed server,
 // stops that child too, even one that ignores SIGTERM; and a group whose tree left nothing behind
