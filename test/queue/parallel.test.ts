@@ -26,9 +26,9 @@ const lines = (file: string) => {
   }
 };
 
-/** A verify script that notes `$RUN_ID` in `log`, waits (20 s at most) until `together` verifications started, then runs the tests. */
+/** A verify script that notes `$RUN_ID` in `log`, waits (60 s at most) until `together` verifications started, then runs the tests. */
 const barrier = (log: string, together: number, after = 'node test.js') =>
-  `echo "$RUN_ID $SVC_LAND_COMMIT" >> ${log}; for i in $(seq 200); do [ "$(wc -l < ${log})" -ge ${together} ] && break; sleep 0.1; done; ` +
+  `echo "$RUN_ID $SVC_LAND_COMMIT" >> ${log}; for i in $(seq 600); do [ "$(wc -l < ${log})" -ge ${together} ] && break; sleep 0.1; done; ` +
   `[ "$(wc -l < ${log})" -ge ${together} ] || { echo "only $(wc -l < ${log}) of ${together} verifications started together"; exit 1; }; ${after}`;
 
 const CHANGES = [
@@ -170,7 +170,8 @@ describe('a train and kill -9', () => {
     const runs = await queuedTogether(server, dir, workspaceId, ['change-a', 'change-b']);
     await waitFor(
       () => lines(log).length === 2,
-      20_000,
+      // A loaded machine: each verification also waits for its place in the memory budget.
+      60_000,
       () => 'both verifications started',
     );
     expect((await queueOf(server, workspaceId)).map((e: Json) => e.state)).toEqual(['verifying', 'verifying']);
