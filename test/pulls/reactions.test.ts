@@ -5,6 +5,7 @@ import { Follows, type PullDeps } from '../../src/pulls/deps.js';
 import type { PullSnapshot } from '../../src/pulls/github.js';
 import type { PullFollow, Reaction } from '../../src/pulls/records.js';
 import { Reactions } from '../../src/pulls/reactions.js';
+import { follow as followed } from '../store/contract/pulls.js';
 import type { RunRecord } from '../../src/runs/index.js';
 
 const reaction: Reaction = {
@@ -25,32 +26,7 @@ const reaction: Reaction = {
   finishedAt: null,
 };
 
-const follow: PullFollow = {
-  runId: 'run_a',
-  workspaceId: 'ws_1',
-  number: 7,
-  url: 'https://github.com/me/widgets/pull/7',
-  repo: 'me/widgets',
-  branch: 'svc/run_a',
-  headRunId: 'run_a',
-  state: 'open',
-  headCommit: 'abc',
-  checks: [],
-  reactions: [reaction],
-  handledComments: [],
-  ownComments: [],
-  reported: [],
-  onCiFailure: 'fix-ci',
-  onReview: 'address-review',
-  maxFixCycles: 3,
-  needsHuman: null,
-  cleanup: null,
-  active: true,
-  nextLookAt: '2026-01-01T00:00:00.000Z',
-  lastError: null,
-  followedAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
+const follow: PullFollow = followed('run_a', { headCommit: 'abc', reactions: [reaction] });
 
 const pr: PullSnapshot = {
   number: 7,

@@ -5,7 +5,8 @@ import type { PullFollow } from '../../../src/pulls/index.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
 
-const follow = (runId: string, fields: Partial<PullFollow> = {}): PullFollow => ({
+/** A followed pull request with plain values; `fields` override them. */
+export const follow = (runId: string, fields: Partial<PullFollow> = {}): PullFollow => ({
   runId,
   workspaceId: 'ws_1',
   number: 7,
