@@ -1,8 +1,8 @@
 /**
- * The real `git` binary, run so that it can never wait for a person: no stdin, no controlling
- * terminal (its own session), credential and SSH prompts turned off, and a time limit after which
- * its whole process group is killed. A clone that needs credentials fails at once instead of
- * hanging the server (docs/decisions.md, "Workspaces").
+ * The real `git` binary, run so that it can never wait for a person: no stdin but what it is
+ * given, no controlling terminal (its own session), credential and SSH prompts turned off, and a
+ * time limit after which its whole process group is killed. A clone that needs credentials fails
+ * at once instead of hanging the server (docs/decisions.md, "Workspaces").
  */
 
 import { spawnGroup } from '../processes/index.js';
@@ -27,6 +27,8 @@ export interface GitOptions {
   timeoutMs?: number;
   /** The environment git runs with; prompts are turned off on top of it. */
   env: NodeJS.ProcessEnv;
+  /** What git reads on stdin (`update-ref --stdin`); none otherwise. */
+  input?: string;
 }
 
 /** Variables that make git and ssh fail instead of asking. */
@@ -71,7 +73,11 @@ export function runGitCapped(args: readonly string[], options: GitOptions, maxBy
 async function gitOutput(args: readonly string[], options: GitOptions, maxBytes: number): Promise<{ stdout: Buffer; truncated: boolean }> {
   const env: NodeJS.ProcessEnv = { ...options.env, ...NO_PROMPTS, LC_ALL: 'C' };
   for (const name of REPOSITORY_OVERRIDES) delete env[name];
-  const git = spawnGroup('git', ['-c', 'credential.interactive=never', ...args], { cwd: options.cwd, env });
+  const git = spawnGroup('git', ['-c', 'credential.interactive=never', ...args], {
+    cwd: options.cwd,
+    env,
+    ...(options.input === undefined ? {} : { stdin: options.input }),
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   let kept = 0;

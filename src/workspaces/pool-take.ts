@@ -50,6 +50,47 @@ export interface PoolTakeTarget {
 export async function takeFromPool(pool: PoolDirectory, target: PoolTakeTarget, git: WorktreeGit, onError: (error: Error) => void): Promise<boolean> {
   const ready = (await pool.ready()).filter((manifest) => manifest.repository === target.repository);
   if (ready.length === 0) return false;
+  return takeOneOf(pool, ready, target, git, onError);
+}
+
+/**
+ * The common case, with one git process before the move: the run starts at the tip of a branch
+ * (`branch`, the workspace's default) and a ready worktree was prepared at the commit it points to.
+ * One `update-ref` transaction checks the branch still points there and creates the run's branch,
+ * or does neither: it is refused when the branch moved or the run's branch exists already. The
+ * commit taken, or null when it was refused or none fits (the caller goes the careful way).
+ */
+export async function takeAtBranchTip(
+  pool: PoolDirectory,
+  ready: readonly PoolManifest[],
+  target: Omit<PoolTakeTarget, 'base'> & { from: string },
+  git: WorktreeGit,
+  onError: (error: Error) => void,
+): Promise<string | null> {
+  const mine = ready.filter((manifest) => manifest.repository === target.repository);
+  const commit = mine[0]?.commit;
+  if (!commit) return null;
+  const input = `verify refs/heads/${target.from}\0${commit}\0create refs/heads/${target.branch}\0${commit}\0`;
+  const created = await runGit(['update-ref', '--stdin', '-z'], { cwd: target.repository, ...git, input }).then(
+    () => true,
+    () => false,
+  );
+  if (!created) return null;
+  const atTip = mine.filter((manifest) => manifest.commit === commit);
+  if (await takeOneOf(pool, atTip, { ...target, base: commit }, git, onError, { branchMade: true })) return commit;
+  // Every one was taken meanwhile (or failed): the branch made for it goes, as it came.
+  await runGit(['update-ref', '-d', `refs/heads/${target.branch}`, commit], { cwd: target.repository, ...git }).catch(() => undefined);
+  return null;
+}
+
+async function takeOneOf(
+  pool: PoolDirectory,
+  ready: readonly PoolManifest[],
+  target: PoolTakeTarget,
+  git: WorktreeGit,
+  onError: (error: Error) => void,
+  made: { branchMade?: true } = {},
+): Promise<boolean> {
   const exact = ready.filter((manifest) => manifest.commit === target.base);
   const key = exact.length === ready.length ? null : await keyAtBase(target, git).catch(() => null);
   const sameKey = key === null ? [] : ready.filter((manifest) => manifest.commit !== target.base && manifest.cacheKey === key);
@@ -57,7 +98,7 @@ export async function takeFromPool(pool: PoolDirectory, target: PoolTakeTarget, 
     const manifest = await pool.claim(candidate.name);
     if (!manifest) continue; // taken meanwhile
     try {
-      await makeRunWorktree(pool, manifest, target, git);
+      await makeRunWorktree(pool, manifest, target, git, made);
       return true;
     } catch (error) {
       onError(error as Error);
@@ -85,26 +126,40 @@ async function keyAtBase(target: PoolTakeTarget, git: WorktreeGit): Promise<stri
   return cacheKeyAt(request, target.repository, target.base, git.env);
 }
 
-async function makeRunWorktree(pool: PoolDirectory, manifest: PoolManifest, target: PoolTakeTarget, git: WorktreeGit): Promise<void> {
-  await mkdir(dirname(target.path), { recursive: true });
+async function makeRunWorktree(
+  pool: PoolDirectory,
+  manifest: PoolManifest,
+  target: PoolTakeTarget,
+  git: WorktreeGit,
+  { branchMade }: { branchMade?: true },
+): Promise<void> {
+  const from = pool.pathOf(manifest.name);
+  const [gitDir] = await Promise.all([gitDirOf(from), mkdir(dirname(target.path), { recursive: true })]);
+  const inRepository = { cwd: target.repository, ...git };
   // `-f`: the run's path may still be registered from a worktree removed by hand (as worktrees.ts adds).
-  await runGit(['worktree', 'move', '-f', '--', pool.pathOf(manifest.name), target.path], { cwd: target.repository, ...git });
-  const inWorktree = { cwd: target.path, ...git };
+  const move = () => runGit(['worktree', 'move', '-f', '--', from, target.path], inRepository);
   const moved = manifest.commit !== target.base;
-  if (!moved) {
-    // The branch made where HEAD is, and HEAD put on it: plumbing, not `checkout -b`, which would
-    // refresh the whole index of a worktree whose files have not changed.
-    await runGit(['update-ref', `refs/heads/${target.branch}`, target.base, ''], { cwd: target.repository, ...git });
-    await runGit(['symbolic-ref', 'HEAD', `refs/heads/${target.branch}`], inWorktree);
-  } else {
-    // The base's files, and of the untracked ones only the cache paths (`-x`: ignored files too; `-e` keeps them).
-    await runGit(['checkout', '-q', '-f', '-b', target.branch, target.base], inWorktree);
-    await runGit(['clean', '-ffdxq', ...manifest.cachePaths.flatMap((path) => ['-e', `/${escapePattern(path)}`])], inWorktree);
-  }
   const { preparedAt, preparedBy, durationMs, commit, cacheKey } = manifest;
   // Checked out elsewhere, what is left (the cache paths) may not be ignored there: the setup step looks.
   const note: PooledPreparation = { preparedAt, preparedBy, durationMs, commit, movedToBase: moved, cacheKey, clean: manifest.clean && !moved };
-  await writeFile(join(await gitDirOf(target.path), NOTE_FILE), JSON.stringify(note));
+  if (!moved) {
+    // The branch made where HEAD is, and HEAD put on it: plumbing, not `checkout -b`, which would
+    // refresh the whole index of a worktree whose files have not changed. HEAD and the note live in
+    // the worktree's own git directory, which does not move: they are written beside the move.
+    if (!branchMade) await runGit(['update-ref', `refs/heads/${target.branch}`, target.base, ''], inRepository);
+    await Promise.all([
+      move(),
+      runGit(['--git-dir', gitDir, 'symbolic-ref', 'HEAD', `refs/heads/${target.branch}`], inRepository),
+      writeFile(join(gitDir, NOTE_FILE), JSON.stringify(note)),
+    ]);
+  } else {
+    await move();
+    const inWorktree = { cwd: target.path, ...git };
+    // The base's files, and of the untracked ones only the cache paths (`-x`: ignored files too; `-e` keeps them).
+    await runGit(['checkout', '-q', '-f', '-b', target.branch, target.base], inWorktree);
+    await runGit(['clean', '-ffdxq', ...manifest.cachePaths.flatMap((path) => ['-e', `/${escapePattern(path)}`])], inWorktree);
+    await writeFile(join(gitDir, NOTE_FILE), JSON.stringify(note));
+  }
 }
 
 /** A literal path as a gitignore pattern: its wildcard and special characters escaped. */

@@ -14,7 +14,7 @@ import { isDirectory, localRepository } from './local-repository.js';
 import type { Environment } from './records.js';
 import { addWorktree, branchExists } from './worktrees.js';
 import { cacheSetting, prepareWorktree, type WorktreePreparation } from './worktree-preparation.js';
-import { readPoolNote, takeFromPool } from './pool-take.js';
+import { readPoolNote, takeAtBranchTip, takeFromPool } from './pool-take.js';
 import { runGit } from './git.js';
 import type { WorktreePool } from './worktree-pool.js';
 import type { WorkspaceCore } from './workspace-core.js';
@@ -124,7 +124,7 @@ export class RunWorktrees implements WorktreeProvider {
     const branch = `svc/${runId}`;
     const what = `run ${runId} in workspace ${id}`;
     const target = { repository, path, branch, from: from ?? record.default_branch, what, workspaceId: id };
-    const taken = await this.#takeFromPool(target);
+    const taken = await this.#takeFromPool(target, from === undefined);
     if (!taken) await addWorktree(target, core.git);
     const baseCommit = taken ?? (await headOf(path, core.git));
     const environment: Environment = {
@@ -152,18 +152,24 @@ export class RunWorktrees implements WorktreeProvider {
    * after its folder was removed by hand keeps its branch's commits: worktrees.ts makes the
    * worktree on it).
    */
-  async #takeFromPool(target: { repository: string; path: string; branch: string; from: string; workspaceId: string }): Promise<string | null> {
+  async #takeFromPool(
+    target: { repository: string; path: string; branch: string; from: string; workspaceId: string },
+    fromDefaultBranch: boolean,
+  ): Promise<string | null> {
     const { core } = this;
     const pool = this.pool.directory(target.workspaceId);
-    if ((await pool.ready()).length === 0) return null;
+    const ready = await pool.ready();
+    if (ready.length === 0) return null;
+    const onError = (error: Error) =>
+      core.deps.logger.warn('workspace.pool_take_failed', { workspaceId: target.workspaceId, path: target.path, error: error.message });
+    const atTip = fromDefaultBranch ? await takeAtBranchTip(pool, ready, target, core.git, onError) : null;
+    if (atTip) return atTip;
     if (await branchExists(target.repository, target.branch, core.git)) return null;
     const base = (
       await runGit(['rev-parse', '--verify', '--quiet', `${target.from}^{commit}`], { cwd: target.repository, ...core.git }).catch(() => '')
     ).trim();
     if (!base) return null;
-    const taken = await takeFromPool(pool, { ...target, base }, core.git, (error) =>
-      core.deps.logger.warn('workspace.pool_take_failed', { workspaceId: target.workspaceId, path: target.path, error: error.message }),
-    );
+    const taken = await takeFromPool(pool, { ...target, base }, core.git, onError);
     return taken ? base : null;
   }
 
