@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { git, useEmptyGitConfig } from '../helpers/git.js';
+import { poolWorktrees, readyPoolWorktrees, recordingSetup, setupInvocations } from '../helpers/recorded-setup.js';
 import { registerProject, runOn } from '../helpers/registered-project.js';
 import { readLog, api, cleanupAll, startRun, startServer, tempDir, waitForRun, type Json, type Workflow } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
@@ -18,22 +19,7 @@ let dir: string;
 let workspaceId: string;
 let invocations: string;
 
-const setupRuns = () => (existsSync(invocations) ? readFileSync(invocations, 'utf8').split('\n').filter(Boolean).length : 0);
-
-// A stand-in for `npm ci` that records each invocation; `pool: 2` keeps two worktrees prepared.
-const worktreeYaml = (log: string, pool = 2) =>
-  [
-    'setup: |',
-    `  echo "$PWD" >> ${log}`,
-    '  mkdir -p node_modules/dep',
-    '  cp package-lock.json node_modules/dep/VERSION',
-    'cache:',
-    '  key: [package-lock.json]',
-    '  paths: [node_modules]',
-    'copy: [.env.local]',
-    `pool: ${pool}`,
-    '',
-  ].join('\n');
+const setupRuns = () => setupInvocations(invocations);
 
 // What a run sees: the dependency tree, the copied file, its port and the workspace's env value.
 const READ: Workflow = {
@@ -42,9 +28,8 @@ const READ: Workflow = {
 };
 const WRITE: Workflow = { name: 'write', nodes: [{ id: 'edit', bash: 'echo changed > NOTES.md' }] };
 
-const detail = async (): Promise<Json> => (await api(server, 'GET', `/api/workspaces/${workspaceId}`)).body;
-const poolOf = async (): Promise<Json[]> => (await detail()).pool.worktrees;
-const readyAt = async (commit: string) => (await poolOf()).filter((worktree) => worktree.state === 'ready' && worktree.commit === commit).length;
+const poolOf = () => poolWorktrees(server, workspaceId);
+const readyAt = (commit: string) => readyPoolWorktrees(server, workspaceId, commit);
 const tip = () => git(dir, 'rev-parse', 'main');
 
 beforeAll(async () => {
@@ -54,7 +39,8 @@ beforeAll(async () => {
   const project = await registerProject(server, {
     files: { 'README.md': '# pool v1\n', 'package-lock.json': 'v1\n', '.gitignore': 'node_modules/\n.env.local\n' },
     workflows: [READ, WRITE],
-    extra: { '.svc/worktree.yaml': worktreeYaml(invocations) },
+    // A stand-in for `npm ci` that records each invocation; `pool: 2` keeps two worktrees prepared.
+    extra: { '.svc/worktree.yaml': recordingSetup(invocations, { pool: 2, copy: ['.env.local'] }) },
   });
   dir = project.dir;
   workspaceId = project.workspace.id;
