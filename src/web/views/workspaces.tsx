@@ -1,8 +1,15 @@
+import type { WorkspaceDetail as WorkspaceDetailView } from '../../client/types.js';
 import { client } from '../api.js';
 import { ErrorNote, StatusBadge } from '../components/status.js';
 import { LandingQueue } from '../components/landing-queue.js';
 import { formatTime } from '../format.js';
 import { useLoad } from '../hooks.js';
+
+/** When and how a pool worktree was prepared, as `svc workspace show` says it. */
+function preparedWhen(worktree: WorkspaceDetailView['pool']['worktrees'][number]): string {
+  if (!worktree.prepared_at) return `since ${formatTime(worktree.started_at)}`;
+  return `prepared ${formatTime(worktree.prepared_at)}${{ cache: ' from the setup cache', setup: ' by its setup', none: '' }[worktree.prepared_by ?? 'none']}`;
+}
 
 function WorkspaceDetail({ id }: { id: string }) {
   const data = useLoad(async () => ({ workspace: await client.workspaces.get(id), environments: (await client.workspaces.environments(id)).environments }), id);
@@ -48,8 +55,12 @@ function WorkspaceDetail({ id }: { id: string }) {
             ? 'none'
             : `${workspace.pool.worktrees.filter((worktree) => worktree.state === 'ready').length} of ${workspace.pool.size} prepared worktrees ready`}
           {workspace.pool.worktrees.map((worktree) => (
-            <div key={worktree.name} class="mono" data-pool-state={worktree.state}>
-              {worktree.state} {worktree.commit.slice(0, 12)} {worktree.prepared_at ? formatTime(worktree.prepared_at) : ''}
+            <div key={worktree.name} data-pool-name={worktree.name} data-pool-state={worktree.state} title={worktree.path}>
+              <StatusBadge status={worktree.state} />{' '}
+              <span class="mono" data-pool-commit>
+                {worktree.commit.slice(0, 12)}
+              </span>{' '}
+              {preparedWhen(worktree)}
             </div>
           ))}
           {workspace.pool.error ? <p class="note error">{workspace.pool.error}</p> : null}
