@@ -10,7 +10,7 @@ import type { RunRecord } from '../runs/index.js';
 import { excerptOf } from './ci-log.js';
 import type { Follows } from './deps.js';
 import { actionsRunOf, failedLog, unresolvedComments, viewPull, type PullSnapshot } from './github.js';
-import type { PullCheck, PullFollow } from './records.js';
+import type { CheckState, PullCheck, PullFollow } from './records.js';
 import { Reactions, stillToCome } from './reactions.js';
 import { IN_PROGRESS } from './schedule.js';
 import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
@@ -23,6 +23,10 @@ const CLOSED_KEPT = 'the pull request was closed without merging: its worktree a
 
 const inProgress = (follow: PullFollow) => follow.reactions.find((r) => (IN_PROGRESS as readonly string[]).includes(r.state));
 
+/** What the run's page shows of a look: a change of it is announced (`pr_updated`), else the page would show it stale. */
+const shown = (follow: PullFollow) =>
+  JSON.stringify([follow.state, follow.headCommit, follow.checks.map((c) => [c.name, c.state, c.url]), follow.lastError !== null]);
+
 export class PullFollower {
   readonly #reactions: Reactions;
 
@@ -32,12 +36,13 @@ export class PullFollower {
 
   /** Looks once; resolves to the follow as saved. */
   async look(follow: PullFollow, run: RunRecord): Promise<PullFollow> {
+    const previous = follow;
     let pr: PullSnapshot;
     try {
       pr = await viewPull(this.follows.site, follow.number, follow.repo);
     } catch (error) {
       this.follows.deps.logger.warn('pulls.look_failed', { runId: follow.runId, number: follow.number, error: (error as Error).message });
-      return this.follows.save(follow, { lastError: (error as Error).message });
+      return this.#updated(previous, await this.follows.save(follow, { lastError: (error as Error).message }), run);
     }
     // Infrastructure failures already reported keep their words while the check is still red.
     const checks: PullCheck[] = pr.checks.map(({ name, state, url }) => {
@@ -46,7 +51,7 @@ export class PullFollower {
         ? { name, state, url, infrastructure: before.infrastructure }
         : { name, state, url };
     });
-    follow = await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null });
+    follow = await this.#updated(previous, await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null }), run);
     const current = inProgress(follow);
     if (current && pr.state === 'open') {
       // Finished or not, the rest waits for the next look: a push just moved the head, and `pr` is
@@ -63,6 +68,21 @@ export class PullFollower {
     follow = await this.#onChecks(follow, pr, run);
     if (follow.reactions.length > before || follow.needsHuman) return follow;
     return this.#onReview(follow, pr, run);
+  }
+
+  /** `after` as saved, announced (`pr_updated`) when the look changed what the run's page shows. */
+  async #updated(before: PullFollow, after: PullFollow, run: RunRecord): Promise<PullFollow> {
+    if (shown(before) === shown(after)) return after;
+    const checks: Partial<Record<CheckState, number>> = {};
+    for (const check of after.checks) checks[check.state] = (checks[check.state] ?? 0) + 1;
+    await this.follows.emit(run, 'pr_updated', {
+      number: after.number,
+      state: after.state,
+      commit: after.headCommit,
+      checks,
+      lookFailed: after.lastError !== null,
+    });
+    return after;
   }
 
   /** Every check of the head commit finished and some failed: the CI's own failures reported, the code's sent to a follow-on run. */

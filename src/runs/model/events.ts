@@ -112,6 +112,18 @@ export interface RunEventFields {
   };
   /** A review asked for changes: the unresolved comments not handled before. */
   pr_changes_requested: { number: number; commit: string; comments: Array<{ id: string; path: string | null; line: number | null }> };
+  /**
+   * A look saw the pull request change: its `state`, head `commit`, a check (its state or page), or
+   * whether gh answered (`lookFailed`: the follow's `lastError`). `checks` counts them by state; the
+   * run detail's `pr` has each. The run's page reloads on it.
+   */
+  pr_updated: {
+    number: number;
+    state: 'open' | 'merged' | 'closed';
+    commit: string | null;
+    checks: Partial<Record<'pending' | 'success' | 'failure' | 'cancelled' | 'skipped' | 'neutral', number>>;
+    lookFailed: boolean;
+  };
   /** A follow-on run (`followOnRunId`) of `workflow` was started for a failed check or a review. */
   reaction_started: { number: number; kind: 'ci' | 'review'; followOnRunId: string; workflow: string; key: string };
   /** The reaction's follow-on run ended: `pushed` its result to the pull request's branch, or `failed`. */
@@ -163,7 +175,15 @@ export type RunDeletedEvent = {
 export type RunStreamEvent = RunEvent | RunDeletedEvent;
 
 /** A followed pull request's events (docs/decisions.md, "Pull request reactions"), on its run's stream. */
-const PULL_EVENT_TYPES = ['pr_check_failed', 'pr_changes_requested', 'reaction_started', 'reaction_finished', 'needs_human', 'pr_merged'] as const;
+const PULL_EVENT_TYPES = [
+  'pr_updated',
+  'pr_check_failed',
+  'pr_changes_requested',
+  'reaction_started',
+  'reaction_finished',
+  'needs_human',
+  'pr_merged',
+] as const;
 
 export const RUN_EVENT_TYPES = [
   'run_created',

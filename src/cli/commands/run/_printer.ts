@@ -219,6 +219,17 @@ export class RunPrinter {
       case 'queue_paused':
         this.#line(`${p.yellow('‖')} landing queue of ${event.target} paused: ${event.reason}`);
         break;
+      case 'pr_updated':
+        this.#line(
+          p.dim(
+            `pull request #${event.number} ${event.state}${event.commit ? ` at ${event.commit.slice(0, 10)}` : ''}: ${
+              Object.entries(event.checks)
+                .map(([state, count]) => `${count} ${state}`)
+                .join(', ') || 'no checks'
+            }${event.lookFailed ? ' (the last look failed)' : ''}`,
+          ),
+        );
+        break;
       case 'pr_check_failed':
         this.#line(
           `${p.red('✖')} pull request #${event.number}: check ${event.check} failed${event.infrastructure ? ` (the CI's own: ${event.infrastructure})` : event.failingStep ? ` at ${event.failingStep}` : ''}`,
