@@ -77,10 +77,13 @@ export async function fakeGh(): Promise<FakeGh> {
   };
 }
 
-/** A test server whose gh is a fresh stand-in, looking at pull requests every 100 ms unless `env` says otherwise. */
-export async function pullServer(env: Record<string, string> = {}): Promise<{ server: TestServer; gh: FakeGh }> {
+/**
+ * A test server whose gh is a fresh stand-in, looking at pull requests every 100 ms unless `env`
+ * says otherwise; `socket` for a browser's tests (test/helpers/server.ts).
+ */
+export async function pullServer(env: Record<string, string> = {}, options: { socket?: boolean } = {}): Promise<{ server: TestServer; gh: FakeGh }> {
   const gh = await fakeGh();
-  return { gh, server: await startServer({ env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100', ...env } }) };
+  return { gh, server: await startServer({ ...options, env: { SVC_GH_BIN: gh.bin, SVC_PR_POLL_MS: '100', ...env } }) };
 }
 
 /** A workspace cloned from a bare repository holding `workflows` (`grow` among them), and a completed run of `grow` on it. */

@@ -17,7 +17,27 @@ let browser: Browser;
 let pausedRun: string;
 let failedRun: string;
 
-const STATES = ['pending', 'running', 'paused', 'completed', 'failed', 'cancelled', 'abandoned', 'skipped', 'waiting_approval'];
+const STATES = [
+  'pending',
+  'running',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+  'abandoned',
+  'skipped',
+  'waiting_approval',
+  // A followed pull request's, its checks' and its reactions' (components/pull-request.tsx).
+  'open',
+  'merged',
+  'closed',
+  'success',
+  'failure',
+  'neutral',
+  'starting',
+  'pushing',
+  'pushed',
+];
 
 beforeAll(async () => {
   const project = await projectWithWorkflows([

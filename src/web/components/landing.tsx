@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { RunDetail } from '../../client/types.js';
 import { client, errorText } from '../api.js';
+import { ExternalLink } from './external-link.js';
 
 type Action = 'merge' | 'queue' | 'push' | 'pr';
 
@@ -100,13 +101,7 @@ export function Landing({ run }: { run: RunDetail }) {
             data-land-outcome={action}
             data-ok={String(outcome.ok)}
           >
-            {'href' in outcome && outcome.href ? (
-              <a href={outcome.href} target="_blank" rel="noreferrer">
-                {outcome.text}
-              </a>
-            ) : (
-              outcome.text
-            )}
+            {'href' in outcome && outcome.href ? <ExternalLink url={outcome.href} /> : outcome.text}
           </p>
         );
       })}
@@ -123,10 +118,7 @@ export function Landing({ run }: { run: RunDetail }) {
       ) : null}
       {run.pullRequest && !outcomes.pr ? (
         <p class="muted">
-          Pull request:{' '}
-          <a href={run.pullRequest.url} target="_blank" rel="noreferrer">
-            {run.pullRequest.url}
-          </a>
+          Pull request: <ExternalLink url={run.pullRequest.url} />
         </p>
       ) : null}
     </div>

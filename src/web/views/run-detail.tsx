@@ -8,6 +8,7 @@ import { Dag } from '../components/dag.js';
 import { FollowOns } from '../components/follow-ons.js';
 import { Forecast } from '../components/forecast.js';
 import { NodePanel } from '../components/node-panel.js';
+import { PullRequest } from '../components/pull-request.js';
 import { RunActions } from '../components/run-actions.js';
 import { RunFacts } from '../components/run-facts.js';
 import { SetupStep } from '../components/setup-step.js';
@@ -110,6 +111,8 @@ export function RunDetailView({ runId }: { runId: string }) {
           {run.branch && run.workspaceId && !run.merged ? <Forecast run={run} /> : null}
         </>
       )}
+      {/* Its pull request as svc follows it (docs/decisions.md, "Pull request reactions"): the page reloads on each of its events. */}
+      {run.pr ? <PullRequest run={run} /> : null}
       {/* At a gate, what is to be approved sits beside Approve and Reject. */}
       {hasChanges && run.status === 'paused' ? <Changes run={run} /> : null}
       {run.status === 'completed' || run.status === 'failed' ? (
