@@ -3,9 +3,13 @@
  * PostgreSQL jsonb value, and jsonb refuses `\u0000` and a lone surrogate the file store takes —
  * a record it refuses is a reaction that never starts and a look repeated for ever. Terminal escape
  * sequences go too: they would hide words from the matching and repaint the terminal that prints them.
+ * What the CLI prints goes through shared/printable.ts besides, which takes out what a terminal
+ * alone minds (C1 controls, bidirectional overrides): kept out of here, since a follow is compared
+ * with what was stored, cleaned as it was then.
  */
 
-const TERMINAL_SEQUENCES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]/g;
+import { TERMINAL_SEQUENCES } from '../shared/printable.js';
+
 /** Control characters but the tab and the line feed, which a log's or a comment's text needs. */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

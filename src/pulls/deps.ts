@@ -64,10 +64,13 @@ export class Follows {
     return next;
   }
 
-  /** An event on the original run's stream: a failure to record it is logged, never a reason to stop following. */
+  /**
+   * An event on the original run's stream, its strings cleaned as a follow's are (a check's name, a
+   * reason quoting gh): a failure to record it is logged, never a reason to stop following.
+   */
   async emit<T extends keyof RunEventFields>(run: RunRecord, type: T, fields: RunEventFields[T]): Promise<void> {
     await this.deps.engine.runs
-      .emit(run, type, fields)
+      .emit(run, type, cleanStrings(fields))
       .catch((error: unknown) => this.deps.logger.warn('pulls.event_failed', { runId: run.id, type, error: (error as Error).message }));
   }
 }

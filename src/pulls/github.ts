@@ -147,18 +147,24 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
     number: answer.number,
     url: answer.url,
     state: answer.state === 'OPEN' ? 'open' : answer.state === 'MERGED' ? 'merged' : 'closed',
-    branch: answer.headRefName,
+    branch: cleanText(answer.headRefName),
     headCommit: answer.headRefOid,
     crossRepository: answer.isCrossRepository ? `${answer.headRepositoryOwner?.login ?? '(deleted)'}/${answer.headRepository?.name ?? '(deleted)'}` : null,
+    // A check's name and page are anyone's words (a workflow's job name is the repository's): cleaned
+    // here, so what is compared with the follow, told to a run and put in an event is what is kept.
     checks: (answer.statusCheckRollup ?? []).map((check) =>
       check.__typename === 'CheckRun'
         ? {
-            name: check.name,
+            name: cleanText(check.name),
             state: checkState(check.status, check.conclusion),
-            url: check.detailsUrl ?? null,
+            url: check.detailsUrl ? cleanText(check.detailsUrl) : null,
             ...(check.status === 'IN_PROGRESS' ? { running: true } : {}),
           }
-        : { name: check.context, state: checkState(check.state, check.state === 'PENDING' ? null : check.state), url: check.targetUrl ?? null },
+        : {
+            name: cleanText(check.context),
+            state: checkState(check.state, check.state === 'PENDING' ? null : check.state),
+            url: check.targetUrl ? cleanText(check.targetUrl) : null,
+          },
     ),
     changesRequested: answer.reviewDecision === 'CHANGES_REQUESTED',
   };

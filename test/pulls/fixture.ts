@@ -79,7 +79,7 @@ export async function fakeGh(): Promise<FakeGh> {
 
 /**
  * A test server whose gh is a fresh stand-in, looking at pull requests every 100 ms unless `env`
- * says otherwise; `socket` for a browser's tests (test/helpers/server.ts).
+ * says otherwise; `socket`: on a loopback port, for a browser or the CLI to reach (test/helpers/server.ts).
  */
 export async function pullServer(env: Record<string, string> = {}, options: { socket?: boolean } = {}): Promise<{ server: TestServer; gh: FakeGh }> {
   const gh = await fakeGh();

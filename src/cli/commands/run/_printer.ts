@@ -1,6 +1,7 @@
 import { refusalsNote, type RunView, type StreamEvent } from '../../../client/index.js';
 import { indentTail, toleratedNote } from './_failures.js';
 import { formatSize } from '../../../shared/size.js';
+import { printableLine as line } from '../../../shared/printable.js';
 import type { IO } from '../../io.js';
 import { styler, type Styler } from '../../output.js';
 import { createSpinner, type Spinner } from '../../spinner.js';
@@ -232,22 +233,23 @@ export class RunPrinter {
         break;
       case 'pr_check_failed':
         this.#line(
-          `${p.red('✖')} pull request #${event.number}: check ${event.check} failed${event.infrastructure ? ` (the CI's own: ${event.infrastructure})` : event.failingStep ? ` at ${event.failingStep}` : ''}`,
+          // A check's name, its step and the CI's words are GitHub's: printed as one clean line (shared/printable.ts).
+          `${p.red('✖')} pull request #${event.number}: check ${line(event.check)} failed${event.infrastructure ? ` (the CI's own: ${line(event.infrastructure)})` : event.failingStep ? ` at ${line(event.failingStep)}` : ''}`,
         );
         break;
       case 'pr_changes_requested':
         this.#line(`${p.yellow('✎')} pull request #${event.number}: changes requested (${event.comments.length} comments)`);
         break;
       case 'reaction_started':
-        this.#line(`${p.dim('↻')} pull request #${event.number}: ${event.workflow} started as ${event.followOnRunId}`);
+        this.#line(`${p.dim('↻')} pull request #${event.number}: ${line(event.workflow)} started as ${event.followOnRunId}`);
         break;
       case 'reaction_finished':
         this.#line(
-          `${event.outcome === 'pushed' ? p.green('✔') : p.red('✖')} pull request #${event.number}: ${event.followOnRunId} ${event.outcome}${event.commit ? ` ${event.commit}` : ''}`,
+          `${event.outcome === 'pushed' ? p.green('✔') : p.red('✖')} pull request #${event.number}: ${event.followOnRunId} ${event.outcome}${event.commit ? ` ${line(event.commit)}` : ''}`,
         );
         break;
       case 'needs_human':
-        this.#line(`${p.yellow('!')} pull request #${event.number} needs a person: ${event.reason}`);
+        this.#line(`${p.yellow('!')} pull request #${event.number} needs a person: ${line(event.reason)}`);
         break;
       case 'pr_merged':
         this.#line(`${p.green('✔')} pull request #${event.number} ${event.merged ? 'merged' : 'closed'}`);

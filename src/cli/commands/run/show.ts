@@ -1,5 +1,6 @@
 import { refusalsNote, type RunDetail, type RunView } from '../../../client/index.js';
 import { formatSize } from '../../../shared/size.js';
+import { printableText } from '../../../shared/printable.js';
 import { defineCommand, RUN_ARG } from '../../define-command.js';
 import { printJson, printTable, styler } from '../../output.js';
 import { formatCost, formatMs, formatSpend, setupSourceNote, waitText } from './_outcome.js';
@@ -84,7 +85,8 @@ export default defineCommand({
     cmd.io.out(
       [
         `${p.bold(run.id)}  ${run.workflow}  ${run.status}${denied ? p.yellow(` — ${denied}`) : ''}${run.resumePending ? ' (resume pending)' : ''}`,
-        `  message:  ${run.message || '(none)'}`,
+        // A reaction's run's message quotes GitHub (a log, a reviewer's words): no escape or control character reaches the terminal.
+        `  message:  ${printableText(run.message) || '(none)'}`,
         `  trigger:  ${run.trigger}   conversation: ${run.conversationId ?? '-'}   worker: ${run.platformId}`,
         `  cwd:      ${run.cwd}`,
         ...versionLines(run),

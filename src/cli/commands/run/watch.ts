@@ -3,6 +3,7 @@ import type { CommandContext } from '../../context.js';
 import { defineCommand } from '../../define-command.js';
 import { CliError, EXIT, UsageError } from '../../exit-codes.js';
 import { formatSize } from '../../../shared/size.js';
+import { printableLine } from '../../../shared/printable.js';
 import { printJson, styler } from '../../output.js';
 import { followRun, isSettled } from './_follow.js';
 import { exitCodeForRun } from './_outcome.js';
@@ -31,14 +32,17 @@ async function watchStream(cmd: CommandContext, client: SvcClient, stream: strin
                 ? `${event.nodeId} ${toolLine(p, event)}`
                 : event.type === 'node_memory'
                   ? `${event.nodeId} ${formatSize(event.rssBytes)} (peak ${formatSize(event.peakRssBytes)})`
-                  : [
-                      'nodeId' in event ? event.nodeId : undefined,
-                      'error' in event ? event.error : undefined,
-                      'reason' in event ? event.reason : undefined,
-                      'message' in event ? event.message : undefined,
-                    ]
-                      .filter(Boolean)
-                      .join(' ');
+                  : // A reason or a message may quote GitHub (a pull request's `needs_human`): one clean line (shared/printable.ts).
+                    printableLine(
+                      [
+                        'nodeId' in event ? event.nodeId : undefined,
+                        'error' in event ? event.error : undefined,
+                        'reason' in event ? event.reason : undefined,
+                        'message' in event ? event.message : undefined,
+                      ]
+                        .filter(Boolean)
+                        .join(' '),
+                    );
           cmd.io.out(`${p.dim(event.at.slice(11, 19))} ${event.runId} ${event.type}${detail ? ` ${detail}` : ''}\n`);
         },
         // A server gone for good ends the watch.
