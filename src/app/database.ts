@@ -160,7 +160,8 @@ export async function openDatabaseRepositories(
     config: config.postgresAssistantsConfigRepository(database),
     triggers: triggers.postgresTriggerRepository(database),
     queue: queue.postgresQueueRepository(database),
-    pulls: pulls.postgresPullRepository(database),
+    // A server's timer asks what is due leaving out what other live servers hold (docs/decisions.md, "Pull request reactions").
+    pulls: pulls.postgresPullRepository(database, server ? serverId : null),
     runs: { repository: runs.postgresRunRepository(database, server ? serverId : null), summaries: summaries.postgresRunSummaryIndex(database) },
   };
 }

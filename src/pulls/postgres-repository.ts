@@ -10,7 +10,13 @@ import { cleanStrings } from './clean-text.js';
 import type { PullFollow } from './records.js';
 import type { PullRepository } from './repository.js';
 
-export function postgresPullRepository(db: PostgresDatabase): PullRepository {
+/**
+ * `serverId`: the server whose timer asks what is due; its `due` leaves out the follows another live
+ * server holds (`pull_follow_holders`, held while that server's lease in `svc_servers` holds:
+ * coordination/postgres-holders.ts), so a batch is never spent on pull requests this one cannot take.
+ * Null (a CLI process, which looks at nothing): every follow due.
+ */
+export function postgresPullRepository(db: PostgresDatabase, serverId: string | null = null): PullRepository {
   const follows = async (text: string, params: unknown[]) => (await db.query<{ record: PullFollow }>(text, params)).rows.map((row) => row.record);
   return {
     add: async (follow) =>
@@ -22,7 +28,17 @@ export function postgresPullRepository(db: PostgresDatabase): PullRepository {
       )[0],
     get: async (runId) => (await follows('SELECT record FROM pull_follows WHERE run_id = $1', [runId]))[0],
     due: (now, limit) =>
-      follows('SELECT record FROM pull_follows WHERE active AND next_look_at <= $1 ORDER BY next_look_at COLLATE "C" LIMIT $2', [now, limit]),
+      serverId === null
+        ? follows('SELECT record FROM pull_follows WHERE active AND next_look_at <= $1 ORDER BY next_look_at COLLATE "C" LIMIT $2', [now, limit])
+        : follows(
+            `SELECT f.record FROM pull_follows f
+             WHERE f.active AND f.next_look_at <= $1
+               AND NOT EXISTS (
+                 SELECT 1 FROM pull_follow_holders h JOIN svc_servers s ON s.id = h.server_id
+                 WHERE h.run_id = f.run_id AND h.server_id <> $3 AND s.lease_until >= now())
+             ORDER BY f.next_look_at COLLATE "C" LIMIT $2`,
+            [now, limit, serverId],
+          ),
     find: (query) =>
       'branch' in query
         ? follows('SELECT record FROM pull_follows WHERE active AND branch = $1', [query.branch])

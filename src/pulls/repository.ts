@@ -17,7 +17,12 @@ export interface PullRepository {
    */
   add(follow: PullFollow): Promise<PullFollow | undefined>;
   get(runId: string): Promise<PullFollow | undefined>;
-  /** Active follows to look at by `now` (their `nextLookAt` passed), soonest first, at most `limit`. */
+  /**
+   * Active follows to look at by `now` (their `nextLookAt` passed), soonest first, at most `limit`;
+   * never one another live server holds (on a shared database each server's timer asks with its own
+   * id, postgres-repository.ts), so another's pull requests do not fill the batch and starve its own.
+   * The file store is one process's (the store's lock): no other holds anything, so none is left out.
+   */
   due(now: string, limit: number): Promise<PullFollow[]>;
   /** The active follows of a pull request (`repo`, `number`) or of a head branch: what a webhook delivery names. */
   find(query: { repo: string; number: number } | { branch: string }): Promise<PullFollow[]>;

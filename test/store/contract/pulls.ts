@@ -1,7 +1,7 @@
 /** The followed pull requests' repository contract (src/pulls/repository.ts), for every store. */
 
 import { expect, it } from 'vitest';
-import type { PullFollow } from '../../../src/pulls/index.js';
+import type { PullFollow, PullRepository } from '../../../src/pulls/index.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
 
@@ -85,6 +85,25 @@ export function pullRepositoryContract(factory: ContractStoreFactory): void {
     expect(await found({ branch: 'svc/run_soon' })).toEqual(['run_soon']);
     // An inactive follow (merged, cleaned up) is named by no delivery.
     expect(await found({ branch: 'svc/run_done' })).toEqual([]);
+  });
+
+  it("a server's due leaves out what another live server holds, so its batch is filled with follows it can take", async () => {
+    const store = stores.current();
+    const mine = await store.pulls({ serverId: 'srv_me' });
+    const runs = ['run_theirs1', 'run_theirs2', 'run_dead', 'run_mine', 'run_free'];
+    for (const [i, runId] of runs.entries()) await mine.add(follow(runId, { nextLookAt: `2026-01-01T00:0${i}:00.000Z`, number: 10 + i }));
+    if (store.holdPull) {
+      await store.holdPull('run_theirs1', 'srv_other', true);
+      await store.holdPull('run_theirs2', 'srv_other', true);
+      // A holder whose lease ran out holds nothing: its follow is taken over.
+      await store.holdPull('run_dead', 'srv_gone', false);
+      await store.holdPull('run_mine', 'srv_me', true);
+    }
+    const due = async (repository: PullRepository, limit: number) => (await repository.due('2026-01-01T01:00:00.000Z', limit)).map((f) => f.runId);
+    // The other server's two, soonest due, do not take two of the three places.
+    expect(await due(mine, 3)).toEqual(store.holdPull ? ['run_dead', 'run_mine', 'run_free'] : runs.slice(0, 3));
+    // What follows nothing (a CLI process: no server id) is told every follow due.
+    expect(await due(await store.pulls(), 10)).toEqual(runs);
   });
 
   it('replaces a follow only while it is still the one read: one of concurrent changes wins; removes it', async () => {

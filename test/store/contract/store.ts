@@ -38,7 +38,13 @@ export interface ContractStore {
   webhooks(options?: { history?: number }): Promise<WebhookRepositories>;
   schedules(): Promise<ScheduleStateRepository>;
   queue(): Promise<QueueRepository>;
-  pulls(): Promise<PullRepository>;
+  /** `serverId`: the server whose timer asks what is due (PostgreSQL leaves out what other live servers hold). */
+  pulls(options?: { serverId?: string }): Promise<PullRepository>;
+  /**
+   * Makes `serverId` hold the run's pull request, its lease live or run out — only where other
+   * servers can exist: the file store is one process's (the store's lock), so it has none.
+   */
+  holdPull?(runId: string, serverId: string, live: boolean): Promise<void>;
   config(): Promise<AssistantsConfigRepository>;
   triggers(): Promise<TriggerRepository>;
   runs(): Promise<RunRepository>;
@@ -106,7 +112,17 @@ export function postgresContractStore(createDatabase: () => Promise<string>): Co
         webhooks: async (options) => postgresWebhookRepositories(db, options),
         schedules: async () => postgresScheduleRepository(db),
         queue: async () => postgresQueueRepository(db),
-        pulls: async () => postgresPullRepository(db),
+        pulls: async (options = {}) => postgresPullRepository(db, options.serverId ?? null),
+        async holdPull(runId, serverId, live) {
+          await db.query(
+            'INSERT INTO svc_servers (id, lease_until) VALUES ($1, now() + $2::interval) ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until',
+            [serverId, live ? '1 hour' : '-1 hour'],
+          );
+          await db.query(
+            'INSERT INTO pull_follow_holders (run_id, server_id) VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET server_id = EXCLUDED.server_id',
+            [runId, serverId],
+          );
+        },
         config: async () => postgresAssistantsConfigRepository(db),
         triggers: async () => postgresTriggerRepository(db),
         runs: async () => postgresRunRepository(db),
