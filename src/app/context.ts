@@ -233,6 +233,7 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       home: settings.home,
       logger,
       pollMs: settings.prPollMs,
+      checkStuckMs: settings.prCheckStuckMs,
       webhookSecret: settings.githubWebhookSecret,
     });
     // A reaction's follow-on run that ends has its result pushed at once, not at the next look.

@@ -2,7 +2,8 @@
  * One look at a followed pull request (docs/decisions.md, "Pull request reactions"): its state,
  * head commit and checks from gh; a reaction under way taken a step further; then, with none under
  * way and nobody asked yet, failed checks and requested changes answered — checks first, once every
- * check of the head commit has finished, so one reaction carries every failure of that commit. A
+ * check of the head commit has finished, so one reaction carries every failure of that commit; a
+ * check pending past its bound asks a person instead (stuck.ts). A
  * merged pull request has its runs' worktrees cleaned up (a closed one keeps them), and is followed no more.
  */
 
@@ -13,6 +14,7 @@ import { actionsRunOf, failedLog, unresolvedComments, viewPull, type PullSnapsho
 import type { CheckState, PullCheck, PullFollow } from './records.js';
 import { Reactions, stillToCome } from './reactions.js';
 import { IN_PROGRESS } from './schedule.js';
+import { DEFAULT_CHECK_STUCK_MS, pendingSinceOf, stuckReason } from './stuck.js';
 import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
 
 /** Failed checks whose logs go into one reaction's message; review comments given to one reaction. */
@@ -44,12 +46,19 @@ export class PullFollower {
       this.follows.deps.logger.warn('pulls.look_failed', { runId: follow.runId, number: follow.number, error: (error as Error).message });
       return this.#updated(previous, await this.follows.save(follow, { lastError: (error as Error).message }), run);
     }
-    // Infrastructure failures already reported keep their words while the check is still red.
+    // Infrastructure failures already reported keep their words while the check is still red; a
+    // pending check keeps when svc first saw it pending on this head (stuck.ts).
+    const now = this.follows.now();
     const checks: PullCheck[] = pr.checks.map(({ name, state, url }) => {
       const before = follow.checks.find((c) => c.name === name);
-      return before?.infrastructure && state === 'failure' && follow.headCommit === pr.headCommit
-        ? { name, state, url, infrastructure: before.infrastructure }
-        : { name, state, url };
+      const sameHead = follow.headCommit === pr.headCommit;
+      return {
+        name,
+        state,
+        url,
+        ...(before?.infrastructure && state === 'failure' && sameHead ? { infrastructure: before.infrastructure } : {}),
+        ...(state === 'pending' ? { pendingSince: pendingSinceOf(before, sameHead, now) } : {}),
+      };
     });
     follow = await this.#updated(previous, await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null }), run);
     const current = inProgress(follow);
@@ -64,6 +73,9 @@ export class PullFollower {
     }
     if (pr.state !== 'open') return this.#closed(follow, pr, run);
     if (follow.needsHuman) return follow;
+    // A check pending for ever would hold every reaction back unseen: a person is asked instead.
+    const stuck = stuckReason(follow, now, this.follows.deps.checkStuckMs ?? DEFAULT_CHECK_STUCK_MS);
+    if (stuck) return this.#reactions.needsHuman(follow, run, stuck);
     const before = follow.reactions.length;
     follow = await this.#onChecks(follow, pr, run);
     if (follow.reactions.length > before || follow.needsHuman) return follow;

@@ -21,6 +21,10 @@ export const PullCheckSchema = z.object({
     .string()
     .optional()
     .describe('a failure of the CI itself (quota, billing, rate limit, infrastructure): the line that said so; no run was started for it'),
+  pendingSince: z
+    .string()
+    .optional()
+    .describe('pending: since when, as svc saw it on this head commit; past SVC_PR_CHECK_STUCK_MS the check is stuck and a person is asked'),
 });
 export type PullCheck = z.infer<typeof PullCheckSchema>;
 

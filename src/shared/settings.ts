@@ -93,6 +93,12 @@ export interface Settings {
    */
   prPollMs: number | undefined;
   /**
+   * How long a followed pull request's check may stay pending (queued or in progress) on one head
+   * commit before it is stuck and a person is asked (docs/decisions.md, "Pull request reactions").
+   * @default `SVC_PR_CHECK_STUCK_MS` || 21600000 (6 h)
+   */
+  prCheckStuckMs: number;
+  /**
    * The secret GitHub signs its deliveries to `POST /webhooks/github` with (`X-Hub-Signature-256`);
    * unset, the endpoint answers 503 and pull requests are only polled. @default `SVC_GITHUB_WEBHOOK_SECRET`, unset
    */
@@ -297,6 +303,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     codexBin: env.SVC_CODEX_BIN || 'codex',
     ghBin: env.SVC_GH_BIN || 'gh',
     prPollMs: env.SVC_PR_POLL_MS ? timerMs(env, 'SVC_PR_POLL_MS', 30_000, 10) : undefined,
+    prCheckStuckMs: positiveInt(env, 'SVC_PR_CHECK_STUCK_MS', 6 * 60 * 60_000),
     githubWebhookSecret: env.SVC_GITHUB_WEBHOOK_SECRET || undefined,
     searchPath: env.PATH ?? '',
     logLevel: level as LogLevel,

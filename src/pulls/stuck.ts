@@ -1,0 +1,36 @@
+/**
+ * A check that never finishes (docs/decisions.md, "Pull request reactions"): a runner that never
+ * picks up a queued job, a job hung past any limit, a required check nobody reports. Failed checks
+ * wait for a running one, so one pending for ever would hold every reaction back, silently. Past
+ * `SVC_PR_CHECK_STUCK_MS` (default 6 h: a job on GitHub's own runners is stopped at 6 h) of pending on the same head
+ * commit, the pull request needs a person, with the check named and how long; no run is started.
+ *
+ * How long is svc's own count: from the first look that saw the check pending on that head commit
+ * (`pendingSince` on the follow), not GitHub's `startedAt` — a queued check has none, and svc's
+ * clock is the one it compares with.
+ */
+
+import { formatDuration } from '../shared/duration.js';
+import type { PullCheck, PullFollow } from './records.js';
+
+export const DEFAULT_CHECK_STUCK_MS = 6 * 60 * 60_000;
+
+/**
+ * When the check started pending, as svc counts it: kept from the follow while it was pending on
+ * the same head commit, else `now` (a new head, a check run again after it finished).
+ */
+export function pendingSinceOf(before: PullCheck | undefined, sameHead: boolean, now: Date): string {
+  return sameHead && before?.state === 'pending' && before.pendingSince ? before.pendingSince : now.toISOString();
+}
+
+/** Why the pull request needs a person because of checks pending `stuckMs` or longer, or null when none is. */
+export function stuckReason(follow: Pick<PullFollow, 'checks' | 'headCommit'>, now: Date, stuckMs: number): string | null {
+  const stuck = follow.checks.flatMap((check) => {
+    const pendingMs = check.state === 'pending' && check.pendingSince ? now.getTime() - Date.parse(check.pendingSince) : NaN;
+    return pendingMs >= stuckMs ? [`${check.name} (pending for ${formatDuration(pendingMs - (pendingMs % 1000))})`] : [];
+  });
+  if (stuck.length === 0) return null;
+  return `${stuck.length === 1 ? 'check' : 'checks'} ${stuck.join(', ')} on ${follow.headCommit ?? 'its head'} stuck: pending longer than ${formatDuration(
+    stuckMs,
+  )} (SVC_PR_CHECK_STUCK_MS); no run was started — re-run or cancel it on GitHub`;
+}
