@@ -16,6 +16,7 @@ import { ghFailure, runGh } from '../landing/index.js';
 import type { WorktreeGit } from '../workspaces/index.js';
 import { cleanText, cutText } from './clean-text.js';
 import type { CheckState, PullState, ReviewComment } from './records.js';
+import { replyKeysOf } from './texts.js';
 
 export class GitHubAnswerError extends Error {}
 
@@ -236,10 +237,7 @@ export const TRUSTED_ASSOCIATIONS: readonly string[] = ['OWNER', 'MEMBER', 'COLL
  * one GitHub takes replies on.
  */
 export async function unresolvedComments(site: GhSite, repo: string, number: number): Promise<ReviewComment[]> {
-  const { host, owner, name } = repoParts(repo);
-  const args = ['api', 'graphql', ...host, '-f', `query=${THREADS_QUERY}`, '-F', `owner=${owner}`, '-F', `name=${name}`, '-F', `number=${number}`];
-  const answer = parseJson('the review threads', await gh(site, args, 'review threads'), ThreadsAnswer);
-  return answer.data.repository.pullRequest.reviewThreads.nodes
+  return (await reviewThreads(site, repo, number))
     .filter((thread) => !thread.isResolved)
     .flatMap((thread) => {
       const root = thread.comments.nodes[0]?.fullDatabaseId;
@@ -254,6 +252,25 @@ export async function unresolvedComments(site: GhSite, repo: string, number: num
           body: boundedBody(cleanText(c.body)),
         }));
     });
+}
+
+/** The pull request's review threads, resolved or not, as GraphQL answers them (the first 100, their first 100 comments each). */
+async function reviewThreads(site: GhSite, repo: string, number: number) {
+  const { host, owner, name } = repoParts(repo);
+  const args = ['api', 'graphql', ...host, '-f', `query=${THREADS_QUERY}`, '-F', `owner=${owner}`, '-F', `name=${name}`, '-F', `number=${number}`];
+  return parseJson('the review threads', await gh(site, args, 'review threads'), ThreadsAnswer).data.repository.pullRequest.reviewThreads.nodes;
+}
+
+/**
+ * svc's replies in the pull request's review threads, resolved or not, whoever GitHub shows as
+ * their author: each reply's key as its marker says it (texts.ts, `replyKeysOf`), with its id.
+ */
+export async function svcReplies(site: GhSite, repo: string, number: number): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const thread of await reviewThreads(site, repo, number)) {
+    for (const comment of thread.comments.nodes) for (const key of replyKeysOf(comment.body)) found.set(key, comment.fullDatabaseId);
+  }
+  return found;
 }
 
 /**

@@ -15,9 +15,9 @@ import { DEFAULT_NODE_PERMISSIONS, PERMISSIONS, type Permissions } from '../shar
 import { toDrawNodes, type RawNode } from '../workflows/index.js';
 import { cutText } from './clean-text.js';
 import { type Follows } from './deps.js';
-import { replyToComment, viewPull, type PullSnapshot } from './github.js';
+import { replyToComment, svcReplies, viewPull, type PullSnapshot } from './github.js';
 import type { PullFollow, Reaction, ReactionKind } from './records.js';
-import { replyBody } from './texts.js';
+import { replyBody, replyKey } from './texts.js';
 
 export interface ReactionRequest {
   kind: ReactionKind;
@@ -214,10 +214,16 @@ export class Reactions {
     }
     // One reply per thread, on its first comment (records older than `threads`: each comment's).
     const given = (r: Reaction) => [...r.replied, ...(r.replyFailures ?? []).map((f) => f.commentId)];
+    // svc's replies in the threads, read once before the first reply of this look: a reply posted just
+    // before a stop, and not recorded, is there with its key, and is recorded now instead of posted twice.
+    let posted: Map<string, string> | undefined;
     for (const commentId of (reaction.threads ?? reaction.comments).filter((id) => !given(reaction).includes(id))) {
       let replyId: string;
       try {
-        replyId = await replyToComment(this.follows.site, follow.repo, follow.number, commentId, replyBody(reaction.followOnRunId, commit));
+        posted ??= await svcReplies(this.follows.site, follow.repo, follow.number);
+        replyId =
+          posted.get(replyKey(reaction.followOnRunId, commentId)) ??
+          (await replyToComment(this.follows.site, follow.repo, follow.number, commentId, replyBody(reaction.followOnRunId, commentId, commit)));
       } catch (error) {
         const message = (error as Error).message;
         const tries = (reaction.replyTries ?? 0) + 1;
@@ -232,7 +238,8 @@ export class Reactions {
         continue;
       }
       reaction = { ...reaction, replyTries: 0, replied: [...reaction.replied, commentId] };
-      follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), ownComments: [...follow.ownComments, replyId] });
+      const ownComments = follow.ownComments.includes(replyId) ? follow.ownComments : [...follow.ownComments, replyId];
+      follow = await this.follows.save(follow, { reactions: replaced(follow, reaction, reaction), ownComments });
     }
     const saved = await this.follows.save(follow, {
       headRunId: reaction.followOnRunId,

@@ -53,7 +53,18 @@ const indent = (text: string) =>
     .map((line) => `    ${line}`)
     .join('\n');
 
-/** svc's reply on a comment its follow-on run was given; the marker line tells svc's replies apart in any thread. */
-export const REPLY_MARKER = '<!-- svc:reply -->';
-export const replyBody = (followOnRunId: string, commit: string) =>
-  `Addressed in ${commit} by svc run ${followOnRunId} (pushed to this pull request's branch).\n${REPLY_MARKER}`;
+/**
+ * svc's reply on a comment its follow-on run was given. Its marker line, `<!-- svc:reply
+ * <reaction>:<comment> -->` (the reaction named by its follow-on run's id, the comment by the id of
+ * its thread's first), tells svc's replies apart in any thread — never taken for a new comment,
+ * whoever GitHub shows as their author — and says which reply it is: one posted just before a stop,
+ * not yet recorded, is found in its thread rather than posted twice. Replies older than the key
+ * carry the marker alone (`<!-- svc:reply -->`); they are still svc's.
+ */
+export const REPLY_MARKER = '<!-- svc:reply';
+export const replyKey = (followOnRunId: string, commentId: string) => `${followOnRunId}:${commentId}`;
+export const replyBody = (followOnRunId: string, commentId: string, commit: string) =>
+  `Addressed in ${commit} by svc run ${followOnRunId} (pushed to this pull request's branch).\n${REPLY_MARKER} ${replyKey(followOnRunId, commentId)} -->`;
+
+/** The replies a comment's body says it is (their keys): svc's marker lines in it. */
+export const replyKeysOf = (body: string): string[] => [...body.matchAll(/<!-- svc:reply ([A-Za-z0-9_]+:\d+) -->/g)].map((match) => match[1]!);
