@@ -10,7 +10,7 @@ _svc() {
     w="${COMP_WORDS[i]}"
     case "$w" in
       --url) url="${COMP_WORDS[i+1]}"; ((i++)); continue ;;
-      --url|-p|--port|--host|--database-url|--to|--cached-input|--preset|--model|--base-url|--api-key-env|--max-concurrent|--cwd|--workspace|--fixture|-c|--conversation|--from|--max-cost|--permissions|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--comment|-r|--reason) ((i++)); continue ;;
+      --url|-p|--port|--host|--database-url|--to|--cached-input|--preset|--model|--base-url|--api-key-env|--max-concurrent|--cwd|--workspace|--fixture|-c|--conversation|--from|--max-cost|--permissions|-w|-t|--title|--assistant|-n|--limit|--outcome|--payload|--event|--key|--secret-env|--secret|--older-than|--print-config|-s|--status|--workflow|--definition-hash|--since|--until|-L|--node|--into|-m|--message|--remote|--body|--base|--max-fix-cycles|--comment|-r|--reason) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
@@ -83,7 +83,7 @@ _svc() {
     "runs merge") words='--into --squash --ff-only -m --message --queue --help'; args=(runs); case "$prev" in --into|-m|--message|--url) optkind=- ;; esac ;;
     "runs logs") words='-f --follow --help'; args=(runs -); case "$prev" in --url) optkind=- ;; esac ;;
     "runs push") words='--remote --help'; args=(runs); case "$prev" in --remote|--url) optkind=- ;; esac ;;
-    "runs pr") words='--title --body --base --draft --help'; args=(runs); case "$prev" in --title|--body|--base|--url) optkind=- ;; esac ;;
+    "runs pr") words='--title --body --base --draft --resume --max-fix-cycles --help'; args=(runs); case "$prev" in --title|--body|--base|--max-fix-cycles|--url) optkind=- ;; esac ;;
     "bench") words='show compare workflows --help'; args=(); case "$prev" in --url) optkind=- ;; esac ;;
     "bench show") words='--since -L --limit --by-version --help'; args=(workflows); case "$prev" in --since|-L|--limit|--url) optkind=- ;; esac ;;
     "bench compare") words='--help'; args=(runs runs); case "$prev" in --url) optkind=- ;; esac ;;

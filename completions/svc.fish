@@ -13,7 +13,7 @@ function __svc_walk
             continue
         end
         switch $w
-            case --url -p --port --host --database-url --to --cached-input --preset --model --base-url --api-key-env --max-concurrent --cwd --workspace --fixture -c --conversation --from --max-cost --permissions -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --comment -r --reason
+            case --url -p --port --host --database-url --to --cached-input --preset --model --base-url --api-key-env --max-concurrent --cwd --workspace --fixture -c --conversation --from --max-cost --permissions -w -t --title --assistant -n --limit --outcome --payload --event --key --secret-env --secret --older-than --print-config -s --status --workflow --definition-hash --since --until -L --node --into -m --message --remote --body --base --max-fix-cycles --comment -r --reason
                 set skip 1
                 continue
             case '-*'
@@ -218,7 +218,7 @@ complete -c svc -n '__svc_path_is runs' -a 'diff' -d 'what a run changed on its 
 complete -c svc -n '__svc_path_is runs' -a 'merge' -d 'merge a run'\''s branch into its workspace'\''s branch (--into, --squash, --ff-only), or --queue it; your checkout kept safe'
 complete -c svc -n '__svc_path_is runs' -a 'logs' -d 'a node'\''s whole log (stdout and stderr), or every node'\''s; --follow streams a running node'\''s until it ends'
 complete -c svc -n '__svc_path_is runs' -a 'push' -d 'push a run'\''s branch svc/<runId> (--remote, default origin)'
-complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft)'
+complete -c svc -n '__svc_path_is runs' -a 'pr' -d 'push a run'\''s branch and open a pull request with gh (--title, --body, --draft); --resume one svc follows that needs a person'
 complete -c svc -n '__svc_path_is runs list' -s s -l status -r -d 'comma-separated: pending, running, paused, waiting, completed, failed, cancelled, abandoned'
 complete -c svc -n '__svc_path_is runs list' -l workflow -r -d 'only runs of this workflow'
 complete -c svc -n '__svc_path_is runs list' -l definition-hash -r -d 'only runs of this version of their workflow (the hash `svc runs show` prints)'
@@ -244,6 +244,8 @@ complete -c svc -n '__svc_path_is runs pr' -l title -r -d 'default: the run'\''s
 complete -c svc -n '__svc_path_is runs pr' -l body -r -d 'the description ('\''-'\'': stdin); default: the last node'\''s output and a summary of the run'
 complete -c svc -n '__svc_path_is runs pr' -l base -r -d 'the branch to merge into (default: the workspace'\''s default branch)'
 complete -c svc -n '__svc_path_is runs pr' -l draft -d 'open it as a draft'
+complete -c svc -n '__svc_path_is runs pr' -l resume -d 'the followed pull request needs a person, and you say go on: svc reacts to it again by itself'
+complete -c svc -n '__svc_path_is runs pr' -l max-fix-cycles -r -d 'with --resume: the most reactions from now on (1-20; default: the bound it had)'
 complete -c svc -n '__svc_path_is bench' -a 'show' -d 'percentiles of a workflow'\''s recent runs and of each node (svc bench <workflow>)'
 complete -c svc -n '__svc_path_is bench' -a 'compare' -d 'two runs node by node: times, the delta, costs'
 complete -c svc -n '__svc_path_is bench' -a 'workflows' -d 'list the workflows that have runs'

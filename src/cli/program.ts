@@ -203,7 +203,11 @@ export const MANIFEST: CommandEntry[] = [
         load: () => import('./commands/run/logs.js'),
       },
       { name: 'push', description: "push a run's branch svc/<runId> (--remote, default origin)", load: () => import('./commands/run/push.js') },
-      { name: 'pr', description: "push a run's branch and open a pull request with gh (--title, --body, --draft)", load: () => import('./commands/run/pr.js') },
+      {
+        name: 'pr',
+        description: "push a run's branch and open a pull request with gh (--title, --body, --draft); --resume one svc follows that needs a person",
+        load: () => import('./commands/run/pr.js'),
+      },
     ],
   },
   {

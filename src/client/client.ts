@@ -30,6 +30,7 @@ import type {
   QueueView,
   NodeLogPage,
   PullRequestInput,
+  PullView,
   RunList,
   RunListQuery,
   RunView,
@@ -89,6 +90,8 @@ export interface SvcClient {
     push(runId: string, input?: { remote?: string }): Promise<{ remote: string; branch: string }>;
     /** Pushes the branch, then opens a pull request for it with the GitHub CLI. */
     pr(runId: string, input?: PullRequestInput): Promise<{ url: string }>;
+    /** A person's go-on to its followed pull request that needs one; `maxFixCycles` is its bound from now on. */
+    resumePr(runId: string, input?: { maxFixCycles?: number }): Promise<PullView>;
   };
   bench: {
     /** Percentiles over the newest completed and failed runs of a workflow. */
@@ -246,6 +249,7 @@ export function createClient(transport: Transport, options: ClientOptions = {}):
       enqueue: (runId, input = {}) => call('POST', run(runId, 'merge'), { ...input, queue: true }),
       push: (runId, input = {}) => call('POST', run(runId, 'push'), input),
       pr: (runId, input = {}) => call('POST', run(runId, 'pr'), input),
+      resumePr: (runId, input = {}) => call('POST', run(runId, 'pr/resume'), input),
     },
     bench: {
       workflow: (query) => call('GET', withQuery('/api/runs/benchmark', { ...query })),

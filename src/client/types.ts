@@ -91,6 +91,9 @@ export type {
 };
 
 /** `GET /api/workflows/runs/{id}`: the run with its trigger variables and events. */
+/** A run's followed pull request (`POST …/pr/follow`, `…/pr/resume`, and the run detail's `pr`). */
+export type { PullView };
+
 export type RunDetail = RunView & {
   variables?: Record<string, string>;
   events: RunEvent[];

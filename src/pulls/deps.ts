@@ -56,12 +56,19 @@ export class Follows {
     return { ghBin: this.deps.ghBin, cwd: this.deps.home, git: this.deps.git, signal: this.#closing.signal };
   }
 
-  /** Saves `patch` over `follow` as it was read, with its next look scheduled; rejects with FollowChanged when it changed meanwhile. */
-  async save(follow: PullFollow, patch: Partial<PullFollow>): Promise<PullFollow> {
+  /**
+   * Saves `patch` over `follow` as it was read, with its next look scheduled (`lookNow`: due at once,
+   * for whichever server holds it); rejects with FollowChanged when it changed meanwhile.
+   */
+  async save(follow: PullFollow, patch: Partial<PullFollow>, options: { lookNow?: boolean } = {}): Promise<PullFollow> {
     const now = this.now();
     const merged = { ...follow, ...patch };
+    const next: PullFollow = cleanStrings({
+      ...merged,
+      updatedAt: now.toISOString(),
+      nextLookAt: options.lookNow ? now.toISOString() : nextLookAt(merged, now, this.deps.pollMs),
+    });
     // Cleaned as the store keeps it (gh's output can hold NUL), so the copy returned is the one stored.
-    const next: PullFollow = cleanStrings({ ...merged, updatedAt: now.toISOString(), nextLookAt: nextLookAt(merged, now, this.deps.pollMs) });
     if (!(await this.deps.repository.replaceIf(follow, next))) throw new FollowChanged(`The pull request of run ${follow.runId} changed meanwhile`);
     return next;
   }

@@ -13,6 +13,7 @@ import type { Follows } from './deps.js';
 import { actionsRunOf, failedLog, unresolvedComments, viewPull, type PullSnapshot } from './github.js';
 import type { CheckState, PullCheck, PullFollow } from './records.js';
 import { Reactions, stillToCome } from './reactions.js';
+import { countedReactions } from './resume.js';
 import { IN_PROGRESS } from './schedule.js';
 import { DEFAULT_CHECK_STUCK_MS, pendingSinceOf, stuckReason } from './stuck.js';
 import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
@@ -103,8 +104,9 @@ export class PullFollower {
     // A check still running may fail too: waited for. One queued, expected (a required check nobody
     // reports) or waiting (an environment's approval) may never start, so it does not hold the failures back.
     if (failed.length === 0 || pr.checks.some((c) => c.state === 'pending' && c.running)) return follow;
-    // Counted per head commit: a check run again on the same commit is not a new reaction.
-    if (follow.reactions.some((r) => r.kind === 'ci' && r.commit === pr.headCommit)) return follow;
+    // Counted per head commit: a check run again on the same commit is not a new reaction (since the
+    // last resume: a person who says go on asks for one, resume.ts).
+    if (countedReactions(follow).some((r) => r.kind === 'ci' && r.commit === pr.headCommit)) return follow;
     const unreported = failed.filter((c) => !follow.reported.includes(`${pr.headCommit}:${c.name}`));
     if (unreported.length === 0) return follow;
     // A bounded number of logs and excerpts per reaction; the others are named in its message.

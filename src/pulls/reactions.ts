@@ -17,6 +17,7 @@ import { cutText } from './clean-text.js';
 import { type Follows } from './deps.js';
 import { replyToComment, svcReplies, viewPull, type PullSnapshot } from './github.js';
 import type { PullFollow, Reaction, ReactionKind } from './records.js';
+import { countedReactions } from './resume.js';
 import { replyBody, replyKey } from './texts.js';
 
 export interface ReactionRequest {
@@ -74,10 +75,13 @@ export class Reactions {
 
   /** Starts a reaction, unless the pull request had its `max_fix_cycles` already: then a person is asked. */
   async react(follow: PullFollow, run: RunRecord, request: ReactionRequest, pr: PullSnapshot): Promise<PullFollow> {
-    if (follow.reactions.length >= follow.maxFixCycles) {
+    // Counted since the last resume, if a person resumed it (resume.ts).
+    const counted = countedReactions(follow).length;
+    if (counted >= follow.maxFixCycles) {
       const what =
         request.kind === 'ci' ? `checks ${request.checks.join(', ')} failed on ${request.commit}` : `${request.comments.length} review comments wait`;
-      return this.needsHuman(follow, run, `${follow.reactions.length} reactions already (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
+      const since = follow.countedFrom === undefined ? 'already' : 'since the last resume';
+      return this.needsHuman(follow, run, `${counted} reactions ${since} (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
     }
     const refusal = this.#notOurs(follow, pr);
     if (refusal) return this.needsHuman(follow, run, refusal);

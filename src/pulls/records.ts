@@ -103,6 +103,11 @@ export const PullFollowSchema = z.object({
   onCiFailure: z.string(),
   onReview: z.string(),
   maxFixCycles: z.number().int(),
+  countedFrom: z
+    .number()
+    .int()
+    .optional()
+    .describe('a person resumed it: the reactions before this index count no more towards max_fix_cycles (resume.ts); absent, all count'),
   needsHuman: z.string().nullable().describe('why nothing more starts by itself'),
   cleanup: z.array(z.object({ runId: z.string(), removed: z.boolean(), reason: z.string().optional() })).nullable(),
   /** Whether it is still looked at: open, or merged/closed and not cleaned up yet. */
@@ -138,6 +143,7 @@ export const PullViewSchema = z.object({
     }),
   ),
   maxFixCycles: z.number().int(),
+  countedFrom: PullFollowSchema.shape.countedFrom,
   cleanup: PullFollowSchema.shape.cleanup,
   lastError: z.string().nullable(),
 });
@@ -165,6 +171,7 @@ export function toPullView(follow: PullFollow): PullView {
       finishedAt: r.finishedAt,
     })),
     maxFixCycles: follow.maxFixCycles,
+    ...(follow.countedFrom !== undefined ? { countedFrom: follow.countedFrom } : {}),
     cleanup: follow.cleanup,
     lastError: follow.lastError,
   };

@@ -13,6 +13,7 @@ import { PullFollower } from './follower.js';
 import { pullOfUrl, viewPull, type PullSnapshot } from './github.js';
 import { toPullView, type PullFollow, type PullView } from './records.js';
 import { readGitHubDelivery } from './github-webhook.js';
+import { resumePatch } from './resume.js';
 import { IN_PROGRESS } from './schedule.js';
 
 /** What a reaction runs unless the original workflow names its own (bundled/workflows/). */
@@ -24,6 +25,8 @@ export const DEFAULT_MAX_FIX_CYCLES = 3;
 const DUE_BATCH = 20;
 /** How often the timer asks for follows due, when `SVC_PR_POLL_MS` does not say. */
 const TICK_MS = 5_000;
+/** Reads and saves of a resume before it gives up to looks that kept changing the follow. */
+const RESUME_TRIES = 8;
 
 /** The original workflow's reaction keys, from the definition the run took (validated then). */
 function reactionSettings(run: RunRecord): Pick<PullFollow, 'onCiFailure' | 'onReview' | 'maxFixCycles'> {
@@ -120,6 +123,44 @@ export class PullFollowing {
     const added = (await repository.add(follow)) ?? (await repository.get(run.id))!;
     this.wake(run.id);
     return added;
+  }
+
+  /**
+   * A person's "go on" (resume.ts): `needs_human` cleared, reactions counted afresh (up to
+   * `maxFixCycles` when given), a `pr_resumed` event naming `by`, and a look at once. 409
+   * `pr_not_followed` for a run without a followed pull request (or one merged or closed),
+   * `not_needs_human` when nobody was asked.
+   */
+  async resume(runId: string, input: { maxFixCycles?: number | undefined; by: string }): Promise<PullFollow> {
+    const { engine, repository } = this.deps;
+    const run = await engine.find(runId);
+    if (!run) throw new DomainError('run_not_found', `No run '${runId}'.`);
+    for (let tries = 1; ; tries += 1) {
+      const follow = await repository.get(run.id);
+      if (!follow?.active) {
+        const why = follow ? `its pull request #${follow.number} is ${follow.state} and followed no more` : 'svc follows no pull request of it';
+        throw new DomainError('pr_not_followed', `Run ${run.id} has nothing to resume: ${why} (svc runs pr opens and follows one).`, { runId: run.id });
+      }
+      if (!follow.needsHuman) {
+        throw new DomainError('not_needs_human', `Pull request #${follow.number} of run ${run.id} does not need a person: svc reacts to it by itself.`, {
+          runId: run.id,
+        });
+      }
+      const resumed = resumePatch(follow, input.maxFixCycles, this.#follows.now());
+      try {
+        const saved = await this.#follows.save(follow, resumed, { lookNow: true });
+        await this.#follows.emit(run, 'pr_resumed', { number: follow.number, by: input.by, reason: follow.needsHuman, maxFixCycles: saved.maxFixCycles });
+        this.wake(run.id);
+        return saved;
+      } catch (error) {
+        // A look saved it meanwhile (it saves several times a look): read again and decide again.
+        if (!(error instanceof FollowChanged)) throw error;
+        if (tries >= RESUME_TRIES) {
+          throw new DomainError('pr_busy', `Pull request #${follow.number} of run ${run.id} changed at each of ${tries} tries; try again.`, { runId: run.id });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+      }
+    }
   }
 
   /** What the run detail adds: its pull request, and whether a person is needed. */

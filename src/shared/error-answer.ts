@@ -61,6 +61,11 @@ export const ERROR_STATUS = {
   gh_unavailable: 409,
   pr_failed: 409,
   pr_not_found: 409,
+  // Resuming a pull request (`POST …/pr/resume`): none followed, or it does not need a person.
+  pr_not_followed: 409,
+  not_needs_human: 409,
+  // Another look changed the follow at every try: asked again, it goes through.
+  pr_busy: 409,
   conversation_deleted: 409,
   idempotency_key_conflict: 409,
   workflow_not_available: 409,

@@ -138,6 +138,11 @@ export interface RunEventFields {
   };
   /** Nothing more starts by itself: a person decides (`reason`). */
   needs_human: { number: number; reason: string };
+  /**
+   * A person said go on (`POST …/pr/resume`, `svc runs pr <run> --resume`): `needs_human` (`reason`)
+   * cleared by `by` (the API's caller: `cli`, `mcp` or `api`); reactions count afresh up to `maxFixCycles`.
+   */
+  pr_resumed: { number: number; by: string; reason: string; maxFixCycles: number };
   /** The pull request was merged (`merged: true`) or closed; `cleanup` says what became of the worktrees and branches. */
   pr_merged: { number: number; merged: boolean; commit: string | null; cleanup: Array<{ runId: string; removed: boolean; reason?: string }> };
 }
@@ -182,6 +187,7 @@ const PULL_EVENT_TYPES = [
   'reaction_started',
   'reaction_finished',
   'needs_human',
+  'pr_resumed',
   'pr_merged',
 ] as const;
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { MERGE_STRATEGIES } from '../../landing/index.js';
 import { QueueEntrySchema, QueueViewSchema } from '../../queue/index.js';
 import { PullViewSchema, toPullView } from '../../pulls/index.js';
+import { actorOf } from '../../shared/actor.js';
 import { defineRoute, reply } from '../route.js';
 
 /**
@@ -64,6 +65,16 @@ const PrBodySchema = z.strictObject({
     .describe("default: the last node's output and a summary of the run"),
   base: refName('base').optional().describe("the branch to merge into (default: the workspace's default branch)"),
   draft: z.boolean().optional(),
+});
+
+const PrResumeBodySchema = z.strictObject({
+  maxFixCycles: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe("the most reactions for this pull request from now on (default: the bound it had, the workflow's max_fix_cycles unless raised before)"),
 });
 
 export const landingRoutes = [
@@ -138,5 +149,21 @@ export const landingRoutes = [
     errors: [404, 409],
     responses: { 200: { description: 'The pull request as followed', schema: PullViewSchema } },
     handle: async ({ ctx, params }) => toPullView(await ctx.pulls.follow((await ctx.engine.get(params.runId)).id)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/workflows/runs/{runId}/pr/resume',
+    summary:
+      "A person's go-on to a followed pull request that needs one: needs_human cleared, reactions counted afresh (up to maxFixCycles when given), the pull request looked at now",
+    tag: 'runs',
+    params: RunIdParams,
+    body: PrResumeBodySchema,
+    bodyOptional: true,
+    errors: [400, 404, 409, 413, 415],
+    responses: { 200: { description: 'The pull request as followed from now on', schema: PullViewSchema } },
+    handle: async ({ ctx, params, body, headers }) => {
+      const { id } = await ctx.engine.get(params.runId);
+      return toPullView(await ctx.pulls.resume(id, { maxFixCycles: body?.maxFixCycles, by: actorOf(headers) }));
+    },
   }),
 ];

@@ -251,6 +251,9 @@ export class RunPrinter {
       case 'needs_human':
         this.#line(`${p.yellow('!')} pull request #${event.number} needs a person: ${line(event.reason)}`);
         break;
+      case 'pr_resumed':
+        this.#line(`${p.dim('↻')} pull request #${event.number} resumed by ${line(event.by)}: at most ${event.maxFixCycles} more reactions`);
+        break;
       case 'pr_merged':
         this.#line(`${p.green('✔')} pull request #${event.number} ${event.merged ? 'merged' : 'closed'}`);
         break;

@@ -11,6 +11,10 @@ import { printableLine as line } from '../../../shared/printable.js';
 
 type Paint = (text: string) => string;
 
+/** A reaction's place in the bound: `2/3`; one made before the last resume counts no more (docs/decisions.md, "Resuming a pull request that needs a person"). */
+const cycleOf = (index: number, countedFrom: number | undefined, max: number) =>
+  index < (countedFrom ?? 0) ? `${index + 1} (before the last resume)` : `${index + 1 - (countedFrom ?? 0)}/${max}`;
+
 export function pullLines(run: RunDetail, paint: { yellow: Paint; red: Paint; green: Paint }): string[] {
   const { pr } = run;
   if (!pr) return [];
@@ -24,11 +28,17 @@ export function pullLines(run: RunDetail, paint: { yellow: Paint; red: Paint; gr
     ...(checks.length ? [`  checks:   ${checks.join(', ')}`] : []),
     ...pr.reactions.map(
       (r, i) =>
-        `  reaction: ${i + 1}/${pr.maxFixCycles} ${line(r.kind === 'ci' ? `checks ${r.checks.join(', ')}` : `comments ${r.comments.join(', ')}`)} → ${line(r.workflow)} ${
-          r.followOnRunId
-        } ${r.outcome ?? r.state}${r.error ? `: ${line(r.error)}` : ''}`,
+        `  reaction: ${cycleOf(i, pr.countedFrom, pr.maxFixCycles)} ${line(r.kind === 'ci' ? `checks ${r.checks.join(', ')}` : `comments ${r.comments.join(', ')}`)} → ${line(
+          r.workflow,
+        )} ${r.followOnRunId} ${r.outcome ?? r.state}${r.error ? `: ${line(r.error)}` : ''}`,
     ),
     ...(pr.cleanup ? [`  cleanup:  ${pr.cleanup.map((c) => `${c.runId} ${c.removed ? 'removed' : `kept (${line(c.reason ?? '')})`}`).join('; ')}`] : []),
-    ...(run.needsHuman ? [`  needs:    ${paint.yellow(`a person: ${line(run.needsHumanReason ?? '')}`)}`] : []),
+    // What the person asked can do once they decided: the command that says go on.
+    ...(run.needsHuman
+      ? [
+          `  needs:    ${paint.yellow(`a person: ${line(run.needsHumanReason ?? '')}`)}`,
+          `            to go on: svc runs pr ${run.id} --resume [--max-fix-cycles N]`,
+        ]
+      : []),
   ];
 }
