@@ -41,7 +41,13 @@ describe('svc runs pr --resume', () => {
     expect(answer.stdout).toBe(
       `Resumed pull request #${number} (https://github.com/me/widgets/pull/${number}): svc reacts to it again by itself, at most 2 more times.\n`,
     );
-    const again = await waitForPull(server, run.id, (r) => r.needsHuman === true && r.pr.reactions.length === 3, 60_000);
+    // The event follows the record: waited for too.
+    const again = await waitForPull(
+      server,
+      run.id,
+      (r) => r.needsHuman === true && r.pr.reactions.length === 3 && eventTypes(r).filter((t) => t === 'needs_human').length === 2,
+      60_000,
+    );
     expect(again.needsHumanReason).toContain('2 reactions since the last resume (max_fix_cycles 2)');
     expect(again.pr).toMatchObject({ maxFixCycles: 2, countedFrom: 1 });
     expect(again.pr.reactions.map((r: Json) => r.state)).toEqual(['pushed', 'pushed', 'pushed']);
