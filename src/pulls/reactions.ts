@@ -81,7 +81,7 @@ export class Reactions {
       const what =
         request.kind === 'ci' ? `checks ${request.checks.join(', ')} failed on ${request.commit}` : `${request.comments.length} review comments wait`;
       const since = follow.countedFrom === undefined ? 'already' : 'since the last resume';
-      return this.needsHuman(follow, run, `${counted} reactions ${since} (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
+      return this.needsHuman(follow, run, `${counted} ${counted === 1 ? 'reaction' : 'reactions'} ${since} (max_fix_cycles ${follow.maxFixCycles}); ${what}`);
     }
     const refusal = this.#notOurs(follow, pr);
     if (refusal) return this.needsHuman(follow, run, refusal);

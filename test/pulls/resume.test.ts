@@ -31,7 +31,7 @@ describe('svc runs pr --resume', () => {
     const { bare, run } = await grownRun(server, [FIX_CI], { max_fix_cycles: 1 });
     const number = await openPullRequest(server, gh, run, bare, { defaultChecks: [checkRun('FAILURE')] });
     const asked = await waitForPull(server, run.id, (r) => r.needsHuman === true);
-    expect(asked.needsHumanReason).toContain('1 reactions already (max_fix_cycles 1)');
+    expect(asked.needsHumanReason).toContain('1 reaction already (max_fix_cycles 1)');
     const shown = await svc('runs', 'show', run.id);
     expect(shown.stdout).toContain(`            to go on: svc runs pr ${run.id} --resume [--max-fix-cycles N]\n`);
 

@@ -3,7 +3,8 @@
 // a red check shows, live, as failing with its step, and its reaction links its follow-on run;
 // approved there, the reaction is pushed and the checks of the new head show green, then the merge
 // and its cleanup. A check with a hostile name and a `javascript:` address, past max_fix_cycles,
-// asks a person: the reason and the name are text, the address is not a link.
+// asks a person: the reason and the name are text, the address is not a link; the person's Go on
+// with room for one more reaction starts it.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, getRun } from '../helpers/runs.js';
@@ -132,6 +133,22 @@ describe("a run's pull request on its page", () => {
       await p.emulateMedia({ colorScheme: 'dark' });
       await expect.poll(() => p.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), { timeout: 3000 }).toBe(true);
       await screenshot(p, 'run-pull-request-narrow-dark');
+
+      // A person's go-on, with room for one more reaction: the failed check gets its follow-on run,
+      // which pushes; the check fails on the new head too, and with the one reaction spent a person
+      // is asked again, counted since the resume.
+      await p.setViewportSize({ width: 1280, height: 900 });
+      await panel.locator('[data-go-on-bound]').fill('1');
+      await panel.locator('[data-action="pr-go-on"]').click();
+      await panel.locator('tr[data-reaction][data-reaction-state="pushed"]').waitFor({ timeout: 30_000 });
+      await expect
+        .poll(async () => (await getRun(server, run.id)).needsHumanReason ?? '', { timeout: 20_000 })
+        .toContain('1 reaction since the last resume (max_fix_cycles 1)');
+      await expect.poll(() => asked.innerText(), { timeout: 10_000 }).toContain('since the last resume');
+      await expect(panel.locator('[data-reaction-count]').innerText()).resolves.toBe('(1 of at most 1 since the last resume)');
+      await screenshot(p, 'run-pull-request-resumed');
+      const resumed = (await getRun(server, run.id)).events.filter((event: { type: string }) => event.type === 'pr_resumed');
+      expect(resumed).toEqual([expect.objectContaining({ by: 'api', maxFixCycles: 1 })]);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -1,7 +1,9 @@
+import { useState } from 'preact/hooks';
 import type { RunDetail, RunEvent } from '../../client/types.js';
+import { client, errorText } from '../api.js';
 import { formatTime } from '../format.js';
 import { ExternalLink } from './external-link.js';
-import { StatusBadge } from './status.js';
+import { ErrorNote, StatusBadge } from './status.js';
 
 type Pull = NonNullable<RunDetail['pr']>;
 type Check = Pull['checks'][number];
@@ -68,12 +70,15 @@ function trigger(reaction: Reaction): string {
 
 function Reactions({ pr }: { pr: Pull }) {
   if (pr.reactions.length === 0) return null;
+  // A person's go-on counts afresh (docs/decisions.md, "Resuming a pull request that needs a person").
+  const counted = pr.reactions.length - (pr.countedFrom ?? 0);
   return (
     <>
       <h3>
         Reactions{' '}
-        <span class="muted">
-          ({pr.reactions.length} of at most {pr.maxFixCycles})
+        <span class="muted" data-reaction-count>
+          ({counted} of at most {pr.maxFixCycles}
+          {pr.countedFrom !== undefined ? ' since the last resume' : ''})
         </span>
       </h3>
       <div class="table-wrap">
@@ -118,6 +123,58 @@ function Reactions({ pr }: { pr: Pull }) {
   );
 }
 
+/**
+ * Why a person is asked, and their go-on: reactions start again by themselves, counted afresh up to
+ * the bound given (`POST …/pr/resume`, as `svc runs pr <run> --resume` does).
+ */
+function NeedsPerson({ run, onDone }: { run: RunDetail; onDone: () => void }) {
+  const [bound, setBound] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const goOn = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.runs.resumePr(run.id, bound ? { maxFixCycles: Number(bound) } : {});
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+      onDone();
+    }
+  };
+  return (
+    <div class="note warn needs-human" role="alert">
+      <p data-needs-human>
+        <strong>Needs a person:</strong> {run.needsHumanReason}
+      </p>
+      <p class="inline-form">
+        <label>
+          at most{' '}
+          <input
+            type="number"
+            min={1}
+            max={20}
+            step={1}
+            value={bound}
+            placeholder={String(run.pr?.maxFixCycles ?? 3)}
+            onInput={(e) => setBound(e.currentTarget.value)}
+            data-go-on-bound
+          />{' '}
+          reactions more
+        </label>{' '}
+        <button type="button" class="primary" disabled={busy} onClick={goOn} data-action="pr-go-on">
+          Go on
+        </button>{' '}
+        <span class="muted">
+          or <code>svc runs pr {run.id} --resume</code>
+        </span>
+      </p>
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
 function Cleanup({ pr }: { pr: Pull }) {
   if (!pr.cleanup) return null;
   return (
@@ -140,7 +197,7 @@ function Cleanup({ pr }: { pr: Pull }) {
  * run, its outcome — and, first, whether a person is needed and why. Every value from GitHub is
  * text on the page, and an address only links when it is http(s).
  */
-export function PullRequest({ run }: { run: RunDetail }) {
+export function PullRequest({ run, onDone }: { run: RunDetail; onDone: () => void }) {
   const { pr } = run;
   if (!pr) return null;
   return (
@@ -152,11 +209,7 @@ export function PullRequest({ run }: { run: RunDetail }) {
         </span>{' '}
         <StatusBadge status={pr.state} />
       </h2>
-      {run.needsHuman ? (
-        <p class="note warn needs-human" role="alert" data-needs-human>
-          <strong>Needs a person:</strong> {run.needsHumanReason}
-        </p>
-      ) : null}
+      {run.needsHuman ? <NeedsPerson run={run} onDone={onDone} /> : null}
       <dl class="facts">
         <dt>Address</dt>
         <dd class="mono">{pr.url}</dd>

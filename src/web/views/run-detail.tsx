@@ -112,7 +112,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         </>
       )}
       {/* Its pull request as svc follows it (docs/decisions.md, "Pull request reactions"): the page reloads on each of its events. */}
-      {run.pr ? <PullRequest run={run} /> : null}
+      {run.pr ? <PullRequest run={run} onDone={detail.reload} /> : null}
       {/* At a gate, what is to be approved sits beside Approve and Reject. */}
       {hasChanges && run.status === 'paused' ? <Changes run={run} /> : null}
       {run.status === 'completed' || run.status === 'failed' ? (
