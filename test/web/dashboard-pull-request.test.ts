@@ -67,6 +67,9 @@ describe("a run's pull request on its page", () => {
       await expect(reaction.locator('[data-reaction-trigger]').innerText()).resolves.toBe('check test failed');
       await expect(reaction.innerText()).resolves.toContain('fix-ci');
       expect(await panel.locator('[data-needs-human]').count()).toBe(0);
+      // Its pull request is open: the run can still be merged or pushed here, not proposed again.
+      expect(await p.locator('[data-landing] [data-land="merge"]').count()).toBe(1);
+      expect(await p.locator('[data-landing] [data-land="pr"]').count()).toBe(0);
       await screenshot(p, 'run-pull-request');
 
       // The follow-on run's page, in the app: approved there, its result goes to the pull request.
@@ -94,6 +97,8 @@ describe("a run's pull request on its page", () => {
         followOnId,
       ]);
       await expect(panel.locator('[data-pr-cleanup] li[data-removed="true"]').count()).resolves.toBe(2);
+      // Merged on GitHub, it has landed: nothing left to merge, queue, push or propose.
+      expect(await p.locator('[data-landing] button').count()).toBe(0);
       await screenshot(p, 'run-pull-request-merged');
       expect(problems).toEqual([]);
     } finally {

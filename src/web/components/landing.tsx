@@ -55,13 +55,16 @@ function queueState(run: RunDetail): { text: string; waiting: boolean } | undefi
  * PR for a run's branch (docs/decisions.md, "Landing a run: merge, push, pull request"), beside its
  * Changes: each button shows what it did — the merge commit, the pull request's link — or why the
  * server refused (a dirty checkout, a conflict, gh missing). Only once the run stops changing, and
- * not once it has landed (issue 32): a merged branch has nothing left to merge, push or propose.
+ * not once it has landed (issue 32): a merged branch has nothing left to merge, push or propose —
+ * merged here or its pull request on GitHub — and no Create PR while its pull request is open.
  */
 export function Landing({ run }: { run: RunDetail }) {
   const [busy, setBusy] = useState<Action | null>(null);
   const [outcomes, setOutcomes] = useState<Partial<Record<Action, Outcome>>>({});
   const active = run.status === 'pending' || run.status === 'running';
-  const landed = run.merged !== undefined;
+  // Merged on GitHub counts as landed too; an open pull request needs no second one.
+  const landed = run.merged !== undefined || run.pr?.state === 'merged';
+  const proposed = run.pr?.state === 'open' || (run.pullRequest !== undefined && run.pr === undefined);
   const queue = queueState(run);
   const act = async (action: Action) => {
     setBusy(action);
@@ -77,7 +80,7 @@ export function Landing({ run }: { run: RunDetail }) {
   return (
     <div class="landing" data-landing>
       <div class="buttons" hidden={landed}>
-        {(landed ? [] : (Object.keys(LABEL) as Action[])).map((action) => (
+        {(landed ? [] : (Object.keys(LABEL) as Action[]).filter((action) => !(action === 'pr' && proposed))).map((action) => (
           <button
             key={action}
             type="button"
