@@ -7,7 +7,8 @@
 
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { copyFile, cp, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, cp, lstat, mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -74,19 +75,56 @@ export async function copyTree(source: string, target: string): Promise<{ cloned
   await mkdir(dirname(target), { recursive: true });
   const cloned = await clones(dirname(target));
   if (process.platform === 'linux') {
-    // GNU cp clones with --reflink=auto where it can and copies where it cannot, one process for the
-    // whole tree: far faster than a copy per file from JavaScript for a 10,000-file node_modules.
-    await run('cp', ['-a', '--reflink=auto', '--', source, target], { maxBuffer: 1024 * 1024, timeout: COPY_TIMEOUT_MS }).catch(
-      (error: Error & { stderr?: string; killed?: boolean }) => {
-        // cp names each file it could not copy: the first lines say why, not thousands of them.
-        const said = (error.stderr ?? error.message).split('\n').slice(0, 3).join('; ').slice(0, 500);
-        throw new Error(error.killed ? `copying took longer than ${COPY_TIMEOUT_MS / 60_000} minutes and was stopped` : `cp failed: ${said}`);
-      },
-    );
+    const info = await lstat(source);
+    const entries = info.isDirectory() ? await readdir(source) : [];
+    const lanes = Math.min(MAX_LANES, availableParallelism(), Math.floor(entries.length / MIN_ENTRIES_PER_LANE));
+    if (lanes < 2) {
+      await gnuCopy([source], target);
+    } else {
+      // The folder made first, its entries dealt out to a cp each, its mode and times set last (each
+      // entry copied in changed them): what one `cp -a` of it would leave.
+      await mkdir(target);
+      // Every lane ends before a failure is told: the caller removes the target, which no cp may still write.
+      const copied = await Promise.allSettled(
+        Array.from({ length: lanes }, (_, lane) =>
+          gnuCopy(
+            entries.filter((_, index) => index % lanes === lane).map((name) => join(source, name)),
+            target,
+            true,
+          ),
+        ),
+      );
+      const failed = copied.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+      if (failed) throw failed.reason;
+      await chmod(target, info.mode & 0o7777);
+      await utimes(target, info.atime, info.mtime);
+    }
   } else {
     await cp(source, target, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, mode: constants.COPYFILE_FICLONE });
   }
   return { cloned };
+}
+
+/**
+ * A folder of many entries (a node_modules' packages) is copied by up to this many cp processes at
+ * once: a copy of many small files waits on the filesystem per file, not on the disk's bandwidth, so
+ * two cores copy it in about half the time.
+ */
+const MAX_LANES = 4;
+const MIN_ENTRIES_PER_LANE = 8;
+
+/**
+ * GNU cp clones with --reflink=auto where it can and copies where it cannot: one process for many
+ * files, far faster than a copy per file from JavaScript for a 10,000-file node_modules. `into`:
+ * the sources are copied into `target` (`-t`), which exists; else the one source becomes `target`.
+ */
+async function gnuCopy(sources: string[], target: string, into = false): Promise<void> {
+  const args = into ? ['-a', '--reflink=auto', '-t', target, '--', ...sources] : ['-a', '--reflink=auto', '--', ...sources, target];
+  await run('cp', args, { maxBuffer: 1024 * 1024, timeout: COPY_TIMEOUT_MS }).catch((error: Error & { stderr?: string; killed?: boolean }) => {
+    // cp names each file it could not copy: the first lines say why, not thousands of them.
+    const said = (error.stderr ?? error.message).split('\n').slice(0, 3).join('; ').slice(0, 500);
+    throw new Error(error.killed ? `copying took longer than ${COPY_TIMEOUT_MS / 60_000} minutes and was stopped` : `cp failed: ${said}`);
+  });
 }
 
 /** The apparent size in bytes of every file under `path` (symlinks counted as themselves, not followed). */
