@@ -40,16 +40,20 @@ const REFUSED = /\(HTTP 4\d\d\)/;
 
 /**
  * The most the original run's agents could do: its own cap, else its workflow's highest agent
- * node's. A follow-on run gets at most this (its own workflow's, if lower).
+ * node's, else — a workflow of no agent — its workflow's `permissions:` (as a run's own cap is
+ * checked against it: runs/model/permission-cap.ts). A follow-on run gets at most this (its own
+ * workflow's, if lower).
  */
 export function originalPermissions(run: Pick<RunRecord, 'permissions' | 'definition'>): Permissions {
   if (run.permissions) return run.permissions;
   const definition = (run.definition ?? {}) as { nodes?: unknown; permissions?: Permissions };
-  if (!Array.isArray(definition.nodes)) return DEFAULT_NODE_PERMISSIONS;
+  const declared = PERMISSIONS.includes(definition.permissions as Permissions) ? definition.permissions! : DEFAULT_NODE_PERMISSIONS;
+  if (!Array.isArray(definition.nodes)) return declared;
   const levels = toDrawNodes({ nodes: definition.nodes as RawNode[], permissions: definition.permissions }).flatMap((n) =>
     n.permissions ? [n.permissions] : [],
   );
-  if (levels.length === 0) return DEFAULT_NODE_PERMISSIONS;
+  // A bash-only workflow saying `permissions: read` never let an agent edit: its follow-on runs' agents may not either.
+  if (levels.length === 0) return declared;
   return levels.reduce((top, level) => (PERMISSIONS.indexOf(level) > PERMISSIONS.indexOf(top) ? level : top));
 }
 

@@ -9,6 +9,7 @@ import { runGh } from '../../src/landing/index.js';
 import { EXCERPT_AFTER, EXCERPT_BEFORE, EXCERPT_MAX_CHARS, excerptOf, githubDeliveryRefs } from '../../src/pulls/index.js';
 import { EXCERPT_LINE_CHARS } from '../../src/pulls/ci-log.js';
 import { cleanText, cutText } from '../../src/pulls/clean-text.js';
+import { originalPermissions } from '../../src/pulls/reactions.js';
 import { lookIntervalMs } from '../../src/pulls/schedule.js';
 import { validateWorkflowSource } from '../../src/workflows/validate.js';
 import { failedJobLog } from './fixture.js';
@@ -111,6 +112,23 @@ describe('the workflow keys', () => {
     expect(bad.ok).toBe(false);
     const errors = bad.ok ? [] : bad.errors;
     expect(errors).toEqual([expect.stringMatching(/^3:\d+: on_ci_failure: invalid workflow name/), expect.stringMatching(/^4:\d+: max_fix_cycles: /)]);
+  });
+});
+
+describe("what a reaction's run may do at most", () => {
+  const bash = { id: 'b', bash: 'echo' };
+  const definition = (workflow: Record<string, unknown>) => ({ permissions: null, definition: { name: 'w', ...workflow } });
+
+  it("the original run's own cap, else its workflow's highest agent node, else the workflow's permissions:, else edit", () => {
+    expect(originalPermissions({ ...definition({ nodes: [{ id: 'p', prompt: 'x', permissions: 'full' }] }), permissions: 'read' })).toBe('read');
+    // A node saying nothing edits, as it runs.
+    const reader = { id: 'p', prompt: 'x', permissions: 'read' };
+    expect(originalPermissions(definition({ nodes: [reader, { id: 'q', prompt: 'y' }] }))).toBe('edit');
+    expect(originalPermissions(definition({ permissions: 'read', nodes: [{ id: 'p', prompt: 'x' }, bash] }))).toBe('read');
+    // No agent at all: what the workflow says its agents may do still bounds its follow-on runs'.
+    expect(originalPermissions(definition({ permissions: 'read', nodes: [bash] }))).toBe('read');
+    expect(originalPermissions(definition({ nodes: [bash] }))).toBe('edit');
+    expect(originalPermissions({ permissions: null, definition: null })).toBe('edit');
   });
 });
 
