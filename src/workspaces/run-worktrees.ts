@@ -20,6 +20,9 @@ import type { WorktreePool } from './worktree-pool.js';
 import type { WorkspaceCore } from './workspace-core.js';
 import type { WorkspaceEnv } from './workspace-env.js';
 
+/** How long after a run's setup its workspace's pool starts refilling (`setUpDone`). */
+const REFILL_AFTER_SETUP_MS = 250;
+
 /** How a run is placed: `existingOnly` for a resumed run; `here` when this server executes it (a shared database). */
 export interface PlaceOptions {
   existingOnly?: boolean;
@@ -141,9 +144,14 @@ export class RunWorktrees implements WorktreeProvider {
     return { cwd: path, environment, baseCommit };
   }
 
-  /** The run's worktree is set up: its workspace's pool is refilled now, in the background (a server's pool only). */
+  /**
+   * The run's worktree is set up: its workspace's pool is refilled in the background (a server's
+   * pool only) once the run's first node has had time to start. The refill's first git process
+   * would otherwise be spawned between the setup and that node, and a spawn holds the event loop
+   * for a few milliseconds (a fork of the server), which the first node would wait for.
+   */
   setUpDone(workspaceId: string): void {
-    this.pool.check(workspaceId, { demand: true });
+    setTimeout(() => this.pool.check(workspaceId, { demand: true }), REFILL_AFTER_SETUP_MS).unref();
   }
 
   /**

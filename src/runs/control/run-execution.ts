@@ -146,13 +146,15 @@ export class RunExecutions {
         if (!agents && run.trigger === 'test') throw new Error("a workflow test's run continues only in the process that started it, which holds its fixture");
         const deps = await executorDeps(agents ? { ...this.deps, agents } : this.deps, this.runs, run, port.port);
         // A new worktree is set up once, before its first node (run-setup.ts); a resumed run's is kept as it is.
+        let headAfterSetup: string | null = null;
         if (needsSetup(run, firstLaunch)) {
           ({ run, failure } = await this.#setUp(run, deps, controller.signal));
+          headAfterSetup = run.headCommit ?? null;
           // Its worktree is ready: background work for the workspace (a pool's refill) may start now, not before this run's first node.
           this.deps.worktrees.setUpDone?.(run.workspaceId!);
         }
         if (failure === null) {
-          const executed = await executeRun(deps, run, capPermissions(validation.workflow, run.permissions), controller.signal);
+          const executed = await executeRun(deps, run, capPermissions(validation.workflow, run.permissions), controller.signal, { headAfterSetup });
           run = executed.run;
           if (executed.error) throw executed.error;
           if (executed.stop) ({ message: failure, code: failureCode } = executed.stop);

@@ -57,7 +57,14 @@ export interface Executed {
  * started node has finished; the caller decides the run's resulting state — a run the executor
  * stopped itself (its spend cap) with the returned reason.
  */
-export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflow: WorkflowDefinition, outerSignal: AbortSignal): Promise<Executed> {
+export async function executeRun(
+  deps: ExecutorDeps,
+  started: RunRecord,
+  workflow: WorkflowDefinition,
+  outerSignal: AbortSignal,
+  // The worktree's HEAD as its setup just left it, for the first node (node-commits.ts).
+  { headAfterSetup }: { headAfterSetup?: string | null } = {},
+): Promise<Executed> {
   const { runs } = deps;
   const state = new ExecutionState({
     ...started,
@@ -92,7 +99,7 @@ export async function executeRun(deps: ExecutorDeps, started: RunRecord, workflo
     variables: runVariables(state.run, artifactsDir, deps.port),
     artifactsDir,
     signal,
-    commits: deps.worktree && nodeCommits(deps.worktree, state.run, { commit: workflow.commit }),
+    commits: deps.worktree && nodeCommits(deps.worktree, state.run, { commit: workflow.commit, knownHead: headAfterSetup }),
     rounds,
     // The run's peak goes on its record with the next round's write, as node progress does.
     memory: new RunMemory(state.run.peakRssBytes, (bytes) => {

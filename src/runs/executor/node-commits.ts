@@ -37,7 +37,14 @@ export interface NodeCommits {
 
 const NO_CHANGES: NodeChanges = { files: 0, insertions: 0, deletions: 0 };
 
-export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { commit: boolean }): NodeCommits {
+/**
+ * `knownHead`: the worktree's HEAD as its setup left it a moment ago (a new worktree, set up in this
+ * process), taken by the first node to start instead of asking git: one process fewer between a
+ * run's request and its first node. Any later node asks git, since a running node's agent may
+ * have committed.
+ */
+export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { commit: boolean; knownHead?: string | null }): NodeCommits {
+  let knownHead = options.knownHead ?? null;
   // One git operation of this run at a time: parallel nodes share one worktree and its index. Which
   // node a change is attributed to, while several run at once, is best effort: a commit takes
   // everything in the tree, a sibling's unfinished work included.
@@ -48,7 +55,11 @@ export function nodeCommits(git: WorktreeCommits, run: RunRecord, options: { com
     return result;
   };
   return {
-    start: () => exclusive(() => git.head(run.cwd)).catch(() => null),
+    start: () => {
+      const head = knownHead;
+      knownHead = null;
+      return head ? Promise.resolve(head) : exclusive(() => git.head(run.cwd)).catch(() => null);
+    },
     finish: (nodeId, base) =>
       exclusive(async (): Promise<NodeRange | NodeFailure> => {
         try {
