@@ -61,6 +61,11 @@ export class AgentSlots {
     });
   }
 
+  /** Agents waiting for a slot now: the server's agent budget is spent. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   /** Grants, in arrival order, every waiter that fits under both limits. */
   private dispatch(): void {
     for (let i = 0; i < this.queue.length && this.inUse < this.total;) {

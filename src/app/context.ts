@@ -178,7 +178,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       workspaces.applyChange(change).catch((error: unknown) => logger.warn('workspace.change_failed', { change, error: (error as Error).message }));
     });
     // One pool of agent slots for the server's runs and conversations (docs/contract.md, "Agent slots").
-    const agents = withAgentSlots(createAgents(settings), new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name)));
+    const agentSlots = new AgentSlots(settings.maxConcurrentAgents, (name) => assistants.maxConcurrentOf(name));
+    const agents = withAgentSlots(createAgents(settings), agentSlots);
     const conversationRepositories = shared?.conversations ?? (await openConversationRepositories(store));
     ctx.engine = await RunEngine.open(
       {
@@ -207,6 +208,8 @@ export async function createContext(options: ContextOptions): Promise<AppContext
       },
       { recover: policy.executes, requeuePending: policy.requeuesPending },
     );
+    // A pool's refill starts only inside the run and agent budgets (docs/decisions.md, "Setup cache and pool").
+    workspaces.pool.holdWhile(() => agentSlots.waiting > 0 || ctx.engine.stats.queued > 0);
     const conversationEvents = shared?.conversationEvents ?? openConversationEventLog(ctx.store, ctx.bus);
     // The outcome of a run is posted by the server that ran it: with a shared database, this server's streams carry every server's events.
     const ownEvents = shared?.onOwnEvent ?? ((listener: (event: SvcStreamEvent) => void) => ctx.bus.subscribe(listener));

@@ -46,6 +46,7 @@ export class WorktreePool {
   #working = false;
   #refills = false;
   #closed = false;
+  #busy: () => boolean = () => false;
   #timer: NodeJS.Timeout | undefined;
   #starting: Promise<void> | undefined;
   /** Emptied by a clean-up: not refilled until the next run on the workspace. */
@@ -232,6 +233,7 @@ export class WorktreePool {
       if ((await pool.ready()).filter((manifest) => manifest.commit === tip).length >= size) return;
       const failure = this.#failures.get(id);
       if (failure?.tip === tip && Date.now() - failure.at < FAILED_RETRY_MS) return;
+      if (this.#busy()) return this.#retryLater(id);
       const yielded = new AbortController();
       const grant = this.#admit(() => yielded.abort());
       if (!grant) return this.#retryLater(id);
@@ -256,6 +258,15 @@ export class WorktreePool {
     const size = await poolSize(repository, tip, this.core);
     this.#sizes.set(id, { repository, tip, size });
     return size;
+  }
+
+  /**
+   * `busy` says the server's run or agent budget is spent (a run waits for a run slot, an agent
+   * for an agent slot): no refill starts then, and it is tried again a second later. The
+   * composition root wires it, since the budgets are the engine's and the agents'.
+   */
+  holdWhile(busy: () => boolean): void {
+    this.#busy = busy;
   }
 
   /** Out of the pool: what another repository's, fresh worktrees past the size, and stale ones past what fresh ones do not yet replace. */
