@@ -24,6 +24,8 @@ import {
   waitForPull,
   type FakeGh,
   pullServer,
+  redPullRequest,
+  firstReactionPushed,
 } from './fixture.js';
 
 /** The file the fake agent writes with its `Write` tool, relative to its working directory (the follow-on run's worktree). */
@@ -81,14 +83,9 @@ function expectPushed(bare: string, original: Json, followOn: Json): void {
 
 describe('the bundled fix-ci, run by an agent', () => {
   it("is told the failing check, its step and the excerpt; its edit is pushed to the pull request's branch; green: no further run", async () => {
-    const { bare, run } = await grownRun(server, [], { max_cost_usd: CAP });
-    const red = run.headCommit;
-    gh.edit((state) => {
-      state.logs[ACTIONS_RUN] = failedJobLog();
-    });
-    const number = await openPullRequest(server, gh, run, bare, { checks: { [red]: [checkRun('FAILURE')] }, defaultChecks: [checkRun('SUCCESS')] });
+    const { bare, run, number } = await redPullRequest(server, gh, [], { max_cost_usd: CAP });
 
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     const [reaction] = pushed.pr.reactions;
     expect(reaction).toMatchObject({ kind: 'ci', checks: ['test'], workflow: 'fix-ci', outcome: 'pushed' });
     const followOn = await getRun(server, reaction.followOnRunId);
@@ -138,7 +135,7 @@ describe('the bundled address-review, run by an agent', () => {
       ],
     });
 
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     const [reaction] = pushed.pr.reactions;
     expect(reaction).toMatchObject({ kind: 'review', comments: [idOf(601), idOf(602)], workflow: 'address-review' });
     const followOn = await getRun(server, reaction.followOnRunId);

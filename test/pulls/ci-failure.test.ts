@@ -22,6 +22,8 @@ import {
   waitForPull,
   type FakeGh,
   pullServer,
+  redPullRequest,
+  firstReactionPushed,
 } from './fixture.js';
 
 let server: TestServer;
@@ -35,14 +37,10 @@ afterAll(cleanupAll);
 
 describe('a failed check', () => {
   it('starts one follow-on run with the evidence, pushes its result to the branch; green, then merged: the worktrees go', async () => {
-    const { bare, run } = await grownRun(server, [FIX_CI, ADDRESS_REVIEW]);
+    const { bare, run, number } = await redPullRequest(server, gh, [FIX_CI, ADDRESS_REVIEW]);
     const red = run.headCommit;
-    gh.edit((state) => {
-      state.logs[ACTIONS_RUN] = failedJobLog();
-    });
-    const number = await openPullRequest(server, gh, run, bare, { checks: { [red]: [checkRun('FAILURE')] }, defaultChecks: [checkRun('SUCCESS')] });
 
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     const [reaction] = pushed.pr.reactions;
     expect(reaction).toMatchObject({ kind: 'ci', checks: ['test'], workflow: 'fix-ci', outcome: 'pushed' });
     const followOn = await getRun(server, reaction.followOnRunId);

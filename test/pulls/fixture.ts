@@ -183,5 +183,26 @@ export async function waitForPull(server: Target, runId: string, predicate: (run
   return last!;
 }
 
+/** The run detail once the run's first reaction has pushed its result to the pull request. */
+export const firstReactionPushed = (server: Target, runId: string): Promise<Json> => waitForPull(server, runId, (r) => r.pr?.reactions[0]?.state === 'pushed');
+
+/**
+ * A grown run (`grownRun`) whose pull request's check fails on its head with the failed job's log
+ * (`failedJobLog`) and passes on any later head: the run, its origin and the pull request's number.
+ */
+export async function redPullRequest(
+  server: Target,
+  gh: FakeGh,
+  workflows: Workflow[],
+  grow: Partial<Workflow> = {},
+): Promise<{ bare: string; run: Json; number: number }> {
+  const { bare, run } = await grownRun(server, workflows, grow);
+  gh.edit((state) => {
+    state.logs[ACTIONS_RUN] = failedJobLog();
+  });
+  const number = await openPullRequest(server, gh, run, bare, { checks: { [run.headCommit]: [checkRun('FAILURE')] }, defaultChecks: [checkRun('SUCCESS')] });
+  return { bare, run, number };
+}
+
 export const followOns = async (server: Target, runId: string): Promise<Json[]> =>
   (await api(server, 'GET', `/api/workflows/runs?fromRunId=${runId}`)).body.runs as Json[];

@@ -9,7 +9,7 @@ import { openFileStore } from '../../src/store/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openPullRepository } from '../../src/pulls/index.js';
 import { REPLY_MARKER, replyBody, replyKeysOf } from '../../src/pulls/texts.js';
-import { ADDRESS_REVIEW, checkRun, fakeGh, FIX_CI, givenLooks, grownRun, openPullRequest, reviewComment, waitForPull } from './fixture.js';
+import { ADDRESS_REVIEW, checkRun, fakeGh, FIX_CI, givenLooks, grownRun, openPullRequest, reviewComment, waitForPull, firstReactionPushed } from './fixture.js';
 
 afterAll(cleanupAll);
 
@@ -29,7 +29,7 @@ it('a reply GitHub took but svc did not record before a stop is found in its thr
       { isResolved: false, comments: [reviewComment(idOf(602), 'src/b.js', 2, 'And this one.')] },
     ],
   });
-  await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+  await firstReactionPushed(server, run.id);
   const [first, second] = gh.replies(number);
   const followOnRunId = (await waitForPull(server, run.id, () => true)).pr.reactions[0].followOnRunId as string;
   // Each reply says which it is: the reaction (its follow-on run) and the thread's comment.
@@ -52,7 +52,7 @@ it('a reply GitHub took but svc did not record before a stop is found in its thr
   await store.close();
 
   server = await startServer({ home, env });
-  const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+  const pushed = await firstReactionPushed(server, run.id);
   await givenLooks(gh, number, 3);
   expect(gh.replies(number)).toHaveLength(2);
   const kept = JSON.parse(readFileSync(join(home, 'data', 'pull-follows', run.id, 'record.json'), 'utf8'));

@@ -11,7 +11,19 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { openPullRepository } from '../../src/pulls/index.js';
 import { runSvcInProcess } from '../helpers/cli-in-process.js';
 import { git } from '../helpers/git.js';
-import { ACTIONS_RUN, checkRun, failedJobLog, fakeGh, FIX_CI, followOns, gated, grownRun, openPullRequest, waitForPull } from './fixture.js';
+import {
+  ACTIONS_RUN,
+  checkRun,
+  failedJobLog,
+  fakeGh,
+  FIX_CI,
+  followOns,
+  gated,
+  grownRun,
+  openPullRequest,
+  waitForPull,
+  firstReactionPushed,
+} from './fixture.js';
 
 afterEach(killAllServes);
 afterAll(cleanupAll);
@@ -87,7 +99,7 @@ it('a stop between choosing a reaction and making its run: the next start makes 
   });
 
   server = await startServer({ home, env });
-  const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+  const pushed = await firstReactionPushed(server, run.id);
   expect(pushed.pr.reactions).toEqual([expect.objectContaining({ followOnRunId: chosen, outcome: 'pushed' })]);
   expect((await followOns(server, run.id)).map((r) => r.id)).toEqual([chosen]);
   expect(git(bare, 'rev-parse', `refs/heads/svc/${run.id}`)).toBe((await getRun(server, chosen)).headCommit);

@@ -20,6 +20,7 @@ import {
   waitForPull,
   type FakeGh,
   pullServer,
+  firstReactionPushed,
 } from './fixture.js';
 
 let server: TestServer;
@@ -47,7 +48,7 @@ describe('changes requested', () => {
         { isResolved: true, comments: [comment(103, 'src/old.js', 9, 'Settled already.')] },
       ],
     });
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     const [reaction] = pushed.pr.reactions;
     expect(reaction).toMatchObject({ kind: 'review', comments: [idOf(101), idOf(102)], workflow: 'address-review' });
     const followOn = await getRun(server, reaction.followOnRunId);
@@ -117,7 +118,7 @@ describe('replies and authors', () => {
       ],
       refuseReplies: { [idOf(401)]: 404 },
     });
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     expect(pushed.pr.reactions[0].comments).toEqual([idOf(401), idOf(402), idOf(403)]);
     expect(pushed.pr.reactions[0].replyFailures).toEqual([{ commentId: idOf(401), error: expect.stringContaining('HTTP 404') }]);
     expect(pushed.needsHumanReason ?? null).toBeNull();
@@ -153,7 +154,7 @@ describe('replies and authors', () => {
     gh.pull(number, (pull) => {
       pull.threads.push({ isResolved: false, comments: [comment(503, 'src/c.js', 1, 'A real request.')] });
     });
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     expect(pushed.pr.reactions[0].comments).toEqual([idOf(503)]);
     const message = (await getRun(server, pushed.pr.reactions[0].followOnRunId)).message as string;
     expect(message).not.toContain('crypto');

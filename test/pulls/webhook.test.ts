@@ -21,6 +21,7 @@ import {
   waitForPull,
   type FakeGh,
   pullServer,
+  firstReactionPushed,
 } from './fixture.js';
 
 let server: TestServer;
@@ -62,7 +63,7 @@ describe('GitHub deliveries', () => {
     expect(await deliver('ping', { zen: 'Keep it logically awesome.' })).toEqual({ status: 200, body: { skipped: expect.stringContaining('ping') } });
     const suite = { action: 'completed', repository, check_suite: { head_branch: `svc/${run.id}`, pull_requests: [{ number }] } };
     expect(await deliver('check_suite', suite)).toEqual({ status: 202, body: { runs: [run.id] } });
-    const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+    const pushed = await firstReactionPushed(server, run.id);
     const followOn = await getRun(server, pushed.pr.reactions[0].followOnRunId);
     expect(followOn.message).toContain('Failing step: Run npm test');
     expect(git(bare, 'rev-parse', `refs/heads/svc/${run.id}`)).toBe(followOn.headCommit);
