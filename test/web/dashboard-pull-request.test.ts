@@ -65,6 +65,8 @@ describe("a run's pull request on its page", () => {
       await expect(check.locator('a').getAttribute('href')).resolves.toBe(`https://github.com/me/widgets/actions/runs/${ACTIONS_RUN}/job/222`);
 
       await expect(reaction.locator('[data-reaction-trigger]').innerText()).resolves.toBe('check test failed');
+      // The page's list of follow-on runs has it too, without a reload.
+      await p.locator(`[data-follow-ons] a[href="#/runs/${followOnId}"]`).waitFor({ timeout: 10_000 });
       await expect(reaction.innerText()).resolves.toContain('fix-ci');
       expect(await panel.locator('[data-needs-human]').count()).toBe(0);
       // Its pull request is open: the run can still be merged or pushed here, not proposed again.

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { client } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { StatusBadge } from './status.js';
@@ -7,10 +8,18 @@ const SHOWN = 20;
 
 /**
  * The runs that follow this one (docs/decisions.md, "Follow-on runs"): started with `--from` it,
- * their worktrees branched from its head. Loaded with the page; nothing when there are none.
+ * their worktrees branched from its head. Loaded with the page, and again when `version` changes
+ * (its pull request's reactions start and end follow-on runs); nothing when there are none.
  */
-export function FollowOns({ runId }: { runId: string }) {
-  const { data } = useLoad(() => client.runs.list({ fromRunId: runId, limit: SHOWN }), runId);
+export function FollowOns({ runId, version }: { runId: string; version: string }) {
+  const { data, reload } = useLoad(() => client.runs.list({ fromRunId: runId, limit: SHOWN }), runId);
+  // Reloaded in place, not keyed by the version: the list stays on the page while it loads again.
+  const seen = useRef(version);
+  useEffect(() => {
+    if (seen.current === version) return;
+    seen.current = version;
+    reload();
+  }, [version, reload]);
   if (!data || data.total === 0) return null;
   return (
     <p class="follow-ons" data-follow-ons>

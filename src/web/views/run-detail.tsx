@@ -120,7 +120,9 @@ export function RunDetailView({ runId }: { runId: string }) {
           <a href={`#/benchmarks/${encodeURIComponent(run.workflow)}?a=${encodeURIComponent(run.id)}`}>Compare with another run…</a>
         </p>
       ) : null}
-      {run.branch ? <FollowOns runId={run.id} /> : null}
+      {run.branch ? (
+        <FollowOns runId={run.id} version={(run.pr?.reactions ?? []).map((reaction) => `${reaction.followOnRunId}:${reaction.state}`).join(',')} />
+      ) : null}
       {run.setup ? <SetupStep setup={run.setup} /> : null}
       <div class="split">
         <div>
