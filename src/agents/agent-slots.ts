@@ -61,9 +61,9 @@ export class AgentSlots {
     });
   }
 
-  /** Agents waiting for a slot now: the server's agent budget is spent. */
+  /** Agents waiting for a slot of the server's budget now (not those held back only by their own assistant's limit). */
   get waiting(): number {
-    return this.queue.length;
+    return this.queue.filter((waiter) => waiter.limit === null || (this.perAssistant.get(waiter.assistant) ?? 0) < waiter.limit).length;
   }
 
   /** Grants, in arrival order, every waiter that fits under both limits. */

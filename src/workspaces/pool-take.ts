@@ -147,11 +147,14 @@ async function makeRunWorktree(
     // refresh the whole index of a worktree whose files have not changed. HEAD and the note live in
     // the worktree's own git directory, which does not move: they are written beside the move.
     if (!branchMade) await runGit(['update-ref', `refs/heads/${target.branch}`, target.base, ''], inRepository);
-    await Promise.all([
+    // All three end before a failure is told: the clean-up that follows must not run beside the move.
+    const done = await Promise.allSettled([
       move(),
       runGit(['--git-dir', gitDir, 'symbolic-ref', 'HEAD', `refs/heads/${target.branch}`], inRepository),
       writeFile(join(gitDir, NOTE_FILE), JSON.stringify(note)),
     ]);
+    const failed = done.find((step): step is PromiseRejectedResult => step.status === 'rejected');
+    if (failed) throw failed.reason;
   } else {
     await move();
     const inWorktree = { cwd: target.path, ...git };

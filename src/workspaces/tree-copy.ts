@@ -76,9 +76,9 @@ export async function copyTree(source: string, target: string): Promise<{ cloned
   const cloned = await clones(dirname(target));
   if (process.platform === 'linux') {
     const info = await lstat(source);
-    const entries = info.isDirectory() ? await readdir(source) : [];
-    const lanes = Math.min(MAX_LANES, availableParallelism(), Math.floor(entries.length / MIN_ENTRIES_PER_LANE));
-    if (lanes < 2) {
+    const entries = info.isDirectory() ? await entryNames(source) : [];
+    const lanes = entries === null ? 1 : Math.min(MAX_LANES, availableParallelism(), Math.floor(entries.length / MIN_ENTRIES_PER_LANE));
+    if (lanes < 2 || entries === null) {
       await gnuCopy([source], target);
     } else {
       // The folder made first, its entries dealt out to a cp each, its mode and times set last (each
@@ -86,13 +86,10 @@ export async function copyTree(source: string, target: string): Promise<{ cloned
       await mkdir(target);
       // Every lane ends before a failure is told: the caller removes the target, which no cp may still write.
       const copied = await Promise.allSettled(
-        Array.from({ length: lanes }, (_, lane) =>
-          gnuCopy(
-            entries.filter((_, index) => index % lanes === lane).map((name) => join(source, name)),
-            target,
-            true,
-          ),
-        ),
+        Array.from({ length: lanes }, async (_, lane) => {
+          const paths = entries.filter((_, index) => index % lanes === lane).map((name) => join(source, name));
+          for (const batch of byArgumentBytes(paths)) await gnuCopy(batch, target, true);
+        }),
       );
       const failed = copied.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
       if (failed) throw failed.reason;
@@ -112,6 +109,42 @@ export async function copyTree(source: string, target: string): Promise<{ cloned
  */
 const MAX_LANES = 4;
 const MIN_ENTRIES_PER_LANE = 8;
+/** At most this many bytes of paths on one cp's command line: far below the kernel's limit on arguments (2 MiB with the environment). */
+const ARGUMENT_BYTES = 128 * 1024;
+
+/**
+ * The names in `dir`, or null when one is not UTF-8 (a Latin-1 file name in a package's test data):
+ * readdir's strings would name another file. Such a folder goes to one cp, which copies names as
+ * bytes.
+ */
+async function entryNames(dir: string): Promise<string[] | null> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return (await readdir(dir, { encoding: 'buffer' })).map((name) => decoder.decode(name));
+  } catch (error) {
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
+}
+
+/** `paths` in runs that each fit one command line. */
+function byArgumentBytes(paths: string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    const size = Buffer.byteLength(path) + 1;
+    if (batch.length > 0 && bytes + size > ARGUMENT_BYTES) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(path);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
 
 /**
  * GNU cp clones with --reflink=auto where it can and copies where it cannot: one process for many

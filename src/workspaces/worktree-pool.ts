@@ -215,6 +215,8 @@ export class WorktreePool {
   /** Brings the workspace's pool to its size at the tip: surplus and stale worktrees out, fresh ones in, one at a time. */
   async #fill(current: Preparing): Promise<void> {
     const { workspaceId: id, controller } = current;
+    // Before any git: a server at its budgets spawns nothing for its pools.
+    if (this.#busy()) return this.#retryLater(id);
     const record = await this.core.repos.workspaces.get(id);
     const repository = record?.default_branch ? await this.repositoryOf(record) : null;
     if (!record || !repository) return;

@@ -1,5 +1,6 @@
 // The agent-slot pool itself (src/agents/agent-slots.ts): first come, first served within both
-// limits, a waiter of a full assistant passed over, an aborted waiter gone from the queue.
+// limits, a waiter of a full assistant passed over, an aborted waiter gone from the queue; `waiting`
+// counts only the waiters the server's budget holds back (what a pool's refill waits for).
 import { describe, expect, it } from 'vitest';
 import { AgentSlots } from '../../src/agents/agent-slots.js';
 import { AgentError } from '../../src/agents/types.js';
@@ -72,5 +73,23 @@ describe('AgentSlots', () => {
     expect(waits).toEqual(['second']);
     first();
     (await second)();
+  });
+
+  it("counts as waiting only those the server's budget holds back, not an assistant's own limit", async () => {
+    const slots = new AgentSlots(3, async (name) => (name === 'claude' ? 1 : null));
+    const t = tracker(slots);
+    void t.ask('claude1', 'claude');
+    void t.ask('claude2', 'claude');
+    await settle();
+    // claude2 waits for claude's own limit: the server has room.
+    expect(t.granted).toEqual(['claude1']);
+    expect(slots.waiting).toBe(0);
+    void t.ask('codex1', 'codex');
+    void t.ask('codex2', 'codex');
+    void t.ask('codex3', 'codex');
+    await settle();
+    // Three slots in use (claude1, codex1, codex2): codex3 waits for the server's budget.
+    expect(t.granted).toEqual(['claude1', 'codex1', 'codex2']);
+    expect(slots.waiting).toBe(1);
   });
 });

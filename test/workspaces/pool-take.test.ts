@@ -1,9 +1,11 @@
 // Taking a prepared worktree at the default branch's tip in one git transaction (pool-take.ts): the
 // run's branch is made only when the branch still points at the worktree's commit and the run's
 // branch does not exist yet; otherwise nothing changes — no branch made, none moved, the worktree
-// still ready — and the run goes the careful way.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// still ready — and the run goes the careful way. A take that fails half-way leaves the run's place
+// free and unregistered, whatever order its concurrent steps end in.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PoolDirectory, type PoolManifest } from '../../src/workspaces/pool-directory.js';
 import { readPoolNote, takeAtBranchTip } from '../../src/workspaces/pool-take.js';
@@ -100,6 +102,45 @@ describe('taking a pool worktree at the branch tip', () => {
     await pool.claim(manifest.name); // another taker won the rename
     const taken = await takeAtBranchTip(pool, ready, target('run_d'), gitEnv(), (e) => errors.push(e));
     expect(taken).toBeNull();
+    expect(git(repository, 'branch', '--list', 'svc/*')).toBe('');
+  });
+
+  it('a take whose note cannot be written leaves no worktree at the run’s place', async () => {
+    prepare('pool-0000000e', tip);
+    // The order the concurrent steps may end in, made certain by git behind a wrapper: the move,
+    // slower than the failed write (a busy disk), ends only once the clean-up has begun.
+    const bin = join(repository, '..', 'bin');
+    mkdirSync(bin);
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const cleanupStarted = join(bin, 'cleanup-started');
+    const moveDone = join(bin, 'move-done');
+    const wait = (file: string) => `i=0; while [ ! -e ${file} ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done`;
+    writeFileSync(
+      join(bin, 'git'),
+      [
+        '#!/bin/sh',
+        'case " $* " in',
+        `  *" worktree move "*) ${wait(cleanupStarted)}; ${real} "$@"; s=$?; touch ${moveDone}; exit $s;;`,
+        `  *" update-ref -d "*) touch ${cleanupStarted}; ${wait(moveDone)};;`,
+        'esac',
+        `exec ${real} "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const slowGit = () => ({ env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    // The note's write fails at once (a folder in its place here; ENOSPC or EACCES in life).
+    const link = readFileSync(join(pool.pathOf('pool-0000000e'), '.git'), 'utf8')
+      .replace(/^gitdir: /, '')
+      .trim();
+    mkdirSync(join(resolve(pool.pathOf('pool-0000000e'), link), 'svc-pool.json'));
+    const path = target('run_e').path;
+    const taken = await takeAtBranchTip(pool, await pool.ready(), target('run_e'), slowGit(), (e) => errors.push(e));
+    expect(taken).toBeNull();
+    expect(errors.length).toBe(1);
+    // What the caller does next (worktrees.ts addWorktree) needs the place free and unregistered.
+    expect(git(repository, 'worktree', 'list', '--porcelain')).not.toContain(`worktree ${path}`);
+    expect(existsSync(path)).toBe(false);
     expect(git(repository, 'branch', '--list', 'svc/*')).toBe('');
   });
 });

@@ -1,8 +1,9 @@
 // Copying a cached tree (tree-copy.ts): a folder of many entries is dealt out to several cp
 // processes; what they leave is what one `cp -a` leaves — every file with its bytes, mode and
 // times, symlinks as links, hidden entries, the folder's own mode and times — and a copy of its
-// own: changing it changes nothing of the source.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+// own: changing it changes nothing of the source. A folder of very many entries never goes past the
+// kernel's limit on a command line, and one whose names are not all UTF-8 is copied byte for byte.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -65,5 +66,30 @@ describe('copyTree', () => {
     await rm(join(target, 'pkg-2'), { recursive: true, force: true });
     writeFileSync(join(target, 'pkg-0', 'lib', 'index.js'), 'changed\n');
     expect(await listing(source)).toEqual(before);
+  });
+
+  it('copies a folder of very many entries, none past the limit of a command line', async () => {
+    // A cache key's path is long: <home>/workspaces/<id>/cache/<key>/tree/<path>.
+    const source = join(root, 'cache', 'a'.repeat(64), 'tree', 'node_modules');
+    mkdirSync(source, { recursive: true });
+    const count = 30_000;
+    for (let i = 0; i < count; i++) writeFileSync(join(source, `some-package-name-${i}`), '');
+    const target = join(root, 'worktree', 'node_modules');
+    await copyTree(source, target);
+    expect((await readdir(target)).length).toBe(count);
+  }, 120_000);
+
+  it('copies an entry whose name is not UTF-8 under that name', async () => {
+    const source = join(root, 'node_modules');
+    mkdirSync(source);
+    for (let i = 0; i < 20; i++) writeFileSync(join(source, `pkg-${i}`), '');
+    // "café" in Latin-1: its last byte alone is no UTF-8.
+    const latin1 = Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9])]);
+    writeFileSync(Buffer.concat([Buffer.from(`${source}/`), latin1]), 'latin-1 name\n');
+    const target = join(root, 'worktree', 'node_modules');
+    await copyTree(source, target);
+    const names = readdirSync(target, { encoding: 'buffer' });
+    expect(names.length).toBe(21);
+    expect(names.some((name) => name.equals(latin1))).toBe(true);
   });
 });
