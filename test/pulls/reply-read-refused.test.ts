@@ -1,0 +1,42 @@
+// A refused read of the review threads gives up no reply (docs/decisions.md, "Pull request
+// reactions"): before a reaction's first reply, svc reads the threads (svcReplies) once to find a
+// reply it posted but did not record. When that read is refused (a 403 secondary rate limit), no
+// reply is recorded as failed and no try is counted: the replies wait for the next look, and are
+// posted once the read answers again.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { api, cleanupAll, waitForStatus } from '../helpers/runs.js';
+import type { TestServer } from '../helpers/server.js';
+import { ADDRESS_REVIEW, checkRun, FIX_CI, gated, grownRun, openPullRequest, pullServer, reviewComment, waitForPull, type FakeGh } from './fixture.js';
+
+let server: TestServer;
+let gh: FakeGh;
+
+beforeAll(async () => {
+  ({ server, gh } = await pullServer());
+});
+afterAll(cleanupAll);
+
+const idOf = (id: number) => String(3_000_000_000 + id);
+
+it('a refused read of the threads does not give up replies that were never tried', async () => {
+  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
+  const number = await openPullRequest(server, gh, run, bare, {
+    defaultChecks: [checkRun('SUCCESS')],
+    reviewDecision: 'CHANGES_REQUESTED',
+    threads: [
+      { isResolved: false, comments: [reviewComment(idOf(701), 'src/a.js', 1, 'First.')] },
+      { isResolved: false, comments: [reviewComment(idOf(702), 'src/b.js', 2, 'Second.')] },
+    ],
+  });
+  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
+  const followOn = started.pr.reactions[0].followOnRunId as string;
+  await waitForStatus(server, followOn, 'paused');
+  // From now on GitHub refuses the threads' read for a while; it still takes replies.
+  gh.pull(number, (pull) => {
+    pull.refuseThreads = 403;
+  });
+  expect((await api(server, 'POST', `/api/workflows/runs/${followOn}/approve`, {})).status).toBe(200);
+  const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+  expect(pushed.pr.reactions[0].replyFailures ?? []).toEqual([]);
+  expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([idOf(701), idOf(702)]);
+}, 90_000);
