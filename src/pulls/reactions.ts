@@ -222,13 +222,21 @@ export class Reactions {
     }
     // One reply per thread, on its first comment (records older than `threads`: each comment's).
     const given = (r: Reaction) => [...r.replied, ...(r.replyFailures ?? []).map((f) => f.commentId)];
+    const toReply = (reaction.threads ?? reaction.comments).filter((id) => !given(reaction).includes(id));
     // svc's replies in the threads, read once before the first reply of this look: a reply posted just
     // before a stop, and not recorded, is there with its key, and is recorded now instead of posted twice.
-    let posted: Map<string, string> | undefined;
-    for (const commentId of (reaction.threads ?? reaction.comments).filter((id) => !given(reaction).includes(id))) {
+    // A failed read is no reply's failure: every reply waits for the next look, no try counted.
+    let posted = new Map<string, string>();
+    if (toReply.length > 0) {
+      try {
+        posted = await svcReplies(this.follows.site, follow.repo, follow.number);
+      } catch (error) {
+        return this.follows.save(follow, { lastError: `reading the review threads before replying: ${(error as Error).message}` });
+      }
+    }
+    for (const commentId of toReply) {
       let replyId: string;
       try {
-        posted ??= await svcReplies(this.follows.site, follow.repo, follow.number);
         replyId =
           posted.get(replyKey(reaction.followOnRunId, commentId)) ??
           (await replyToComment(this.follows.site, follow.repo, follow.number, commentId, replyBody(reaction.followOnRunId, commentId, commit)));

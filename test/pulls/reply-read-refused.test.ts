@@ -6,7 +6,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, cleanupAll, waitForStatus } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import { ADDRESS_REVIEW, checkRun, FIX_CI, gated, grownRun, openPullRequest, pullServer, reviewComment, waitForPull, type FakeGh } from './fixture.js';
+import {
+  ADDRESS_REVIEW,
+  checkRun,
+  FIX_CI,
+  gated,
+  givenLooks,
+  grownRun,
+  openPullRequest,
+  pullServer,
+  reviewComment,
+  waitForPull,
+  type FakeGh,
+} from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
@@ -36,6 +48,19 @@ it('a refused read of the threads does not give up replies that were never tried
     pull.refuseThreads = 403;
   });
   expect((await api(server, 'POST', `/api/workflows/runs/${followOn}/approve`, {})).status).toBe(200);
+  // Pushed; the replies wait, none tried, none given up, no try counted, the read's failure on the follow.
+  const waiting = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushing' && /reading the review threads/.test(r.pr?.lastError ?? ''));
+  expect(waiting.pr.lastError).toMatch(/secondary rate limit \(HTTP 403\)/);
+  await givenLooks(gh, number, 3);
+  const still = await waitForPull(server, run.id, () => true);
+  expect(still.pr.reactions[0]).toMatchObject({ state: 'pushing' });
+  expect(still.pr.reactions[0].replyFailures ?? []).toEqual([]);
+  expect(still.pr.reactions[0].replyTries ?? 0).toBe(0);
+  expect(gh.replies(number)).toEqual([]);
+  // GitHub answers again: the replies are made.
+  gh.pull(number, (pull) => {
+    delete pull.refuseThreads;
+  });
   const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
   expect(pushed.pr.reactions[0].replyFailures ?? []).toEqual([]);
   expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([idOf(701), idOf(702)]);
