@@ -28,7 +28,7 @@ export interface PullDeps {
   logger: Logger;
   /** `SVC_PR_POLL_MS`: a fixed interval without backoff; undefined for the schedule (schedule.ts). */
   pollMs: number | undefined;
-  /** `SVC_PR_CHECK_STUCK_MS`: a check pending this long on one head commit is stuck (stuck.ts); default 6 h. */
+  /** `SVC_PR_CHECK_STUCK_MS`: a check running this long on one head commit is stuck (stuck.ts); default 6 h. */
   checkStuckMs?: number;
   /** `SVC_GITHUB_WEBHOOK_SECRET`: what GitHub's deliveries are signed with; unset, they are refused (503). */
   webhookSecret?: string | undefined;

@@ -2,8 +2,8 @@
  * One look at a followed pull request (docs/decisions.md, "Pull request reactions"): its state,
  * head commit and checks from gh; a reaction under way taken a step further; then, with none under
  * way and nobody asked yet, failed checks and requested changes answered — checks first, once every
- * check of the head commit has finished, so one reaction carries every failure of that commit; a
- * check pending past its bound asks a person instead (stuck.ts). A
+ * check of the head commit running has finished, so one reaction carries every failure of that
+ * commit; a check running past its bound asks a person instead (stuck.ts). A
  * merged pull request has its runs' worktrees cleaned up (a closed one keeps them), and is followed no more.
  */
 
@@ -48,9 +48,9 @@ export class PullFollower {
       return this.#updated(previous, await this.follows.save(follow, { lastError: (error as Error).message }), run);
     }
     // Infrastructure failures already reported keep their words while the check is still red; a
-    // pending check keeps when svc first saw it pending on this head (stuck.ts).
+    // running check keeps when svc first saw it running on this head (stuck.ts).
     const now = this.follows.now();
-    const checks: PullCheck[] = pr.checks.map(({ name, state, url }) => {
+    const checks: PullCheck[] = pr.checks.map(({ name, state, url, running }) => {
       const before = follow.checks.find((c) => c.name === name);
       const sameHead = follow.headCommit === pr.headCommit;
       return {
@@ -58,7 +58,7 @@ export class PullFollower {
         state,
         url,
         ...(before?.infrastructure && state === 'failure' && sameHead ? { infrastructure: before.infrastructure } : {}),
-        ...(state === 'pending' ? { pendingSince: pendingSinceOf(before, sameHead, now) } : {}),
+        ...(state === 'pending' && running ? { pendingSince: pendingSinceOf(before, sameHead, now) } : {}),
       };
     });
     follow = await this.#updated(previous, await this.follows.save(follow, { state: pr.state, headCommit: pr.headCommit, checks, lastError: null }), run);
@@ -74,7 +74,8 @@ export class PullFollower {
     }
     if (pr.state !== 'open') return this.#closed(follow, pr, run);
     if (follow.needsHuman) return follow;
-    // A check pending for ever would hold every reaction back unseen: a person is asked instead.
+    // A check running for ever would hold the failed checks' reaction back unseen: a person is asked
+    // instead. Only a running one: a queued, expected or waiting check holds nothing back (#onChecks).
     const stuck = stuckReason(follow, now, this.follows.deps.checkStuckMs ?? DEFAULT_CHECK_STUCK_MS);
     if (stuck) return this.#reactions.needsHuman(follow, run, stuck);
     const before = follow.reactions.length;

@@ -24,7 +24,9 @@ export const PullCheckSchema = z.object({
   pendingSince: z
     .string()
     .optional()
-    .describe('pending: since when, as svc saw it on this head commit; past SVC_PR_CHECK_STUCK_MS the check is stuck and a person is asked'),
+    .describe(
+      'running (IN_PROGRESS; a queued, expected or waiting check has none): since when, as svc saw it pending and running on this head commit; past SVC_PR_CHECK_STUCK_MS the check is stuck and a person is asked',
+    ),
 });
 export type PullCheck = z.infer<typeof PullCheckSchema>;
 

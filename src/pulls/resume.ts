@@ -4,7 +4,7 @@
  * reactions made before count no more, towards `max_fix_cycles` or towards "once per head commit",
  * so the head's failing checks get a new reaction; `maxFixCycles`, when given, is the bound for this
  * pull request from now on. The comments given to a reaction that failed since the last resume are
- * given back: still unresolved, they go to the next reaction. A check still pending starts its count
+ * given back: still unresolved, they go to the next reaction. A check still running starts its count
  * again (stuck.ts): the person may have re-run it.
  */
 
@@ -25,6 +25,6 @@ export function resumePatch(follow: PullFollow, maxFixCycles: number | undefined
     countedFrom: follow.reactions.length,
     maxFixCycles: maxFixCycles ?? follow.maxFixCycles,
     handledComments: follow.handledComments.filter((id) => !failed.has(id)),
-    checks: follow.checks.map((check) => (check.state === 'pending' ? { ...check, pendingSince: now.toISOString() } : check)),
+    checks: follow.checks.map((check) => (check.pendingSince ? { ...check, pendingSince: now.toISOString() } : check)),
   };
 }

@@ -1,12 +1,15 @@
 /**
- * A check that never finishes (docs/decisions.md, "Pull request reactions"): a runner that never
- * picks up a queued job, a job hung past any limit, a required check nobody reports. Failed checks
- * wait for a running one, so one pending for ever would hold every reaction back, silently. Past
- * `SVC_PR_CHECK_STUCK_MS` (default 6 h: a job on GitHub's own runners is stopped at 6 h) of pending on the same head
- * commit, the pull request needs a person, with the check named and how long; no run is started.
+ * A check that never finishes (docs/decisions.md, "Pull request reactions"): a job hung past any
+ * limit. Failed checks wait for a running one (`IN_PROGRESS`), so one running for ever would hold
+ * the failed checks' reaction back, silently. Past `SVC_PR_CHECK_STUCK_MS` (default 6 h: a job on
+ * GitHub's own runners is stopped at 6 h) of running on the same head commit, the pull request
+ * needs a person, with the check named and how long; no run is started. A check queued, expected
+ * (a required check nobody reports) or waiting (a deployment's approval) is never stuck: it holds
+ * nothing back (follower.ts), and counting it made every pull request with a deployment waiting for
+ * approval need a person, its review unanswered.
  *
- * How long is svc's own count: from the first look that saw the check pending on that head commit
- * (`pendingSince` on the follow), not GitHub's `startedAt` — a queued check has none, and svc's
+ * How long is svc's own count: from the first look that saw the check running on that head commit
+ * (`pendingSince` on the follow, kept only on a running check), not GitHub's `startedAt` — svc's
  * clock is the one it compares with.
  */
 
@@ -16,14 +19,14 @@ import type { PullCheck, PullFollow } from './records.js';
 export const DEFAULT_CHECK_STUCK_MS = 6 * 60 * 60_000;
 
 /**
- * When the check started pending, as svc counts it: kept from the follow while it was pending on
- * the same head commit, else `now` (a new head, a check run again after it finished).
+ * When the running check started, as svc counts it: kept from the follow while it was running on
+ * the same head commit, else `now` (a new head, a check that was queued, one run again after it finished).
  */
 export function pendingSinceOf(before: PullCheck | undefined, sameHead: boolean, now: Date): string {
   return sameHead && before?.state === 'pending' && before.pendingSince ? before.pendingSince : now.toISOString();
 }
 
-/** Why the pull request needs a person because of checks pending `stuckMs` or longer, or null when none is. */
+/** Why the pull request needs a person because of checks running `stuckMs` or longer, or null when none is. */
 export function stuckReason(follow: Pick<PullFollow, 'checks' | 'headCommit'>, now: Date, stuckMs: number): string | null {
   const stuck = follow.checks.flatMap((check) => {
     const pendingMs = check.state === 'pending' && check.pendingSince ? now.getTime() - Date.parse(check.pendingSince) : NaN;

@@ -93,7 +93,7 @@ export interface Settings {
    */
   prPollMs: number | undefined;
   /**
-   * How long a followed pull request's check may stay pending (queued or in progress) on one head
+   * How long a followed pull request's check may stay running (in progress; never one queued or waiting) on one head
    * commit before it is stuck and a person is asked (docs/decisions.md, "Pull request reactions").
    * @default `SVC_PR_CHECK_STUCK_MS` || 21600000 (6 h)
    */

@@ -1,7 +1,8 @@
-// A check pending for ever (docs/decisions.md, "Pull request reactions"): a failed check waits for
-// one still running, so one that never ends would hold the reaction back unseen. Past
-// SVC_PR_CHECK_STUCK_MS (here 5 s) on the same head commit, the pull request needs a person, the
-// check named with how long; one event, no run.
+// A check running for ever (docs/decisions.md, "Pull request reactions"): a failed check waits for
+// one still running (IN_PROGRESS), so one that never ends would hold the reaction back unseen. Past
+// SVC_PR_CHECK_STUCK_MS (here 5 s) running on the same head commit, the pull request needs a person,
+// the check named with how long; one event, no run. A queued or waiting check is never stuck
+// (stuck-waiting.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, getRun, type Json } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
@@ -79,10 +80,10 @@ describe('stuckReason', () => {
   it('names every check pending the bound or longer, with how long, and none pending less', () => {
     const follow = {
       headCommit: 'abc',
-      checks: [pending('queued', 0), pending('fresh', 5 * 3600_000), pending('hung', 3600_000), { name: 'ok', state: 'success' as const, url: null }],
+      checks: [pending('slow', 0), pending('fresh', 5 * 3600_000), pending('hung', 3600_000), { name: 'ok', state: 'success' as const, url: null }],
     };
     expect(stuckReason(follow, new Date(at(6 * 3600_000 + 1500)), 5 * 3600_000)).toBe(
-      'checks queued (pending for 6h1s), hung (pending for 5h1s) on abc stuck: pending longer than 5h (SVC_PR_CHECK_STUCK_MS); no run was started — re-run or cancel it on GitHub',
+      'checks slow (pending for 6h1s), hung (pending for 5h1s) on abc stuck: pending longer than 5h (SVC_PR_CHECK_STUCK_MS); no run was started — re-run or cancel it on GitHub',
     );
     expect(stuckReason(follow, new Date(at(5 * 3600_000)), 6 * 3600_000)).toBeNull();
   });
