@@ -16,7 +16,7 @@ import { Reactions, stillToCome } from './reactions.js';
 import { countedReactions } from './resume.js';
 import { IN_PROGRESS } from './schedule.js';
 import { DEFAULT_CHECK_STUCK_MS, pendingSinceOf, stuckReason } from './stuck.js';
-import { ciMessage, REPLY_MARKER, reviewMessage, type CheckFailure } from './texts.js';
+import { ciMessage, reviewMessage, type CheckFailure } from './texts.js';
 
 /** Failed checks whose logs go into one reaction's message; review comments given to one reaction. */
 export const MAX_CHECKS_PER_REACTION = 5;
@@ -174,7 +174,10 @@ export class PullFollower {
     );
   }
 
-  /** Changes requested: the unresolved comments no reaction was given yet (never svc's own replies) go to one follow-on run. */
+  /**
+   * Changes requested: the unresolved comments no reaction was given yet go to one follow-on run;
+   * never svc's own replies (recorded in `ownComments`, or by svc's gh user with its marker: github.ts).
+   */
   async #onReview(follow: PullFollow, pr: PullSnapshot, run: RunRecord): Promise<PullFollow> {
     if (!pr.changesRequested) return follow;
     let comments;
@@ -184,9 +187,7 @@ export class PullFollower {
       return this.follows.save(follow, { lastError: (error as Error).message });
     }
     // At most MAX_COMMENTS_PER_REACTION: the rest are new comments to the next reaction.
-    const fresh = comments
-      .filter((c) => !follow.handledComments.includes(c.id) && !follow.ownComments.includes(c.id) && !c.body.includes(REPLY_MARKER))
-      .slice(0, MAX_COMMENTS_PER_REACTION);
+    const fresh = comments.filter((c) => !follow.handledComments.includes(c.id) && !follow.ownComments.includes(c.id)).slice(0, MAX_COMMENTS_PER_REACTION);
     if (fresh.length === 0) return follow;
     const ids = fresh.map((c) => c.id);
     await this.follows.emit(run, 'pr_changes_requested', {

@@ -16,7 +16,7 @@ import { ghFailure, runGh } from '../landing/index.js';
 import type { WorktreeGit } from '../workspaces/index.js';
 import { cleanText, cutText } from './clean-text.js';
 import type { CheckState, PullState, ReviewComment } from './records.js';
-import { replyKeysOf } from './texts.js';
+import { REPLY_MARKER, replyKeysOf } from './texts.js';
 
 export class GitHubAnswerError extends Error {}
 
@@ -174,7 +174,7 @@ export async function viewPull(site: GhSite, ref: number | string, repo?: string
 const THREADS_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100) { nodes {
     isResolved
-    comments(first: 100) { nodes { fullDatabaseId path line originalLine body authorAssociation author { __typename login } } }
+    comments(first: 100) { nodes { fullDatabaseId path line originalLine body authorAssociation viewerDidAuthor author { __typename login } } }
   } } } }
 }`;
 
@@ -200,6 +200,8 @@ const ThreadsAnswer = z.object({
                     originalLine: z.number().int().nullish(),
                     body: z.string(),
                     authorAssociation: z.string(),
+                    // Written by svc's own gh user: only such a comment's reply marker is svc's.
+                    viewerDidAuthor: z.boolean(),
                     author: z.object({ login: z.string(), __typename: z.string().optional() }).nullish(),
                   }),
                 ),
@@ -233,8 +235,9 @@ export const TRUSTED_ASSOCIATIONS: readonly string[] = ['OWNER', 'MEMBER', 'COLL
 
 /**
  * The comments of the pull request's unresolved review threads, in thread order, from trusted
- * authors only (TRUSTED_ASSOCIATIONS, not a bot); each with its thread's first comment, the only
- * one GitHub takes replies on.
+ * authors only (TRUSTED_ASSOCIATIONS, not a bot), never svc's own replies (written by svc's gh user
+ * and carrying its marker: one not recorded yet in `ownComments`); each with its thread's first
+ * comment, the only one GitHub takes replies on.
  */
 export async function unresolvedComments(site: GhSite, repo: string, number: number): Promise<ReviewComment[]> {
   return (await reviewThreads(site, repo, number))
@@ -243,6 +246,7 @@ export async function unresolvedComments(site: GhSite, repo: string, number: num
       const root = thread.comments.nodes[0]?.fullDatabaseId;
       return thread.comments.nodes
         .filter((c) => c.author && c.author.__typename !== 'Bot' && TRUSTED_ASSOCIATIONS.includes(c.authorAssociation))
+        .filter((c) => !(c.viewerDidAuthor && c.body.includes(REPLY_MARKER)))
         .map((c) => ({
           id: c.fullDatabaseId,
           thread: root!,
@@ -262,13 +266,18 @@ async function reviewThreads(site: GhSite, repo: string, number: number) {
 }
 
 /**
- * svc's replies in the pull request's review threads, resolved or not, whoever GitHub shows as
- * their author: each reply's key as its marker says it (texts.ts, `replyKeysOf`), with its id.
+ * svc's replies in the pull request's review threads, resolved or not: the comments svc's own gh
+ * user wrote (`viewerDidAuthor`), each reply's key as its marker says it (texts.ts, `replyKeysOf`),
+ * with its id. Anyone else's comment carrying a marker is not svc's: taken for one, it would stop
+ * svc's reply being posted.
  */
 export async function svcReplies(site: GhSite, repo: string, number: number): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   for (const thread of await reviewThreads(site, repo, number)) {
-    for (const comment of thread.comments.nodes) for (const key of replyKeysOf(comment.body)) found.set(key, comment.fullDatabaseId);
+    for (const comment of thread.comments.nodes) {
+      if (!comment.viewerDidAuthor) continue;
+      for (const key of replyKeysOf(comment.body)) found.set(key, comment.fullDatabaseId);
+    }
   }
   return found;
 }
