@@ -35,6 +35,12 @@ export interface ReactionRequest {
 export const MAX_CONFIRM_LOOKS = 6;
 /** Tries of one reply that failed without GitHub refusing it (a 5xx, gh unreachable) before it is given up. */
 export const MAX_REPLY_TRIES = 3;
+/**
+ * Looks whose read of the review threads failed before svc replies without it: a reply posted just
+ * before a stop may then be posted again, which is better than replies, and every later reaction,
+ * waiting for ever on a read GitHub never answers.
+ */
+export const MAX_THREAD_READS = 5;
 /** GitHub refused (a reply to a reply, a deleted comment, a secondary rate limit): trying again changes nothing. */
 const REFUSED = /\(HTTP 4\d\d\)/;
 
@@ -225,13 +231,17 @@ export class Reactions {
     const toReply = (reaction.threads ?? reaction.comments).filter((id) => !given(reaction).includes(id));
     // svc's replies in the threads, read once before the first reply of this look: a reply posted just
     // before a stop, and not recorded, is there with its key, and is recorded now instead of posted twice.
-    // A failed read is no reply's failure: every reply waits for the next look, no try counted.
+    // A failed read is no reply's failure: every reply waits for the next look, no try counted, up
+    // to MAX_THREAD_READS looks; then the replies are made without it.
     let posted = new Map<string, string>();
     if (toReply.length > 0) {
       try {
         posted = await svcReplies(this.follows.site, follow.repo, follow.number);
       } catch (error) {
-        return this.follows.save(follow, { lastError: `reading the review threads before replying: ${(error as Error).message}` });
+        const reads = (reaction.threadReads ?? 0) + 1;
+        const lastError = `reading the review threads before replying: ${(error as Error).message}`;
+        if (reads < MAX_THREAD_READS) return this.follows.save(follow, { reactions: replaced(follow, reaction, { threadReads: reads }), lastError });
+        reaction = { ...reaction, threadReads: reads };
       }
     }
     for (const commentId of toReply) {

@@ -75,6 +75,11 @@ export const ReactionSchema = z.object({
     .describe('review: the replies GitHub refused (a 4xx) or that failed every try: not tried again; the reaction finished without them'),
   confirmTries: z.number().int().optional().describe("pushing: the looks after the push whose pull request's head was not the pushed commit yet"),
   replyTries: z.number().int().optional().describe('review: the failed tries of the reply being made'),
+  threadReads: z
+    .number()
+    .int()
+    .optional()
+    .describe('review: the looks whose read of the review threads, before replying, failed (past MAX_THREAD_READS svc replies without it)'),
   pushedCommit: z.string().nullable(),
   error: z.string().nullable(),
   startedAt: z.string(),

@@ -2,7 +2,8 @@
 // reactions"): before a reaction's first reply, svc reads the threads (svcReplies) once to find a
 // reply it posted but did not record. When that read is refused (a 403 secondary rate limit), no
 // reply is recorded as failed and no try is counted: the replies wait for the next look, and are
-// posted once the read answers again.
+// posted once the read answers again — or, when it never does, without it after MAX_THREAD_READS
+// looks, so that no reaction waits for ever.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, cleanupAll, waitForStatus } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
@@ -64,4 +65,27 @@ it('a refused read of the threads does not give up replies that were never tried
   const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
   expect(pushed.pr.reactions[0].replyFailures ?? []).toEqual([]);
   expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([idOf(701), idOf(702)]);
+}, 90_000);
+
+it('a read of the threads refused for good: the replies are made without it, once, after MAX_THREAD_READS looks', async () => {
+  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
+  const number = await openPullRequest(server, gh, run, bare, {
+    defaultChecks: [checkRun('SUCCESS')],
+    reviewDecision: 'CHANGES_REQUESTED',
+    threads: [
+      { isResolved: false, comments: [reviewComment(idOf(801), 'src/a.js', 1, 'First.')] },
+      { isResolved: false, comments: [reviewComment(idOf(802), 'src/b.js', 2, 'Second.')] },
+    ],
+  });
+  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
+  const followOn = started.pr.reactions[0].followOnRunId as string;
+  await waitForStatus(server, followOn, 'paused');
+  gh.pull(number, (pull) => {
+    pull.refuseThreads = 403;
+  });
+  expect((await api(server, 'POST', `/api/workflows/runs/${followOn}/approve`, {})).status).toBe(200);
+  const pushed = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'pushed');
+  // Made without the read once its looks ran out: each once.
+  expect(pushed.pr.reactions[0].replyFailures ?? []).toEqual([]);
+  expect(gh.replies(number).map((r) => r.inReplyTo)).toEqual([idOf(801), idOf(802)]);
 }, 90_000);
