@@ -47,10 +47,17 @@ export interface PoolTakeTarget {
  * the pool had none that fits (or the move failed; the run's place is then free again, and the run
  * gets a worktree as without a pool).
  */
-export async function takeFromPool(pool: PoolDirectory, target: PoolTakeTarget, git: WorktreeGit, onError: (error: Error) => void): Promise<boolean> {
-  const ready = (await pool.ready()).filter((manifest) => manifest.repository === target.repository);
-  if (ready.length === 0) return false;
-  return takeOneOf(pool, ready, target, git, onError);
+export async function takeFromPool(
+  pool: PoolDirectory,
+  // The pool's ready worktrees as the caller read them: one taken meanwhile fails its claim and is passed over.
+  ready: readonly PoolManifest[],
+  target: PoolTakeTarget,
+  git: WorktreeGit,
+  onError: (error: Error) => void,
+): Promise<boolean> {
+  const mine = ready.filter((manifest) => manifest.repository === target.repository);
+  if (mine.length === 0) return false;
+  return takeOneOf(pool, mine, target, git, onError);
 }
 
 /**

@@ -177,7 +177,7 @@ export class RunWorktrees implements WorktreeProvider {
       await runGit(['rev-parse', '--verify', '--quiet', `${target.from}^{commit}`], { cwd: target.repository, ...core.git }).catch(() => '')
     ).trim();
     if (!base) return null;
-    const taken = await takeFromPool(pool, { ...target, base }, core.git, onError);
+    const taken = await takeFromPool(pool, ready, { ...target, base }, core.git, onError);
     return taken ? base : null;
   }
 

@@ -13,6 +13,7 @@ import {
   tempDir,
   waitFor,
   waitForRun,
+  waitForStatus,
   writeWorkflows,
   type Json,
   type Target,
@@ -185,6 +186,31 @@ export async function waitForPull(server: Target, runId: string, predicate: (run
 
 /** The run detail once the run's first reaction has pushed its result to the pull request. */
 export const firstReactionPushed = (server: Target, runId: string): Promise<Json> => waitForPull(server, runId, (r) => r.pr?.reactions[0]?.state === 'pushed');
+
+/**
+ * A grown run whose pull request has changes requested in two threads, their first comments
+ * `first` and `second` (src/a.js:1 "First.", src/b.js:2 "Second."), and the follow-on run of
+ * `address-review` (gated) that answers them paused at its gate: the test chooses when it goes on.
+ */
+export async function pausedReviewReaction(
+  server: Target,
+  gh: FakeGh,
+  [first, second]: [string, string],
+): Promise<{ run: Json; number: number; followOn: string }> {
+  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
+  const number = await openPullRequest(server, gh, run, bare, {
+    defaultChecks: [checkRun('SUCCESS')],
+    reviewDecision: 'CHANGES_REQUESTED',
+    threads: [
+      { isResolved: false, comments: [reviewComment(first, 'src/a.js', 1, 'First.')] },
+      { isResolved: false, comments: [reviewComment(second, 'src/b.js', 2, 'Second.')] },
+    ],
+  });
+  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
+  const followOn = started.pr.reactions[0].followOnRunId as string;
+  await waitForStatus(server, followOn, 'paused');
+  return { run, number, followOn };
+}
 
 /**
  * A grown run (`grownRun`) whose pull request's check fails on its head with the failed job's log

@@ -3,28 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { Follows, type PullDeps } from '../../src/pulls/deps.js';
 import type { PullSnapshot } from '../../src/pulls/github.js';
-import type { PullFollow, Reaction } from '../../src/pulls/records.js';
+import type { PullFollow } from '../../src/pulls/records.js';
 import { Reactions } from '../../src/pulls/reactions.js';
-import { follow as followed } from '../store/contract/pulls.js';
+import { follow as followed, reactionRecord } from '../store/contract/pulls.js';
 import type { RunRecord } from '../../src/runs/index.js';
 
-const reaction: Reaction = {
-  key: 'ci:abc:test',
-  kind: 'ci',
-  commit: 'abc',
-  checks: ['test'],
-  comments: [],
-  workflow: 'fix-ci',
-  followOnRunId: 'run_f',
-  fromRunId: 'run_a',
-  message: 'CI failed',
-  state: 'running',
-  replied: [],
-  pushedCommit: null,
-  error: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-};
+const reaction = reactionRecord('running');
 
 const follow: PullFollow = followed('run_a', { headCommit: 'abc', reactions: [reaction] });
 

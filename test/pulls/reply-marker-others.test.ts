@@ -3,10 +3,10 @@
 // in a thread first. Such a comment (GraphQL's `viewerDidAuthor` false) is not taken for svc's
 // reply: svc still posts its own there.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, cleanupAll, waitForStatus } from '../helpers/runs.js';
+import { api, cleanupAll } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
 import { replyBody } from '../../src/pulls/texts.js';
-import { ADDRESS_REVIEW, checkRun, FIX_CI, gated, grownRun, openPullRequest, pullServer, reviewComment, waitForPull, type FakeGh } from './fixture.js';
+import { pullServer, reviewComment, waitForPull, type FakeGh, pausedReviewReaction } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
@@ -19,18 +19,7 @@ afterAll(cleanupAll);
 const idOf = (id: number) => String(3_000_000_000 + id);
 
 it("a comment by someone else carrying svc's reply marker does not stop svc's reply", async () => {
-  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
-  const number = await openPullRequest(server, gh, run, bare, {
-    defaultChecks: [checkRun('SUCCESS')],
-    reviewDecision: 'CHANGES_REQUESTED',
-    threads: [
-      { isResolved: false, comments: [reviewComment(idOf(711), 'src/a.js', 1, 'First.')] },
-      { isResolved: false, comments: [reviewComment(idOf(712), 'src/b.js', 2, 'Second.')] },
-    ],
-  });
-  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
-  const followOn = started.pr.reactions[0].followOnRunId as string;
-  await waitForStatus(server, followOn, 'paused');
+  const { run, number, followOn } = await pausedReviewReaction(server, gh, [idOf(711), idOf(712)]);
   // Someone who saw the run's id posts svc's marker for the first thread's reply before svc does.
   const outsider = { login: 'mallory', association: 'NONE', type: 'User' };
   gh.pull(number, (pull) => {

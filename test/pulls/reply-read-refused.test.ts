@@ -5,21 +5,9 @@
 // posted once the read answers again — or, when it never does, without it after MAX_THREAD_READS
 // looks, so that no reaction waits for ever.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, cleanupAll, waitForStatus } from '../helpers/runs.js';
+import { api, cleanupAll } from '../helpers/runs.js';
 import type { TestServer } from '../helpers/server.js';
-import {
-  ADDRESS_REVIEW,
-  checkRun,
-  FIX_CI,
-  gated,
-  givenLooks,
-  grownRun,
-  openPullRequest,
-  pullServer,
-  reviewComment,
-  waitForPull,
-  type FakeGh,
-} from './fixture.js';
+import { givenLooks, pullServer, waitForPull, type FakeGh, pausedReviewReaction } from './fixture.js';
 
 let server: TestServer;
 let gh: FakeGh;
@@ -32,18 +20,7 @@ afterAll(cleanupAll);
 const idOf = (id: number) => String(3_000_000_000 + id);
 
 it('a refused read of the threads does not give up replies that were never tried', async () => {
-  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
-  const number = await openPullRequest(server, gh, run, bare, {
-    defaultChecks: [checkRun('SUCCESS')],
-    reviewDecision: 'CHANGES_REQUESTED',
-    threads: [
-      { isResolved: false, comments: [reviewComment(idOf(701), 'src/a.js', 1, 'First.')] },
-      { isResolved: false, comments: [reviewComment(idOf(702), 'src/b.js', 2, 'Second.')] },
-    ],
-  });
-  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
-  const followOn = started.pr.reactions[0].followOnRunId as string;
-  await waitForStatus(server, followOn, 'paused');
+  const { run, number, followOn } = await pausedReviewReaction(server, gh, [idOf(701), idOf(702)]);
   // From now on GitHub refuses the threads' read for a while; it still takes replies.
   gh.pull(number, (pull) => {
     pull.refuseThreads = 403;
@@ -68,18 +45,7 @@ it('a refused read of the threads does not give up replies that were never tried
 }, 90_000);
 
 it('a read of the threads refused for good: the replies are made without it, once, after MAX_THREAD_READS looks', async () => {
-  const { bare, run } = await grownRun(server, [FIX_CI, gated(ADDRESS_REVIEW)]);
-  const number = await openPullRequest(server, gh, run, bare, {
-    defaultChecks: [checkRun('SUCCESS')],
-    reviewDecision: 'CHANGES_REQUESTED',
-    threads: [
-      { isResolved: false, comments: [reviewComment(idOf(801), 'src/a.js', 1, 'First.')] },
-      { isResolved: false, comments: [reviewComment(idOf(802), 'src/b.js', 2, 'Second.')] },
-    ],
-  });
-  const started = await waitForPull(server, run.id, (r) => r.pr?.reactions[0]?.state === 'running');
-  const followOn = started.pr.reactions[0].followOnRunId as string;
-  await waitForStatus(server, followOn, 'paused');
+  const { run, number, followOn } = await pausedReviewReaction(server, gh, [idOf(801), idOf(802)]);
   gh.pull(number, (pull) => {
     pull.refuseThreads = 403;
   });

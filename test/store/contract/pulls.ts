@@ -2,10 +2,31 @@
 
 import { expect, it } from 'vitest';
 import type { PullFollow, PullRepository } from '../../../src/pulls/index.js';
+import type { Reaction } from '../../../src/pulls/records.js';
 import { useContractStore } from './lifecycle.js';
 import type { ContractStoreFactory } from './store.js';
 
 /** A followed pull request with plain values; `fields` override them. */
+/** A reaction to a failed check `test` on commit `abc`, its follow-on run `run_f` of `run_a`, in `state`. */
+export const reactionRecord = (state: Reaction['state'], fields: Partial<Reaction> = {}): Reaction => ({
+  key: 'ci:abc:test',
+  kind: 'ci',
+  commit: 'abc',
+  checks: ['test'],
+  comments: [],
+  workflow: 'fix-ci',
+  followOnRunId: 'run_f',
+  fromRunId: 'run_a',
+  message: 'CI failed',
+  state,
+  replied: [],
+  pushedCommit: null,
+  error: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: null,
+  ...fields,
+});
+
 export const follow = (runId: string, fields: Partial<PullFollow> = {}): PullFollow => ({
   runId,
   workspaceId: 'ws_1',
@@ -41,25 +62,7 @@ export function pullRepositoryContract(factory: ContractStoreFactory): void {
     let repository = await stores.current().pulls();
     const a = follow('run_a', {
       checks: [{ name: 'test', state: 'failure', url: null, infrastructure: 'quota exceeded' }],
-      reactions: [
-        {
-          key: 'ci:abc:test',
-          kind: 'ci',
-          commit: 'abc',
-          checks: ['test'],
-          comments: [],
-          workflow: 'fix-ci',
-          followOnRunId: 'run_f',
-          fromRunId: 'run_a',
-          message: 'CI failed',
-          state: 'starting',
-          replied: [],
-          pushedCommit: null,
-          error: null,
-          startedAt: '2026-01-01T00:00:00.000Z',
-          finishedAt: null,
-        },
-      ],
+      reactions: [reactionRecord('starting')],
     });
     expect(await repository.add(a)).toEqual(a);
     expect(await repository.add(follow('run_a', { number: 8 }))).toBeUndefined();
