@@ -189,7 +189,7 @@ export const firstReactionPushed = (server: Target, runId: string): Promise<Json
 
 /**
  * A grown run whose pull request has changes requested in two threads, their first comments
- * `first` and `second` (src/a.js:1 "First.", src/b.js:2 "Second."), and the follow-on run of
+ * `first` and `second` (on line 1 and line 2 of two files), and the follow-on run of
  * `address-review` (gated) that answers them paused at its gate: the test chooses when it goes on.
  */
 export async function pausedReviewReaction(
